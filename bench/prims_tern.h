@@ -1,0 +1,71 @@
+/*
+ * prims_tern.h - the few communication primitives the benchmark patterns
+ * (patterns.h) need, implemented on the native tern API.
+ *
+ * "Standard" mode is tern_isend + tern_wait (tern_send is synchronous by contract);
+ * "sync" mode is tern_send / tern_issend. Every error ends the job with its name:
+ * a benchmark that silently measured a failing call would report nonsense.
+ */
+#ifndef TERN_BENCH_PRIMS_TERN_H
+#define TERN_BENCH_PRIMS_TERN_H
+
+#include <stdio.h>
+
+#include <tern.h>
+
+#define BENCH_LIB_DEFAULT "tern"
+
+typedef tern_request_t bp_req_t;
+
+static void bp_check(int rc, const char *what)
+{
+    if (rc != TERN_OK) {
+        fprintf(stderr, "bench: rank %d: %s failed: %s (%s)\n", tern_rank(), what,
+                tern_err_name(rc), tern_strerror(rc));
+        tern_abort(2);
+    }
+}
+
+static void bp_init(int *argc, char ***argv) { bp_check(tern_init(argc, argv), "tern_init"); }
+static void bp_finalize(void) { bp_check(tern_finalize(), "tern_finalize"); }
+static int bp_rank(void) { return tern_rank(); }
+static int bp_size(void) { return tern_size(); }
+static void bp_barrier(void) { bp_check(tern_barrier(TERN_COMM_WORLD), "tern_barrier"); }
+static void bp_abort(int code) { tern_abort(code); }
+static const char *bp_lib_name(void) { return BENCH_LIB_DEFAULT; }
+
+static inline void bp_send(const void *buf, size_t len, int peer, int tag, int sync)
+{
+    if (sync) {
+        bp_check(tern_send(buf, len, peer, tag, TERN_COMM_WORLD), "tern_send");
+    } else {
+        tern_request_t r;
+        bp_check(tern_isend(buf, len, peer, tag, TERN_COMM_WORLD, &r), "tern_isend");
+        bp_check(tern_wait(&r, NULL), "tern_wait(isend)");
+    }
+}
+
+static inline void bp_recv(void *buf, size_t cap, int peer, int tag)
+{
+    bp_check(tern_recv(buf, cap, peer, tag, TERN_COMM_WORLD, NULL), "tern_recv");
+}
+
+static inline void bp_isend(const void *buf, size_t len, int peer, int tag, int sync, bp_req_t *r)
+{
+    if (sync)
+        bp_check(tern_issend(buf, len, peer, tag, TERN_COMM_WORLD, r), "tern_issend");
+    else
+        bp_check(tern_isend(buf, len, peer, tag, TERN_COMM_WORLD, r), "tern_isend");
+}
+
+static inline void bp_irecv(void *buf, size_t cap, int peer, int tag, bp_req_t *r)
+{
+    bp_check(tern_irecv(buf, cap, peer, tag, TERN_COMM_WORLD, r), "tern_irecv");
+}
+
+static inline void bp_waitall(int n, bp_req_t *r)
+{
+    bp_check(tern_waitall((size_t)n, r, NULL), "tern_waitall");
+}
+
+#endif /* TERN_BENCH_PRIMS_TERN_H */

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# test.sh - build tern and run the whole test suite twice: a normal optimised build
+# and an AddressSanitizer+UBSan build. This is the README's test command and all of CI.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/deps.sh
+jobs=$(nproc)
+status=0
+for kind in release asan; do
+  dir=build-test-$kind
+  extra=()
+  [ "$kind" = asan ] && extra=(-DTERN_SANITIZE=address)
+  echo "=== $kind build ==="
+  cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTERN_WERROR=ON "${extra[@]}" >/dev/null
+  cmake --build "$dir" -j "$jobs"
+  echo "=== $kind tests ==="
+  # ASan's leak checker and the shm tests both want real memory; nothing else to tune.
+  (cd "$dir" && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+     ctest -j "$jobs" --timeout 300 --output-on-failure) || status=1
+done
+leftover=$(ls /dev/shm | grep '^tern-' || true)
+if [ -n "$leftover" ]; then
+  echo "test.sh: shared-memory segments left behind: $leftover"
+  status=1
+fi
+exit $status

@@ -1,0 +1,454 @@
+/*
+ * api.c - the native API (tern.h): argument checks at the door, then a call into the
+ * core. Nothing below this file validates user input again.
+ */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/core.h"
+
+/* ---- checks ----------------------------------------------------------------- */
+
+static inline int api_state(void)
+{
+    if (__builtin_expect(core.initialized, 1)) return 0;
+    return core.finalized ? TERN_ERR_FINALIZED : TERN_ERR_NOT_INIT;
+}
+
+static inline int api_comm(tern_comm_t comm)
+{
+    return comm && comm->magic == CORE_COMM_MAGIC ? 0 : TERN_ERR_COMM;
+}
+
+/* Common checks of a send: state, communicator, destination, tag, buffer. */
+static inline int api_check_send(const void *buf, size_t len, int dest, int tag, tern_comm_t comm)
+{
+    int rc = api_state();
+    if (rc) return rc;
+    if (api_comm(comm)) return TERN_ERR_COMM;
+    if (dest < 0 || dest >= comm->size) return TERN_ERR_RANK;
+    if (tag < 0) return TERN_ERR_TAG;
+    if (buf == NULL && len > 0) return TERN_ERR_BUFFER;
+    return 0;
+}
+
+static inline int api_check_recv(const void *buf, size_t cap, int source, int tag,
+                                 tern_comm_t comm)
+{
+    int rc = api_state();
+    if (rc) return rc;
+    if (api_comm(comm)) return TERN_ERR_COMM;
+    if (source != TERN_ANY_SOURCE && (source < 0 || source >= comm->size)) return TERN_ERR_RANK;
+    if (tag < TERN_ANY_TAG) return TERN_ERR_TAG;
+    if (buf == NULL && cap > 0) return TERN_ERR_BUFFER;
+    return 0;
+}
+
+static inline int api_src_world(tern_comm_t comm, int source)
+{
+    return source == TERN_ANY_SOURCE ? TERN_ANY_SOURCE : core_comm_world(comm, source);
+}
+
+/* Fill a status from a completed request. */
+static void api_status(const core_req_t *r, tern_status_t *st)
+{
+    if (st == NULL) return;
+    st->error = r->err;
+    if (r->kind == CORE_REQ_RECV) {
+        st->source = r->comm ? core_comm_rank_of(r->comm, r->src) : r->src;
+        st->tag = r->msg_tag;
+        st->bytes = r->bytes;
+    } else {
+        st->source = TERN_ANY_SOURCE;
+        st->tag = TERN_ANY_TAG;
+        st->bytes = r->len;
+    }
+}
+
+static void api_status_empty(tern_status_t *st)
+{
+    if (st == NULL) return;
+    st->source = TERN_ANY_SOURCE;
+    st->tag = TERN_ANY_TAG;
+    st->error = TERN_OK;
+    st->bytes = 0;
+}
+
+/* Take the result of a done request, free it and clear the handle. */
+static int api_finish(tern_request_t *req, tern_status_t *st)
+{
+    core_req_t *r = *req;
+    int err = r->err;
+    api_status(r, st);
+    core_req_free(r);
+    *req = TERN_REQUEST_NULL;
+    return err;
+}
+
+static inline int api_req_valid(tern_request_t r)
+{
+    return r->id < core.nreqs && core.reqs[r->id] == r && r->state != CORE_RS_FREE;
+}
+
+/* ---- environment -------------------------------------------------------------- */
+
+int tern_init(int *argc, char ***argv)
+{
+    (void)argc, (void)argv;
+    if (core.initialized) return TERN_ERR_INIT;
+    if (core.finalized) return TERN_ERR_FINALIZED;
+    return core_init();
+}
+
+int tern_finalize(void)
+{
+    int rc = api_state();
+    if (rc) return rc;
+    return core_finalize();
+}
+
+int tern_initialized(void)
+{
+    return core.initialized;
+}
+
+int tern_rank(void)
+{
+    int rc = api_state();
+    return rc ? rc : core.rank;
+}
+
+int tern_size(void)
+{
+    int rc = api_state();
+    return rc ? rc : core.size;
+}
+
+double tern_wtime(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+double tern_wtick(void)
+{
+    struct timespec ts;
+    if (clock_getres(CLOCK_MONOTONIC, &ts) != 0) return 1e-9;
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void tern_abort(int code)
+{
+    if (core.initialized) boot_abort(&core.boot, code, "tern_abort called");
+    _exit(code);
+}
+
+/* ---- point-to-point ------------------------------------------------------------- */
+
+static int api_isend(const void *buf, size_t len, int dest, int tag, tern_comm_t comm, int sync,
+                     tern_request_t *req)
+{
+    int rc = api_check_send(buf, len, dest, tag, comm);
+    if (rc) return rc;
+    if (req == NULL) return TERN_ERR_INVAL;
+    return core_isend(buf, len, core_comm_world(comm, dest), tag, comm->ctx, sync, req);
+}
+
+int tern_isend(const void *buf, size_t len, int dest, int tag, tern_comm_t comm,
+               tern_request_t *req)
+{
+    return api_isend(buf, len, dest, tag, comm, 0, req);
+}
+
+int tern_issend(const void *buf, size_t len, int dest, int tag, tern_comm_t comm,
+                tern_request_t *req)
+{
+    return api_isend(buf, len, dest, tag, comm, 1, req);
+}
+
+int tern_send(const void *buf, size_t len, int dest, int tag, tern_comm_t comm)
+{
+    tern_request_t r;
+    int rc = api_isend(buf, len, dest, tag, comm, 1, &r);
+    if (rc) return rc;
+    rc = core_wait(r);
+    if (rc) return rc; /* the request stays owned by the core; the job is failing */
+    return api_finish(&r, NULL);
+}
+
+int tern_irecv(void *buf, size_t cap, int source, int tag, tern_comm_t comm, tern_request_t *req)
+{
+    int rc = api_check_recv(buf, cap, source, tag, comm);
+    if (rc) return rc;
+    if (req == NULL) return TERN_ERR_INVAL;
+    return core_irecv(buf, cap, api_src_world(comm, source), tag, comm->ctx, comm, req);
+}
+
+int tern_recv(void *buf, size_t cap, int source, int tag, tern_comm_t comm,
+              tern_status_t *status)
+{
+    tern_request_t r;
+    int rc = tern_irecv(buf, cap, source, tag, comm, &r);
+    if (rc) return rc;
+    rc = core_wait(r);
+    if (rc) return rc;
+    return api_finish(&r, status);
+}
+
+int tern_wait(tern_request_t *req, tern_status_t *status)
+{
+    int rc = api_state();
+    if (rc) return rc;
+    if (req == NULL) return TERN_ERR_INVAL;
+    if (*req == TERN_REQUEST_NULL) {
+        api_status_empty(status);
+        return 0;
+    }
+    if (!api_req_valid(*req)) return TERN_ERR_REQUEST;
+    rc = core_wait(*req);
+    if (rc) return rc;
+    return api_finish(req, status);
+}
+
+int tern_test(tern_request_t *req, int *flag, tern_status_t *status)
+{
+    int rc = api_state();
+    if (rc) return rc;
+    if (req == NULL || flag == NULL) return TERN_ERR_INVAL;
+    if (*req == TERN_REQUEST_NULL) {
+        *flag = 1;
+        api_status_empty(status);
+        return 0;
+    }
+    if (!api_req_valid(*req)) return TERN_ERR_REQUEST;
+    if ((*req)->state != CORE_RS_DONE) core_progress();
+    if ((*req)->state != CORE_RS_DONE) {
+        rc = boot_check(&core.boot);
+        if (rc) return rc;
+        *flag = 0;
+        return 0;
+    }
+    *flag = 1;
+    return api_finish(req, status);
+}
+
+static int api_check_reqs(size_t n, tern_request_t reqs[])
+{
+    int rc = api_state();
+    if (rc) return rc;
+    if (n > 0 && reqs == NULL) return TERN_ERR_INVAL;
+    for (size_t i = 0; i < n; i++)
+        if (reqs[i] && !api_req_valid(reqs[i])) return TERN_ERR_REQUEST;
+    return 0;
+}
+
+int tern_waitall(size_t n, tern_request_t reqs[], tern_status_t statuses[])
+{
+    int rc = api_check_reqs(n, reqs);
+    if (rc) return rc;
+    int first = 0;
+    for (size_t i = 0; i < n; i++) {
+        tern_status_t *st = statuses ? &statuses[i] : NULL;
+        if (reqs[i] == TERN_REQUEST_NULL) {
+            api_status_empty(st);
+            continue;
+        }
+        rc = core_wait(reqs[i]);
+        if (rc) return rc;
+        int err = api_finish(&reqs[i], st);
+        if (err && !first) first = err;
+    }
+    return first;
+}
+
+int tern_waitany(size_t n, tern_request_t reqs[], size_t *index, tern_status_t *status)
+{
+    int rc = api_check_reqs(n, reqs);
+    if (rc) return rc;
+    if (index == NULL) return TERN_ERR_INVAL;
+    size_t live = 0;
+    for (size_t i = 0; i < n; i++) live += reqs[i] != TERN_REQUEST_NULL;
+    if (live == 0) {
+        *index = SIZE_MAX;
+        api_status_empty(status);
+        return 0;
+    }
+    size_t k = SIZE_MAX;
+    rc = core_wait_any(reqs, n, &k);
+    if (rc) return rc;
+    *index = k;
+    return api_finish(&reqs[k], status);
+}
+
+int tern_testall(size_t n, tern_request_t reqs[], int *flag, tern_status_t statuses[])
+{
+    int rc = api_check_reqs(n, reqs);
+    if (rc) return rc;
+    if (flag == NULL) return TERN_ERR_INVAL;
+    core_progress();
+    for (size_t i = 0; i < n; i++)
+        if (reqs[i] && reqs[i]->state != CORE_RS_DONE) {
+            rc = boot_check(&core.boot);
+            if (rc) return rc;
+            *flag = 0;
+            return 0;
+        }
+    *flag = 1;
+    int first = 0;
+    for (size_t i = 0; i < n; i++) {
+        tern_status_t *st = statuses ? &statuses[i] : NULL;
+        if (reqs[i] == TERN_REQUEST_NULL) {
+            api_status_empty(st);
+            continue;
+        }
+        int err = api_finish(&reqs[i], st);
+        if (err && !first) first = err;
+    }
+    return first;
+}
+
+int tern_iprobe(int source, int tag, tern_comm_t comm, int *flag, tern_status_t *status)
+{
+    int rc = api_check_recv(NULL, 0, source, tag, comm);
+    if (rc) return rc;
+    if (flag == NULL) return TERN_ERR_INVAL;
+    core_progress();
+    int src = 0, mtag = 0;
+    size_t len = 0;
+    rc = core_iprobe(api_src_world(comm, source), tag, comm->ctx, flag, &src, &mtag, &len);
+    if (rc) return rc;
+    if (*flag && status) {
+        status->source = core_comm_rank_of(comm, src);
+        status->tag = mtag;
+        status->bytes = len;
+        status->error = TERN_OK;
+    }
+    return 0;
+}
+
+struct api_probe {
+    int src;
+    int tag;
+    uint16_t ctx;
+};
+
+static int api_probe_found(const void *arg)
+{
+    const struct api_probe *p = arg;
+    struct core_match *m = core.match[p->ctx];
+    return m && core_match_find_unexp(m, p->src, p->tag, 0) != NULL;
+}
+
+int tern_probe(int source, int tag, tern_comm_t comm, tern_status_t *status)
+{
+    int rc = api_check_recv(NULL, 0, source, tag, comm);
+    if (rc) return rc;
+    struct api_probe p = {api_src_world(comm, source), tag, comm->ctx};
+    rc = core_block(api_probe_found, &p);
+    if (rc) return rc;
+    int flag;
+    return tern_iprobe(source, tag, comm, &flag, status);
+}
+
+int tern_sendrecv(const void *sbuf, size_t slen, int dest, int stag, void *rbuf, size_t rcap,
+                  int source, int rtag, tern_comm_t comm, tern_status_t *status)
+{
+    int rc = api_check_send(sbuf, slen, dest, stag, comm);
+    if (rc) return rc;
+    rc = api_check_recv(rbuf, rcap, source, rtag, comm);
+    if (rc) return rc;
+    tern_request_t rr, sr;
+    rc = core_irecv(rbuf, rcap, api_src_world(comm, source), rtag, comm->ctx, comm, &rr);
+    if (rc) return rc;
+    rc = core_isend(sbuf, slen, core_comm_world(comm, dest), stag, comm->ctx, 0, &sr);
+    if (rc) {
+        /* Nothing was sent: withdraw the receive so no message is consumed. */
+        if (rr->state == CORE_RS_POSTED) {
+            core_match_unpost(core_match_get(comm->ctx), rr);
+            core_req_free(rr);
+        }
+        return rc;
+    }
+    rc = core_wait(sr);
+    if (rc == 0) rc = core_wait(rr);
+    if (rc) return rc;
+    int serr = api_finish(&sr, NULL);
+    int rerr = api_finish(&rr, status);
+    return rerr ? rerr : serr;
+}
+
+/* ---- communicators -------------------------------------------------------------- */
+
+int tern_comm_rank(tern_comm_t comm, int *rank)
+{
+    int rc = api_state();
+    if (rc) return rc;
+    if (api_comm(comm)) return TERN_ERR_COMM;
+    if (rank == NULL) return TERN_ERR_INVAL;
+    *rank = comm->rank;
+    return 0;
+}
+
+int tern_comm_size(tern_comm_t comm, int *size)
+{
+    int rc = api_state();
+    if (rc) return rc;
+    if (api_comm(comm)) return TERN_ERR_COMM;
+    if (size == NULL) return TERN_ERR_INVAL;
+    *size = comm->size;
+    return 0;
+}
+
+int tern_comm_world_rank(tern_comm_t comm, int rank, int *world_rank)
+{
+    int rc = api_state();
+    if (rc) return rc;
+    if (api_comm(comm)) return TERN_ERR_COMM;
+    if (world_rank == NULL) return TERN_ERR_INVAL;
+    if (rank < 0 || rank >= comm->size) return TERN_ERR_RANK;
+    *world_rank = core_comm_world(comm, rank);
+    return 0;
+}
+
+int tern_comm_dup(tern_comm_t comm, tern_comm_t *newcomm)
+{
+    int rc = api_state();
+    if (rc) return rc;
+    if (api_comm(comm)) return TERN_ERR_COMM;
+    if (newcomm == NULL) return TERN_ERR_INVAL;
+    return core_comm_dup(comm, newcomm);
+}
+
+int tern_comm_split(tern_comm_t comm, int color, int key, tern_comm_t *newcomm)
+{
+    int rc = api_state();
+    if (rc) return rc;
+    if (api_comm(comm)) return TERN_ERR_COMM;
+    if (newcomm == NULL) return TERN_ERR_INVAL;
+    if (color < 0 && color != TERN_UNDEFINED) return TERN_ERR_INVAL;
+    return core_comm_split(comm, color, key, newcomm);
+}
+
+int tern_comm_free(tern_comm_t *comm)
+{
+    int rc = api_state();
+    if (rc) return rc;
+    if (comm == NULL) return TERN_ERR_INVAL;
+    if (api_comm(*comm)) return TERN_ERR_COMM;
+    if (*comm == TERN_COMM_WORLD || *comm == TERN_COMM_SELF) return TERN_ERR_COMM;
+    rc = core_comm_free(*comm);
+    if (rc == 0) *comm = TERN_COMM_NULL;
+    return rc;
+}
+
+int tern_barrier(tern_comm_t comm)
+{
+    int rc = api_state();
+    if (rc) return rc;
+    if (api_comm(comm)) return TERN_ERR_COMM;
+    return core_barrier(comm);
+}

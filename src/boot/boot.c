@@ -1,0 +1,262 @@
+/*
+ * boot.c - PMI-1 "simple" wire-protocol client. The same binary therefore starts under
+ * ternrun, MPICH's Hydra and anything else that serves PMI-1; with no PMI environment
+ * the process is a singleton job of size 1 with a local key-value store.
+ */
+#define _GNU_SOURCE
+#include "boot/boot.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "boot/pmi_wire.h"
+#include "tern.h"
+#include "util/log.h"
+
+struct boot_kv {
+    struct boot_kv *next;
+    char *key;
+    char *val;
+};
+
+static struct pmi_reader boot_reader;
+
+/* Send one command line and read the one-line reply whose cmd= is `expect`. */
+static int boot_call(struct boot *b, const char *req, const char *expect, char *line_out,
+                     struct pmi_msg *msg)
+{
+    if (pmi_write_all(b->fd, req, strlen(req)) != 0) {
+        UTIL_ERROR("PMI write failed: %s", strerror(errno));
+        return TERN_ERR_BOOT;
+    }
+    for (;;) {
+        char *line;
+        int got = pmi_reader_line(&boot_reader, &line);
+        if (got < 0) return TERN_ERR_BOOT;
+        if (got == 0) {
+            ssize_t n = pmi_reader_fill(&boot_reader, b->fd);
+            if (n <= 0) {
+                UTIL_ERROR("PMI connection to the launcher lost");
+                return TERN_ERR_BOOT;
+            }
+            continue;
+        }
+        size_t len = strlen(line);
+        if (len >= PMI_WIRE_MAX_LINE) return TERN_ERR_BOOT;
+        memcpy(line_out, line, len + 1);
+        if (pmi_wire_parse(line_out, msg) != 0) return TERN_ERR_BOOT;
+        const char *cmd = pmi_msg_get(msg, "cmd");
+        if (cmd == NULL || strcmp(cmd, expect) != 0) {
+            UTIL_ERROR("PMI: expected cmd=%s, got %s", expect, cmd ? cmd : "(none)");
+            return TERN_ERR_BOOT;
+        }
+        int rc = 0;
+        if (pmi_msg_get(msg, "rc") && (pmi_msg_get_int(msg, "rc", &rc) != 0 || rc != 0))
+            return TERN_ERR_BOOT;
+        return 0;
+    }
+}
+
+static int env_int(const char *name, int *out)
+{
+    const char *v = getenv(name);
+    if (v == NULL || *v == '\0') return -1;
+    char *end;
+    long x = strtol(v, &end, 10);
+    if (*end != '\0' || x < 0 || x > 0x7fffffff) return -1;
+    *out = (int)x;
+    return 0;
+}
+
+/* Fill node_of from PMI_process_mapping, or from published host names. */
+static int boot_layout(struct boot *b)
+{
+    char val[PMI_WIRE_VAL_MAX];
+    b->node_of = calloc((size_t)b->size, sizeof(int));
+    b->local_ranks = calloc((size_t)b->size, sizeof(int));
+    if (b->node_of == NULL || b->local_ranks == NULL) return TERN_ERR_NOMEM;
+    if (b->singleton) {
+        b->node_of[0] = 0;
+    } else if (boot_get(b, "PMI_process_mapping", val, sizeof val) == 0 &&
+               pmi_wire_parse_mapping(val, b->size, b->node_of) == 0) {
+        UTIL_DEBUG(1, "process mapping %s", val);
+    } else {
+        /* No mapping: publish our host name and compare. */
+        char host[256], key[64];
+        if (gethostname(host, sizeof host) != 0) strcpy(host, "localhost");
+        host[sizeof host - 1] = '\0';
+        snprintf(key, sizeof key, "tern-host-%d", b->rank);
+        int rc = boot_put(b, key, host);
+        if (rc == 0) rc = boot_fence(b);
+        if (rc != 0) return rc;
+        char (*hosts)[256] = calloc((size_t)b->size, sizeof *hosts);
+        if (hosts == NULL) return TERN_ERR_NOMEM;
+        int nodes = 0;
+        for (int r = 0; r < b->size && rc == 0; r++) {
+            snprintf(key, sizeof key, "tern-host-%d", r);
+            rc = boot_get(b, key, hosts[r], sizeof hosts[r]);
+            b->node_of[r] = -1;
+            for (int q = 0; q < r; q++)
+                if (strcmp(hosts[q], hosts[r]) == 0) {
+                    b->node_of[r] = b->node_of[q];
+                    break;
+                }
+            if (b->node_of[r] < 0) b->node_of[r] = nodes++;
+        }
+        free(hosts);
+        if (rc != 0) return rc;
+    }
+    b->local_size = 0;
+    for (int r = 0; r < b->size; r++) {
+        if (b->node_of[r] != b->node_of[b->rank]) continue;
+        if (r == b->rank) b->local_rank = b->local_size;
+        b->local_ranks[b->local_size++] = r;
+    }
+    return 0;
+}
+
+int boot_init(struct boot *b)
+{
+    memset(b, 0, sizeof *b);
+    memset(&boot_reader, 0, sizeof boot_reader);
+    b->fd = -1;
+    int fd;
+    if (env_int("PMI_FD", &fd) != 0) {
+        b->singleton = 1;
+        b->rank = 0;
+        b->size = 1;
+        snprintf(b->kvsname, sizeof b->kvsname, "single%ld", (long)getpid());
+        return boot_layout(b);
+    }
+    b->fd = fd;
+    (void)fcntl(fd, F_SETFD, FD_CLOEXEC);
+    if (env_int("PMI_RANK", &b->rank) != 0 || env_int("PMI_SIZE", &b->size) != 0 || b->size < 1 ||
+        b->rank >= b->size) {
+        UTIL_ERROR("PMI_FD is set but PMI_RANK/PMI_SIZE are missing or invalid");
+        return TERN_ERR_BOOT;
+    }
+    util_log_rank = b->rank;
+    char line[PMI_WIRE_MAX_LINE + 1];
+    struct pmi_msg msg;
+    int rc = boot_call(b, "cmd=init pmi_version=1 pmi_subversion=1\n", "response_to_init", line,
+                       &msg);
+    if (rc) return rc;
+    rc = boot_call(b, "cmd=get_maxes\n", "maxes", line, &msg);
+    if (rc) return rc;
+    rc = boot_call(b, "cmd=get_my_kvsname\n", "my_kvsname", line, &msg);
+    if (rc) return rc;
+    const char *kvs = pmi_msg_get(&msg, "kvsname");
+    if (kvs == NULL || strlen(kvs) >= sizeof b->kvsname) return TERN_ERR_BOOT;
+    strcpy(b->kvsname, kvs);
+    return boot_layout(b);
+}
+
+int boot_put(struct boot *b, const char *key, const char *val)
+{
+    if (b->singleton) {
+        struct boot_kv *kv = calloc(1, sizeof *kv);
+        if (kv == NULL) return TERN_ERR_NOMEM;
+        kv->key = strdup(key);
+        kv->val = strdup(val);
+        if (!kv->key || !kv->val) {
+            free(kv->key);
+            free(kv->val);
+            free(kv);
+            return TERN_ERR_NOMEM;
+        }
+        kv->next = b->local_kv;
+        b->local_kv = kv;
+        return 0;
+    }
+    char req[PMI_WIRE_MAX_LINE], line[PMI_WIRE_MAX_LINE + 1];
+    struct pmi_msg msg;
+    int n = snprintf(req, sizeof req, "cmd=put kvsname=%s key=%s value=%s\n", b->kvsname, key, val);
+    if (n < 0 || (size_t)n >= sizeof req) return TERN_ERR_BOOT;
+    return boot_call(b, req, "put_result", line, &msg);
+}
+
+int boot_fence(struct boot *b)
+{
+    if (b->singleton) return 0;
+    char line[PMI_WIRE_MAX_LINE + 1];
+    struct pmi_msg msg;
+    return boot_call(b, "cmd=barrier_in\n", "barrier_out", line, &msg);
+}
+
+int boot_get(struct boot *b, const char *key, char *val, size_t cap)
+{
+    const char *v = NULL;
+    char req[PMI_WIRE_MAX_LINE], line[PMI_WIRE_MAX_LINE + 1];
+    struct pmi_msg msg;
+    if (b->singleton) {
+        for (struct boot_kv *kv = b->local_kv; kv; kv = kv->next)
+            if (strcmp(kv->key, key) == 0) {
+                v = kv->val;
+                break;
+            }
+    } else {
+        int n = snprintf(req, sizeof req, "cmd=get kvsname=%s key=%s\n", b->kvsname, key);
+        if (n < 0 || (size_t)n >= sizeof req) return TERN_ERR_BOOT;
+        int rc = boot_call(b, req, "get_result", line, &msg);
+        if (rc) return rc;
+        v = pmi_msg_get(&msg, "value");
+    }
+    if (v == NULL || strlen(v) >= cap) return TERN_ERR_BOOT;
+    strcpy(val, v);
+    return 0;
+}
+
+int boot_finalize(struct boot *b)
+{
+    int rc = 0;
+    if (!b->singleton && b->fd >= 0) {
+        char line[PMI_WIRE_MAX_LINE + 1];
+        struct pmi_msg msg;
+        rc = boot_call(b, "cmd=finalize\n", "finalize_ack", line, &msg);
+        close(b->fd);
+        b->fd = -1;
+    }
+    return rc;
+}
+
+void boot_abort(struct boot *b, int code, const char *msg)
+{
+    if (b->singleton || b->fd < 0) return;
+    char req[512];
+    char clean[200];
+    size_t i = 0;
+    /* The wire format forbids spaces in values. */
+    for (; msg && msg[i] && i < sizeof clean - 1; i++) clean[i] = msg[i] == ' ' ? '_' : msg[i];
+    clean[i] = '\0';
+    int n = snprintf(req, sizeof req, "cmd=abort exitcode=%d msg=%s\n", code, clean);
+    if (n > 0) (void)pmi_write_all(b->fd, req, (size_t)n < sizeof req ? (size_t)n : sizeof req - 1);
+}
+
+int boot_check(struct boot *b)
+{
+    if (b->singleton || b->fd < 0) return 0;
+    struct pollfd p = {.fd = b->fd, .events = POLLIN};
+    if (poll(&p, 1, 0) > 0 && (p.revents & (POLLHUP | POLLERR))) return TERN_ERR_PEER_FAILED;
+    return 0;
+}
+
+void boot_release(struct boot *b)
+{
+    free(b->node_of);
+    free(b->local_ranks);
+    while (b->local_kv) {
+        struct boot_kv *kv = b->local_kv;
+        b->local_kv = kv->next;
+        free(kv->key);
+        free(kv->val);
+        free(kv);
+    }
+    b->node_of = b->local_ranks = NULL;
+    if (b->fd >= 0) close(b->fd);
+    b->fd = -1;
+}

@@ -1,0 +1,278 @@
+/*
+ * comm.c - communicators: the built-in world and self, dup, split and free, and the
+ * few internal collectives they need (context-id agreement, allgather, barrier).
+ *
+ * Context ids: every communicator owns a pair (ctx for point-to-point, ctx + 1 for
+ * collectives). A new communicator's pair is the lowest one free on every member of
+ * the parent, found by an AND-reduction of the members' free masks; all groups made by
+ * one split share it, which is safe because they are disjoint.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/core.h"
+
+struct tern_comm tern__comm_world;
+struct tern_comm tern__comm_self;
+
+/* Internal tags on the collective context. */
+enum { CORE_TAG_BARRIER = 1, CORE_TAG_REDUCE, CORE_TAG_BCAST, CORE_TAG_ALLGATHER };
+
+#define CORE_MASK_WORDS (CORE_CTX_MAX / 2 / 64)
+
+/* Every communicator made here, live or freed. A freed one stays (poisoned) until
+ * finalize so a stale handle is reported as TERN_ERR_COMM instead of touching freed
+ * memory; finalize releases them all, including those the program never freed. */
+static struct tern_comm *core_comm_all;
+
+static void core_ctx_mark(uint16_t ctx, int used)
+{
+    uint16_t pair = ctx / 2;
+    if (used)
+        core.ctx_used[pair / 64] |= 1ull << (pair % 64);
+    else
+        core.ctx_used[pair / 64] &= ~(1ull << (pair % 64));
+}
+
+int core_comm_init_builtin(void)
+{
+    memset(&tern__comm_world, 0, sizeof tern__comm_world);
+    tern__comm_world.magic = CORE_COMM_MAGIC;
+    tern__comm_world.ctx = 0;
+    tern__comm_world.rank = core.rank;
+    tern__comm_world.size = core.size;
+    core_ctx_mark(0, 1);
+
+    memset(&tern__comm_self, 0, sizeof tern__comm_self);
+    tern__comm_self.magic = CORE_COMM_MAGIC;
+    tern__comm_self.ctx = 2;
+    tern__comm_self.rank = 0;
+    tern__comm_self.size = 1;
+    tern__comm_self.self_world = core.rank;
+    core_ctx_mark(2, 1);
+    /* Self maps rank 0 to me; world ranks map back only for me. */
+    tern__comm_self.world_of = malloc(sizeof(int));
+    tern__comm_self.comm_of = malloc((size_t)core.size * sizeof(int));
+    if (!tern__comm_self.world_of || !tern__comm_self.comm_of) return TERN_ERR_NOMEM;
+    tern__comm_self.world_of[0] = core.rank;
+    for (int r = 0; r < core.size; r++) tern__comm_self.comm_of[r] = r == core.rank ? 0 : -1;
+    return 0;
+}
+
+int core_sendrecv_coll(struct tern_comm *comm, const void *sbuf, size_t slen, int dest,
+                       void *rbuf, size_t rlen, int src, int tag)
+{
+    core_req_t *rr = NULL, *sr = NULL;
+    int rc = 0;
+    uint16_t ctx = (uint16_t)(comm->ctx + 1);
+    if (src >= 0) rc = core_irecv(rbuf, rlen, core_comm_world(comm, src), tag, ctx, comm, &rr);
+    if (rc == 0 && dest >= 0)
+        rc = core_isend(sbuf, slen, core_comm_world(comm, dest), tag, ctx, 0, &sr);
+    int rc2 = 0;
+    if (sr) {
+        rc2 = core_wait(sr);
+        if (rc2 == 0) rc2 = sr->err;
+        core_req_free(sr);
+    }
+    if (rr) {
+        int rc3 = core_wait(rr);
+        if (rc3 == 0) rc3 = rr->err;
+        if (rc2 == 0) rc2 = rc3;
+        core_req_free(rr);
+    }
+    return rc ? rc : rc2;
+}
+
+int core_barrier(struct tern_comm *comm)
+{
+    int p = comm->size, r = comm->rank;
+    for (int k = 1; k < p; k <<= 1) {
+        int rc = core_sendrecv_coll(comm, NULL, 0, (r + k) % p, NULL, 0, (r - k + p) % p,
+                                    CORE_TAG_BARRIER);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+/* In-place AND-allreduce of n words over comm: binomial reduce to 0, then bcast. */
+static int core_allreduce_band(struct tern_comm *comm, uint64_t *words, size_t n)
+{
+    int p = comm->size, r = comm->rank, rc;
+    uint64_t *tmp = malloc(n * sizeof *tmp);
+    if (tmp == NULL) return TERN_ERR_NOMEM;
+    int mask = 1;
+    for (; mask < p; mask <<= 1) {
+        if (r & mask) {
+            rc = core_sendrecv_coll(comm, words, n * 8, r - mask, NULL, 0, -1, CORE_TAG_REDUCE);
+            if (rc) goto out;
+            break;
+        }
+        if (r + mask < p) {
+            rc = core_sendrecv_coll(comm, NULL, 0, -1, tmp, n * 8, r + mask, CORE_TAG_REDUCE);
+            if (rc) goto out;
+            for (size_t i = 0; i < n; i++) words[i] &= tmp[i];
+        }
+    }
+    mask = 1;
+    while (mask < p && !(r & mask)) mask <<= 1;
+    if (r != 0) {
+        rc = core_sendrecv_coll(comm, NULL, 0, -1, words, n * 8, r - mask, CORE_TAG_BCAST);
+        if (rc) goto out;
+    }
+    for (mask >>= 1; mask > 0; mask >>= 1) {
+        if (r + mask < p) {
+            rc = core_sendrecv_coll(comm, words, n * 8, r + mask, NULL, 0, -1, CORE_TAG_BCAST);
+            if (rc) goto out;
+        }
+    }
+    rc = 0;
+out:
+    free(tmp);
+    return rc;
+}
+
+/* Agree on a free context pair among the members of comm. */
+static int core_ctx_agree(struct tern_comm *comm, uint16_t *ctx)
+{
+    uint64_t free_mask[CORE_MASK_WORDS];
+    for (int i = 0; i < CORE_MASK_WORDS; i++) free_mask[i] = ~core.ctx_used[i];
+    int rc = core_allreduce_band(comm, free_mask, CORE_MASK_WORDS);
+    if (rc) return rc;
+    for (int i = 0; i < CORE_MASK_WORDS; i++)
+        if (free_mask[i]) {
+            *ctx = (uint16_t)((i * 64 + __builtin_ctzll(free_mask[i])) * 2);
+            return 0;
+        }
+    return TERN_ERR_NOMEM; /* every context id is taken */
+}
+
+/* Ring allgather of `blk` bytes per rank. */
+static int core_allgather(struct tern_comm *comm, const void *mine, void *all, size_t blk)
+{
+    int p = comm->size, r = comm->rank;
+    memcpy((char *)all + (size_t)r * blk, mine, blk);
+    for (int step = 0; step < p - 1; step++) {
+        int sblk = (r - step + p) % p, rblk = (r - step - 1 + p) % p;
+        int rc = core_sendrecv_coll(comm, (char *)all + (size_t)sblk * blk, blk, (r + 1) % p,
+                                    (char *)all + (size_t)rblk * blk, blk, (r - 1 + p) % p,
+                                    CORE_TAG_ALLGATHER);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+static struct tern_comm *core_comm_new(uint16_t ctx, int rank, int size, const int *world_of)
+{
+    struct tern_comm *c = calloc(1, sizeof *c);
+    if (c == NULL) return NULL;
+    c->world_of = malloc((size_t)size * sizeof(int));
+    c->comm_of = malloc((size_t)core.size * sizeof(int));
+    if (!c->world_of || !c->comm_of) {
+        free(c->world_of);
+        free(c->comm_of);
+        free(c);
+        return NULL;
+    }
+    for (int w = 0; w < core.size; w++) c->comm_of[w] = -1;
+    for (int i = 0; i < size; i++) {
+        c->world_of[i] = world_of[i];
+        c->comm_of[world_of[i]] = i;
+    }
+    c->magic = CORE_COMM_MAGIC;
+    c->ctx = ctx;
+    c->rank = rank;
+    c->size = size;
+    c->next_alloc = core_comm_all;
+    core_comm_all = c;
+    core_ctx_mark(ctx, 1);
+    return c;
+}
+
+int core_comm_dup(struct tern_comm *comm, struct tern_comm **out)
+{
+    uint16_t ctx;
+    int rc = core_ctx_agree(comm, &ctx);
+    if (rc) return rc;
+    int *world_of = malloc((size_t)comm->size * sizeof(int));
+    if (world_of == NULL) return TERN_ERR_NOMEM;
+    for (int i = 0; i < comm->size; i++) world_of[i] = core_comm_world(comm, i);
+    struct tern_comm *c = core_comm_new(ctx, comm->rank, comm->size, world_of);
+    free(world_of);
+    if (c == NULL) return TERN_ERR_NOMEM;
+    *out = c;
+    return 0;
+}
+
+struct core_split_entry {
+    int color, key, rank;
+};
+
+static int core_split_cmp(const void *a, const void *b)
+{
+    const struct core_split_entry *x = a, *y = b;
+    if (x->key != y->key) return x->key < y->key ? -1 : 1;
+    return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+int core_comm_split(struct tern_comm *comm, int color, int key, struct tern_comm **out)
+{
+    int p = comm->size;
+    struct core_split_entry mine = {color, key, comm->rank};
+    struct core_split_entry *all = malloc((size_t)p * sizeof *all);
+    int *world_of = malloc((size_t)p * sizeof(int));
+    if (all == NULL || world_of == NULL) {
+        free(all);
+        free(world_of);
+        return TERN_ERR_NOMEM;
+    }
+    int rc = core_allgather(comm, &mine, all, sizeof mine);
+    uint16_t ctx = 0;
+    if (rc == 0) rc = core_ctx_agree(comm, &ctx);
+    if (rc == 0 && color == TERN_UNDEFINED) {
+        *out = NULL;
+    } else if (rc == 0) {
+        int n = 0;
+        for (int i = 0; i < p; i++)
+            if (all[i].color == color) all[n++] = all[i];
+        qsort(all, (size_t)n, sizeof *all, core_split_cmp);
+        int myrank = -1;
+        for (int i = 0; i < n; i++) {
+            world_of[i] = core_comm_world(comm, all[i].rank);
+            if (all[i].rank == comm->rank) myrank = i;
+        }
+        struct tern_comm *c = core_comm_new(ctx, myrank, n, world_of);
+        if (c == NULL)
+            rc = TERN_ERR_NOMEM;
+        else
+            *out = c;
+    }
+    free(all);
+    free(world_of);
+    return rc;
+}
+
+int core_comm_free(struct tern_comm *comm)
+{
+    core_ctx_mark(comm->ctx, 0);
+    comm->magic = 0;
+    free(comm->world_of);
+    free(comm->comm_of);
+    comm->world_of = comm->comm_of = NULL;
+    return 0;
+}
+
+void core_comm_fini(void)
+{
+    while (core_comm_all) {
+        struct tern_comm *c = core_comm_all;
+        core_comm_all = c->next_alloc;
+        free(c->world_of);
+        free(c->comm_of);
+        free(c);
+    }
+    free(tern__comm_self.world_of);
+    free(tern__comm_self.comm_of);
+    tern__comm_self.world_of = tern__comm_self.comm_of = NULL;
+    tern__comm_world.magic = 0;
+    tern__comm_self.magic = 0;
+}

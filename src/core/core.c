@@ -1,0 +1,161 @@
+/*
+ * core.c - bring-up and tear-down: tunables, boot, one transport per peer, the
+ * built-in communicators; and the documented fatal path.
+ */
+#define _GNU_SOURCE
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/core.h"
+#include "util/log.h"
+#include "util/tunables.h"
+
+struct core_state core;
+
+void core_fatal(const char *what)
+{
+    UTIL_ERROR("fatal: %s", what);
+    boot_abort(&core.boot, 1, what);
+    _exit(1);
+}
+
+/* Is transport `name` listed in TERN_TRANSPORTS? */
+static int core_tl_allowed(const char *name)
+{
+    const char *list = util_tun.transports;
+    size_t n = strlen(name);
+    for (const char *p = list; *p;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len == n && strncmp(p, name, n) == 0) return 1;
+        if (!end) break;
+        p = end + 1;
+    }
+    return 0;
+}
+
+static int core_count_cpus(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+/* Pick one transport per peer and open each transport for its peers. */
+static int core_transports_open(void)
+{
+    struct boot *b = &core.boot;
+    int *peers = malloc((size_t)core.size * sizeof(int));
+    if (peers == NULL) return TERN_ERR_NOMEM;
+    for (int r = 0; r < core.size; r++) {
+        const struct tl_ops *pick = NULL;
+        for (int i = 0; tl_registry[i] && !pick; i++) {
+            const struct tl_ops *tl = tl_registry[i];
+            /* self is always allowed for me: there is nothing to configure. */
+            int allowed = tl == &tl_self_ops || core_tl_allowed(tl->name);
+            if (allowed && tl->size == sizeof(struct tl_ops) && tl->reaches(b, r)) pick = tl;
+        }
+        if (pick == NULL) {
+            UTIL_ERROR("no transport reaches rank %d (TERN_TRANSPORTS=%s)", r,
+                       util_tun.transports);
+            free(peers);
+            return TERN_ERR_TRANSPORT;
+        }
+        core.peers[r].tl = pick;
+    }
+    struct tl_env env = {.boot = b, .recv = core_frame_recv};
+    int rc = 0;
+    for (int i = 0; tl_registry[i] && rc == 0; i++) {
+        const struct tl_ops *tl = tl_registry[i];
+        int n = 0;
+        for (int r = 0; r < core.size; r++)
+            if (core.peers[r].tl == tl) peers[n++] = r;
+        if (n == 0) continue;
+        core.tls[core.ntls++] = tl;
+        rc = tl->open(&env, peers, n);
+        UTIL_DEBUG(1, "transport %s serves %d peer(s)", tl->name, n);
+    }
+    free(peers);
+    return rc;
+}
+
+int core_init(void)
+{
+    int rc = util_tunables_load(stderr);
+    if (rc) return rc;
+    memset(&core, 0, sizeof core);
+    rc = boot_init(&core.boot);
+    if (rc) goto fail_boot;
+    core.rank = core.boot.rank;
+    core.size = core.boot.size;
+    util_log_rank = core.rank;
+    core.peers = calloc((size_t)core.size, sizeof *core.peers);
+    if (core.peers == NULL) {
+        rc = TERN_ERR_NOMEM;
+        goto fail_boot;
+    }
+    rc = core_transports_open();
+    if (rc == 0) rc = boot_fence(&core.boot);
+    for (int i = 0; i < core.ntls && rc == 0; i++) rc = core.tls[i]->connect();
+    if (rc == 0) rc = boot_fence(&core.boot);
+    for (int i = 0; i < core.ntls && rc == 0; i++) rc = core.tls[i]->ready();
+    if (rc) goto fail_transports;
+
+    for (int r = 0; r < core.size; r++) {
+        struct core_peer *p = &core.peers[r];
+        p->tl->limits(&p->lim);
+        size_t room = p->lim.max_frame - sizeof(struct core_hdr);
+        p->eager_max = p->lim.eager_max < room ? p->lim.eager_max : room;
+        p->chunk = p->lim.max_frame - sizeof(struct core_data);
+    }
+    core.oversubscribed = core.boot.local_size > core_count_cpus();
+    rc = core_comm_init_builtin();
+    if (rc) goto fail_transports;
+    core.initialized = 1;
+    UTIL_DEBUG(1, "up: rank %d of %d, %d on this node%s", core.rank, core.size,
+               core.boot.local_size, core.oversubscribed ? " (oversubscribed)" : "");
+    return 0;
+
+fail_transports:
+    for (int i = core.ntls - 1; i >= 0; i--) core.tls[i]->close();
+    core.ntls = 0;
+    core_comm_fini();
+    free(core.peers);
+    core.peers = NULL;
+fail_boot:
+    boot_release(&core.boot);
+    return rc;
+}
+
+int core_finalize(void)
+{
+    /* Frames still waiting for room are part of sends the program considers done. */
+    int rc = core_wait_pending();
+    int rc2 = boot_fence(&core.boot);
+    if (rc == 0) rc = rc2;
+    for (int i = core.ntls - 1; i >= 0; i--) core.tls[i]->close();
+    core.ntls = 0;
+    core_comm_fini();
+    core_match_release_all();
+    core_req_release_all();
+    for (int r = 0; r < core.size; r++) {
+        struct core_pend *pd = core.peers[r].pend_head;
+        while (pd) {
+            struct core_pend *next = pd->next;
+            free(pd);
+            pd = next;
+        }
+    }
+    free(core.peers);
+    core.peers = NULL;
+    rc2 = boot_finalize(&core.boot);
+    if (rc == 0) rc = rc2;
+    boot_release(&core.boot);
+    core.initialized = 0;
+    core.finalized = 1;
+    return rc;
+}

@@ -1,0 +1,234 @@
+/*
+ * core.h - the core of tern: requests, matching, protocols, communicators and the
+ * progress engine. Every programming model (native API, MPI, SHMEM, conversations)
+ * calls in here; transports are reached only through their ops tables.
+ *
+ * Calls into the core assume valid arguments: the API layers check at the door.
+ */
+#ifndef TERN_CORE_H
+#define TERN_CORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#include "boot/boot.h"
+#include "tern.h"
+#include "transport/transport.h"
+
+/* ---- frames ------------------------------------------------------------- */
+
+enum core_frame_type {
+    CORE_FRAME_EAGER = 1, /* header + whole payload */
+    CORE_FRAME_RTS,       /* rendezvous request: length and sender's address */
+    CORE_FRAME_CTS,       /* receiver matched, no single copy: stream DATA to rreq */
+    CORE_FRAME_DATA,      /* a piece of a streamed message at an offset */
+    CORE_FRAME_FIN,       /* receiver pulled the data: sender's request completes */
+    CORE_FRAME_ACK,       /* receiver matched a synchronous eager message */
+    CORE_FRAME_AM,        /* active message for a registered handler */
+};
+
+#define CORE_FLAG_SYNC 0x1
+
+/* Every frame starts with this 16-byte header. */
+struct core_hdr {
+    uint8_t type;
+    uint8_t flags;
+    uint16_t ctx;  /* context id (matching space) */
+    int32_t tag;   /* EAGER/RTS: tag; AM: handler id */
+    uint32_t sreq; /* sender's request id (SYNC, RTS, CTS, FIN, ACK, DATA) */
+    uint32_t rreq; /* receiver's request id (CTS, DATA) */
+};
+
+struct core_rts {
+    struct core_hdr h;
+    uint64_t len;  /* whole message */
+    uint64_t addr; /* sender's buffer, for single-copy get */
+};
+
+struct core_data {
+    struct core_hdr h;
+    uint64_t offset;
+};
+
+/* ---- requests ------------------------------------------------------------ */
+
+enum core_req_kind { CORE_REQ_SEND = 1, CORE_REQ_RECV };
+
+enum core_req_state {
+    CORE_RS_FREE = 0,
+    CORE_RS_POSTED,   /* recv: in the posted queue */
+    CORE_RS_QUEUED,   /* send: waiting in the peer's pending queue */
+    CORE_RS_WAIT_ACK, /* send: sync eager sent, waiting for ACK */
+    CORE_RS_WAIT_CTS, /* send: RTS sent, waiting for FIN or CTS */
+    CORE_RS_STREAM,   /* send: streaming DATA; recv: receiving DATA */
+    CORE_RS_DONE,
+};
+
+struct tern_request {
+    uint8_t kind;
+    uint8_t state;
+    uint8_t sync;
+    uint8_t rndv; /* send: rendezvous (else eager) */
+    uint32_t id;  /* index in the request table, carried in frames */
+    int err;      /* result once DONE */
+    int peer;     /* send: destination world rank; recv: source world rank or -1 */
+    int tag;      /* send: tag; recv: tag or TERN_ANY_TAG */
+    uint16_t ctx;
+    struct tern_comm *comm;
+    void *buf;
+    size_t len;    /* send: bytes; recv: capacity */
+    size_t bytes;  /* recv: incoming message size */
+    size_t offset; /* streaming progress */
+    int src;       /* recv: world rank the message came from */
+    int msg_tag;   /* recv: tag of the message */
+    uint32_t rsreq; /* recv: sender's request id; streaming send: receiver's id */
+    struct tern_request *next; /* posted queue / free list */
+    struct tern_request *prev;
+    void (*on_complete)(struct tern_request *r); /* internal users; NULL for API requests */
+    void *user; /* internal users' context */
+};
+typedef struct tern_request core_req_t;
+
+/* ---- communicators -------------------------------------------------------- */
+
+#define CORE_COMM_MAGIC 0x636f6d6du /* "comm" */
+#define CORE_CTX_MAX 4096          /* context ids; a communicator takes two */
+
+struct tern_comm {
+    uint32_t magic;
+    uint16_t ctx;     /* point-to-point; ctx + 1 is for collectives */
+    int rank;         /* mine */
+    int size;
+    int *world_of;    /* comm rank -> world rank; NULL: identity (world) */
+    int *comm_of;     /* world rank -> comm rank or -1; NULL: identity */
+    int self_world;   /* for TERN_COMM_SELF: my world rank */
+    uint32_t coll_seq; /* collectives started on this communicator */
+    struct tern_comm *next_alloc; /* every communicator made by dup/split, for finalize */
+};
+
+static inline int core_comm_world(const struct tern_comm *c, int rank)
+{
+    return c->world_of ? c->world_of[rank] : rank;
+}
+
+static inline int core_comm_rank_of(const struct tern_comm *c, int world)
+{
+    return c->comm_of ? c->comm_of[world] : world;
+}
+
+/* ---- matching ------------------------------------------------------------- */
+
+/* A message that arrived before its receive was posted. */
+struct core_unexp {
+    struct core_unexp *next;
+    int src; /* world rank */
+    int tag;
+    uint8_t type;  /* EAGER or RTS */
+    uint8_t flags;
+    uint32_t sreq;
+    size_t len;    /* whole message */
+    uint64_t addr; /* RTS: sender's buffer */
+    unsigned char data[]; /* EAGER: payload */
+};
+
+struct core_match {
+    core_req_t *posted_head, *posted_tail;
+    struct core_unexp *unexp_head, *unexp_tail;
+};
+
+/* ---- peers and the global state ------------------------------------------- */
+
+/* Something waiting for room in a transport, in send order. */
+struct core_pend {
+    struct core_pend *next;
+    core_req_t *req; /* a send request to (re)start, or NULL for a control frame */
+    size_t len;
+    unsigned char frame[]; /* control frame bytes */
+};
+
+struct core_peer {
+    const struct tl_ops *tl;
+    struct tl_limits lim;
+    size_t eager_max; /* payload bytes sent eagerly to this peer */
+    size_t chunk;     /* payload bytes per streamed DATA frame */
+    struct core_pend *pend_head, *pend_tail;
+    int failed;
+};
+
+typedef void (*core_am_fn)(int src, const void *payload, size_t len);
+
+struct core_state {
+    int initialized;
+    int finalized;
+    struct boot boot;
+    int rank, size;
+    struct core_peer *peers;
+    const struct tl_ops *tls[8]; /* transports in use */
+    int ntls;
+    int npending;      /* peers with a non-empty pending queue */
+    int oversubscribed;
+    struct core_match *match[CORE_CTX_MAX]; /* by context id, allocated on first use */
+    uint64_t ctx_used[CORE_CTX_MAX / 64];   /* context ids in use here */
+    core_req_t **reqs; /* request table, by id */
+    uint32_t nreqs;
+    core_req_t *req_free;
+    core_am_fn am[16];
+    int in_progress; /* guards against re-entering poll from an up-call */
+};
+
+extern struct core_state core;
+
+/* core.c */
+void core_fatal(const char *what) __attribute__((noreturn));
+int core_init(void);
+int core_finalize(void);
+
+/* req.c */
+core_req_t *core_req_alloc(int kind);
+void core_req_free(core_req_t *r);
+core_req_t *core_req_lookup(uint32_t id, int kind);
+void core_req_complete(core_req_t *r, int err);
+void core_req_release_all(void);
+
+/* match.c */
+struct core_match *core_match_get(uint16_t ctx);
+void core_match_post(struct core_match *m, core_req_t *r);
+void core_match_unpost(struct core_match *m, core_req_t *r);
+core_req_t *core_match_find_posted(struct core_match *m, int src, int tag);
+struct core_unexp *core_match_find_unexp(struct core_match *m, int src, int tag, int remove);
+void core_match_append_unexp(struct core_match *m, struct core_unexp *u);
+void core_match_release_all(void);
+
+/* proto.c: point-to-point on world ranks and context ids */
+int core_isend(const void *buf, size_t len, int dest, int tag, uint16_t ctx, int sync,
+               core_req_t **out);
+int core_irecv(void *buf, size_t cap, int src, int tag, uint16_t ctx, struct tern_comm *comm,
+               core_req_t **out);
+int core_iprobe(int src, int tag, uint16_t ctx, int *flag, int *out_src, int *out_tag,
+                size_t *out_len);
+void core_frame_recv(int src, const void *frame, size_t len);
+int core_send_frame(int dest, const struct iovec *iov, int iovcnt, size_t total);
+void core_pend_drain(void);
+int core_am_send(int dest, int handler, const void *payload, size_t len);
+int core_am_register(int handler, core_am_fn fn);
+
+/* progress.c */
+typedef int (*core_done_fn)(const void *arg);
+int core_progress(void);
+int core_block(core_done_fn done, const void *arg); /* spin, yield, sleep until done(arg) */
+int core_wait(core_req_t *r);
+int core_wait_any(core_req_t *const *reqs, size_t n, size_t *index);
+int core_wait_pending(void); /* until every pending queue is empty */
+
+/* comm.c */
+int core_comm_init_builtin(void);
+int core_comm_dup(struct tern_comm *comm, struct tern_comm **out);
+int core_comm_split(struct tern_comm *comm, int color, int key, struct tern_comm **out);
+int core_comm_free(struct tern_comm *comm);
+void core_comm_fini(void);
+int core_barrier(struct tern_comm *comm);
+int core_sendrecv_coll(struct tern_comm *comm, const void *sbuf, size_t slen, int dest,
+                       void *rbuf, size_t rlen, int src, int tag);
+
+#endif

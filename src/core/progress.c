@@ -1,0 +1,115 @@
+/*
+ * progress.c - the progress engine and the wait strategy.
+ *
+ * Every blocking call and every test drives core_progress(): poll each transport for
+ * arrived frames, then push whatever waits in the pending queues. A blocked caller spins
+ * for a while (latency), then yields the CPU (other ranks on the same core get to run),
+ * then sleeps on its transports' doorbells. With more ranks than cores the spin phase is
+ * cut short, because spinning then only steals the time the peer needs to answer.
+ */
+#define _GNU_SOURCE
+#include <sched.h>
+
+#include "core/core.h"
+#include "util/tunables.h"
+
+static inline void core_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ volatile("yield");
+#endif
+}
+
+int core_progress(void)
+{
+    int n = 0;
+    if (core.in_progress) return 0;
+    core.in_progress = 1;
+    for (int i = 0; i < core.ntls; i++) {
+        int k = core.tls[i]->poll();
+        if (k > 0) n += k;
+    }
+    if (core.npending) core_pend_drain();
+    core.in_progress = 0;
+    return n;
+}
+
+/* Block until done(arg), escalating spin -> yield -> sleep. */
+int core_block(core_done_fn done, const void *arg)
+{
+    long spin_max = core.oversubscribed ? util_tun.oversub_spin_count : util_tun.spin_count;
+    long yield_max = spin_max + util_tun.yield_count;
+    long spins = 0;
+    for (;;) {
+        if (done(arg)) return 0;
+        if (core_progress() > 0) {
+            spins = 0;
+            continue;
+        }
+        if (done(arg)) return 0;
+        spins++;
+        if (spins < spin_max) {
+            core_cpu_relax();
+            continue;
+        }
+        /* Never sleep with frames queued for a full peer: nobody would ring us when
+         * room appears. */
+        if (spins < yield_max || core.npending) {
+            sched_yield();
+            continue;
+        }
+        for (int i = 0; i < core.ntls; i++) core.tls[i]->sleep_begin();
+        if (core_progress() == 0 && !done(arg))
+            for (int i = 0; i < core.ntls; i++) core.tls[i]->sleep_wait((int)util_tun.sleep_ms);
+        for (int i = 0; i < core.ntls; i++) core.tls[i]->sleep_end();
+        int rc = boot_check(&core.boot);
+        if (rc) return rc;
+        spins = spin_max; /* after a wake-up, go on yielding before sleeping again */
+    }
+}
+
+static int core_req_done(const void *arg)
+{
+    return ((const core_req_t *)arg)->state == CORE_RS_DONE;
+}
+
+int core_wait(core_req_t *r)
+{
+    return core_block(core_req_done, r);
+}
+
+struct core_any {
+    core_req_t *const *reqs;
+    size_t n;
+    size_t *index;
+};
+
+static int core_any_done(const void *arg)
+{
+    const struct core_any *a = arg;
+    for (size_t i = 0; i < a->n; i++)
+        if (a->reqs[i] && a->reqs[i]->state == CORE_RS_DONE) {
+            *a->index = i;
+            return 1;
+        }
+    return 0;
+}
+
+int core_wait_any(core_req_t *const *reqs, size_t n, size_t *index)
+{
+    struct core_any a = {reqs, n, index};
+    return core_block(core_any_done, &a);
+}
+
+static int core_nothing_pending(const void *arg)
+{
+    (void)arg;
+    return core.npending == 0;
+}
+
+int core_wait_pending(void)
+{
+    return core_block(core_nothing_pending, NULL);
+}

@@ -1,0 +1,381 @@
+/*
+ * proto.c - the point-to-point protocols on top of transport frames.
+ *
+ *   eager       payload travels with the header in one frame (one cache line when it
+ *               fits); a synchronous send also waits for the receiver's ACK.
+ *   rendezvous  the sender announces (RTS: length, address); the receiver, once it has
+ *               matched, pulls the data in one copy with the transport's get() and
+ *               answers FIN. Where get() is impossible it answers CTS and the sender
+ *               streams DATA frames that land straight in the posted buffer.
+ *
+ * The choice is per message from the limits the peer's transport reports. Frames a
+ * transport cannot take now wait in the peer's pending queue, in order, so sends to one
+ * peer never overtake each other.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/core.h"
+#include "util/log.h"
+
+static void core_pend_append(int dest, struct core_pend *pd)
+{
+    struct core_peer *p = &core.peers[dest];
+    pd->next = NULL;
+    if (p->pend_tail)
+        p->pend_tail->next = pd;
+    else {
+        p->pend_head = pd;
+        core.npending++;
+    }
+    p->pend_tail = pd;
+}
+
+int core_send_frame(int dest, const struct iovec *iov, int iovcnt, size_t total)
+{
+    struct core_peer *p = &core.peers[dest];
+    if (p->pend_head == NULL) {
+        int rc = p->tl->send(dest, iov, iovcnt, total);
+        if (rc != TERN_ERR_AGAIN) return rc;
+    }
+    struct core_pend *pd = malloc(sizeof *pd + total);
+    if (pd == NULL) return TERN_ERR_NOMEM;
+    pd->req = NULL;
+    pd->len = total;
+    tl_iov_copy(pd->frame, iov, iovcnt);
+    core_pend_append(dest, pd);
+    return 0;
+}
+
+static void core_send_ctrl(int dest, uint8_t type, uint32_t sreq, uint32_t rreq)
+{
+    struct core_hdr h = {.type = type, .sreq = sreq, .rreq = rreq};
+    struct iovec iov = {&h, sizeof h};
+    int rc = core_send_frame(dest, &iov, 1, sizeof h);
+    if (rc) UTIL_ERROR("cannot send control frame %d to rank %d: %s", type, dest,
+                       tern_strerror(rc));
+}
+
+/*
+ * Put a send request's next frames on the wire: the eager frame or the RTS for a
+ * request that has not started, or DATA frames for one that streams.
+ * Returns 0 (nothing more to push now), TERN_ERR_AGAIN (transport full) or an error.
+ */
+static int core_send_push(core_req_t *r)
+{
+    struct core_peer *p = &core.peers[r->peer];
+    if (r->state == CORE_RS_QUEUED) {
+        int rc;
+        if (!r->rndv) {
+            struct core_hdr h = {.type = CORE_FRAME_EAGER,
+                                 .flags = r->sync ? CORE_FLAG_SYNC : 0,
+                                 .ctx = r->ctx,
+                                 .tag = r->tag,
+                                 .sreq = r->id};
+            struct iovec iov[2] = {{&h, sizeof h}, {r->buf, r->len}};
+            rc = p->tl->send(r->peer, iov, r->len ? 2 : 1, sizeof h + r->len);
+            if (rc) return rc;
+            if (r->sync)
+                r->state = CORE_RS_WAIT_ACK;
+            else
+                core_req_complete(r, TERN_OK);
+            return 0;
+        }
+        struct core_rts m = {.h = {.type = CORE_FRAME_RTS, .ctx = r->ctx, .tag = r->tag,
+                                   .sreq = r->id},
+                             .len = r->len,
+                             .addr = (uint64_t)(uintptr_t)r->buf};
+        struct iovec iov = {&m, sizeof m};
+        rc = p->tl->send(r->peer, &iov, 1, sizeof m);
+        if (rc) return rc;
+        r->state = CORE_RS_WAIT_CTS;
+        return 0;
+    }
+    if (r->state == CORE_RS_STREAM) {
+        while (r->offset < r->len) {
+            size_t n = r->len - r->offset;
+            if (n > p->chunk) n = p->chunk;
+            struct core_data d = {.h = {.type = CORE_FRAME_DATA, .sreq = r->id, .rreq = r->rsreq},
+                                  .offset = r->offset};
+            struct iovec iov[2] = {{&d, sizeof d}, {(char *)r->buf + r->offset, n}};
+            int rc = p->tl->send(r->peer, iov, 2, sizeof d + n);
+            if (rc) return rc;
+            r->offset += n;
+        }
+        core_req_complete(r, TERN_OK);
+    }
+    return 0;
+}
+
+/* Push r now if its peer has nothing queued, else queue it behind the rest. */
+static int core_send_start(core_req_t *r)
+{
+    struct core_peer *p = &core.peers[r->peer];
+    if (p->pend_head == NULL) {
+        int rc = core_send_push(r);
+        if (rc != TERN_ERR_AGAIN) return rc;
+    }
+    struct core_pend *pd = malloc(sizeof *pd);
+    if (pd == NULL) return TERN_ERR_NOMEM;
+    pd->req = r;
+    pd->len = 0;
+    core_pend_append(r->peer, pd);
+    return 0;
+}
+
+void core_pend_drain(void)
+{
+    for (int dest = 0; dest < core.size && core.npending; dest++) {
+        struct core_peer *p = &core.peers[dest];
+        if (p->pend_head == NULL) continue;
+        while (p->pend_head) {
+            struct core_pend *pd = p->pend_head;
+            int rc;
+            if (pd->req) {
+                rc = core_send_push(pd->req);
+            } else {
+                struct iovec iov = {pd->frame, pd->len};
+                rc = p->tl->send(dest, &iov, 1, pd->len);
+            }
+            if (rc == TERN_ERR_AGAIN) break;
+            if (rc < 0 && pd->req) core_req_complete(pd->req, rc);
+            p->pend_head = pd->next;
+            free(pd);
+        }
+        if (p->pend_head == NULL) {
+            p->pend_tail = NULL;
+            core.npending--;
+        }
+    }
+}
+
+int core_isend(const void *buf, size_t len, int dest, int tag, uint16_t ctx, int sync,
+               core_req_t **out)
+{
+    struct core_peer *p = &core.peers[dest];
+    if (p->failed) return TERN_ERR_PEER_FAILED;
+    core_req_t *r = core_req_alloc(CORE_REQ_SEND);
+    if (r == NULL) return TERN_ERR_NOMEM;
+    r->peer = dest;
+    r->tag = tag;
+    r->ctx = ctx;
+    r->buf = (void *)buf;
+    r->len = len;
+    r->sync = (uint8_t)sync;
+    r->rndv = len > p->eager_max;
+    r->state = CORE_RS_QUEUED;
+    int rc = core_send_start(r);
+    if (rc) {
+        core_req_free(r);
+        return rc;
+    }
+    *out = r;
+    return 0;
+}
+
+/* A matched receive pulls (or asks for) the data of a rendezvous message. */
+static void core_recv_rndv(core_req_t *r, int src, uint32_t sreq, uint64_t len, uint64_t addr)
+{
+    struct core_peer *p = &core.peers[src];
+    r->bytes = len;
+    r->rsreq = sreq;
+    size_t n = len < r->len ? len : r->len;
+    int err = len > r->len ? TERN_ERR_TRUNCATE : TERN_OK;
+    if (p->lim.has_get) {
+        int rc = p->tl->get(src, r->buf, addr, n);
+        if (rc != TERN_ERR_UNSUPPORTED) {
+            /* FIN even on failure, so the sender is never left waiting. */
+            core_send_ctrl(src, CORE_FRAME_FIN, sreq, 0);
+            core_req_complete(r, rc ? rc : err);
+            return;
+        }
+        p->lim.has_get = 0;
+    }
+    r->state = CORE_RS_STREAM;
+    r->offset = 0;
+    core_send_ctrl(src, CORE_FRAME_CTS, sreq, r->id);
+}
+
+static void core_recv_eager(core_req_t *r, int src, const struct core_hdr *h, const void *payload,
+                            size_t plen)
+{
+    size_t n = plen < r->len ? plen : r->len;
+    if (n) memcpy(r->buf, payload, n);
+    r->bytes = plen;
+    if (h->flags & CORE_FLAG_SYNC) core_send_ctrl(src, CORE_FRAME_ACK, h->sreq, 0);
+    core_req_complete(r, plen > r->len ? TERN_ERR_TRUNCATE : TERN_OK);
+}
+
+int core_irecv(void *buf, size_t cap, int src, int tag, uint16_t ctx, struct tern_comm *comm,
+               core_req_t **out)
+{
+    struct core_match *m = core_match_get(ctx);
+    if (m == NULL) return TERN_ERR_NOMEM;
+    core_req_t *r = core_req_alloc(CORE_REQ_RECV);
+    if (r == NULL) return TERN_ERR_NOMEM;
+    r->peer = src;
+    r->tag = tag;
+    r->ctx = ctx;
+    r->comm = comm;
+    r->buf = buf;
+    r->len = cap;
+    struct core_unexp *u = core_match_find_unexp(m, src, tag, 1);
+    if (u == NULL) {
+        core_match_post(m, r);
+    } else {
+        r->src = u->src;
+        r->msg_tag = u->tag;
+        if (u->type == CORE_FRAME_EAGER) {
+            struct core_hdr h = {.flags = u->flags, .sreq = u->sreq};
+            core_recv_eager(r, u->src, &h, u->data, u->len);
+        } else {
+            core_recv_rndv(r, u->src, u->sreq, u->len, u->addr);
+        }
+        free(u);
+    }
+    *out = r;
+    return 0;
+}
+
+int core_iprobe(int src, int tag, uint16_t ctx, int *flag, int *out_src, int *out_tag,
+                size_t *out_len)
+{
+    struct core_match *m = core_match_get(ctx);
+    if (m == NULL) return TERN_ERR_NOMEM;
+    struct core_unexp *u = core_match_find_unexp(m, src, tag, 0);
+    *flag = u != NULL;
+    if (u) {
+        *out_src = u->src;
+        *out_tag = u->tag;
+        *out_len = u->len;
+    }
+    return 0;
+}
+
+/* Keep an arrived message for a receive not yet posted. */
+static void core_unexp_add(struct core_match *m, int src, const struct core_hdr *h,
+                           const void *payload, size_t plen, uint64_t len, uint64_t addr)
+{
+    struct core_unexp *u = malloc(sizeof *u + plen);
+    if (u == NULL) core_fatal("out of memory queueing an unexpected message");
+    u->src = src;
+    u->tag = h->tag;
+    u->type = h->type;
+    u->flags = h->flags;
+    u->sreq = h->sreq;
+    u->len = len;
+    u->addr = addr;
+    if (plen) memcpy(u->data, payload, plen);
+    core_match_append_unexp(m, u);
+}
+
+void core_frame_recv(int src, const void *frame, size_t len)
+{
+    struct core_hdr h;
+    if (len < sizeof h) {
+        UTIL_ERROR("dropping a %zu-byte frame from rank %d: shorter than a header", len, src);
+        return;
+    }
+    memcpy(&h, frame, sizeof h);
+    const unsigned char *payload = (const unsigned char *)frame + sizeof h;
+    size_t plen = len - sizeof h;
+    switch (h.type) {
+    case CORE_FRAME_EAGER: {
+        struct core_match *m = core_match_get(h.ctx);
+        if (m == NULL) core_fatal("out of memory for a matching queue");
+        core_req_t *r = core_match_find_posted(m, src, h.tag);
+        if (r) {
+            r->src = src;
+            r->msg_tag = h.tag;
+            core_recv_eager(r, src, &h, payload, plen);
+        } else {
+            core_unexp_add(m, src, &h, payload, plen, plen, 0);
+        }
+        return;
+    }
+    case CORE_FRAME_RTS: {
+        struct core_rts m;
+        if (len < sizeof m) break;
+        memcpy(&m, frame, sizeof m);
+        struct core_match *q = core_match_get(h.ctx);
+        if (q == NULL) core_fatal("out of memory for a matching queue");
+        core_req_t *r = core_match_find_posted(q, src, h.tag);
+        if (r) {
+            r->src = src;
+            r->msg_tag = h.tag;
+            core_recv_rndv(r, src, h.sreq, m.len, m.addr);
+        } else {
+            core_unexp_add(q, src, &h, NULL, 0, m.len, m.addr);
+        }
+        return;
+    }
+    case CORE_FRAME_CTS: {
+        core_req_t *r = core_req_lookup(h.sreq, CORE_REQ_SEND);
+        if (r == NULL || r->state != CORE_RS_WAIT_CTS || r->peer != src) break;
+        r->state = CORE_RS_STREAM;
+        r->offset = 0;
+        r->rsreq = h.rreq;
+        int rc = core_send_start(r);
+        if (rc) core_req_complete(r, rc);
+        return;
+    }
+    case CORE_FRAME_DATA: {
+        struct core_data d;
+        if (len < sizeof d) break;
+        memcpy(&d, frame, sizeof d);
+        core_req_t *r = core_req_lookup(h.rreq, CORE_REQ_RECV);
+        if (r == NULL || r->state != CORE_RS_STREAM || r->src != src) break;
+        size_t n = len - sizeof d;
+        const unsigned char *bytes = (const unsigned char *)frame + sizeof d;
+        if (d.offset > r->bytes || n > r->bytes - d.offset) break;
+        if (d.offset < r->len) {
+            size_t keep = r->len - d.offset < n ? r->len - d.offset : n;
+            memcpy((char *)r->buf + d.offset, bytes, keep);
+        }
+        r->offset += n;
+        if (r->offset >= r->bytes)
+            core_req_complete(r, r->bytes > r->len ? TERN_ERR_TRUNCATE : TERN_OK);
+        return;
+    }
+    case CORE_FRAME_FIN: {
+        core_req_t *r = core_req_lookup(h.sreq, CORE_REQ_SEND);
+        if (r == NULL || r->state != CORE_RS_WAIT_CTS || r->peer != src) break;
+        core_req_complete(r, TERN_OK);
+        return;
+    }
+    case CORE_FRAME_ACK: {
+        core_req_t *r = core_req_lookup(h.sreq, CORE_REQ_SEND);
+        if (r == NULL || r->state != CORE_RS_WAIT_ACK || r->peer != src) break;
+        core_req_complete(r, TERN_OK);
+        return;
+    }
+    case CORE_FRAME_AM: {
+        if (h.tag >= 0 && h.tag < (int)(sizeof core.am / sizeof core.am[0]) && core.am[h.tag]) {
+            core.am[h.tag](src, payload, plen);
+            return;
+        }
+        break;
+    }
+    default: break;
+    }
+    UTIL_ERROR("dropping a malformed or unexpected frame (type %u, %zu bytes) from rank %d",
+               (unsigned)h.type, len, src);
+}
+
+int core_am_register(int handler, core_am_fn fn)
+{
+    if (handler < 0 || handler >= (int)(sizeof core.am / sizeof core.am[0]))
+        return TERN_ERR_INVAL;
+    core.am[handler] = fn;
+    return 0;
+}
+
+int core_am_send(int dest, int handler, const void *payload, size_t len)
+{
+    struct core_peer *p = &core.peers[dest];
+    if (len + sizeof(struct core_hdr) > p->lim.max_frame) return TERN_ERR_INVAL;
+    struct core_hdr h = {.type = CORE_FRAME_AM, .tag = handler};
+    struct iovec iov[2] = {{&h, sizeof h}, {(void *)payload, len}};
+    return core_send_frame(dest, iov, len ? 2 : 1, sizeof h + len);
+}

@@ -1,0 +1,81 @@
+/*
+ * req.c - request objects. Requests are never returned to malloc while the library
+ * runs: a free list recycles them and each keeps its table index (id) for life, so an
+ * id carried in a frame always names a real object.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/core.h"
+
+static int core_req_grow(void)
+{
+    uint32_t add = core.nreqs ? core.nreqs : 64;
+    if (core.nreqs > UINT32_MAX / 4) return TERN_ERR_NOMEM;
+    core_req_t **t = realloc(core.reqs, (size_t)(core.nreqs + add) * sizeof *t);
+    if (t == NULL) return TERN_ERR_NOMEM;
+    core.reqs = t;
+    core_req_t *block = calloc(add, sizeof *block);
+    if (block == NULL) return TERN_ERR_NOMEM;
+    /* Slot 0 of the first block stays unused so that id 0 means "none". */
+    for (uint32_t i = 0; i < add; i++) {
+        core_req_t *r = &block[i];
+        r->id = core.nreqs + i;
+        t[r->id] = r;
+        if (r->id == 0) continue;
+        r->next = core.req_free;
+        core.req_free = r;
+    }
+    core.nreqs += add;
+    return 0;
+}
+
+core_req_t *core_req_alloc(int kind)
+{
+    if (core.req_free == NULL && core_req_grow() != 0) return NULL;
+    core_req_t *r = core.req_free;
+    core.req_free = r->next;
+    uint32_t id = r->id;
+    memset(r, 0, sizeof *r);
+    r->id = id;
+    r->kind = (uint8_t)kind;
+    return r;
+}
+
+void core_req_free(core_req_t *r)
+{
+    r->state = CORE_RS_FREE;
+    r->kind = 0;
+    r->next = core.req_free;
+    core.req_free = r;
+}
+
+core_req_t *core_req_lookup(uint32_t id, int kind)
+{
+    if (id == 0 || id >= core.nreqs) return NULL;
+    core_req_t *r = core.reqs[id];
+    return r->kind == kind && r->state != CORE_RS_FREE && r->state != CORE_RS_DONE ? r : NULL;
+}
+
+void core_req_complete(core_req_t *r, int err)
+{
+    r->err = err;
+    r->state = CORE_RS_DONE;
+    if (r->on_complete) r->on_complete(r);
+}
+
+void core_req_release_all(void)
+{
+    /* Blocks were allocated with calloc in doubling sizes; their first elements are
+     * the ids 0, 64, 128, 256, ... */
+    uint32_t start = 0, size = 64;
+    while (start < core.nreqs) {
+        free(core.reqs[start]);
+        start += size;
+        size = start;
+    }
+    free(core.reqs);
+    core.reqs = NULL;
+    core.nreqs = 0;
+    core.req_free = NULL;
+}

@@ -1,0 +1,362 @@
+/*
+ * shm.c - the shared-memory transport between processes of one node.
+ *
+ * Every process owns one segment, its inbox, with one channel per local sender.
+ * A channel is single-producer/single-consumer and has two parts:
+ *   - a ring of cache-line slots (the fastbox ring): a frame of up to 56 bytes travels
+ *     inside the slot together with its sequence word, so one release store publishes
+ *     it and the receiver touches one cache line per message;
+ *   - a ring of cells: larger frames go into the next cell and their slot only says so.
+ * Slots are the single ordered queue, so small and large frames never overtake.
+ *
+ * Single-copy transfer of large messages is get(): Linux cross-memory attach
+ * (process_vm_readv) from the sender's buffer straight into the receiver's. When the
+ * kernel forbids it the core streams the data through cells instead.
+ *
+ * Waiting: a receiver about to sleep sets `sleeping` in its segment and waits on the
+ * `bell` futex; a sender rings the bell only when it sees `sleeping` set, so the fast
+ * path has no system call. Segments are unlinked once every peer has attached: even
+ * kill -9 of every rank leaves nothing in /dev/shm.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "boot/boot.h"
+#include "tern.h"
+#include "transport/shm/shm_ring.h"
+#include "transport/transport.h"
+#include "util/log.h"
+#include "util/tunables.h"
+
+#define SHM_MAGIC 0x7465726eu /* "tern" */
+#define SHM_VERSION 1u
+#define SHM_HDR_SIZE 4096u
+
+/* The segment header, at offset 0 of every segment. */
+struct shm_seg {
+    uint32_t magic;
+    uint32_t version;
+    int32_t owner;
+    int32_t nlocal;
+    uint64_t nlines;
+    uint64_t ncells;
+    uint64_t cell_size;
+    uint64_t inbox_size;
+    uint64_t seg_size;
+    _Alignas(64) _Atomic uint32_t sleeping; /* owner is (about to be) asleep on bell */
+    _Alignas(64) _Atomic uint32_t bell;     /* futex word senders ring */
+};
+
+struct shm_peer {
+    int world_rank;
+    pid_t pid;
+    struct shm_seg *seg;    /* the peer's segment, mapped */
+    struct shm_chan out;    /* my channel in the peer's inbox (I produce) */
+    struct shm_chan in;     /* the peer's channel in my inbox (I consume) */
+    int cma;                /* single copy from this peer: 1 yes, 0 forbidden */
+};
+
+static struct {
+    tl_recv_fn recv;
+    struct boot *boot;
+    int nlocal;
+    int *lidx_of; /* world rank -> local index, -1 if not on my node */
+    struct shm_peer *peers; /* by local index */
+    int *active;            /* local indexes of peers (not me) */
+    int nactive;
+    struct shm_seg *my_seg;
+    size_t my_size;
+    char my_name[300];
+    int named; /* my segment still has a name in /dev/shm */
+    uint32_t bell_seen;
+} shm;
+
+static int shm_reaches(const struct boot *boot, int rank)
+{
+    return rank != boot->rank && boot->node_of[rank] == boot->node_of[boot->rank];
+}
+
+static void shm_segname(char *out, size_t cap, const char *kvs, int rank)
+{
+    snprintf(out, cap, "/tern-%s-%d", kvs, rank);
+}
+
+static size_t shm_round(size_t x, size_t a)
+{
+    return (x + a - 1) / a * a;
+}
+
+/* Bytes of one inbox channel: two head lines, the slots, the cells. */
+static size_t shm_inbox_size(size_t nlines, size_t ncells, size_t cell_size)
+{
+    return shm_round(SHM_RING_HEAD_BYTES + nlines * sizeof(struct shm_line) + ncells * cell_size,
+                     4096);
+}
+
+static int shm_open_fn(const struct tl_env *env, const int *peers, int n)
+{
+    struct boot *b = env->boot;
+    memset(&shm, 0, sizeof shm);
+    shm.recv = env->recv;
+    shm.boot = b;
+    shm.nlocal = b->local_size;
+    shm.lidx_of = malloc((size_t)b->size * sizeof(int));
+    shm.peers = calloc((size_t)b->local_size, sizeof *shm.peers);
+    shm.active = calloc((size_t)b->local_size, sizeof(int));
+    if (!shm.lidx_of || !shm.peers || !shm.active) return TERN_ERR_NOMEM;
+    for (int r = 0; r < b->size; r++) shm.lidx_of[r] = -1;
+    for (int i = 0; i < b->local_size; i++) {
+        shm.lidx_of[b->local_ranks[i]] = i;
+        shm.peers[i].world_rank = b->local_ranks[i];
+    }
+    for (int i = 0; i < n; i++) {
+        int li = shm.lidx_of[peers[i]];
+        if (li < 0) return TERN_ERR_INTERNAL;
+        shm.active[shm.nactive++] = li;
+    }
+
+    size_t nlines = (size_t)util_tun.shm_lines, ncells = (size_t)util_tun.shm_cells;
+    size_t cell = shm_round(util_tun.shm_cell_size, 64);
+    if (nlines < 4 || (nlines & (nlines - 1)) || ncells < 2 || cell < 256 || cell > (1u << 26)) {
+        UTIL_ERROR("shm: TERN_SHM_LINES must be a power of two >= 4, TERN_SHM_CELLS >= 2, "
+                   "TERN_SHM_CELL_SIZE between 256 bytes and 64 MiB");
+        return TERN_ERR_TUNABLE;
+    }
+    size_t inbox = shm_inbox_size(nlines, ncells, cell);
+    shm.my_size = SHM_HDR_SIZE + inbox * (size_t)shm.nlocal;
+
+    shm_segname(shm.my_name, sizeof shm.my_name, b->kvsname, b->rank);
+    int fd = shm_open(shm.my_name, O_RDWR | O_CREAT | O_EXCL, 0600);
+    if (fd < 0 && errno == EEXIST) {
+        /* A leftover of a crashed job with a recycled name: it is ours to replace. */
+        shm_unlink(shm.my_name);
+        fd = shm_open(shm.my_name, O_RDWR | O_CREAT | O_EXCL, 0600);
+    }
+    if (fd < 0) {
+        UTIL_ERROR("shm: cannot create %s: %s", shm.my_name, strerror(errno));
+        return TERN_ERR_TRANSPORT;
+    }
+    shm.named = 1;
+    if (ftruncate(fd, (off_t)shm.my_size) != 0) {
+        UTIL_ERROR("shm: cannot size %s to %zu bytes: %s", shm.my_name, shm.my_size,
+                   strerror(errno));
+        close(fd);
+        return TERN_ERR_TRANSPORT;
+    }
+    void *p = mmap(NULL, shm.my_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED) return TERN_ERR_TRANSPORT;
+    shm.my_seg = p;
+    struct shm_seg *s = shm.my_seg;
+    s->owner = b->rank;
+    s->nlocal = shm.nlocal;
+    s->nlines = nlines;
+    s->ncells = ncells;
+    s->cell_size = cell;
+    s->inbox_size = inbox;
+    s->seg_size = shm.my_size;
+    atomic_store(&s->sleeping, 0);
+    atomic_store(&s->bell, 0);
+    s->version = SHM_VERSION;
+    atomic_thread_fence(memory_order_release);
+    s->magic = SHM_MAGIC;
+    for (int i = 0; i < shm.nlocal; i++)
+        shm_chan_init(&shm.peers[i].in, (char *)p + SHM_HDR_SIZE + inbox * (size_t)i, nlines,
+                      ncells, cell);
+
+    char key[64], val[64];
+    snprintf(key, sizeof key, "tern-shm-%d", b->rank);
+    snprintf(val, sizeof val, "%ld", (long)getpid());
+    return boot_put(b, key, val);
+}
+
+static int shm_connect(void)
+{
+    struct boot *b = shm.boot;
+    int my_li = shm.lidx_of[b->rank];
+    for (int k = 0; k < shm.nactive; k++) {
+        struct shm_peer *pe = &shm.peers[shm.active[k]];
+        char key[64], val[64], name[300];
+        snprintf(key, sizeof key, "tern-shm-%d", pe->world_rank);
+        int rc = boot_get(b, key, val, sizeof val);
+        if (rc) return rc;
+        pe->pid = (pid_t)strtol(val, NULL, 10);
+        pe->cma = util_tun.shm_cma ? 1 : 0;
+        shm_segname(name, sizeof name, b->kvsname, pe->world_rank);
+        int fd = shm_open(name, O_RDWR, 0);
+        if (fd < 0) {
+            UTIL_ERROR("shm: cannot open rank %d's segment %s: %s", pe->world_rank, name,
+                       strerror(errno));
+            return TERN_ERR_TRANSPORT;
+        }
+        struct stat st;
+        if (fstat(fd, &st) != 0 || (size_t)st.st_size < SHM_HDR_SIZE) {
+            close(fd);
+            return TERN_ERR_TRANSPORT;
+        }
+        void *p = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        close(fd);
+        if (p == MAP_FAILED) return TERN_ERR_TRANSPORT;
+        struct shm_seg *s = p;
+        pe->seg = s;
+        if (s->magic != SHM_MAGIC || s->version != SHM_VERSION || s->nlocal != shm.nlocal ||
+            s->seg_size != (uint64_t)st.st_size ||
+            SHM_HDR_SIZE + s->inbox_size * (uint64_t)s->nlocal > s->seg_size ||
+            shm_inbox_size(s->nlines, s->ncells, s->cell_size) != s->inbox_size) {
+            UTIL_ERROR("shm: rank %d's segment is not a tern segment of this version",
+                       pe->world_rank);
+            return TERN_ERR_TRANSPORT;
+        }
+        shm_chan_init(&pe->out, (char *)p + SHM_HDR_SIZE + s->inbox_size * (size_t)my_li,
+                      s->nlines, s->ncells, s->cell_size);
+    }
+    return 0;
+}
+
+static int shm_ready(void)
+{
+    /* Everyone has attached: remove the name so nothing can be left behind. */
+    if (shm.named) {
+        shm_unlink(shm.my_name);
+        shm.named = 0;
+    }
+    return 0;
+}
+
+static long shm_futex(_Atomic uint32_t *addr, int op, uint32_t val, const struct timespec *ts)
+{
+    return syscall(SYS_futex, (uint32_t *)addr, op, val, ts, NULL, 0);
+}
+
+static int shm_send(int dest, const struct iovec *iov, int iovcnt, size_t total)
+{
+    struct shm_peer *pe = &shm.peers[shm.lidx_of[dest]];
+    int rc = shm_chan_push(&pe->out, iov, iovcnt, total);
+    if (rc) return rc;
+    /* Ring the bell only if the receiver said it sleeps. The fence orders our publish
+     * before our read of `sleeping`, pairing with the fence in shm_sleep_begin. */
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load_explicit(&pe->seg->sleeping, memory_order_relaxed)) {
+        atomic_fetch_add(&pe->seg->bell, 1);
+        shm_futex(&pe->seg->bell, FUTEX_WAKE, INT_MAX, NULL);
+    }
+    return 0;
+}
+
+static int shm_poll(void)
+{
+    int n = 0;
+    for (int k = 0; k < shm.nactive; k++) {
+        struct shm_peer *pe = &shm.peers[shm.active[k]];
+        /* A bounded batch per peer keeps one busy sender from starving the others. */
+        for (int i = 0; i < 32; i++) {
+            const void *data;
+            size_t len;
+            if (!shm_chan_peek(&pe->in, &data, &len)) break;
+            shm.recv(pe->world_rank, data, len);
+            shm_chan_release(&pe->in);
+            n++;
+        }
+    }
+    return n;
+}
+
+static int shm_get(int src, void *local, uint64_t remote, size_t len)
+{
+    struct shm_peer *pe = &shm.peers[shm.lidx_of[src]];
+    if (!pe->cma) return TERN_ERR_UNSUPPORTED;
+    char *dst = local;
+    size_t done = 0;
+    while (done < len) {
+        struct iovec l = {dst + done, len - done};
+        struct iovec r = {(void *)(uintptr_t)(remote + done), len - done};
+        ssize_t got = process_vm_readv(pe->pid, &l, 1, &r, 1, 0);
+        if (got < 0) {
+            if (errno == EINTR) continue;
+            if (done == 0 && (errno == EPERM || errno == ENOSYS || errno == EACCES)) {
+                UTIL_DEBUG(1, "shm: cross-memory attach from rank %d not permitted (%s); "
+                              "streaming through cells instead",
+                           src, strerror(errno));
+                pe->cma = 0;
+                return TERN_ERR_UNSUPPORTED;
+            }
+            if (errno == ESRCH) return TERN_ERR_PEER_FAILED;
+            UTIL_ERROR("shm: process_vm_readv from rank %d failed: %s", src, strerror(errno));
+            return TERN_ERR_TRANSPORT;
+        }
+        if (got == 0) return TERN_ERR_TRANSPORT;
+        done += (size_t)got;
+    }
+    return 0;
+}
+
+static void shm_sleep_begin(void)
+{
+    atomic_store_explicit(&shm.my_seg->sleeping, 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_seq_cst);
+    shm.bell_seen = atomic_load_explicit(&shm.my_seg->bell, memory_order_relaxed);
+}
+
+static void shm_sleep_wait(int timeout_ms)
+{
+    struct timespec ts = {timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000L};
+    shm_futex(&shm.my_seg->bell, FUTEX_WAIT, shm.bell_seen, &ts);
+}
+
+static void shm_sleep_end(void)
+{
+    atomic_store_explicit(&shm.my_seg->sleeping, 0, memory_order_relaxed);
+}
+
+static void shm_limits(struct tl_limits *out)
+{
+    size_t cell = shm_round(util_tun.shm_cell_size, 64);
+    out->max_frame = cell;
+    out->max_inline = SHM_LINE_INLINE;
+    out->eager_max = util_tun.shm_eager_max;
+    out->has_get = util_tun.shm_cma;
+}
+
+static void shm_close(void)
+{
+    for (int k = 0; k < shm.nactive; k++) {
+        struct shm_peer *pe = &shm.peers[shm.active[k]];
+        if (pe->seg) munmap(pe->seg, pe->seg->seg_size);
+    }
+    if (shm.named) shm_unlink(shm.my_name);
+    if (shm.my_seg) munmap(shm.my_seg, shm.my_size);
+    free(shm.lidx_of);
+    free(shm.peers);
+    free(shm.active);
+    memset(&shm, 0, sizeof shm);
+}
+
+const struct tl_ops tl_shm_ops = {
+    .size = sizeof(struct tl_ops),
+    .name = "shm",
+    .reaches = shm_reaches,
+    .open = shm_open_fn,
+    .connect = shm_connect,
+    .ready = shm_ready,
+    .send = shm_send,
+    .poll = shm_poll,
+    .get = shm_get,
+    .sleep_begin = shm_sleep_begin,
+    .sleep_wait = shm_sleep_wait,
+    .sleep_end = shm_sleep_end,
+    .limits = shm_limits,
+    .close = shm_close,
+};

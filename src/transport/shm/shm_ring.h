@@ -1,0 +1,132 @@
+/*
+ * shm_ring.h - one single-producer/single-consumer channel of the shm transport:
+ * a ring of cache-line slots (the fastbox ring) plus a ring of cells for larger frames.
+ * Pure memory operations with no system calls, shared by shm.c and the unit tests.
+ *
+ * Layout of a channel in shared memory (receiver-owned):
+ *   [line_head : 64 B][cell_head : 64 B][slots : nlines x 64 B][cells : ncells x cell_size]
+ * The producer keeps its positions privately and reads the heads only when it believes
+ * a ring is full; the consumer publishes the heads as it releases frames.
+ */
+#ifndef TERN_SHM_RING_H
+#define TERN_SHM_RING_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#include "tern.h"
+
+#define SHM_LINE_INLINE 56
+#define SHM_RING_HEAD_BYTES 128
+
+/* A slot: the sequence word and the frame share one cache line. */
+struct shm_line {
+    _Alignas(64) _Atomic uint32_t seq; /* == position + 1 (mod 2^32) when full */
+    uint32_t len;                      /* frame length; > SHM_LINE_INLINE: frame is in a cell */
+    unsigned char data[SHM_LINE_INLINE];
+};
+
+/* One endpoint's private view of a channel (producer or consumer). */
+struct shm_chan {
+    _Atomic uint64_t *line_head; /* consumer's published slot position */
+    _Atomic uint64_t *cell_head; /* consumer's published cell position */
+    struct shm_line *lines;
+    unsigned char *cells;
+    uint64_t nlines, ncells, cell_size;
+    uint64_t line_pos; /* producer: next slot to fill; consumer: next slot to read */
+    uint64_t cell_pos; /* producer: next cell to fill; consumer: next cell to read */
+    uint64_t line_head_seen, cell_head_seen; /* producer's cached copies of the heads */
+    size_t cur_len;                          /* consumer: length of the peeked frame */
+};
+
+/* Point `c` at the channel whose memory starts at `base` (zeroed memory is empty). */
+static inline void shm_chan_init(struct shm_chan *c, void *base, uint64_t nlines, uint64_t ncells,
+                                 uint64_t cell_size)
+{
+    unsigned char *b = base;
+    memset(c, 0, sizeof *c);
+    c->line_head = (_Atomic uint64_t *)b;
+    c->cell_head = (_Atomic uint64_t *)(b + 64);
+    c->lines = (struct shm_line *)(b + SHM_RING_HEAD_BYTES);
+    c->cells = b + SHM_RING_HEAD_BYTES + nlines * sizeof(struct shm_line);
+    c->nlines = nlines;
+    c->ncells = ncells;
+    c->cell_size = cell_size;
+}
+
+static inline void shm_iov_gather(unsigned char *dst, const struct iovec *iov, int iovcnt)
+{
+    for (int i = 0; i < iovcnt; i++) {
+        if (iov[i].iov_len) memcpy(dst, iov[i].iov_base, iov[i].iov_len);
+        dst += iov[i].iov_len;
+    }
+}
+
+/*
+ * Producer: append one frame of `total` bytes gathered from iov.
+ * Returns 0, TERN_ERR_AGAIN when the slot or cell ring is full (nothing written), or
+ * TERN_ERR_INVAL when the frame exceeds a cell.
+ */
+static inline int shm_chan_push(struct shm_chan *c, const struct iovec *iov, int iovcnt,
+                                size_t total)
+{
+    if (c->line_pos - c->line_head_seen >= c->nlines) {
+        c->line_head_seen = atomic_load_explicit(c->line_head, memory_order_acquire);
+        if (c->line_pos - c->line_head_seen >= c->nlines) return TERN_ERR_AGAIN;
+    }
+    struct shm_line *line = &c->lines[c->line_pos & (c->nlines - 1)];
+    if (total <= SHM_LINE_INLINE) {
+        shm_iov_gather(line->data, iov, iovcnt);
+    } else {
+        if (total > c->cell_size) return TERN_ERR_INVAL;
+        if (c->cell_pos - c->cell_head_seen >= c->ncells) {
+            c->cell_head_seen = atomic_load_explicit(c->cell_head, memory_order_acquire);
+            if (c->cell_pos - c->cell_head_seen >= c->ncells) return TERN_ERR_AGAIN;
+        }
+        shm_iov_gather(c->cells + (c->cell_pos % c->ncells) * c->cell_size, iov, iovcnt);
+        c->cell_pos++;
+    }
+    line->len = (uint32_t)total;
+    atomic_store_explicit(&line->seq, (uint32_t)(c->line_pos + 1), memory_order_release);
+    c->line_pos++;
+    return 0;
+}
+
+/*
+ * Consumer: is a frame there? If so, point data and len at it (valid until
+ * shm_chan_release) and return 1; else 0. A length the producer could not have
+ * written (larger than a cell) is clamped so a corrupt slot cannot make us read
+ * outside the channel.
+ */
+static inline int shm_chan_peek(struct shm_chan *c, const void **data, size_t *len)
+{
+    struct shm_line *line = &c->lines[c->line_pos & (c->nlines - 1)];
+    if (atomic_load_explicit(&line->seq, memory_order_acquire) != (uint32_t)(c->line_pos + 1))
+        return 0;
+    size_t n = line->len;
+    if (n <= SHM_LINE_INLINE) {
+        *data = line->data;
+    } else {
+        if (n > c->cell_size) n = c->cell_size;
+        *data = c->cells + (c->cell_pos % c->ncells) * c->cell_size;
+    }
+    c->cur_len = line->len;
+    *len = n;
+    return 1;
+}
+
+/* Consumer: the peeked frame is consumed; give its slot (and cell) back. */
+static inline void shm_chan_release(struct shm_chan *c)
+{
+    if (c->cur_len > SHM_LINE_INLINE) {
+        c->cell_pos++;
+        atomic_store_explicit(c->cell_head, c->cell_pos, memory_order_release);
+    }
+    c->line_pos++;
+    atomic_store_explicit(c->line_head, c->line_pos, memory_order_release);
+}
+
+#endif

@@ -1,0 +1,36 @@
+/*
+ * transport.c - the registry of transports and the shared "not supported" stubs.
+ */
+#include "transport/transport.h"
+
+#include <string.h>
+
+#include "tern.h"
+
+const struct tl_ops *const tl_registry[] = {&tl_self_ops, &tl_shm_ops, NULL};
+
+int tl_stub_get(int src, void *local, uint64_t remote, size_t len)
+{
+    (void)src, (void)local, (void)remote, (void)len;
+    return TERN_ERR_UNSUPPORTED;
+}
+
+void tl_stub_sleep_begin(void) {}
+void tl_stub_sleep_wait(int timeout_ms)
+{
+    (void)timeout_ms;
+}
+void tl_stub_sleep_end(void) {}
+int tl_stub_noop(void)
+{
+    return 0;
+}
+
+void tl_iov_copy(void *dst, const struct iovec *iov, int iovcnt)
+{
+    char *d = dst;
+    for (int i = 0; i < iovcnt; i++) {
+        if (iov[i].iov_len) memcpy(d, iov[i].iov_base, iov[i].iov_len);
+        d += iov[i].iov_len;
+    }
+}

@@ -1,0 +1,56 @@
+#!/bin/sh
+# expect_fail.sh - run a job that must fail, and check how it failed.
+#
+#   expect_fail.sh EXPECTED_EXIT MAX_SECONDS command [args...]
+#
+# Passes if the command (ternrun ...) exits with EXPECTED_EXIT (e.g. 3 for a rank that
+# called exit(3), 137 for a rank killed by SIGKILL), within MAX_SECONDS, and leaves no
+# /dev/shm/tern-* entry that was not there before. ctest runs these tests alone
+# (RUN_SERIAL), so entries of other jobs cannot appear meanwhile; a new entry still
+# gets a second to vanish in case some other process on the machine is mid-job.
+set -u
+expected=$1
+limit=$2
+shift 2
+
+shm_list() {
+    ls -1 /dev/shm 2>/dev/null | grep '^tern-' | sort
+}
+
+before=$(mktemp)
+after=$(mktemp)
+trap 'rm -f "$before" "$after"' EXIT
+shm_list >"$before"
+
+start=$(date +%s.%N)
+"$@"
+code=$?
+end=$(date +%s.%N)
+elapsed=$(awk "BEGIN{printf \"%.2f\", $end - $start}")
+
+fail=0
+echo "expect_fail: '$*' exited with $code after ${elapsed} s (expected $expected within $limit s)"
+if [ "$code" -ne "$expected" ]; then
+    echo "FAIL: exit code $code, expected $expected"
+    fail=1
+fi
+if awk "BEGIN{exit !($elapsed >= $limit)}"; then
+    echo "FAIL: the job took ${elapsed} s, more than $limit s (hang?)"
+    fail=1
+fi
+
+shm_list >"$after"
+new=$(comm -13 "$before" "$after")
+if [ -n "$new" ]; then
+    sleep 1
+    shm_list >"$after"
+    new=$(comm -13 "$before" "$after")
+fi
+if [ -n "$new" ]; then
+    echo "FAIL: left behind in /dev/shm:"
+    echo "$new" | sed 's/^/    /'
+    ls -l /dev/shm | grep ' tern-' || true
+    fail=1
+fi
+[ $fail -eq 0 ] && echo "expect_fail: ok"
+exit $fail

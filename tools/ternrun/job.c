@@ -1,0 +1,197 @@
+/*
+ * job.c - the event loop of a job and the policy for ending it.
+ *
+ * One epoll set, no sleeps: the loop wakes for a signal (signalfd), a PMI command,
+ * output to forward, or the next deadline (--timeout, or the SIGKILL that follows
+ * SIGTERM after --kill-grace). The first failure - a rank exiting non-zero or dying
+ * of a signal, an abort, a PMI deadlock, the timeout, or a signal to ternrun - is
+ * reported in one line and decides the exit code; the job is then ended with SIGTERM
+ * and, after the grace, SIGKILL. Later failures are consequences and stay silent.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ternrun.h"
+
+/* How long to wait for ranks after SIGKILL before giving up on them (a process in
+ * uninterruptible sleep cannot be reaped; ternrun must still not hang). */
+#define JOB_ABANDON_SECONDS 5.0
+
+double run_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void job_kill_now(struct run_job *job)
+{
+    run_launch_signal_all(job, SIGKILL);
+    run_launch_kill_strays(SIGKILL);
+    job->kill_at = 0;
+}
+
+/* Ask every rank to stop; SIGKILL follows after the grace period. */
+static void job_terminate(struct run_job *job)
+{
+    if (job->terminating) return;
+    job->terminating = 1;
+    if (job->opts.kill_grace <= 0) {
+        job_kill_now(job);
+        return;
+    }
+    run_launch_signal_all(job, SIGTERM);
+    run_launch_kill_strays(SIGTERM);
+    job->kill_at = run_now() + job->opts.kill_grace;
+}
+
+void run_job_fail(struct run_job *job, int code, const char *fmt, ...)
+{
+    if (job->exit_code >= 0) return; /* only the first failure is news */
+    job->exit_code = code;
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "%s\n", line);
+    job_terminate(job);
+}
+
+static void job_on_signal(struct run_job *job, int sig)
+{
+    switch (sig) {
+    case SIGCHLD:
+        run_launch_reap(job);
+        break;
+    case SIGUSR1:
+    case SIGUSR2:
+        run_launch_signal_all(job, sig);
+        break;
+    default:
+        /* INT, TERM, HUP: end the job; asked again while ending it, stop waiting. */
+        if (job->terminating) {
+            job_kill_now(job);
+            if (job->exit_code < 0) job->exit_code = RUN_EXIT_SIGNAL + sig;
+        } else {
+            run_job_fail(job, RUN_EXIT_SIGNAL + sig, "ternrun: received %s; ending the job",
+                         run_signal_name(sig));
+        }
+        break;
+    }
+}
+
+static void job_read_signals(struct run_job *job)
+{
+    struct signalfd_siginfo si[16];
+    for (;;) {
+        ssize_t n = read(job->sigfd, si, sizeof si);
+        if (n < (ssize_t)sizeof si[0]) return;
+        for (size_t i = 0; i < (size_t)n / sizeof si[0]; i++)
+            job_on_signal(job, (int)si[i].ssi_signo);
+    }
+}
+
+static void job_dispatch(struct run_job *job, unsigned long long what)
+{
+    int kind = (int)(what >> 32);
+    unsigned idx = (unsigned)what;
+    if (kind == RUN_EV_SIGNAL) {
+        job_read_signals(job);
+        return;
+    }
+    if (idx >= (unsigned)job->size) return;
+    struct run_rank *r = &job->ranks[idx];
+    if (kind == RUN_EV_PMI && r->pmi_fd >= 0)
+        run_pmi_readable(job, r);
+    else if (kind == RUN_EV_STDOUT)
+        run_out_readable(&r->out[0], r->rank);
+    else if (kind == RUN_EV_STDERR)
+        run_out_readable(&r->out[1], r->rank);
+}
+
+/* Milliseconds until the nearest deadline, rounded up; -1 if there is none. */
+static int job_wait_ms(const struct run_job *job, double abandon_at)
+{
+    double next = 0;
+    const double t[3] = {job->timeout_at, job->kill_at, abandon_at};
+    for (int i = 0; i < 3; i++)
+        if (t[i] > 0 && (next == 0 || t[i] < next)) next = t[i];
+    if (next == 0) return -1;
+    double ms = (next - run_now()) * 1e3;
+    if (ms <= 0) return 0;
+    if (ms > 1e9) return 1000000000;
+    int whole = (int)ms;
+    return whole < ms ? whole + 1 : whole; /* round up: never wake before the deadline */
+}
+
+static void job_cleanup(struct run_job *job)
+{
+    for (int i = 0; i < job->size; i++) {
+        struct run_rank *r = &job->ranks[i];
+        run_pmi_close(job, r);
+        for (int k = 0; k < 2; k++)
+            if (r->out[k].fd >= 0) run_out_close(&r->out[k], r->rank);
+    }
+    if (job->execerr_fd >= 0) close(job->execerr_fd);
+    if (job->epfd >= 0) close(job->epfd);
+    job->execerr_fd = job->epfd = -1;
+    run_pmi_fini(job);
+}
+
+int run_job_run(struct run_job *job)
+{
+    job->epfd = epoll_create1(EPOLL_CLOEXEC);
+    struct epoll_event sev = {.events = EPOLLIN, .data.u64 = RUN_EV(RUN_EV_SIGNAL, 0)};
+    if (job->epfd < 0 || epoll_ctl(job->epfd, EPOLL_CTL_ADD, job->sigfd, &sev) != 0 ||
+        run_pmi_init(job) != 0) {
+        fprintf(stderr, "ternrun: cannot set up the job: %s\n", strerror(errno));
+        job_cleanup(job);
+        return RUN_EXIT_FAIL;
+    }
+    if (job->opts.timeout > 0) job->timeout_at = run_now() + job->opts.timeout;
+
+    run_launch_start(job); /* on failure the job is already ending */
+
+    double abandon_at = 0;
+    while (job->nalive > 0) {
+        double now = run_now();
+        if (job->timeout_at > 0 && now >= job->timeout_at) {
+            job->timeout_at = 0;
+            run_job_fail(job, RUN_EXIT_TIMEOUT, "ternrun: job timed out after %g s; ending it",
+                         job->opts.timeout);
+        }
+        if (job->kill_at > 0 && now >= job->kill_at) job_kill_now(job);
+        if (job->terminating && job->kill_at == 0 && abandon_at == 0)
+            abandon_at = now + JOB_ABANDON_SECONDS;
+        if (abandon_at > 0 && now >= abandon_at) {
+            fprintf(stderr, "ternrun: %d rank(s) did not die after SIGKILL; giving up on them\n",
+                    job->nalive);
+            break;
+        }
+
+        struct epoll_event ev[64];
+        int n = epoll_wait(job->epfd, ev, 64, job_wait_ms(job, abandon_at));
+        if (n < 0 && errno != EINTR) {
+            run_job_fail(job, RUN_EXIT_FAIL, "ternrun: epoll_wait failed: %s", strerror(errno));
+            job_kill_now(job);
+            n = 0;
+        }
+        for (int i = 0; i < n; i++)
+            job_dispatch(job, ev[i].data.u64);
+    }
+
+    /* Processes a rank left behind are ended with a job that failed; after a clean
+     * run they are the user's business, as they would be under a shell. */
+    if (job->terminating) run_launch_kill_strays(SIGKILL);
+    job_cleanup(job);
+    run_launch_remove_shm(job->kvsname);
+    return job->exit_code >= 0 ? job->exit_code : RUN_EXIT_OK;
+}

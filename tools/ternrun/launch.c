@@ -1,0 +1,344 @@
+/*
+ * launch.c - starting, signalling and reaping the processes of a job.
+ *
+ * Each rank is fork()ed and exec()ed directly (no shell in between) with one end
+ * of its own socketpair as PMI_FD. Every descriptor ternrun opens is close-on-exec,
+ * so a rank inherits only its own PMI end, stdin (rank 0) or /dev/null, and either
+ * ternrun's stdout/stderr or its --tag-output pipes. A rank asks the kernel to
+ * SIGKILL it if ternrun dies (PR_SET_PDEATHSIG), and ternrun is a child subreaper
+ * so processes a rank leaves behind are adopted by ternrun and ended with the job
+ * instead of escaping to init.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ternrun.h"
+
+/* What a child writes on the exec-error pipe when exec fails (one atomic write). */
+struct launch_exec_error {
+    int rank;
+    int err;
+};
+
+const char *run_signal_name(int sig)
+{
+    /* By name, not by number: numbering differs between architectures. */
+    static const struct {
+        int sig;
+        const char *name;
+    } names[] = {
+#define LAUNCH_SIG(s) {s, #s}
+        LAUNCH_SIG(SIGHUP),    LAUNCH_SIG(SIGINT),  LAUNCH_SIG(SIGQUIT),  LAUNCH_SIG(SIGILL),
+        LAUNCH_SIG(SIGTRAP),   LAUNCH_SIG(SIGABRT), LAUNCH_SIG(SIGBUS),   LAUNCH_SIG(SIGFPE),
+        LAUNCH_SIG(SIGKILL),   LAUNCH_SIG(SIGUSR1), LAUNCH_SIG(SIGSEGV),  LAUNCH_SIG(SIGUSR2),
+        LAUNCH_SIG(SIGPIPE),   LAUNCH_SIG(SIGALRM), LAUNCH_SIG(SIGTERM),  LAUNCH_SIG(SIGCHLD),
+        LAUNCH_SIG(SIGCONT),   LAUNCH_SIG(SIGSTOP), LAUNCH_SIG(SIGTSTP),  LAUNCH_SIG(SIGTTIN),
+        LAUNCH_SIG(SIGTTOU),   LAUNCH_SIG(SIGURG),  LAUNCH_SIG(SIGXCPU),  LAUNCH_SIG(SIGXFSZ),
+        LAUNCH_SIG(SIGVTALRM), LAUNCH_SIG(SIGPROF), LAUNCH_SIG(SIGWINCH), LAUNCH_SIG(SIGIO),
+        LAUNCH_SIG(SIGSYS),
+#undef LAUNCH_SIG
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (names[i].sig == sig) return names[i].name;
+    return "unknown signal";
+}
+
+/* Is `path` a file this process may execute? Returns 0 or an errno value. */
+static int launch_check_exec(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) return errno;
+    if (S_ISDIR(st.st_mode)) return EISDIR;
+    if (!S_ISREG(st.st_mode)) return EACCES;
+    if (access(path, X_OK) != 0) return errno;
+    /* root passes access(X_OK) if any x bit is set; exec needs one for someone. */
+    if (!(st.st_mode & (S_IXUSR | S_IXGRP | S_IXOTH))) return EACCES;
+    return 0;
+}
+
+/*
+ * Find prog as execvp would, once, so N children need not search PATH N times and
+ * a missing program is reported before anything starts. Returns 0 or an errno value
+ * (ENOENT if nowhere; otherwise the reason the best candidate cannot run).
+ */
+int run_launch_resolve(const char *prog, char *path, size_t pathsz)
+{
+    if (*prog == '\0') return ENOENT;
+    if (strchr(prog, '/')) {
+        if (strlen(prog) >= pathsz) return ENAMETOOLONG;
+        strcpy(path, prog);
+        return launch_check_exec(path);
+    }
+    const char *dirs = getenv("PATH");
+    if (dirs == NULL) dirs = "/usr/local/bin:/usr/bin:/bin";
+    int best = ENOENT;
+    for (const char *d = dirs;; d++) {
+        const char *end = strchr(d, ':');
+        size_t dlen = end ? (size_t)(end - d) : strlen(d);
+        int n = dlen ? snprintf(path, pathsz, "%.*s/%s", (int)dlen, d, prog)
+                     : snprintf(path, pathsz, "%s", prog); /* empty entry: cwd */
+        if (n > 0 && (size_t)n < pathsz) {
+            int err = launch_check_exec(path);
+            if (err == 0) return 0;
+            if (err != ENOENT && err != ENOTDIR) best = err;
+        }
+        if (end == NULL) break;
+        d = end;
+    }
+    return best;
+}
+
+static int launch_set_nonblock(int fd)
+{
+    int fl = fcntl(fd, F_GETFL);
+    return fl < 0 ? -1 : fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+}
+
+static int launch_watch(struct run_job *job, int fd, unsigned long long what)
+{
+    struct epoll_event ev = {.events = EPOLLIN, .data.u64 = what};
+    return epoll_ctl(job->epfd, EPOLL_CTL_ADD, fd, &ev);
+}
+
+static void launch_setenv_int(const char *name, int v)
+{
+    char buf[16];
+    snprintf(buf, sizeof buf, "%d", v);
+    setenv(name, buf, 1);
+}
+
+/*
+ * In the child between fork and exec. ternrun is single-threaded, so malloc (in
+ * setenv) is safe here. Never returns.
+ */
+static void launch_child(struct run_job *job, int rank, int pmi_fd, const int out_w[2], int err_w,
+                         pid_t parent)
+{
+    /* Die with ternrun. Checking the parent after asking closes the window in which
+     * ternrun could have died before the request took effect. */
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) _exit(RUN_EXIT_FAIL);
+
+    sigaction(SIGPIPE, &job->orig_sigpipe, NULL);
+    sigprocmask(SIG_SETMASK, &job->orig_sigmask, NULL);
+    setrlimit(RLIMIT_NOFILE, &job->orig_nofile);
+
+    if (rank != 0 && dup2(job->devnull, 0) < 0) _exit(RUN_EXIT_FAIL);
+    if (out_w[0] >= 0 && (dup2(out_w[0], 1) < 0 || dup2(out_w[1], 2) < 0)) _exit(RUN_EXIT_FAIL);
+    if (fcntl(pmi_fd, F_SETFD, 0) != 0) _exit(RUN_EXIT_FAIL);
+
+    launch_setenv_int("PMI_FD", pmi_fd);
+    launch_setenv_int("PMI_RANK", rank);
+    launch_setenv_int("PMI_SIZE", job->size);
+    launch_setenv_int("TERN_LOCAL_RANK", rank);
+    launch_setenv_int("TERN_LOCAL_SIZE", job->size);
+    /* Set if ternrun itself runs under another launcher; would point elsewhere. */
+    unsetenv("PMI_PORT");
+    unsetenv("PMI_ID");
+
+    execv(job->path, job->opts.argv);
+    int err = errno;
+    if (err == ENOEXEC) {
+        /* A script without "#!": run it with sh, as execvp and shells do. */
+        int argc = 0;
+        while (job->opts.argv[argc])
+            argc++;
+        char **av = calloc((size_t)argc + 2, sizeof *av);
+        if (av) {
+            av[0] = "sh";
+            av[1] = (char *)job->path;
+            for (int i = 1; i <= argc; i++)
+                av[i + 1] = job->opts.argv[i];
+            execv("/bin/sh", av);
+        }
+        err = errno;
+    }
+    struct launch_exec_error rec = {rank, err};
+    if (write(err_w, &rec, sizeof rec) < 0) {
+        /* Nothing more to do: the exit code still tells ternrun. */
+    }
+    _exit(err == ENOENT ? RUN_EXIT_NOTFOUND : RUN_EXIT_NOEXEC);
+}
+
+/* Start rank r. Returns 0, or -1 with the job failed and a message printed. */
+static int launch_one(struct run_job *job, struct run_rank *r, int err_w, pid_t parent)
+{
+    int sv[2];
+    int out_r[2] = {-1, -1}, out_w[2] = {-1, -1};
+    const char *what = "socketpair";
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) goto fail;
+    what = "pipe";
+    for (int i = 0; job->opts.tag_output && i < 2; i++) {
+        int p[2];
+        if (pipe2(p, O_CLOEXEC) != 0) goto fail_pipes;
+        out_r[i] = p[0];
+        out_w[i] = p[1];
+    }
+    what = "fork";
+    pid_t pid = fork();
+    if (pid < 0) goto fail_pipes;
+    if (pid == 0) launch_child(job, r->rank, sv[1], out_w, err_w, parent);
+
+    r->pid = pid;
+    r->alive = 1;
+    job->nalive++;
+    close(sv[1]);
+    for (int i = 0; i < 2; i++)
+        if (out_w[i] >= 0) close(out_w[i]);
+    r->pmi_fd = sv[0];
+    if (launch_set_nonblock(sv[0]) != 0 || launch_watch(job, sv[0], RUN_EV(RUN_EV_PMI, r->rank)))
+        run_pmi_close(job, r); /* the rank will see EOF; its exit status decides */
+    for (int i = 0; i < 2 && out_r[i] >= 0; i++) {
+        run_out_open(&r->out[i], out_r[i], i + 1);
+        if (launch_set_nonblock(out_r[i]) != 0 ||
+            launch_watch(job, out_r[i], RUN_EV(i ? RUN_EV_STDERR : RUN_EV_STDOUT, r->rank)))
+            run_out_close(&r->out[i], r->rank);
+    }
+    return 0;
+
+fail_pipes:;
+    int err = errno;
+    for (int i = 0; i < 2; i++) {
+        if (out_r[i] >= 0) close(out_r[i]);
+        if (out_w[i] >= 0) close(out_w[i]);
+    }
+    close(sv[0]);
+    close(sv[1]);
+    errno = err;
+fail:
+    run_job_fail(job, RUN_EXIT_FAIL, "ternrun: cannot start rank %d: %s failed: %s", r->rank, what,
+                 strerror(errno));
+    return -1;
+}
+
+int run_launch_start(struct run_job *job)
+{
+    int ep[2];
+    if (pipe2(ep, O_CLOEXEC) != 0 || launch_set_nonblock(ep[0]) != 0) {
+        run_job_fail(job, RUN_EXIT_FAIL, "ternrun: cannot create a pipe: %s", strerror(errno));
+        return -1;
+    }
+    job->execerr_fd = ep[0];
+    pid_t parent = getpid();
+    int rc = 0;
+    for (int i = 0; i < job->size && rc == 0; i++)
+        rc = launch_one(job, &job->ranks[i], ep[1], parent);
+    close(ep[1]); /* children hold the only write ends now */
+    return rc;
+}
+
+void run_launch_signal_all(struct run_job *job, int sig)
+{
+    for (int i = 0; i < job->size; i++)
+        if (job->ranks[i].alive) kill(job->ranks[i].pid, sig);
+}
+
+/*
+ * Signal every process whose parent is ternrun but that is not a rank still alive:
+ * those a rank left behind and ternrun adopted as subreaper. Found through /proc,
+ * which is read only while a job is being ended.
+ */
+void run_launch_kill_strays(int sig)
+{
+    DIR *d = opendir("/proc");
+    if (d == NULL) return;
+    pid_t self = getpid();
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] < '1' || e->d_name[0] > '9') continue;
+        char path[300], buf[512];
+        snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0) continue;
+        ssize_t n = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        if (n <= 0) continue;
+        buf[n] = '\0';
+        /* "pid (comm) state ppid ...": comm may hold spaces and ')', so take the last. */
+        char *p = strrchr(buf, ')');
+        char state;
+        int ppid;
+        if (p == NULL || sscanf(p + 1, " %c %d", &state, &ppid) != 2) continue;
+        if (ppid == (int)self && state != 'Z') kill((pid_t)atoi(e->d_name), sig);
+    }
+    closedir(d);
+}
+
+/* Record the exec failures children reported, so the exit message can say why. */
+static void launch_read_exec_errors(struct run_job *job)
+{
+    struct launch_exec_error rec;
+    while (job->execerr_fd >= 0 && read(job->execerr_fd, &rec, sizeof rec) == sizeof rec)
+        if (rec.rank >= 0 && rec.rank < job->size) job->ranks[rec.rank].exec_errno = rec.err;
+}
+
+static void launch_exited(struct run_job *job, struct run_rank *r, int status)
+{
+    r->alive = 0;
+    job->nalive--;
+    /* The rank wrote before it exited: take in its last PMI commands (an abort) and
+     * its last output before judging its exit, so messages come in causal order. */
+    launch_read_exec_errors(job);
+    if (r->pmi_fd >= 0) run_pmi_readable(job, r);
+    run_pmi_close(job, r);
+    for (int i = 0; i < 2; i++) {
+        if (r->out[i].fd < 0) continue;
+        run_out_drain(&r->out[i], r->rank);
+        run_out_close(&r->out[i], r->rank);
+    }
+
+    if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
+        int code = WEXITSTATUS(status);
+        if (r->exec_errno)
+            run_job_fail(job, code, "ternrun: rank %d (pid %d) could not execute '%s': %s", r->rank,
+                         (int)r->pid, job->path, strerror(r->exec_errno));
+        else
+            run_job_fail(job, code, "ternrun: rank %d (pid %d) exited with code %d", r->rank,
+                         (int)r->pid, code);
+    } else if (WIFSIGNALED(status)) {
+        int sig = WTERMSIG(status);
+        run_job_fail(job, RUN_EXIT_SIGNAL + sig,
+                     "ternrun: rank %d (pid %d) killed by signal %d (%s)%s", r->rank, (int)r->pid,
+                     sig, run_signal_name(sig), WCOREDUMP(status) ? ", core dumped" : "");
+    }
+    run_pmi_rank_gone(job);
+}
+
+void run_launch_reap(struct run_job *job)
+{
+    for (;;) {
+        int status;
+        pid_t pid = waitpid(-1, &status, WNOHANG);
+        if (pid <= 0) return;
+        /* Linear: reaping is once per rank, and jobs on one node are small. */
+        for (int i = 0; i < job->size; i++) {
+            if (job->ranks[i].alive && job->ranks[i].pid == pid) {
+                launch_exited(job, &job->ranks[i], status);
+                break;
+            }
+        }
+        /* Anything else was adopted from a rank and is simply reaped. */
+    }
+}
+
+/* Backstop for segments a rank could not unlink (killed during startup). */
+void run_launch_remove_shm(const char *kvsname)
+{
+    char prefix[64];
+    int plen = snprintf(prefix, sizeof prefix, "tern-%s-", kvsname);
+    DIR *d = opendir("/dev/shm");
+    if (d == NULL) return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        if (strncmp(e->d_name, prefix, (size_t)plen) == 0) unlinkat(dirfd(d), e->d_name, 0);
+    closedir(d);
+}

@@ -1,0 +1,358 @@
+/*
+ * pmi_server.c - the PMI-1 "simple" wire protocol, server side: one key-value space
+ * per job, the job-wide barrier, finalize and abort.
+ *
+ * Lines are read and split with the same code the client in libtern uses
+ * (boot/pmi_wire.c), so both sides agree on one grammar. Every rank's socket is
+ * non-blocking: a client that sends garbage gets an rc=-1 reply when the command is
+ * recognisable and its connection closed when it is not, and a client that stops
+ * reading its replies is disconnected rather than allowed to block the launcher.
+ * Puts are visible at once, which is stronger than PMI-1's promise that puts made
+ * before a barrier are visible after it.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ternrun.h"
+
+/* The key-value space: open addressing with linear probing, kept under half full. */
+struct run_kvs_slot {
+    char *key; /* NULL if the slot is empty */
+    char *val;
+};
+
+struct run_kvs {
+    size_t cap; /* a power of two */
+    size_t count;
+    struct run_kvs_slot *slots;
+};
+
+static uint64_t kvs_hash(const char *s)
+{
+    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+    return h;
+}
+
+static struct run_kvs_slot *kvs_slot(struct run_kvs *kvs, const char *key)
+{
+    size_t i = (size_t)kvs_hash(key) & (kvs->cap - 1);
+    while (kvs->slots[i].key != NULL && strcmp(kvs->slots[i].key, key) != 0)
+        i = (i + 1) & (kvs->cap - 1);
+    return &kvs->slots[i];
+}
+
+static int kvs_grow(struct run_kvs *kvs)
+{
+    struct run_kvs old = *kvs;
+    kvs->cap = old.cap * 2;
+    kvs->slots = calloc(kvs->cap, sizeof *kvs->slots);
+    if (kvs->slots == NULL) {
+        *kvs = old;
+        return -1;
+    }
+    for (size_t i = 0; i < old.cap; i++)
+        if (old.slots[i].key) *kvs_slot(kvs, old.slots[i].key) = old.slots[i];
+    free(old.slots);
+    return 0;
+}
+
+static const char *kvs_get(struct run_kvs *kvs, const char *key)
+{
+    return kvs_slot(kvs, key)->val;
+}
+
+/* Returns 0, or a reason for the msg= of an rc=-1 reply. */
+static const char *kvs_put(struct run_kvs *kvs, const char *key, const char *val)
+{
+    if ((kvs->count + 1) * 2 > kvs->cap && kvs_grow(kvs) != 0) return "out_of_memory";
+    struct run_kvs_slot *s = kvs_slot(kvs, key);
+    if (s->key != NULL) return "duplicate_key";
+    char *k = strdup(key), *v = strdup(val);
+    if (k == NULL || v == NULL) {
+        free(k);
+        free(v);
+        return "out_of_memory";
+    }
+    s->key = k;
+    s->val = v;
+    kvs->count++;
+    return NULL;
+}
+
+int run_pmi_init(struct run_job *job)
+{
+    job->kvs = calloc(1, sizeof *job->kvs);
+    if (job->kvs == NULL) return -1;
+    job->kvs->cap = 64;
+    while (job->kvs->cap < (size_t)job->size * 8)
+        job->kvs->cap *= 2;
+    job->kvs->slots = calloc(job->kvs->cap, sizeof *job->kvs->slots);
+    if (job->kvs->slots == NULL) {
+        free(job->kvs);
+        job->kvs = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+void run_pmi_fini(struct run_job *job)
+{
+    if (job->kvs == NULL) return;
+    for (size_t i = 0; i < job->kvs->cap; i++) {
+        free(job->kvs->slots[i].key);
+        free(job->kvs->slots[i].val);
+    }
+    free(job->kvs->slots);
+    free(job->kvs);
+    job->kvs = NULL;
+}
+
+void run_pmi_close(struct run_job *job, struct run_rank *r)
+{
+    (void)job;
+    if (r->pmi_fd < 0) return;
+    close(r->pmi_fd); /* also removes it from the epoll set */
+    r->pmi_fd = -1;
+}
+
+/* Close the connection of a client that broke the protocol, saying why once. */
+static void pmi_drop(struct run_job *job, struct run_rank *r, const char *why)
+{
+    if (r->pmi_fd < 0) return;
+    fprintf(stderr, "ternrun: rank %d (pid %d) %s; closing its PMI connection\n", r->rank,
+            (int)r->pid, why);
+    run_pmi_close(job, r);
+}
+
+static void pmi_reply(struct run_job *job, struct run_rank *r, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void pmi_reply(struct run_job *job, struct run_rank *r, const char *fmt, ...)
+{
+    char buf[PMI_WIRE_MAX_LINE + 256];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (r->pmi_fd < 0 || n < 0) return;
+    if ((size_t)n >= sizeof buf) { /* cannot happen with bounded fields; stay well-formed */
+        n = (int)sizeof buf - 1;
+        buf[n - 1] = '\n';
+    }
+    /* A client that does not read its replies fills the socket: EAGAIN drops it. */
+    if (pmi_write_all(r->pmi_fd, buf, (size_t)n) != 0) run_pmi_close(job, r);
+}
+
+/*
+ * A barrier can complete only once all ranks are in it. If one has finalized or
+ * exited without entering, the others would wait forever: end the job instead.
+ */
+static void pmi_barrier_check(struct run_job *job)
+{
+    if (job->barrier_count == 0 || job->exit_code >= 0) return;
+    for (int i = 0; i < job->size; i++) {
+        struct run_rank *g = &job->ranks[i];
+        if (g->in_barrier || (g->alive && !g->finalized)) continue;
+        const struct run_rank *w = NULL;
+        for (int j = 0; j < job->size && w == NULL; j++)
+            if (job->ranks[j].in_barrier) w = &job->ranks[j];
+        run_job_fail(job, RUN_EXIT_FAIL,
+                     "ternrun: rank %d (pid %d) waits in a PMI barrier that rank %d (pid %d) "
+                     "can no longer enter (it %s)",
+                     w->rank, (int)w->pid, g->rank, (int)g->pid,
+                     g->finalized ? "called finalize" : "exited");
+        return;
+    }
+}
+
+static void pmi_barrier_in(struct run_job *job, struct run_rank *r)
+{
+    if (r->in_barrier) {
+        pmi_drop(job, r, "entered the PMI barrier twice");
+        return;
+    }
+    r->in_barrier = 1;
+    if (++job->barrier_count < job->size) {
+        pmi_barrier_check(job);
+        return;
+    }
+    /* Reset first: a failed write closes a connection but must not disturb the count. */
+    job->barrier_count = 0;
+    for (int i = 0; i < job->size; i++)
+        job->ranks[i].in_barrier = 0;
+
+    for (int i = 0; i < job->size; i++)
+        pmi_reply(job, &job->ranks[i], "cmd=barrier_out\n");
+}
+
+void run_pmi_rank_gone(struct run_job *job)
+{
+    pmi_barrier_check(job);
+}
+
+/* The reply command a client waits for after `cmd`, so errors reach it. */
+static const char *pmi_reply_name(const char *cmd)
+{
+    static const char *const map[][2] = {
+        {"init", "response_to_init"},
+        {"get_maxes", "maxes"},
+        {"get_my_kvsname", "my_kvsname"},
+        {"get_appnum", "appnum"},
+        {"get_universe_size", "universe_size"},
+        {"put", "put_result"},
+        {"get", "get_result"},
+        {"finalize", "finalize_ack"},
+    };
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (strcmp(cmd, map[i][0]) == 0) return map[i][1];
+    return NULL;
+}
+
+/* rc=-1 reply for the command; msg must be one word. */
+static void pmi_error(struct run_job *job, struct run_rank *r, const char *cmd, const char *msg)
+{
+    const char *name = pmi_reply_name(cmd);
+    if (name)
+        pmi_reply(job, r, "cmd=%s rc=-1 msg=%s\n", name, msg);
+    else
+        pmi_reply(job, r, "cmd=%.64s_result rc=-1 msg=%s\n", cmd, msg);
+}
+
+/* Checks shared by put and get. Returns NULL or the reason for an rc=-1 reply. */
+static const char *pmi_check_key(struct run_job *job, const struct pmi_msg *m)
+{
+    const char *kvs = pmi_msg_get(m, "kvsname");
+    const char *key = pmi_msg_get(m, "key");
+    if (kvs != NULL && strcmp(kvs, job->kvsname) != 0) return "unknown_kvsname";
+    if (key == NULL || *key == '\0') return "missing_key";
+    if (strlen(key) > PMI_WIRE_KEY_MAX) return "key_too_long";
+    return NULL;
+}
+
+static void pmi_put(struct run_job *job, struct run_rank *r, const struct pmi_msg *m)
+{
+    const char *why = pmi_check_key(job, m);
+    const char *val = pmi_msg_get(m, "value");
+    if (why == NULL && val == NULL) why = "missing_value";
+    if (why == NULL && strlen(val) > PMI_WIRE_VAL_MAX) why = "value_too_long";
+    if (why == NULL && strcmp(pmi_msg_get(m, "key"), "PMI_process_mapping") == 0)
+        why = "reserved_key";
+    if (why == NULL) why = kvs_put(job->kvs, pmi_msg_get(m, "key"), val);
+    if (why)
+        pmi_error(job, r, "put", why);
+    else
+        pmi_reply(job, r, "cmd=put_result rc=0\n");
+}
+
+static void pmi_get(struct run_job *job, struct run_rank *r, const struct pmi_msg *m)
+{
+    const char *why = pmi_check_key(job, m);
+    if (why) {
+        pmi_error(job, r, "get", why);
+        return;
+    }
+    const char *key = pmi_msg_get(m, "key");
+    if (strcmp(key, "PMI_process_mapping") == 0) {
+        /* One node holding every rank, in the format MPICH's Hydra uses. */
+        pmi_reply(job, r, "cmd=get_result rc=0 value=(vector,(0,1,%d))\n", job->size);
+        return;
+    }
+    const char *val = kvs_get(job->kvs, key);
+    if (val == NULL)
+        pmi_error(job, r, "get", "key_not_found");
+    else
+        pmi_reply(job, r, "cmd=get_result rc=0 value=%s\n", val);
+}
+
+static void pmi_abort(struct run_job *job, struct run_rank *r, const struct pmi_msg *m)
+{
+    int code;
+    /* Exit statuses are 8 bits; a code that would read as success or wrap becomes 1. */
+    if (pmi_msg_get_int(m, "exitcode", &code) != 0 || code < 1 || code > 255) code = 1;
+    const char *msg = pmi_msg_get(m, "msg");
+    run_job_fail(job, code, "ternrun: rank %d (pid %d) called abort with code %d%s%.200s", r->rank,
+                 (int)r->pid, code, msg && *msg ? ": " : "", msg ? msg : "");
+}
+
+static void pmi_handle(struct run_job *job, struct run_rank *r, char *line)
+{
+    struct pmi_msg m;
+    const char *p = line;
+    while (*p == ' ' || *p == '\t' || *p == '\r')
+        p++;
+    if (*p == '\0') return; /* an empty line asks nothing */
+    if (pmi_wire_parse(line, &m) != 0) {
+        pmi_drop(job, r, "sent a malformed PMI line");
+        return;
+    }
+    const char *cmd = pmi_msg_get(&m, "cmd");
+    if (cmd == NULL) {
+        pmi_drop(job, r, "sent a PMI line without cmd=");
+        return;
+    }
+    if (strcmp(cmd, "init") == 0) {
+        int v;
+        if (pmi_msg_get_int(&m, "pmi_version", &v) != 0 || v != 1)
+            pmi_reply(job, r,
+                      "cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=-1 "
+                      "msg=unsupported_version\n");
+        else
+            pmi_reply(job, r, "cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=0\n");
+    } else if (strcmp(cmd, "get_maxes") == 0) {
+        pmi_reply(job, r, "cmd=maxes kvsname_max=%d keylen_max=%d vallen_max=%d rc=0\n",
+                  PMI_WIRE_KVSNAME_MAX, PMI_WIRE_KEY_MAX, PMI_WIRE_VAL_MAX);
+    } else if (strcmp(cmd, "get_my_kvsname") == 0) {
+        pmi_reply(job, r, "cmd=my_kvsname kvsname=%s rc=0\n", job->kvsname);
+    } else if (strcmp(cmd, "get_appnum") == 0) {
+        pmi_reply(job, r, "cmd=appnum appnum=0 rc=0\n");
+    } else if (strcmp(cmd, "get_universe_size") == 0) {
+        pmi_reply(job, r, "cmd=universe_size size=%d rc=0\n", job->size);
+    } else if (strcmp(cmd, "put") == 0) {
+        pmi_put(job, r, &m);
+    } else if (strcmp(cmd, "get") == 0) {
+        pmi_get(job, r, &m);
+    } else if (strcmp(cmd, "barrier_in") == 0) {
+        pmi_barrier_in(job, r);
+    } else if (strcmp(cmd, "finalize") == 0) {
+        r->finalized = 1;
+        pmi_reply(job, r, "cmd=finalize_ack\n");
+        pmi_barrier_check(job);
+    } else if (strcmp(cmd, "abort") == 0) {
+        pmi_abort(job, r, &m);
+    } else {
+        pmi_error(job, r, cmd, "unknown_command");
+    }
+}
+
+void run_pmi_readable(struct run_job *job, struct run_rank *r)
+{
+    /* Bounded so one chatty client cannot starve the others; epoll is level-triggered
+     * and calls again. 1024 reads also empty the socket of a client that has died. */
+    for (int round = 0; round < 1024 && r->pmi_fd >= 0; round++) {
+        ssize_t n = pmi_reader_fill(&r->rd, r->pmi_fd);
+        if (n == 0) {
+            run_pmi_close(job, r); /* a partial last line is dropped with it */
+            return;
+        }
+        if (n < 0) {
+            if (errno == EAGAIN || errno == EWOULDBLOCK) return;
+            run_pmi_close(job, r);
+            return;
+        }
+        char *line;
+        int rc = 0;
+        while (r->pmi_fd >= 0 && (rc = pmi_reader_line(&r->rd, &line)) == 1)
+            pmi_handle(job, r, line);
+        if (r->pmi_fd >= 0 && rc < 0) {
+            pmi_drop(job, r, "sent a PMI line longer than 4096 bytes");
+            return;
+        }
+    }
+}
