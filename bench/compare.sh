@@ -18,6 +18,7 @@
 #   BUILD_DIR   tern build dir (default <repo>/build-bench, configured Release)
 #   RUN_TIMEOUT seconds allowed per benchmark run (default 600)
 #   MPICH_RING_TIMEOUT seconds for MPICH's oversubscribed ring (default 120)
+#   SKIP_LIBS   libraries to leave out, e.g. "mpich" or "tern,openmpi"
 
 set -u
 export LC_ALL=C
@@ -26,6 +27,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$ROOT/build-bench}
 RUN_TIMEOUT=${RUN_TIMEOUT:-600}
 MPICH_RING_TIMEOUT=${MPICH_RING_TIMEOUT:-120}
+SKIP_LIBS=${SKIP_LIBS:-}
 QUICK=0
 PERTURB=0
 DO_BUILD=1
@@ -128,7 +130,9 @@ if [ ! -x "$BENCH_BIN/cacheline_pingpong" ]; then
 fi
 [ -x "$BENCH_BIN/cacheline_pingpong" ] && HAVE_RAW=1
 TERNRUN=$BUILD_DIR/bin/ternrun
-if [ -x "$TERNRUN" ] && [ -x "$BENCH_BIN/tern_pingpong" ] && [ -x "$BENCH_BIN/tern_ring" ] &&
+if [[ " ${SKIP_LIBS//,/ } " == *" tern "* ]]; then
+    note "tern: skipped (SKIP_LIBS) - its columns read n/a"
+elif [ -x "$TERNRUN" ] && [ -x "$BENCH_BIN/tern_pingpong" ] && [ -x "$BENCH_BIN/tern_ring" ] &&
     [ -x "$BENCH_BIN/tern_initfini" ]; then
     HAVE_TERN=1
 else
@@ -142,6 +146,10 @@ for m in openmpi mpich; do
     openmpi) runner=mpirun.openmpi ;;
     mpich) runner=mpiexec.mpich ;;
     esac
+    if [[ " ${SKIP_LIBS//,/ } " == *" $m "* ]]; then
+        note "$m: skipped (SKIP_LIBS) - its columns read n/a"
+        continue
+    fi
     if ! command -v "mpicc.$m" >/dev/null || ! command -v "$runner" >/dev/null; then
         note "$m: not installed (mpicc.$m / $runner not found) - its columns read n/a"
         continue
@@ -158,8 +166,9 @@ for m in openmpi mpich; do
     done
     HAVE_MPI[$m]=$ok
 done
-MPI_VERSION[openmpi]=$(mpirun.openmpi --version 2>/dev/null | head -1)
-MPI_VERSION[mpich]=$(mpiexec.mpich --version 2>/dev/null | awk '/Version:/{print "MPICH (Hydra) " $2; exit}')
+[ "${HAVE_MPI[openmpi]}" = 1 ] && MPI_VERSION[openmpi]=$(mpirun.openmpi --version 2>/dev/null | head -1)
+[ "${HAVE_MPI[mpich]}" = 1 ] &&
+    MPI_VERSION[mpich]=$(mpiexec.mpich --version 2>/dev/null | awk '/Version:/{print "MPICH (Hydra) " $2; exit}')
 
 # ---- 2. run -------------------------------------------------------------------------
 
@@ -231,20 +240,27 @@ fi
 # several times between minutes. So the key numbers are also measured in
 # interleaved rounds (raw, tern, openmpi, mpich, raw, tern, ...): every library sees
 # the same conditions, and the spread over rounds shows how stable they were.
-say "-- interleaved rounds ($ROUNDS rounds: 8 B latency, ping-pong bandwidth 1-64 MiB)"
+say "-- interleaved rounds ($ROUNDS rounds: 8 B latency, ping-pong bandwidth 1-64 MiB, memcpy, ring)"
 ROUNDS_CSV=$WORK/rounds.csv
 : >"$ROUNDS_CSV"
 ROUND_ARGS=(--csv --only pingpong --sizes 8,1M,4M,16M,64M -t 3)
+ROUND_RING_ARGS=(--csv -t 3 -T 0.3)
 for round in $(seq 1 "$ROUNDS"); do
     export CSV_OUT=$ROUNDS_CSV
     [ "$HAVE_RAW" = 1 ] && run_csv "round$round-raw" 60 "$BENCH_BIN/cacheline_pingpong" --csv \
-        --only cacheline -t 3 -i 50000
+        -t 3 -i 50000 -b 256M
     [ "$HAVE_TERN" = 1 ] && run_csv "round$round-tern" 120 "$TERNRUN" -n 2 \
         "$BENCH_BIN/tern_pingpong" --label tern "${ROUND_ARGS[@]}"
     [ "${HAVE_MPI[openmpi]}" = 1 ] && run_csv "round$round-openmpi" 120 "${OMPI_RUN[@]}" -n 2 \
         "$MPI_BIN/mpi_pingpong.openmpi" --label openmpi "${ROUND_ARGS[@]}"
     [ "${HAVE_MPI[mpich]}" = 1 ] && run_csv "round$round-mpich" 120 "${MPICH_RUN[@]}" -n 2 \
         "$MPI_BIN/mpi_pingpong.mpich" --label mpich "${ROUND_ARGS[@]}"
+    [ "$HAVE_TERN" = 1 ] && run_csv "round$round-tern-ring4" 60 "$TERNRUN" -n 4 \
+        "$BENCH_BIN/tern_ring" --label tern "${ROUND_RING_ARGS[@]}"
+    [ "${HAVE_MPI[openmpi]}" = 1 ] && run_csv "round$round-openmpi-ring4" 60 "${OMPI_RUN[@]}" \
+        -n 4 --oversubscribe "$MPI_BIN/mpi_ring.openmpi" --label openmpi "${ROUND_RING_ARGS[@]}"
+    [ "${HAVE_MPI[mpich]}" = 1 ] && run_csv "round$round-mpich-ring4" 60 "${MPICH_RUN[@]}" -n 4 \
+        "$MPI_BIN/mpi_ring.mpich" --label mpich "${ROUND_RING_ARGS[@]}"
     unset CSV_OUT
 done
 
@@ -379,11 +395,11 @@ table() {
         trow("ring 4 ranks, standard send", t("tern", "ring", "standard", 4, 8),
              t("openmpi", "ring", "standard", 4, 8), t("mpich", "ring", "standard", 4, 8), "-")
 
-        head(sprintf("INTERLEAVED ROUNDS - %d rounds of raw, tern, openmpi, mpich; ping-pong, standard sends (us, GB/s)", nrounds),
+        head(sprintf("INTERLEAVED ROUNDS - %d rounds of raw, tern, openmpi, mpich; standard sends (us, GB/s)", nrounds),
              "", "ref", "vs.")
         for (q = 1; q <= 2; q++) {
             which = q == 1 ? "med" : "min"
-            tag = q == 1 ? "median of rounds" : "best round"
+            tag = q == 1 ? "median" : "best"
             trow("8 B one-way (us), " tag, rstat("tern|pingpong|standard|8", which),
                  rstat("openmpi|pingpong|standard|8", which), rstat("mpich|pingpong|standard|8", which),
                  rstat("raw|cacheline|pinned|64", which))
@@ -392,9 +408,12 @@ table() {
                      rbw("tern|pingpong|standard|" sz[i], which, sz[i]),
                      rbw("openmpi|pingpong|standard|" sz[i], which, sz[i]),
                      rbw("mpich|pingpong|standard|" sz[i], which, sz[i]),
-                     bw("raw", "memcpy", "-", 1, sz[i]))
+                     rbw("raw|memcpy|-|" sz[i], which, sz[i]))
+            trow("ring 4 ranks, per hop (us), " tag, rstat("tern|ring|standard|8", which),
+                 rstat("openmpi|ring|standard|8", which), rstat("mpich|ring|standard|8", which), "-")
         }
-        print "  (ref: raw cache line pinned for latency, memcpy for bandwidth; ratio columns as above)"
+        print "  (median = median over rounds of the best trial of each round; best = best round."
+        print "   ref: raw cache line pinned for latency, memcpy in the same rounds for bandwidth)"
 
         head("STARTUP - launcher + init + finalize, 2 ranks, hyperfine mean (ms)", "", "", "x/")
         trow("run -n 2 of init+finalize", S["tern"], S["openmpi"], S["mpich"], "-")

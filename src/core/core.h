@@ -174,6 +174,8 @@ struct core_state {
     uint32_t nreqs;
     core_req_t *req_free;
     core_am_fn am[16];
+    int (*hooks[8])(void); /* run by every core_progress(); return >0 when they advanced */
+    int nhooks;
     int in_progress; /* guards against re-entering poll from an up-call */
 };
 
@@ -217,6 +219,10 @@ int core_am_register(int handler, core_am_fn fn);
 typedef int (*core_done_fn)(const void *arg);
 int core_progress(void);
 int core_block(core_done_fn done, const void *arg); /* spin, yield, sleep until done(arg) */
+/* Register a function every core_progress() calls (e.g. to advance non-blocking
+ * collectives). It may send and post receives but must not call core_progress.
+ * Returns TERN_ERR_NOMEM when all slots are taken. */
+int core_progress_hook_add(int (*hook)(void));
 int core_wait(core_req_t *r);
 int core_wait_any(core_req_t *const *reqs, size_t n, size_t *index);
 int core_wait_pending(void); /* until every pending queue is empty */

@@ -32,8 +32,21 @@ int core_progress(void)
         if (k > 0) n += k;
     }
     if (core.npending) core_pend_drain();
+    for (int i = 0; i < core.nhooks; i++) {
+        int k = core.hooks[i]();
+        if (k > 0) n += k;
+    }
     core.in_progress = 0;
     return n;
+}
+
+int core_progress_hook_add(int (*hook)(void))
+{
+    for (int i = 0; i < core.nhooks; i++)
+        if (core.hooks[i] == hook) return 0;
+    if (core.nhooks == (int)(sizeof core.hooks / sizeof core.hooks[0])) return TERN_ERR_NOMEM;
+    core.hooks[core.nhooks++] = hook;
+    return 0;
 }
 
 /* Block until done(arg), escalating spin -> yield -> sleep. */

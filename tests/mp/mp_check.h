@@ -9,6 +9,7 @@
 #define TERN_TESTS_MP_CHECK_H
 
 #include <inttypes.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -104,9 +105,37 @@ static inline void mp_fail(const char *file, int line, const char *fmt, ...)
             MP_FAIL("%s == %s: got %zu, expected %zu", #got, #want, mp_g_, mp_w_);                 \
     } while (0)
 
+static inline void mp_watchdog_fire(int sig)
+{
+    (void)sig;
+    char msg[512];
+    int n = snprintf(msg, sizeof msg, "FAIL [rank %d pid %d] watchdog: still running after the "
+                     "time limit (hang?) -- while: %s\n", mp_rank, (int)getpid(), mp_where);
+    if (n > 0)
+        (void)!write(2, msg, (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1);
+    _exit(1);
+}
+
+/*
+ * End this process with a message naming what it was doing if it still runs after
+ * `seconds` (MP_WATCHDOG overrides; 0 disables). Shorter than the launcher's timeout, so
+ * a hang says where it hung.
+ */
+static inline void mp_watchdog(int seconds)
+{
+    const char *v = getenv("MP_WATCHDOG");
+    if (v && *v)
+        seconds = atoi(v);
+    if (seconds <= 0)
+        return;
+    signal(SIGALRM, mp_watchdog_fire);
+    alarm((unsigned)seconds);
+}
+
 /* Initialise tern and remember the rank for failure messages. */
 static inline void mp_init(int *argc, char ***argv)
 {
+    mp_watchdog(100);
     CHECK_OK(tern_init(argc, argv));
     mp_rank = tern_rank();
     CHECKF(mp_rank >= 0, "tern_rank() returned %d (%s)", mp_rank, tern_err_name(mp_rank));
