@@ -383,32 +383,33 @@ int tern_sendrecv(const void *sbuf, size_t slen, int dest, int stag, void *rbuf,
 
 /* ---- communicators -------------------------------------------------------------- */
 
-int tern_comm_rank(tern_comm_t comm, int *rank)
+/* The checks every communicator query shares: state, a live communicator, an output. */
+static int api_check_comm_out(tern_comm_t comm, const void *out)
 {
     int rc = api_state();
     if (rc) return rc;
     if (api_comm(comm)) return TERN_ERR_COMM;
-    if (rank == NULL) return TERN_ERR_INVAL;
-    *rank = comm->rank;
-    return 0;
+    return out == NULL ? TERN_ERR_INVAL : 0;
+}
+
+int tern_comm_rank(tern_comm_t comm, int *rank)
+{
+    int rc = api_check_comm_out(comm, rank);
+    if (rc == 0) *rank = comm->rank;
+    return rc;
 }
 
 int tern_comm_size(tern_comm_t comm, int *size)
 {
-    int rc = api_state();
-    if (rc) return rc;
-    if (api_comm(comm)) return TERN_ERR_COMM;
-    if (size == NULL) return TERN_ERR_INVAL;
-    *size = comm->size;
-    return 0;
+    int rc = api_check_comm_out(comm, size);
+    if (rc == 0) *size = comm->size;
+    return rc;
 }
 
 int tern_comm_world_rank(tern_comm_t comm, int rank, int *world_rank)
 {
-    int rc = api_state();
+    int rc = api_check_comm_out(comm, world_rank);
     if (rc) return rc;
-    if (api_comm(comm)) return TERN_ERR_COMM;
-    if (world_rank == NULL) return TERN_ERR_INVAL;
     if (rank < 0 || rank >= comm->size) return TERN_ERR_RANK;
     *world_rank = core_comm_world(comm, rank);
     return 0;
@@ -416,19 +417,14 @@ int tern_comm_world_rank(tern_comm_t comm, int rank, int *world_rank)
 
 int tern_comm_dup(tern_comm_t comm, tern_comm_t *newcomm)
 {
-    int rc = api_state();
-    if (rc) return rc;
-    if (api_comm(comm)) return TERN_ERR_COMM;
-    if (newcomm == NULL) return TERN_ERR_INVAL;
-    return core_comm_dup(comm, newcomm);
+    int rc = api_check_comm_out(comm, newcomm);
+    return rc ? rc : core_comm_dup(comm, newcomm);
 }
 
 int tern_comm_split(tern_comm_t comm, int color, int key, tern_comm_t *newcomm)
 {
-    int rc = api_state();
+    int rc = api_check_comm_out(comm, newcomm);
     if (rc) return rc;
-    if (api_comm(comm)) return TERN_ERR_COMM;
-    if (newcomm == NULL) return TERN_ERR_INVAL;
     if (color < 0 && color != TERN_UNDEFINED) return TERN_ERR_INVAL;
     return core_comm_split(comm, color, key, newcomm);
 }

@@ -270,6 +270,26 @@ static void core_unexp_add(struct core_match *m, int src, const struct core_hdr 
     core_match_append_unexp(m, u);
 }
 
+/* An EAGER or RTS frame: hand it to the first posted receive that accepts it, or keep
+ * it as unexpected. `len` is the whole message, `plen` the payload carried here. */
+static void core_frame_match(int src, const struct core_hdr *h, const void *payload, size_t plen,
+                             uint64_t len, uint64_t addr)
+{
+    struct core_match *m = core_match_get(h->ctx);
+    if (m == NULL) core_fatal("out of memory for a matching queue");
+    core_req_t *r = core_match_find_posted(m, src, h->tag);
+    if (r == NULL) {
+        core_unexp_add(m, src, h, payload, plen, len, addr);
+        return;
+    }
+    r->src = src;
+    r->msg_tag = h->tag;
+    if (h->type == CORE_FRAME_EAGER)
+        core_recv_eager(r, src, h, payload, plen);
+    else
+        core_recv_rndv(r, src, h->sreq, len, addr);
+}
+
 void core_frame_recv(int src, const void *frame, size_t len)
 {
     struct core_hdr h;
@@ -281,33 +301,12 @@ void core_frame_recv(int src, const void *frame, size_t len)
     const unsigned char *payload = (const unsigned char *)frame + sizeof h;
     size_t plen = len - sizeof h;
     switch (h.type) {
-    case CORE_FRAME_EAGER: {
-        struct core_match *m = core_match_get(h.ctx);
-        if (m == NULL) core_fatal("out of memory for a matching queue");
-        core_req_t *r = core_match_find_posted(m, src, h.tag);
-        if (r) {
-            r->src = src;
-            r->msg_tag = h.tag;
-            core_recv_eager(r, src, &h, payload, plen);
-        } else {
-            core_unexp_add(m, src, &h, payload, plen, plen, 0);
-        }
-        return;
-    }
+    case CORE_FRAME_EAGER: core_frame_match(src, &h, payload, plen, plen, 0); return;
     case CORE_FRAME_RTS: {
         struct core_rts m;
         if (len < sizeof m) break;
         memcpy(&m, frame, sizeof m);
-        struct core_match *q = core_match_get(h.ctx);
-        if (q == NULL) core_fatal("out of memory for a matching queue");
-        core_req_t *r = core_match_find_posted(q, src, h.tag);
-        if (r) {
-            r->src = src;
-            r->msg_tag = h.tag;
-            core_recv_rndv(r, src, h.sreq, m.len, m.addr);
-        } else {
-            core_unexp_add(q, src, &h, NULL, 0, m.len, m.addr);
-        }
+        core_frame_match(src, &h, NULL, 0, m.len, m.addr);
         return;
     }
     case CORE_FRAME_CTS: {
