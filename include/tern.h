@@ -69,7 +69,7 @@ typedef enum tern_errno {
 #define TERN_ANY_SOURCE (-1)
 /** Receive with any tag. Tags chosen by programs are 0 ... TERN_TAG_UB. */
 #define TERN_ANY_TAG (-1)
-/** Largest tag a program may use. */
+/** Largest tag a program may use (INT_MAX: every non-negative int is a valid tag). */
 #define TERN_TAG_UB 0x7fffffff
 /** Colour passed to tern_comm_split by processes that want no new communicator. */
 #define TERN_UNDEFINED (-32766)
@@ -102,7 +102,8 @@ typedef struct tern_status {
 /* ------------------------------------------------------------------------- */
 
 /**
- * Start tern in this process. Joins the job started by ternrun (or by any PMI-1
+ * Start tern in this process (once: calling it again, or after tern_finalize, returns
+ * TERN_ERR_INIT or TERN_ERR_FINALIZED). Joins the job started by ternrun (or by any PMI-1
  * launcher such as MPICH's Hydra); with no launcher the process is a job of size 1.
  * argc/argv may be NULL. Reads the TERN_* tunables from the environment.
  * Errors: TERN_ERR_INIT (called twice), TERN_ERR_TUNABLE (bad TERN_* value, the message
@@ -121,13 +122,16 @@ int tern_finalize(void);
 /** 1 between tern_init and tern_finalize, 0 otherwise. */
 int tern_initialized(void);
 
-/** Rank of the calling process in TERN_COMM_WORLD, or TERN_ERR_NOT_INIT. */
+/** Rank of the calling process in TERN_COMM_WORLD, or TERN_ERR_NOT_INIT / TERN_ERR_FINALIZED. */
 int tern_rank(void);
 
-/** Number of processes in TERN_COMM_WORLD, or TERN_ERR_NOT_INIT. */
+/** Number of processes in TERN_COMM_WORLD, or TERN_ERR_NOT_INIT / TERN_ERR_FINALIZED. */
 int tern_size(void);
 
-/** Wall-clock time in seconds from an arbitrary fixed point (monotonic). */
+/**
+ * Wall-clock time in seconds (CLOCK_MONOTONIC): never goes back, and values from
+ * processes on one node are comparable; across nodes they are not.
+ */
 double tern_wtime(void);
 
 /** Resolution of tern_wtime in seconds. */
@@ -139,10 +143,12 @@ double tern_wtick(void);
  */
 void tern_abort(int code) __attribute__((noreturn));
 
-/** A sentence describing an error code (never NULL; "unknown error" for others). */
+/** A sentence describing an error code ("success" for TERN_OK, "unknown error" for
+ * codes that are not tern's; never NULL). */
 const char *tern_strerror(int err);
 
-/** The name of an error code, such as "TERN_ERR_TRUNCATE" (never NULL). */
+/** The name of an error code, such as "TERN_ERR_TRUNCATE"; "TERN_OK" for 0 and
+ * "TERN_ERR_UNKNOWN" for codes that are not tern's (never NULL). */
 const char *tern_err_name(int err);
 
 /* ------------------------------------------------------------------------- */
@@ -153,9 +159,17 @@ const char *tern_err_name(int err);
  * TERN_ERR_COMM (NULL or freed communicator), TERN_ERR_RANK (peer out of range; the
  * wildcard is allowed only on receives and probes), TERN_ERR_TAG (negative tag on a send,
  * or a tag below TERN_ANY_TAG / above TERN_TAG_UB on a receive), TERN_ERR_BUFFER (NULL
- * buffer with non-zero length), TERN_ERR_PEER_FAILED (the peer died).
- * Messages between one pair of processes on one communicator are received in the
- * order they were sent (non-overtaking).
+ * buffer with non-zero length), TERN_ERR_INVAL (NULL request or flag pointer),
+ * TERN_ERR_REQUEST (a request handle that is not a live request),
+ * TERN_ERR_PEER_FAILED (the peer died or the launcher went away).
+ * Before tern_init every call returns TERN_ERR_NOT_INIT, after tern_finalize
+ * TERN_ERR_FINALIZED.
+ *
+ * Matching follows MPI: an arriving message goes to the earliest-posted receive whose
+ * source and tag accept it; a receive (or probe) takes the earliest-arrived message it
+ * accepts. Messages between one pair of processes on one communicator are therefore
+ * received in the order they were sent (non-overtaking).
+ * A completed receive's status has error TERN_OK or the receive's error.
  */
 
 /**
@@ -208,8 +222,9 @@ int tern_test(tern_request_t *req, int *flag, tern_status_t *status);
 int tern_waitall(size_t n, tern_request_t reqs[], tern_status_t statuses[]);
 
 /**
- * Wait for any one of n requests; *index names it (SIZE_MAX if every request was
- * TERN_REQUEST_NULL). Returns that operation's result.
+ * Wait for any one of n requests; *index names it. If every request is
+ * TERN_REQUEST_NULL, returns TERN_OK at once with *index = SIZE_MAX and an empty status
+ * (source TERN_ANY_SOURCE, tag TERN_ANY_TAG, bytes 0). Returns that operation's result.
  */
 int tern_waitany(size_t n, tern_request_t reqs[], size_t *index, tern_status_t *status);
 
@@ -250,7 +265,8 @@ int tern_comm_dup(tern_comm_t comm, tern_comm_t *newcomm);
 
 /**
  * Collective over comm: processes passing the same colour form a new communicator,
- * ranked by key (ties broken by rank in comm). TERN_UNDEFINED gives TERN_COMM_NULL.
+ * ranked by key (ties broken by rank in comm). TERN_UNDEFINED gives TERN_COMM_NULL;
+ * any other negative colour is TERN_ERR_INVAL.
  */
 int tern_comm_split(tern_comm_t comm, int color, int key, tern_comm_t *newcomm);
 
@@ -266,8 +282,233 @@ int tern_comm_free(tern_comm_t *comm);
  */
 int tern_comm_world_rank(tern_comm_t comm, int rank, int *world_rank);
 
-/** Wait until every process of comm has called it (collective). */
+/** Wait until every process of comm has called it (collective; dissemination
+ * algorithm, TERN_COLL_BARRIER). */
 int tern_barrier(tern_comm_t comm);
+
+/* ------------------------------------------------------------------------- */
+/* Collectives                                                               */
+/* ------------------------------------------------------------------------- */
+/*
+ * Every process of the communicator calls the same collectives in the same order
+ * (blocking and non-blocking alike), with matching sizes, roots and operations.
+ * Data-movement collectives (bcast, gather, scatter, allgather, alltoall and their
+ * "v" forms) count bytes; reductions count elements of a tern_datatype_t.
+ * The algorithm is chosen by operation, size and process count; TERN_COLL_<OP>
+ * (for example TERN_COLL_ALLREDUCE=ring) forces one, see `ternrun --info`.
+ *
+ * Common errors: TERN_ERR_NOT_INIT, TERN_ERR_FINALIZED, TERN_ERR_COMM (NULL or freed
+ * communicator), TERN_ERR_RANK (root out of range), TERN_ERR_BUFFER (NULL buffer with a
+ * non-zero size, or TERN_IN_PLACE where it is not allowed), TERN_ERR_INVAL (unknown
+ * datatype or operation, an operation not defined on the datatype, NULL count or
+ * displacement arrays, NULL request), TERN_ERR_TUNABLE (TERN_COLL_<OP> names no algorithm
+ * of that collective; a line naming it goes to stderr), TERN_ERR_NOMEM,
+ * TERN_ERR_PEER_FAILED, TERN_ERR_TRUNCATE (sizes did not match between processes).
+ */
+
+/** Pass as the send buffer (the receive buffer for scatter at the root) to work in place. */
+#define TERN_IN_PLACE ((void *)1)
+
+/** Element types of reductions. */
+typedef enum tern_datatype {
+    TERN_INT8 = 0,
+    TERN_INT16,
+    TERN_INT32,
+    TERN_INT64,
+    TERN_UINT8,
+    TERN_UINT16,
+    TERN_UINT32,
+    TERN_UINT64,
+    TERN_FLOAT,
+    TERN_DOUBLE,
+    TERN_FLOAT_INT,  /**< tern_float_int_t, for TERN_MINLOC / TERN_MAXLOC */
+    TERN_DOUBLE_INT, /**< tern_double_int_t */
+    TERN_INT_INT,    /**< tern_int_int_t */
+    TERN_LONG_INT,   /**< tern_long_int_t */
+    TERN_DATATYPE_COUNT
+} tern_datatype_t;
+
+/** Value/index pairs of TERN_MINLOC and TERN_MAXLOC (the layout of the C struct). */
+typedef struct { float val; int idx; } tern_float_int_t;
+typedef struct { double val; int idx; } tern_double_int_t;
+typedef struct { int val; int idx; } tern_int_int_t;
+typedef struct { long val; int idx; } tern_long_int_t;
+
+/**
+ * Reduction operations. SUM, PROD, MIN, MAX apply to every integer and floating type;
+ * LAND, LOR, LXOR (result 0 or 1) and BAND, BOR, BXOR to integer types; MINLOC and
+ * MAXLOC to the pair types (the smallest index wins a tie). Values from
+ * tern_op_create() name user operations.
+ */
+typedef enum tern_op {
+    TERN_OP_NULL = -1,
+    TERN_SUM = 0,
+    TERN_PROD,
+    TERN_MIN,
+    TERN_MAX,
+    TERN_LAND,
+    TERN_LOR,
+    TERN_LXOR,
+    TERN_BAND,
+    TERN_BOR,
+    TERN_BXOR,
+    TERN_MINLOC,
+    TERN_MAXLOC,
+    TERN_OP_BUILTIN_COUNT,
+    TERN__OP_MAX = 0x7fffffff
+} tern_op_t;
+
+/**
+ * A user reduction: inout[i] = in[i] op inout[i] for count elements of dt, where `in`
+ * holds the contribution of lower ranks than `inout` (MPI order).
+ */
+typedef void (*tern_user_fn)(const void *in, void *inout, size_t count, tern_datatype_t dt);
+
+/**
+ * Make a user operation. commute = 0 promises nothing: results combine strictly in rank
+ * order (rank 0 op rank 1 op ...); commute = 1 lets the library reorder.
+ * Errors: TERN_ERR_INVAL (NULL fn or op), TERN_ERR_NOMEM, plus NOT_INIT/FINALIZED.
+ */
+int tern_op_create(tern_user_fn fn, int commute, tern_op_t *op);
+
+/** Release a user operation and set *op to TERN_OP_NULL. Built-ins: TERN_ERR_INVAL. */
+int tern_op_free(tern_op_t *op);
+
+/** Bytes per element of a datatype, or 0 for an unknown one. */
+size_t tern_datatype_size(tern_datatype_t dt);
+
+/**
+ * Broadcast `bytes` bytes of buf from root to every process of comm.
+ * Algorithms (TERN_COLL_BCAST): binomial, scatter_ring, scatter_recursive_doubling.
+ */
+int tern_bcast(void *buf, size_t bytes, int root, tern_comm_t comm);
+
+/**
+ * Combine `count` elements of dt from every process with op; the result goes to rbuf
+ * at root (rbuf is ignored elsewhere). At the root sbuf may be TERN_IN_PLACE: the input
+ * is taken from rbuf. Algorithms (TERN_COLL_REDUCE): binomial, rabenseifner.
+ */
+int tern_reduce(const void *sbuf, void *rbuf, size_t count, tern_datatype_t dt, tern_op_t op,
+                int root, tern_comm_t comm);
+
+/**
+ * Like tern_reduce, with the result on every process. sbuf may be TERN_IN_PLACE.
+ * Algorithms (TERN_COLL_ALLREDUCE): recursive_doubling, rabenseifner, ring (ring needs a
+ * commutative op; with a non-commutative one rabenseifner runs instead).
+ */
+int tern_allreduce(const void *sbuf, void *rbuf, size_t count, tern_datatype_t dt, tern_op_t op,
+                   tern_comm_t comm);
+
+/**
+ * Every process sends `bytes` bytes; the root receives them in rank order in rbuf
+ * (size * bytes). At the root sbuf may be TERN_IN_PLACE (its block is already in place).
+ * Algorithms (TERN_COLL_GATHER): binomial, linear.
+ */
+int tern_gather(const void *sbuf, size_t bytes, void *rbuf, int root, tern_comm_t comm);
+
+/**
+ * Gather with a size per process: process i sends sbytes (counts[i] at the root), which
+ * land at rbuf + displs[i]. counts and displs (bytes) matter only at the root.
+ */
+int tern_gatherv(const void *sbuf, size_t sbytes, void *rbuf, const size_t counts[],
+                 const size_t displs[], int root, tern_comm_t comm);
+
+/**
+ * The root sends block i of sbuf (size * bytes) to process i, into rbuf. At the root
+ * rbuf may be TERN_IN_PLACE (its block stays in sbuf). Algorithms (TERN_COLL_SCATTER):
+ * binomial, linear.
+ */
+int tern_scatter(const void *sbuf, void *rbuf, size_t bytes, int root, tern_comm_t comm);
+
+/** Scatter with a size per process: counts[i] bytes from sbuf + displs[i] (root only). */
+int tern_scatterv(const void *sbuf, const size_t counts[], const size_t displs[], void *rbuf,
+                  size_t rbytes, int root, tern_comm_t comm);
+
+/**
+ * Every process contributes `bytes` bytes; all get every block in rank order in rbuf.
+ * sbuf may be TERN_IN_PLACE (the block is already at rbuf + rank * bytes).
+ * Algorithms (TERN_COLL_ALLGATHER): recursive_doubling (power-of-two sizes; otherwise
+ * bruck runs), bruck, ring.
+ */
+int tern_allgather(const void *sbuf, void *rbuf, size_t bytes, tern_comm_t comm);
+
+/** Allgather with a size per process: block i is counts[i] bytes at rbuf + displs[i]. */
+int tern_allgatherv(const void *sbuf, size_t sbytes, void *rbuf, const size_t counts[],
+                    const size_t displs[], tern_comm_t comm);
+
+/**
+ * Block i of sbuf (bytes each) goes to process i; block j of rbuf comes from process j.
+ * sbuf may be TERN_IN_PLACE. Algorithms (TERN_COLL_ALLTOALL): bruck, pairwise.
+ */
+int tern_alltoall(const void *sbuf, void *rbuf, size_t bytes, tern_comm_t comm);
+
+/** Alltoall with sizes and displacements (bytes) per process. sbuf may be TERN_IN_PLACE
+ * (the data, and its layout, are those of rbuf). */
+int tern_alltoallv(const void *sbuf, const size_t scounts[], const size_t sdispls[], void *rbuf,
+                   const size_t rcounts[], const size_t rdispls[], tern_comm_t comm);
+
+/**
+ * Reduce sum(counts) elements elementwise, then process i gets the counts[i] elements
+ * that start at sum(counts[0..i-1]) in rbuf. sbuf may be TERN_IN_PLACE (the input is in
+ * rbuf). Algorithms (TERN_COLL_REDUCE_SCATTER): recursive_halving, pairwise; both need
+ * a commutative op (otherwise a rank-ordered reduce then scatter runs).
+ */
+int tern_reduce_scatter(const void *sbuf, void *rbuf, const size_t counts[], tern_datatype_t dt,
+                        tern_op_t op, tern_comm_t comm);
+
+/** tern_reduce_scatter with count elements for every process (input size * count). */
+int tern_reduce_scatter_block(const void *sbuf, void *rbuf, size_t count, tern_datatype_t dt,
+                              tern_op_t op, tern_comm_t comm);
+
+/**
+ * Inclusive prefix reduction: process i gets the reduction of processes 0..i.
+ * sbuf may be TERN_IN_PLACE. Algorithm (TERN_COLL_SCAN): recursive_doubling.
+ */
+int tern_scan(const void *sbuf, void *rbuf, size_t count, tern_datatype_t dt, tern_op_t op,
+              tern_comm_t comm);
+
+/** Exclusive prefix reduction: process i > 0 gets processes 0..i-1; rank 0's rbuf is
+ * left untouched. */
+int tern_exscan(const void *sbuf, void *rbuf, size_t count, tern_datatype_t dt, tern_op_t op,
+                tern_comm_t comm);
+
+/*
+ * Non-blocking collectives: same arguments plus a request that completes through
+ * tern_wait, tern_test and friends (its status reports 0 bytes). Buffers must not be
+ * touched until then. They progress whenever any tern call drives progress.
+ */
+int tern_ibarrier(tern_comm_t comm, tern_request_t *req);
+int tern_ibcast(void *buf, size_t bytes, int root, tern_comm_t comm, tern_request_t *req);
+int tern_ireduce(const void *sbuf, void *rbuf, size_t count, tern_datatype_t dt, tern_op_t op,
+                 int root, tern_comm_t comm, tern_request_t *req);
+int tern_iallreduce(const void *sbuf, void *rbuf, size_t count, tern_datatype_t dt,
+                    tern_op_t op, tern_comm_t comm, tern_request_t *req);
+int tern_igather(const void *sbuf, size_t bytes, void *rbuf, int root, tern_comm_t comm,
+                 tern_request_t *req);
+int tern_igatherv(const void *sbuf, size_t sbytes, void *rbuf, const size_t counts[],
+                  const size_t displs[], int root, tern_comm_t comm, tern_request_t *req);
+int tern_iscatter(const void *sbuf, void *rbuf, size_t bytes, int root, tern_comm_t comm,
+                  tern_request_t *req);
+int tern_iscatterv(const void *sbuf, const size_t counts[], const size_t displs[], void *rbuf,
+                   size_t rbytes, int root, tern_comm_t comm, tern_request_t *req);
+int tern_iallgather(const void *sbuf, void *rbuf, size_t bytes, tern_comm_t comm,
+                    tern_request_t *req);
+int tern_iallgatherv(const void *sbuf, size_t sbytes, void *rbuf, const size_t counts[],
+                     const size_t displs[], tern_comm_t comm, tern_request_t *req);
+int tern_ialltoall(const void *sbuf, void *rbuf, size_t bytes, tern_comm_t comm,
+                   tern_request_t *req);
+int tern_ialltoallv(const void *sbuf, const size_t scounts[], const size_t sdispls[],
+                    void *rbuf, const size_t rcounts[], const size_t rdispls[], tern_comm_t comm,
+                    tern_request_t *req);
+int tern_ireduce_scatter(const void *sbuf, void *rbuf, const size_t counts[],
+                         tern_datatype_t dt, tern_op_t op, tern_comm_t comm,
+                         tern_request_t *req);
+int tern_ireduce_scatter_block(const void *sbuf, void *rbuf, size_t count, tern_datatype_t dt,
+                               tern_op_t op, tern_comm_t comm, tern_request_t *req);
+int tern_iscan(const void *sbuf, void *rbuf, size_t count, tern_datatype_t dt, tern_op_t op,
+               tern_comm_t comm, tern_request_t *req);
+int tern_iexscan(const void *sbuf, void *rbuf, size_t count, tern_datatype_t dt, tern_op_t op,
+                 tern_comm_t comm, tern_request_t *req);
 
 #pragma GCC visibility pop
 

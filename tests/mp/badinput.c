@@ -51,7 +51,7 @@ static void check_names(void)
     do {                                                                                           \
         const char *n = tern_err_name(TERN_ERR_##name), *s = tern_strerror(TERN_ERR_##name);       \
         CHECK_EQ_INT(TERN_ERR_##name, value);                                                      \
-        CHECKF(n && !strcmp(n, "TERN_ERR_" #name), "tern_err_name(%d) is \"%s\", expected %s",    \
+        CHECKF(n && !strcmp(n, "TERN_ERR_" #name), "tern_err_name(%d) is \"%s\", expected %s",     \
                value, n ? n : "(null)", "TERN_ERR_" #name);                                        \
         CHECKF(s && !strcmp(s, text), "tern_strerror(%d) is \"%s\", expected \"%s\"", value,       \
                s ? s : "(null)", text);                                                            \
@@ -66,8 +66,10 @@ static void check_names(void)
         const char *n = tern_err_name(e), *s = tern_strerror(e);
         CHECKF(n != NULL, "tern_err_name(%d) is NULL", e);
         CHECKF(s != NULL, "tern_strerror(%d) is NULL", e);
-        CHECKF(!strcmp(s, "unknown error"), "tern_strerror(%d) is \"%s\", expected \"unknown "
-                                            "error\"", e, s);
+        CHECKF(!strcmp(s, "unknown error"),
+               "tern_strerror(%d) is \"%s\", expected \"unknown "
+               "error\"",
+               e, s);
 #define NOT_NAME(name, value, text)                                                                \
     CHECKF(strcmp(n, "TERN_ERR_" #name), "tern_err_name(%d) claims to be %s", e, n);
         TERN_ERRNO_MAP(NOT_NAME)
@@ -107,8 +109,7 @@ static void bad_ranks_and_tags(void)
         CHECK_ERR(tern_issend(buf, 4, d, 1, W, &r), TERN_ERR_RANK);
         CHECK_ERR(tern_send(buf, 4, d, 1, W), TERN_ERR_RANK);
         CHECK_ERR(tern_sendrecv(buf, 4, d, 1, buf + 8, 4, peer, 1, W, &st), TERN_ERR_RANK);
-        if (d == TERN_ANY_SOURCE)
-            continue; /* the wildcard is a valid source */
+        if (d == TERN_ANY_SOURCE) continue; /* the wildcard is a valid source */
         MP_WHERE("bad source %d", d);
         CHECK_ERR(tern_irecv(buf, 4, d, 1, W, &r), TERN_ERR_RANK);
         CHECK_ERR(tern_iprobe(d, 1, W, &flag, &st), TERN_ERR_RANK);
@@ -279,8 +280,7 @@ int main(int argc, char **argv)
     me = mp_rank;
     np = tern_size();
     peer = np == 1 ? 0 : me ^ 1;
-    if (peer >= np)
-        peer = me;
+    if (peer >= np) peer = me;
     CHECK_EQ_INT(tern_initialized(), 1);
 
     MP_WHERE("second tern_init");
@@ -307,7 +307,6 @@ int main(int argc, char **argv)
     CHECK_ERR2(tern_rank(), TERN_ERR_NOT_INIT, TERN_ERR_FINALIZED);
     CHECK_ERR2(tern_size(), TERN_ERR_NOT_INIT, TERN_ERR_FINALIZED);
     check_names();
-    if (me == 0)
-        printf("badinput: %d ranks ok\n", np);
+    if (me == 0) printf("badinput: %d ranks ok\n", np);
     return 0;
 }

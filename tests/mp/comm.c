@@ -45,8 +45,7 @@ static void barrier_check(tern_comm_t c, int late, const char *name)
 {
     int r = comm_rank(c), n = comm_size(c);
     MP_WHERE("barrier on %s (rank %d of %d, late %d)", name, r, n, late);
-    if (r == late)
-        mp_sleep_ms(100);
+    if (r == late) mp_sleep_ms(100);
     double t[2];
     t[0] = mp_now();
     CHECK_OK(tern_barrier(c));
@@ -62,14 +61,11 @@ static void barrier_check(tern_comm_t c, int late, const char *name)
         tern_status_t st;
         CHECK_OK(tern_recv(u, sizeof u, i, 77, c, &st));
         CHECK_STATUS(st, i, 77, sizeof u);
-        if (u[0] > max_in)
-            max_in = u[0], who_in = i;
-        if (u[1] < min_out)
-            min_out = u[1], who_out = i;
+        if (u[0] > max_in) max_in = u[0], who_in = i;
+        if (u[1] < min_out) min_out = u[1], who_out = i;
     }
-    CHECKF(max_in <= min_out,
-           "barrier on %s: rank %d left %.2f ms before rank %d entered", name, who_out,
-           (max_in - min_out) * 1e3, who_in);
+    CHECKF(max_in <= min_out, "barrier on %s: rank %d left %.2f ms before rank %d entered", name,
+           who_out, (max_in - min_out) * 1e3, who_in);
 }
 
 /* Messages on a and b (same processes, same ranks) must never match each other's
@@ -98,8 +94,10 @@ static void isolation(tern_comm_t a, tern_comm_t b, const char *what)
         CHECK_STATUS(st, sender, 3, sizeof(int));
         CHECK_OK(tern_recv(&got, sizeof got, TERN_ANY_SOURCE, TERN_ANY_TAG, a, &st));
         CHECK_STATUS(st, sender, 3, sizeof(int));
-        CHECKF(got == 1000 + sender, "receive on %s got %d: the message sent on the other "
-                                     "communicator (%d expected)", what, got, 1000 + sender);
+        CHECKF(got == 1000 + sender,
+               "receive on %s got %d: the message sent on the other "
+               "communicator (%d expected)",
+               what, got, 1000 + sender);
         flag = 1;
         CHECK_OK(tern_iprobe(TERN_ANY_SOURCE, TERN_ANY_TAG, a, &flag, &st));
         CHECKF(!flag, "iprobe on %s sees a message (source %d tag %d) sent on the other", what,
@@ -168,8 +166,7 @@ static void mixed(tern_comm_t c, const char *name)
         CHECK_STATUS(st[0], cl, 9, size);
         CHECK_STATUS(st[1], wl, 9, size);
         CHECK_PATTERN(d1, size, mp_seed(1, (uint64_t)wcl, (uint64_t)round, 9),
-                      "receive on %s from its rank %d (world %d), round %d", name, cl, wcl,
-                      round);
+                      "receive on %s from its rank %d (world %d), round %d", name, cl, wcl, round);
         CHECK_PATTERN(d0, size, mp_seed(0, (uint64_t)wl, (uint64_t)round, 9),
                       "receive on the world from %d, round %d", wl, round);
         free(s0);
@@ -290,8 +287,7 @@ int main(int argc, char **argv)
     CHECK_EQ_INT(x, 4242);
     CHECK_OK(tern_comm_free(&single));
     CHECK(single == TERN_COMM_NULL);
-    if (some != TERN_COMM_NULL)
-        CHECK_OK(tern_comm_free(&some));
+    if (some != TERN_COMM_NULL) CHECK_OK(tern_comm_free(&some));
 
     /* Many dup/free cycles (context ids must be recycled or plentiful), each working. */
     for (int i = 0; i < 64; i++) {
@@ -313,7 +309,6 @@ int main(int argc, char **argv)
 
     MP_WHERE("finalize");
     CHECK_OK(tern_finalize());
-    if (me == 0)
-        printf("comm: %d ranks ok\n", np);
+    if (me == 0) printf("comm: %d ranks ok\n", np);
     return 0;
 }

@@ -6,10 +6,10 @@
  * rendezvous-size message to rank 0). Then the victim starts one more rendezvous send to
  * rank 0 (which rank 0 never receives) and, 200 ms later, dies: exit(3) or
  * raise(SIGKILL). Every other rank is blocked in tern_recv of a message from the victim
- * that never comes. A receive may end with an error (TERN_ERR_PEER_FAILED) or the launcher
- * may kill the process first; a receive that *succeeds* is a failure (exit 5). After an
- * error the survivor waits to be killed by the launcher (the job must end with the
- * victim's status, which expect_fail.sh checks, and quickly), exiting 6 if it is not.
+ * that never comes (see MP_DIE_AT below for two more moments). A receive may end with an error
+ * (TERN_ERR_PEER_FAILED) or the launcher may kill the process first; a receive that *succeeds* is a
+ * failure (exit 5). After an error the survivor waits to be killed by the launcher (the job must
+ * end with the victim's status, which expect_fail.sh checks, and quickly), exiting 6 if it is not.
  */
 #ifndef TERN_TESTS_MP_DIE_COMMON_H
 #define TERN_TESTS_MP_DIE_COMMON_H
@@ -20,8 +20,28 @@
 
 #define BIG ((size_t)8 << 20)
 
+static void die_now(int me, int by_signal, const char *when)
+{
+    fprintf(stderr, "rank %d: dying now (%s) %s, on purpose\n", me,
+            by_signal ? "SIGKILL" : "exit code 3", when);
+    fflush(stderr);
+    if (by_signal) raise(SIGKILL);
+    _exit(3);
+}
+
 static int die_main(int argc, char **argv, int by_signal)
 {
+    /* MP_DIE_AT: "comm" (default, see above), "init" (the victim dies before calling
+     * tern_init, the others are in tern_init or soon blocked) or "finalize" (the
+     * others are in tern_finalize). Before init the victim knows itself from the
+     * launcher's PMI_RANK / PMI_SIZE. */
+    const char *at = getenv("MP_DIE_AT");
+    if (!at || !*at) at = "comm";
+    if (!strcmp(at, "init")) {
+        int prank = mp_env_int("PMI_RANK", -1), psize = mp_env_int("PMI_SIZE", -1);
+        CHECKF(prank >= 0 && psize >= 2, "PMI_RANK %d / PMI_SIZE %d", prank, psize);
+        if (prank == psize - 1) die_now(prank, by_signal, "before tern_init");
+    }
     mp_init(&argc, &argv);
     int me = mp_rank, np = tern_size();
     int victim = np - 1;
@@ -47,12 +67,8 @@ static int die_main(int argc, char **argv, int by_signal)
             CHECK_OK(tern_test(&r2, &flag, NULL));
             mp_sleep_ms(10);
         }
-        fprintf(stderr, "rank %d: dying now (%s) on purpose\n", me,
-                by_signal ? "SIGKILL" : "exit code 3");
-        fflush(stderr);
-        if (by_signal)
-            raise(SIGKILL);
-        _exit(3);
+        die_now(me, by_signal,
+                !strcmp(at, "finalize") ? "while the others finalize" : "mid-communication");
     }
     x = me;
     CHECK_OK(tern_send(&x, sizeof x, victim, 1, TERN_COMM_WORLD));
@@ -62,19 +78,28 @@ static int die_main(int argc, char **argv, int by_signal)
         CHECK_OK(tern_recv(b, BIG, victim, 2, TERN_COMM_WORLD, NULL));
         CHECK_PATTERN(b, BIG, 42, "rendezvous message before the death");
     }
-    MP_WHERE("blocked in a receive from a dying rank");
-    int rc = tern_recv(&x, sizeof x, victim, 1, TERN_COMM_WORLD, NULL);
+    int rc;
+    const char *call = "tern_recv";
+    if (!strcmp(at, "finalize")) {
+        MP_WHERE("in tern_finalize while a rank dies");
+        call = "tern_finalize";
+        rc = tern_finalize();
+    } else {
+        MP_WHERE("blocked in a receive from a dying rank");
+        rc = tern_recv(&x, sizeof x, victim, 1, TERN_COMM_WORLD, NULL);
+    }
     if (rc == TERN_OK) {
-        fprintf(stderr, "FAIL [rank %d]: tern_recv from rank %d, which died, succeeded\n", me,
-                victim);
+        fprintf(stderr, "FAIL [rank %d]: %s succeeded although rank %d died\n", me, call, victim);
         _exit(5);
     }
-    fprintf(stderr, "rank %d: tern_recv from the dead rank %d returned %s (fine); waiting "
-                    "for the launcher to end the job\n",
-            me, victim, tern_err_name(rc));
+    fprintf(stderr,
+            "rank %d: %s with the dead rank %d returned %s (fine); waiting for the "
+            "launcher to end the job\n",
+            me, call, victim, tern_err_name(rc));
     mp_sleep_ms(15000);
-    fprintf(stderr, "FAIL [rank %d]: the launcher did not end the job 15 s after rank %d "
-                    "died\n",
+    fprintf(stderr,
+            "FAIL [rank %d]: the launcher did not end the job 15 s after rank %d "
+            "died\n",
             me, victim);
     _exit(6);
 }

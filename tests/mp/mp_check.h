@@ -43,8 +43,7 @@ static inline void mp_fail(const char *file, int line, const char *fmt, ...)
             msg, mp_where[0] ? " -- while: " : "", mp_where);
     fflush(stderr);
     fflush(stdout);
-    if (tern_initialized())
-        tern_abort(1);
+    if (tern_initialized()) tern_abort(1);
     _exit(1);
 }
 
@@ -55,8 +54,7 @@ static inline void mp_fail(const char *file, int line, const char *fmt, ...)
 
 #define CHECK(cond)                                                                                \
     do {                                                                                           \
-        if (!(cond))                                                                               \
-            MP_FAIL("CHECK(%s) failed", #cond);                                                    \
+        if (!(cond)) MP_FAIL("CHECK(%s) failed", #cond);                                           \
     } while (0)
 
 /* CHECK with an explanation: CHECKF(x == 3, "x is %d", x). */
@@ -101,18 +99,18 @@ static inline void mp_fail(const char *file, int line, const char *fmt, ...)
 #define CHECK_EQ_SIZE(got, want)                                                                   \
     do {                                                                                           \
         size_t mp_g_ = (size_t)(got), mp_w_ = (size_t)(want);                                      \
-        if (mp_g_ != mp_w_)                                                                        \
-            MP_FAIL("%s == %s: got %zu, expected %zu", #got, #want, mp_g_, mp_w_);                 \
+        if (mp_g_ != mp_w_) MP_FAIL("%s == %s: got %zu, expected %zu", #got, #want, mp_g_, mp_w_); \
     } while (0)
 
 static inline void mp_watchdog_fire(int sig)
 {
     (void)sig;
     char msg[512];
-    int n = snprintf(msg, sizeof msg, "FAIL [rank %d pid %d] watchdog: still running after the "
-                     "time limit (hang?) -- while: %s\n", mp_rank, (int)getpid(), mp_where);
-    if (n > 0)
-        (void)!write(2, msg, (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1);
+    int n = snprintf(msg, sizeof msg,
+                     "FAIL [rank %d pid %d] watchdog: still running after the "
+                     "time limit (hang?) -- while: %s\n",
+                     mp_rank, (int)getpid(), mp_where);
+    if (n > 0) (void)!write(2, msg, (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1);
     _exit(1);
 }
 
@@ -124,10 +122,8 @@ static inline void mp_watchdog_fire(int sig)
 static inline void mp_watchdog(int seconds)
 {
     const char *v = getenv("MP_WATCHDOG");
-    if (v && *v)
-        seconds = atoi(v);
-    if (seconds <= 0)
-        return;
+    if (v && *v) seconds = atoi(v);
+    if (seconds <= 0) return;
     signal(SIGALRM, mp_watchdog_fire);
     alarm((unsigned)seconds);
 }
@@ -146,8 +142,7 @@ static inline void mp_init(int *argc, char ***argv)
 static inline void *mp_malloc(size_t n)
 {
     void *p = malloc(n ? n : 1);
-    if (!p)
-        MP_FAIL("out of memory allocating %zu bytes", n);
+    if (!p) MP_FAIL("out of memory allocating %zu bytes", n);
     return p;
 }
 
@@ -227,13 +222,11 @@ static inline size_t mp_pattern_mismatch(const void *buf, size_t len, uint64_t s
         memcpy(&g, p + 8 * k, 8);
         if (g != w) {
             for (size_t i = 8 * k;; i++)
-                if (p[i] != (uint8_t)(w >> (8 * (i % 8))))
-                    return i;
+                if (p[i] != (uint8_t)(w >> (8 * (i % 8)))) return i;
         }
     }
     for (size_t i = 8 * nw; i < len; i++)
-        if (p[i] != mp_pattern_byte(seed, i))
-            return i;
+        if (p[i] != mp_pattern_byte(seed, i)) return i;
     return len;
 }
 
@@ -259,7 +252,7 @@ static inline size_t mp_pattern_mismatch(const void *buf, size_t len, uint64_t s
     } while (0)
 
 /* Guard bytes after a receive area: set before the receive, checked after. */
-#define MP_GUARD_LEN 64
+#define MP_GUARD_LEN  64
 #define MP_GUARD_BYTE 0xc3
 
 static inline void mp_guard_set(void *buf, size_t off)

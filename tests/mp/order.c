@@ -13,19 +13,17 @@
  */
 #include "mp_check.h"
 
-#define NTAGS 5
+#define NTAGS      5
 #define SEND_BATCH 64
 #define RECV_BATCH 32
-#define PHASE_LEN 1000
-#define BIG_MAX 200000
+#define PHASE_LEN  1000
+#define BIG_MAX    200000
 
 static size_t size_of(uint32_t seq)
 {
     static const size_t big[] = {16383, 16384, 16385, 20480, 65539, BIG_MAX, 32768, 32769};
-    if (seq % 997 == 500)
-        return big[(seq / 997) % (sizeof big / sizeof big[0])];
-    if (seq % 101 == 50)
-        return 1000 + (seq * 37) % 3000;
+    if (seq % 997 == 500) return big[(seq / 997) % (sizeof big / sizeof big[0])];
+    if (seq % 101 == 50) return 1000 + (seq * 37) % 3000;
     return 8 + (seq * 7) % 57;
 }
 
@@ -96,15 +94,14 @@ static void accept_msg(struct rx *rx, const uint8_t *buf, const tern_status_t *s
            st->bytes, src, expect, size_of(expect));
     uint32_t hdr[2];
     memcpy(hdr, buf, 8);
-    CHECKF(hdr[1] == (uint32_t)src, "payload names sender %u but status.source is %d", hdr[1],
-           src);
-    CHECKF(hdr[0] == expect,
-           "out of order from rank %d: got seq %u, expected seq %u (%s)", src, hdr[0], expect,
+    CHECKF(hdr[1] == (uint32_t)src, "payload names sender %u but status.source is %d", hdr[1], src);
+    CHECKF(hdr[0] == expect, "out of order from rank %d: got seq %u, expected seq %u (%s)", src,
+           hdr[0], expect,
            hdr[0] < expect ? "duplicate or reordered" : "messages lost or overtaken");
     CHECKF(st->tag == tag_of(expect), "seq %u from rank %d has tag %d, sent with %d", expect, src,
            st->tag, tag_of(expect));
-    CHECKF(st->bytes == size_of(expect), "seq %u from rank %d has %zu bytes, sent %zu", expect,
-           src, st->bytes, size_of(expect));
+    CHECKF(st->bytes == size_of(expect), "seq %u from rank %d has %zu bytes, sent %zu", expect, src,
+           st->bytes, size_of(expect));
     CHECK_PATTERN(buf + 8, st->bytes - 8, seed_of(src, expect), "seq %u from rank %d (bytes 8..)",
                   expect, src);
     rx->next[src]++;
@@ -116,8 +113,7 @@ static int pending_source(struct rx *rx, int hint)
 {
     for (int i = 0; i < rx->np - 1; i++) {
         int s = 1 + (hint + i) % (rx->np - 1);
-        if (rx->next[s] < rx->count[s])
-            return s;
+        if (rx->next[s] < rx->count[s]) return s;
     }
     MP_FAIL("no source has messages left");
 }
@@ -141,8 +137,8 @@ static void receiver(struct rx *rx)
                 for (size_t i = 0; i < b; i++) {
                     reqs[i] = TERN_REQUEST_NULL;
                     sts[i] = mp_status_poison();
-                    CHECK_OK(tern_irecv(pool + i * BIG_MAX, BIG_MAX, TERN_ANY_SOURCE,
-                                        TERN_ANY_TAG, TERN_COMM_WORLD, &reqs[i]));
+                    CHECK_OK(tern_irecv(pool + i * BIG_MAX, BIG_MAX, TERN_ANY_SOURCE, TERN_ANY_TAG,
+                                        TERN_COMM_WORLD, &reqs[i]));
                 }
                 CHECK_OK(tern_waitall(b, reqs, sts));
                 for (size_t i = 0; i < b; i++) {
@@ -156,10 +152,8 @@ static void receiver(struct rx *rx)
         }
         for (uint64_t i = 0; i < n; i++) {
             int src = TERN_ANY_SOURCE, tag = TERN_ANY_TAG;
-            if (kind == 2 || kind == 3)
-                src = pending_source(rx, rr++);
-            if (kind == 3)
-                tag = tag_of(rx->next[src]);
+            if (kind == 2 || kind == 3) src = pending_source(rx, rr++);
+            if (kind == 3) tag = tag_of(rx->next[src]);
             tern_status_t st = mp_status_poison();
             CHECK_OK(tern_recv(pool, BIG_MAX, src, tag, TERN_COMM_WORLD, &st));
             accept_msg(rx, pool, &st, src, tag);

@@ -19,11 +19,9 @@ static int nsizes;
 
 static void add_size(size_t s)
 {
-    if (s > MAX_SIZE)
-        return;
+    if (s > MAX_SIZE) return;
     for (int i = 0; i < nsizes; i++)
-        if (sizes[i] == s)
-            return;
+        if (sizes[i] == s) return;
     sizes[nsizes++] = s;
 }
 
@@ -43,10 +41,17 @@ static void make_sizes(void)
         add_size(p + 1);
     }
     /* Odd sizes: a cache line minus its header, eager cells, prime-ish sizes. */
-    static const size_t odd[] = {5,     7,      13,      40,      48,         56,
-                                 100,   1000,   1500,    4000,    10000,      12345,
-                                 24576, 40000,  49153,   99999,   123457,     1000000,
-                                 3 << 20 | 7, 10000019, 33554435, MAX_SIZE - 4093};
+    static const size_t odd[] = {5,           7,
+                                 13,          40,
+                                 48,          56,
+                                 100,         1000,
+                                 1500,        4000,
+                                 10000,       12345,
+                                 24576,       40000,
+                                 49153,       99999,
+                                 123457,      1000000,
+                                 3 << 20 | 7, 10000019,
+                                 33554435,    MAX_SIZE - 4093};
     for (size_t i = 0; i < sizeof odd / sizeof odd[0]; i++)
         add_size(odd[i]);
     qsort(sizes, (size_t)nsizes, sizeof sizes[0], cmp_size);
@@ -54,12 +59,9 @@ static void make_sizes(void)
 
 static int iterations(size_t size)
 {
-    if (size >= ((size_t)16 << 20))
-        return 1;
-    if (size >= ((size_t)1 << 20))
-        return 2;
-    if (size >= 65536)
-        return 3;
+    if (size >= ((size_t)16 << 20)) return 1;
+    if (size >= ((size_t)1 << 20)) return 2;
+    if (size >= 65536) return 3;
     return 6;
 }
 
@@ -75,8 +77,7 @@ static void recv_check(uint8_t *buf, size_t size, int src, int tag, int iter, in
     size_t cap = (v & 1) ? size + 40 : size;
     tern_status_t st = mp_status_poison();
     mp_guard_set(buf, cap);
-    if (cap > size)
-        memset(buf + size, 0x5a, cap - size);
+    if (cap > size) memset(buf + size, 0x5a, cap - size);
     if ((v / 2) & 1) {
         tern_request_t req = TERN_REQUEST_NULL;
         CHECK_OK(tern_irecv(buf, cap, src, tag, TERN_COMM_WORLD, &req));
@@ -87,11 +88,13 @@ static void recv_check(uint8_t *buf, size_t size, int src, int tag, int iter, in
         CHECK_OK(tern_recv(buf, cap, src, tag, TERN_COMM_WORLD, &st));
     }
     CHECK_STATUS(st, src, tag, size);
-    CHECK_PATTERN(buf, size, seed_of(size, iter, src), "rank %d got from rank %d, iter %d", me,
-                  src, iter);
+    CHECK_PATTERN(buf, size, seed_of(size, iter, src), "rank %d got from rank %d, iter %d", me, src,
+                  iter);
     for (size_t i = size; i < cap; i++)
-        CHECKF(buf[i] == 0x5a, "byte %zu of the receive area, past the %zu-byte message, "
-                               "was changed to 0x%02x", i, size, buf[i]);
+        CHECKF(buf[i] == 0x5a,
+               "byte %zu of the receive area, past the %zu-byte message, "
+               "was changed to 0x%02x",
+               i, size, buf[i]);
     CHECK_GUARD(buf, cap, "receive of %zu bytes from rank %d", size, src);
 }
 
@@ -138,8 +141,7 @@ int main(int argc, char **argv)
     make_sizes();
     size_t max = MAX_SIZE;
     const char *lim = getenv("MP_PINGPONG_MAX");
-    if (lim && *lim)
-        max = (size_t)strtoull(lim, NULL, 0);
+    if (lim && *lim) max = (size_t)strtoull(lim, NULL, 0);
 
     int peer = (me ^ 1) < np ? (me ^ 1) : me;
     uint8_t *buf = mp_malloc(max + 64 + MP_GUARD_LEN);

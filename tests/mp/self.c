@@ -12,10 +12,30 @@
 
 #define MAX_SIZE ((size_t)64 << 20)
 
-static const size_t sizes[] = {0,     1,      7,      8,      9,      55,      56,
-                               63,    64,     65,     1000,   4096,   16383,   16384,
-                               16385, 32767,  32768,  32769,  100000, 1048576, 1048579,
-                               (size_t)5 << 20 | 1, (size_t)16 << 20, MAX_SIZE};
+static const size_t sizes[] = {0,
+                               1,
+                               7,
+                               8,
+                               9,
+                               55,
+                               56,
+                               63,
+                               64,
+                               65,
+                               1000,
+                               4096,
+                               16383,
+                               16384,
+                               16385,
+                               32767,
+                               32768,
+                               32769,
+                               100000,
+                               1048576,
+                               1048579,
+                               (size_t)5 << 20 | 1,
+                               (size_t)16 << 20,
+                               MAX_SIZE};
 #define NSIZES (sizeof sizes / sizeof sizes[0])
 
 static int me;
@@ -83,8 +103,7 @@ int main(int argc, char **argv)
         /* All four ways for most sizes; the largest ones only two to stay quick. */
         int big = sizes[i] >= ((size_t)16 << 20);
         for (int method = 0; method < 4; method++) {
-            if (big && (method == 2 || (method == 3 && sizes[i] != MAX_SIZE)))
-                continue;
+            if (big && (method == 2 || (method == 3 && sizes[i] != MAX_SIZE))) continue;
             one(s, d, sizes[i], method, (int)((i + (size_t)method) & 1));
         }
     }
@@ -93,7 +112,6 @@ int main(int argc, char **argv)
     free(s);
     free(d);
     CHECK_OK(tern_finalize());
-    if (me == 0)
-        printf("self: %d ranks ok\n", np);
+    if (me == 0) printf("self: %d ranks ok\n", np);
     return 0;
 }

@@ -67,9 +67,10 @@ static void blocking_send(size_t size, int round)
         double t1 = mp_now();
         double posted = posted_time();
         CHECKF(t1 >= posted,
-               "tern_send(%zu bytes) returned %.1f ms before the receiver posted its receive",
-               size, (posted - t1) * 1e3);
-        CHECKF(t1 - t0 >= DELAY_MS * 0.8e-3,
+               "tern_send(%zu bytes) returned %.1f ms before the receiver posted its receive", size,
+               (posted - t1) * 1e3);
+        /* Loose bound (scheduling noise); the check above is the exact one. */
+        CHECKF(t1 - t0 >= DELAY_MS * 0.5e-3,
                "tern_send(%zu bytes) returned after %.1f ms, the receiver slept %d ms", size,
                (t1 - t0) * 1e3, DELAY_MS);
         free(b);
@@ -95,8 +96,7 @@ static void issend_test(size_t size, int round)
             CHECK_OK(tern_test(&r, &flag, &st));
             done = mp_now();
             tests++;
-            if (!flag)
-                usleep(200);
+            if (!flag) usleep(200);
         }
         CHECK(r == TERN_REQUEST_NULL);
         double posted = posted_time();
@@ -122,20 +122,21 @@ static void isend_small(size_t size, int round)
         CHECK_OK(tern_isend(b, size, 1, TAG_DATA, TERN_COMM_WORLD, &r));
         int flag = 0, tests = 0;
         double done = t0;
-        while (!flag && mp_now() - t0 < DELAY_MS * 0.5e-3) {
+        while (!flag && mp_now() - t0 < 5.0) {
             CHECK_OK(tern_test(&r, &flag, NULL));
             done = mp_now();
             tests++;
         }
-        CHECKF(flag, "tern_isend(%zu bytes) did not complete in %d tests (%.1f ms) while no "
-                     "receive was posted",
-               size, tests, (done - t0) * 1e3);
+        CHECKF(flag, "tern_isend(%zu bytes) did not complete in %d tests (%.1f ms)", size, tests,
+               (done - t0) * 1e3);
         CHECK(r == TERN_REQUEST_NULL);
         /* Overwriting the buffer now must not change what rank 1 receives. */
         memset(b, 0xee, size);
         double posted = posted_time();
-        CHECKF(done < posted, "tern_isend(%zu) completed only after the receive was posted",
-               size);
+        CHECKF(done < posted,
+               "tern_isend(%zu bytes) completed only %.1f ms after the receive was posted, "
+               "not at once (%d tests)",
+               size, (done - posted) * 1e3, tests);
         free(b);
     } else if (me == 1) {
         late_receiver(size, round, round & 1);
@@ -166,7 +167,6 @@ int main(int argc, char **argv)
     MP_WHERE("finalize");
     CHECK_OK(tern_barrier(TERN_COMM_WORLD));
     CHECK_OK(tern_finalize());
-    if (me == 0)
-        printf("ssend: %d ranks ok\n", np);
+    if (me == 0) printf("ssend: %d ranks ok\n", np);
     return 0;
 }

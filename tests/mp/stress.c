@@ -18,9 +18,9 @@
  */
 #include "mp_check.h"
 
-#define MAX_MSG ((size_t)4 << 20)
-#define SEND_WIN 8
-#define RECV_WIN 8
+#define MAX_MSG   ((size_t)4 << 20)
+#define SEND_WIN  8
+#define RECV_WIN  8
 #define TAG_COUNT 77
 
 struct msg {
@@ -214,12 +214,11 @@ int main(int argc, char **argv)
     tern_request_t *cr = mp_malloc(sizeof *cr * 2 * (size_t)np);
     size_t ncr = 0;
     for (int r = 0; r < np; r++) {
-        if (r == me)
-            continue;
+        if (r == me) continue;
         CHECK_OK(tern_irecv(&count_from[r], sizeof(uint64_t), r, TAG_COUNT, TERN_COMM_WORLD,
                             &cr[ncr++]));
-        CHECK_OK(tern_isend(&count_to[r], sizeof(uint64_t), r, TAG_COUNT, TERN_COMM_WORLD,
-                            &cr[ncr++]));
+        CHECK_OK(
+            tern_isend(&count_to[r], sizeof(uint64_t), r, TAG_COUNT, TERN_COMM_WORLD, &cr[ncr++]));
     }
     CHECK_OK(tern_waitall(ncr, cr, NULL));
     count_from[me] = count_to[me];
@@ -255,16 +254,14 @@ int main(int argc, char **argv)
                  (unsigned long long)seed0, (unsigned long long)received,
                  (unsigned long long)expect_total, next_send, nmine, sends_open);
         for (int i = 0; i < RECV_WIN && posted < expect_total; i++) {
-            if (req[i] != TERN_REQUEST_NULL)
-                continue;
+            if (req[i] != TERN_REQUEST_NULL) continue;
             CHECK_OK(tern_irecv(rbuf[i], MAX_MSG, TERN_ANY_SOURCE, TERN_ANY_TAG, TERN_COMM_WORLD,
                                 &req[i]));
             rpost[i] = posted++;
         }
         for (int i = 0; i < SEND_WIN && next_send < nmine; i++) {
             tern_request_t *sr = &req[RECV_WIN + i];
-            if (*sr != TERN_REQUEST_NULL)
-                continue;
+            if (*sr != TERN_REQUEST_NULL) continue;
             const struct msg *m = &plan[me][next_send];
             free(sbuf[i]);
             sbuf[i] = mp_malloc(m->size);
@@ -290,8 +287,7 @@ int main(int argc, char **argv)
                 testalls++;
                 for (int i = 0; i < NREQ; i++) {
                     CHECK(req[i] == TERN_REQUEST_NULL);
-                    if (before[i] == TERN_REQUEST_NULL)
-                        continue;
+                    if (before[i] == TERN_REQUEST_NULL) continue;
                     CHECK_EQ_INT(sts[i].error, TERN_OK);
                     if (i >= RECV_WIN) {
                         sends_open--;

@@ -13,19 +13,30 @@
  */
 #include "mp_check.h"
 
-#define TAG_T 9
+#define TAG_T    9
 #define TAG_FULL 10
-#define TAG_GO 11
+#define TAG_GO   11
 
 struct tcase {
     size_t size, cap;
 };
 
 static const struct tcase cases[] = {
-    {1, 0},         {10, 4},         {64, 63},        {100, 0},       {1000, 999},
-    {5000, 1000},   {16384, 16383},  {16000, 8000},   {16385, 16384}, {32769, 17},
-    {100000, 50000}, {100000, 99999}, {(size_t)4 << 20, ((size_t)1 << 20) + 3},
-    {(size_t)4 << 20, 0}, {(size_t)9 << 20, ((size_t)9 << 20) - 1},
+    {1, 0},
+    {10, 4},
+    {64, 63},
+    {100, 0},
+    {1000, 999},
+    {5000, 1000},
+    {16384, 16383},
+    {16000, 8000},
+    {16385, 16384},
+    {32769, 17},
+    {100000, 50000},
+    {100000, 99999},
+    {(size_t)4 << 20, ((size_t)1 << 20) + 3},
+    {(size_t)4 << 20, 0},
+    {(size_t)9 << 20, ((size_t)9 << 20) - 1},
 };
 #define NCASES (sizeof cases / sizeof cases[0])
 
@@ -57,8 +68,7 @@ static void receiver(int peer, int c, int how, int posted_first)
         while (!flag)
             CHECK_OK(tern_iprobe(peer, TAG_T, TERN_COMM_WORLD, &flag, &ps));
         CHECK_STATUS(ps, peer, TAG_T, size);
-        if (how != 0)
-            CHECK_OK(tern_irecv(b, cap, peer, TAG_T, TERN_COMM_WORLD, &r));
+        if (how != 0) CHECK_OK(tern_irecv(b, cap, peer, TAG_T, TERN_COMM_WORLD, &r));
     }
     switch (how) {
     case 0: /* blocking receive (or wait when posted first) */
@@ -173,7 +183,6 @@ int main(int argc, char **argv)
     MP_WHERE("finalize");
     CHECK_OK(tern_barrier(TERN_COMM_WORLD));
     CHECK_OK(tern_finalize());
-    if (me == 0)
-        printf("truncate: %d ranks ok\n", np);
+    if (me == 0) printf("truncate: %d ranks ok\n", np);
     return 0;
 }

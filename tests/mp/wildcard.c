@@ -47,8 +47,8 @@ static size_t await_arrival(int src, int tag)
         CHECK_OK(tern_iprobe(src, tag, TERN_COMM_WORLD, &flag, &st));
         CHECKF(flag || mp_now() - t0 < 30, "no message from %d tag %d after 30 s", src, tag);
     }
-    CHECKF(src == TERN_ANY_SOURCE || st.source == src, "iprobe(source %d) reported source %d",
-           src, st.source);
+    CHECKF(src == TERN_ANY_SOURCE || st.source == src, "iprobe(source %d) reported source %d", src,
+           st.source);
     CHECKF(tag == TERN_ANY_TAG || st.tag == tag, "iprobe(tag %d) reported tag %d", tag, st.tag);
     return st.bytes;
 }
@@ -61,12 +61,11 @@ static void tag_selective(size_t size, int posted_first)
     if (me == 1) {
         uint8_t *b = mp_malloc(3 * size);
         tern_request_t r[3];
-        if (posted_first)
-            wait_go();
+        if (posted_first) wait_go();
         for (int t = 1; t <= 3; t++) {
             mp_fill(b + (size_t)(t - 1) * size, size, seed_of(1, t, size));
-            CHECK_OK(tern_isend(b + (size_t)(t - 1) * size, size, 0, t, TERN_COMM_WORLD,
-                                &r[t - 1]));
+            CHECK_OK(
+                tern_isend(b + (size_t)(t - 1) * size, size, 0, t, TERN_COMM_WORLD, &r[t - 1]));
         }
         CHECK_OK(tern_waitall(3, r, NULL));
         free(b);
@@ -133,8 +132,7 @@ static void any_source_any_tag(int mode)
         size_t size = any_size(me);
         uint8_t *b = mp_malloc(size);
         mp_fill(b, size, seed_of(me, 10 + me, size));
-        if (mode != 2)
-            wait_go();
+        if (mode != 2) wait_go();
         tern_request_t r;
         CHECK_OK(tern_isend(b, size, 0, 10 + me, TERN_COMM_WORLD, &r));
         CHECK_OK(tern_wait(&r, NULL));
@@ -178,8 +176,8 @@ static void any_source_any_tag(int mode)
                 CHECK_EQ_SIZE(await_arrival(q, TERN_ANY_TAG), any_size(q));
             for (size_t i = 0; i < n; i++) {
                 tern_status_t s1 = mp_status_poison();
-                CHECK_OK(tern_recv(b, ANY_CAP, TERN_ANY_SOURCE, TERN_ANY_TAG, TERN_COMM_WORLD,
-                                   &s1));
+                CHECK_OK(
+                    tern_recv(b, ANY_CAP, TERN_ANY_SOURCE, TERN_ANY_TAG, TERN_COMM_WORLD, &s1));
                 check_any(b, &s1, seen);
             }
         }
@@ -197,10 +195,8 @@ static void any_source_any_tag(int mode)
 
 static size_t probe_size(int r, int k)
 {
-    if (k == 0)
-        return 0;
-    if (k == NPROBE - 1)
-        return 50000 + (size_t)r;
+    if (k == 0) return 0;
+    if (k == NPROBE - 1) return 50000 + (size_t)r;
     return 8 + (size_t)r * 1000 + (size_t)k * 13;
 }
 
@@ -243,14 +239,11 @@ static void probe_then_recv(void)
             for (;;) {
                 for (first = 0; first < NPROBE && got[s * NPROBE + first]; first++) {
                 }
-                if (first < NPROBE)
-                    break;
+                if (first < NPROBE) break;
                 s = 1 + s % (np - 1);
             }
-            if (how == 1 || how == 3)
-                src = s;
-            if (how == 2 || how == 3)
-                tag = probe_tag(s, first);
+            if (how == 1 || how == 3) src = s;
+            if (how == 2 || how == 3) tag = probe_tag(s, first);
             st = mp_status_poison();
             if (how == 4) {
                 flag = 0;
@@ -268,8 +261,8 @@ static void probe_then_recv(void)
             /* Non-overtaking: the probed message is the first one of that source not yet
              * received (with that tag, when a tag was asked for). */
             int k = 0;
-            while (k < NPROBE && (got[ps * NPROBE + k] ||
-                                  (tag != TERN_ANY_TAG && probe_tag(ps, k) != tag)))
+            while (k < NPROBE &&
+                   (got[ps * NPROBE + k] || (tag != TERN_ANY_TAG && probe_tag(ps, k) != tag)))
                 k++;
             CHECKF(k < NPROBE, "probe found a message from %d, which has none left", ps);
             CHECK_STATUS(st, ps, probe_tag(ps, k), probe_size(ps, k));
@@ -319,7 +312,6 @@ int main(int argc, char **argv)
     probe_then_recv();
     MP_WHERE("finalize");
     CHECK_OK(tern_finalize());
-    if (me == 0)
-        printf("wildcard: %d ranks ok\n", np);
+    if (me == 0) printf("wildcard: %d ranks ok\n", np);
     return 0;
 }
