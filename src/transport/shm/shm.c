@@ -13,6 +13,13 @@
  * (process_vm_readv) from the sender's buffer straight into the receiver's. When the
  * kernel forbids it the core streams the data through cells instead.
  *
+ * Cooperative copy: a sender waiting for its rendezvous has nothing else to do, and a
+ * single copy leaves memory bandwidth unused. For large gets the receiver publishes a
+ * chunk ticket in the channel's transport lines and sends the sender a HELP control
+ * frame; both then take chunks (receiver: process_vm_readv, sender: process_vm_writev)
+ * until none is left. A sender busy elsewhere never answers and the receiver simply
+ * takes every chunk, so nobody ever waits on the helper to start.
+ *
  * Waiting: a receiver about to sleep sets `sleeping` in its segment and waits on the
  * `bell` futex; a sender rings the bell only when it sees `sleeping` set, so the fast
  * path has no system call. Segments are unlinked once every peer has attached: even
@@ -30,6 +37,8 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sched.h>
+#include <signal.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -60,9 +69,27 @@ struct shm_seg {
     _Alignas(64) _Atomic uint32_t bell;     /* futex word senders ring */
 };
 
+/* The cooperative-copy descriptor, in the transport lines of the receiver's channel
+ * from this sender. Only the receiver writes the fields; `ticket` hands out chunks. */
+struct shm_coop {
+    _Alignas(64) _Atomic uint64_t ticket; /* generation << 32 | next chunk */
+    _Atomic uint32_t done;                /* chunks the sender finished */
+    _Atomic uint32_t redo;                /* 1 + a chunk the sender could not copy, or 0 */
+    _Alignas(64) uint32_t nchunks;
+    uint64_t chunk;
+    uint64_t len;
+    uint64_t dst; /* receiver's buffer */
+    uint64_t src; /* sender's buffer */
+};
+
+struct shm_ctrl_help {
+    uint32_t gen;
+};
+
 struct shm_peer {
     int world_rank;
     pid_t pid;
+    uint32_t coop_gen; /* last generation I (as receiver) published to this peer */
     struct shm_seg *seg;    /* the peer's segment, mapped */
     struct shm_chan out;    /* my channel in the peer's inbox (I produce) */
     struct shm_chan in;     /* the peer's channel in my inbox (I consume) */
@@ -241,19 +268,78 @@ static long shm_futex(_Atomic uint32_t *addr, int op, uint32_t val, const struct
     return syscall(SYS_futex, (uint32_t *)addr, op, val, ts, NULL, 0);
 }
 
-static int shm_send(int dest, const struct iovec *iov, int iovcnt, size_t total)
+/* After publishing to pe: ring its bell, but only if it said it sleeps. The fence
+ * orders our publish before our read of `sleeping`, pairing with shm_sleep_begin. */
+static void shm_wake(struct shm_peer *pe)
 {
-    struct shm_peer *pe = &shm.peers[shm.lidx_of[dest]];
-    int rc = shm_chan_push(&pe->out, iov, iovcnt, total);
-    if (rc) return rc;
-    /* Ring the bell only if the receiver said it sleeps. The fence orders our publish
-     * before our read of `sleeping`, pairing with the fence in shm_sleep_begin. */
     atomic_thread_fence(memory_order_seq_cst);
     if (atomic_load_explicit(&pe->seg->sleeping, memory_order_relaxed)) {
         atomic_fetch_add(&pe->seg->bell, 1);
         shm_futex(&pe->seg->bell, FUTEX_WAKE, INT_MAX, NULL);
     }
+}
+
+static int shm_send(int dest, const struct iovec *iov, int iovcnt, size_t total)
+{
+    struct shm_peer *pe = &shm.peers[shm.lidx_of[dest]];
+    int rc = shm_chan_push(&pe->out, iov, iovcnt, total);
+    if (rc) return rc;
+    shm_wake(pe);
     return 0;
+}
+
+static struct shm_coop *shm_coop_of(const struct shm_chan *c)
+{
+    return (struct shm_coop *)((unsigned char *)c->line_head + 128);
+}
+
+/* Take the next chunk of generation gen, or -1 when there is none (or gen is over). */
+static int64_t shm_coop_take(struct shm_coop *co, uint32_t gen, uint32_t nchunks)
+{
+    uint64_t v = atomic_load_explicit(&co->ticket, memory_order_acquire);
+    for (;;) {
+        if ((uint32_t)(v >> 32) != gen || (uint32_t)v >= nchunks) return -1;
+        if (atomic_compare_exchange_weak_explicit(&co->ticket, &v, v + 1, memory_order_acq_rel,
+                                                  memory_order_acquire))
+            return (int64_t)(uint32_t)v;
+    }
+}
+
+/* Copy one chunk between this process and pe (write: push mine into theirs). */
+static int shm_cma_chunk(struct shm_peer *pe, int write, uint64_t local, uint64_t remote,
+                         size_t len)
+{
+    size_t done = 0;
+    while (done < len) {
+        struct iovec l = {(void *)(uintptr_t)(local + done), len - done};
+        struct iovec r = {(void *)(uintptr_t)(remote + done), len - done};
+        ssize_t got = write ? process_vm_writev(pe->pid, &l, 1, &r, 1, 0)
+                            : process_vm_readv(pe->pid, &l, 1, &r, 1, 0);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) return -1;
+        done += (size_t)got;
+    }
+    return 0;
+}
+
+/* Sender side: the receiver asked for help with generation gen of our channel. */
+static void shm_coop_help(struct shm_peer *pe, uint32_t gen)
+{
+    struct shm_coop *co = shm_coop_of(&pe->out);
+    uint32_t nchunks = co->nchunks;
+    uint64_t chunk = co->chunk, len = co->len, dst = co->dst, src = co->src;
+    int64_t c;
+    while ((c = shm_coop_take(co, gen, nchunks)) >= 0) {
+        uint64_t off = (uint64_t)c * chunk;
+        size_t n = (size_t)(len - off < chunk ? len - off : chunk);
+        if (shm_cma_chunk(pe, 1, src + off, dst + off, n) != 0) {
+            /* The receiver will copy this one itself; stop helping. */
+            atomic_store_explicit(&co->redo, (uint32_t)c + 1, memory_order_relaxed);
+            atomic_fetch_add_explicit(&co->done, 1, memory_order_release);
+            return;
+        }
+        atomic_fetch_add_explicit(&co->done, 1, memory_order_release);
+    }
 }
 
 static int shm_poll(void)
@@ -266,6 +352,17 @@ static int shm_poll(void)
             const void *data;
             size_t len;
             if (!shm_chan_peek(&pe->in, &data, &len)) break;
+            if (pe->in.cur_ctrl) {
+                struct shm_ctrl_help h;
+                if (len == sizeof h) {
+                    memcpy(&h, data, sizeof h);
+                    shm_chan_release(&pe->in);
+                    shm_coop_help(pe, h.gen);
+                } else {
+                    shm_chan_release(&pe->in);
+                }
+                continue;
+            }
             shm.recv(pe->world_rank, data, len);
             shm_chan_release(&pe->in);
             n++;
@@ -274,32 +371,90 @@ static int shm_poll(void)
     return n;
 }
 
+/* Receiver side of a cooperative copy: publish the ticket, ask for help, take chunks,
+ * then wait for the chunks the sender took. */
+static int shm_get_coop(struct shm_peer *pe, void *local, uint64_t remote, size_t len)
+{
+    struct shm_coop *co = shm_coop_of(&pe->in);
+    uint64_t chunk = util_tun.shm_coop_chunk;
+    uint32_t nchunks = (uint32_t)((len + chunk - 1) / chunk);
+    uint32_t gen = ++pe->coop_gen;
+    /* Close the ticket under the new generation before changing the fields, so a late
+     * helper of an older generation can never take a chunk of this one. */
+    atomic_store_explicit(&co->ticket, (uint64_t)gen << 32 | UINT32_MAX, memory_order_release);
+    co->nchunks = nchunks;
+    co->chunk = chunk;
+    co->len = len;
+    co->dst = (uint64_t)(uintptr_t)local;
+    co->src = remote;
+    atomic_store_explicit(&co->done, 0, memory_order_relaxed);
+    atomic_store_explicit(&co->redo, 0, memory_order_relaxed);
+    atomic_store_explicit(&co->ticket, (uint64_t)gen << 32, memory_order_release);
+    struct shm_ctrl_help h = {gen};
+    struct iovec iov = {&h, sizeof h};
+    if (shm_chan_push_ctrl(&pe->out, &iov, 1, sizeof h, 1) == 0) shm_wake(pe);
+
+    uint32_t mine = 0, taken = nchunks;
+    int err = 0;
+    int64_t c;
+    while ((c = shm_coop_take(co, gen, nchunks)) >= 0) {
+        uint64_t off = (uint64_t)c * chunk;
+        size_t n = (size_t)(len - off < chunk ? len - off : chunk);
+        mine++;
+        if (shm_cma_chunk(pe, 0, (uint64_t)(uintptr_t)local + off, remote + off, n) != 0) {
+            err = errno == ESRCH ? TERN_ERR_PEER_FAILED : TERN_ERR_TRANSPORT;
+            /* Close the ticket; the helper finishes only what it already took. */
+            uint64_t prev = atomic_exchange(&co->ticket, (uint64_t)gen << 32 | UINT32_MAX);
+            taken = (uint32_t)prev < nchunks ? (uint32_t)prev : nchunks;
+            break;
+        }
+    }
+    /* Wait for the chunks the sender took and is still copying. */
+    uint32_t theirs = taken - mine;
+    unsigned spins = 0;
+    while (atomic_load_explicit(&co->done, memory_order_acquire) != theirs) {
+        if (++spins % 1024 == 0) {
+            if (kill(pe->pid, 0) != 0 && errno == ESRCH) return TERN_ERR_PEER_FAILED;
+            sched_yield();
+        }
+    }
+    if (err) return err;
+    uint32_t redo = atomic_load_explicit(&co->redo, memory_order_relaxed);
+    if (redo) {
+        uint64_t off = (uint64_t)(redo - 1) * chunk;
+        size_t n = (size_t)(len - off < chunk ? len - off : chunk);
+        if (shm_cma_chunk(pe, 0, (uint64_t)(uintptr_t)local + off, remote + off, n) != 0)
+            return TERN_ERR_TRANSPORT;
+    }
+    return 0;
+}
+
 static int shm_get(int src, void *local, uint64_t remote, size_t len)
 {
     struct shm_peer *pe = &shm.peers[shm.lidx_of[src]];
     if (!pe->cma) return TERN_ERR_UNSUPPORTED;
-    char *dst = local;
-    size_t done = 0;
-    while (done < len) {
-        struct iovec l = {dst + done, len - done};
-        struct iovec r = {(void *)(uintptr_t)(remote + done), len - done};
-        ssize_t got = process_vm_readv(pe->pid, &l, 1, &r, 1, 0);
-        if (got < 0) {
-            if (errno == EINTR) continue;
-            if (done == 0 && (errno == EPERM || errno == ENOSYS || errno == EACCES)) {
-                UTIL_DEBUG(1, "shm: cross-memory attach from rank %d not permitted (%s); "
-                              "streaming through cells instead",
-                           src, strerror(errno));
-                pe->cma = 0;
-                return TERN_ERR_UNSUPPORTED;
-            }
-            if (errno == ESRCH) return TERN_ERR_PEER_FAILED;
-            UTIL_ERROR("shm: process_vm_readv from rank %d failed: %s", src, strerror(errno));
-            return TERN_ERR_TRANSPORT;
+    /* Probe permission with the first piece before involving the sender. */
+    size_t first = len < 4096 ? len : 4096;
+    if (shm_cma_chunk(pe, 0, (uint64_t)(uintptr_t)local, remote, first) != 0) {
+        if (errno == EPERM || errno == ENOSYS || errno == EACCES) {
+            UTIL_DEBUG(1, "shm: cross-memory attach from rank %d not permitted (%s); "
+                          "streaming through cells instead",
+                       src, strerror(errno));
+            pe->cma = 0;
+            return TERN_ERR_UNSUPPORTED;
         }
-        if (got == 0) return TERN_ERR_TRANSPORT;
-        done += (size_t)got;
+        if (errno == ESRCH) return TERN_ERR_PEER_FAILED;
+        UTIL_ERROR("shm: process_vm_readv from rank %d failed: %s", src, strerror(errno));
+        return TERN_ERR_TRANSPORT;
     }
+    if (len == first) return 0;
+    char *dst = (char *)local + first;
+    remote += first;
+    len -= first;
+    if (util_tun.shm_coop_min && len >= util_tun.shm_coop_min && util_tun.shm_coop_chunk >= 4096)
+        return shm_get_coop(pe, dst, remote, len);
+    if (shm_cma_chunk(pe, 0, (uint64_t)(uintptr_t)dst, remote, len) != 0)
+        return errno == ESRCH ? TERN_ERR_PEER_FAILED : TERN_ERR_TRANSPORT;
     return 0;
 }
 

@@ -4,7 +4,8 @@
  * Pure memory operations with no system calls, shared by shm.c and the unit tests.
  *
  * Layout of a channel in shared memory (receiver-owned):
- *   [line_head : 64 B][cell_head : 64 B][slots : nlines x 64 B][cells : ncells x cell_size]
+ *   [line_head : 64 B][cell_head : 64 B][transport : 128 B][slots : nlines x 64 B]
+ *   [cells : ncells x cell_size]
  * The producer keeps its positions privately and reads the heads only when it believes
  * a ring is full; the consumer publishes the heads as it releases frames.
  */
@@ -20,12 +21,16 @@
 #include "tern.h"
 
 #define SHM_LINE_INLINE 56
-#define SHM_RING_HEAD_BYTES 128
+/* Bytes before the slots: line_head, cell_head, and two lines the transport keeps for
+ * itself (the cooperative-copy descriptor in shm.c). */
+#define SHM_RING_HEAD_BYTES 256
+/* A slot whose len has this bit carries a transport control frame, not a core frame. */
+#define SHM_LEN_CTRL 0x80000000u
 
 /* A slot: the sequence word and the frame share one cache line. */
 struct shm_line {
     _Alignas(64) _Atomic uint32_t seq; /* == position + 1 (mod 2^32) when full */
-    uint32_t len;                      /* frame length; > SHM_LINE_INLINE: frame is in a cell */
+    uint32_t len; /* frame length (| SHM_LEN_CTRL); > SHM_LINE_INLINE: frame is in a cell */
     unsigned char data[SHM_LINE_INLINE];
 };
 
@@ -40,6 +45,7 @@ struct shm_chan {
     uint64_t cell_pos; /* producer: next cell to fill; consumer: next cell to read */
     uint64_t line_head_seen, cell_head_seen; /* producer's cached copies of the heads */
     size_t cur_len;                          /* consumer: length of the peeked frame */
+    int cur_ctrl;                            /* consumer: the peeked frame is a control frame */
 };
 
 /* Point `c` at the channel whose memory starts at `base` (zeroed memory is empty). */
@@ -66,12 +72,12 @@ static inline void shm_iov_gather(unsigned char *dst, const struct iovec *iov, i
 }
 
 /*
- * Producer: append one frame of `total` bytes gathered from iov.
- * Returns 0, TERN_ERR_AGAIN when the slot or cell ring is full (nothing written), or
- * TERN_ERR_INVAL when the frame exceeds a cell.
+ * Producer: append one frame of `total` bytes gathered from iov; `ctrl` marks a
+ * transport control frame. Returns 0, TERN_ERR_AGAIN when the slot or cell ring is full
+ * (nothing written), or TERN_ERR_INVAL when the frame exceeds a cell.
  */
-static inline int shm_chan_push(struct shm_chan *c, const struct iovec *iov, int iovcnt,
-                                size_t total)
+static inline int shm_chan_push_ctrl(struct shm_chan *c, const struct iovec *iov, int iovcnt,
+                                     size_t total, int ctrl)
 {
     if (c->line_pos - c->line_head_seen >= c->nlines) {
         c->line_head_seen = atomic_load_explicit(c->line_head, memory_order_acquire);
@@ -89,10 +95,17 @@ static inline int shm_chan_push(struct shm_chan *c, const struct iovec *iov, int
         shm_iov_gather(c->cells + (c->cell_pos % c->ncells) * c->cell_size, iov, iovcnt);
         c->cell_pos++;
     }
-    line->len = (uint32_t)total;
+    line->len = (uint32_t)total | (ctrl ? SHM_LEN_CTRL : 0);
     atomic_store_explicit(&line->seq, (uint32_t)(c->line_pos + 1), memory_order_release);
     c->line_pos++;
     return 0;
+}
+
+/* Producer: append one core frame (see shm_chan_push_ctrl). */
+static inline int shm_chan_push(struct shm_chan *c, const struct iovec *iov, int iovcnt,
+                                size_t total)
+{
+    return shm_chan_push_ctrl(c, iov, iovcnt, total, 0);
 }
 
 /*
@@ -106,14 +119,16 @@ static inline int shm_chan_peek(struct shm_chan *c, const void **data, size_t *l
     struct shm_line *line = &c->lines[c->line_pos & (c->nlines - 1)];
     if (atomic_load_explicit(&line->seq, memory_order_acquire) != (uint32_t)(c->line_pos + 1))
         return 0;
-    size_t n = line->len;
+    uint32_t raw = line->len;
+    size_t n = raw & ~SHM_LEN_CTRL;
+    c->cur_ctrl = (raw & SHM_LEN_CTRL) != 0;
     if (n <= SHM_LINE_INLINE) {
         *data = line->data;
     } else {
         if (n > c->cell_size) n = c->cell_size;
         *data = c->cells + (c->cell_pos % c->ncells) * c->cell_size;
     }
-    c->cur_len = line->len;
+    c->cur_len = raw & ~SHM_LEN_CTRL;
     *len = n;
     return 1;
 }
