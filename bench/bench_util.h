@@ -55,20 +55,29 @@ static inline int bench_parse_size(const char *s, size_t *out)
     char *end;
     errno = 0;
     unsigned long long v = strtoull(s, &end, 10);
-    if (errno || end == s)
-        return -1;
+    if (errno || end == s) return -1;
     switch (*end) {
-    case 'k': case 'K': v <<= 10; end++; break;
-    case 'm': case 'M': v <<= 20; end++; break;
-    case 'g': case 'G': v <<= 30; end++; break;
-    default: break;
+    case 'k':
+    case 'K':
+        v <<= 10;
+        end++;
+        break;
+    case 'm':
+    case 'M':
+        v <<= 20;
+        end++;
+        break;
+    case 'g':
+    case 'G':
+        v <<= 30;
+        end++;
+        break;
+    default:
+        break;
     }
-    if (*end == 'i' || *end == 'B')
-        end++;
-    if (*end == 'B')
-        end++;
-    if (*end)
-        return -1;
+    if (*end == 'i' || *end == 'B') end++;
+    if (*end == 'B') end++;
+    if (*end) return -1;
     *out = (size_t)v;
     return 0;
 }
@@ -93,17 +102,12 @@ static inline const char *bench_fmt_size(size_t b, char *buf, size_t n)
 static inline int bench_sizes(size_t min, size_t max, int perturb, size_t *out, int cap)
 {
     int n = 0;
-    if (min == 0 && n < cap)
-        out[n++] = 0;
+    if (min == 0 && n < cap) out[n++] = 0;
     for (size_t p = 1; p <= max && n < cap; p <<= 1) {
-        if (perturb && p > 3 && p - 3 >= min && n < cap)
-            out[n++] = p - 3;
-        if (p >= min && n < cap)
-            out[n++] = p;
-        if (perturb && p > 3 && p + 3 <= max && n < cap)
-            out[n++] = p + 3;
-        if (p > SIZE_MAX / 2)
-            break;
+        if (perturb && p > 3 && p - 3 >= min && n < cap) out[n++] = p - 3;
+        if (p >= min && n < cap) out[n++] = p;
+        if (perturb && p > 3 && p + 3 <= max && n < cap) out[n++] = p + 3;
+        if (p > SIZE_MAX / 2) break;
     }
     return n;
 }
@@ -116,10 +120,8 @@ static inline int bench_sizes(size_t min, size_t max, int perturb, size_t *out, 
 static inline long bench_iters(size_t bytes, size_t budget, long max_iters, long min_iters)
 {
     long it = bytes ? (long)(budget / bytes) : max_iters;
-    if (it > max_iters)
-        it = max_iters;
-    if (it < min_iters)
-        it = min_iters;
+    if (it > max_iters) it = max_iters;
+    if (it < min_iters) it = min_iters;
     return it;
 }
 
@@ -138,10 +140,10 @@ struct bench_row {
     const char *mode;    /* "standard", "sync", "pinned", "unpinned", "-" */
     int nprocs;
     size_t bytes;
-    long iters;    /* timed iterations per trial */
+    long iters; /* timed iterations per trial */
     int trials;
-    double t_min;  /* seconds per operation, best trial */
-    double t_med;  /* seconds per operation, median trial */
+    double t_min; /* seconds per operation, best trial */
+    double t_med; /* seconds per operation, median trial */
 };
 
 static const char bench_csv_header[] =
@@ -150,10 +152,9 @@ static const char bench_csv_header[] =
 static inline void bench_print_heading(int csv, const char *lib, const char *pattern,
                                        const char *mode, int nprocs, const char *what)
 {
-    if (csv)
-        return;
-    printf("\n# %s %s mode=%s nprocs=%d  (time = %s; MB/s = 1e6 bytes per second)\n", lib,
-           pattern, mode, nprocs, what);
+    if (csv) return;
+    printf("\n# %s %s mode=%s nprocs=%d  (time = %s; MB/s = 1e6 bytes per second)\n", lib, pattern,
+           mode, nprocs, what);
     printf("%10s %9s %12s %12s %12s %12s\n", "bytes", "iters", "t_min(us)", "t_med(us)",
            "MB/s(best)", "MB/s(med)");
 }
@@ -176,10 +177,8 @@ static inline void bench_print_row(int csv, const struct bench_row *r)
 static inline void *bench_alloc(size_t bytes)
 {
     void *p = NULL;
-    if (bytes == 0)
-        bytes = 64;
-    if (posix_memalign(&p, 4096, bytes))
-        return NULL;
+    if (bytes == 0) bytes = 64;
+    if (posix_memalign(&p, 4096, bytes)) return NULL;
     memset(p, 0xa5, bytes);
     return p;
 }

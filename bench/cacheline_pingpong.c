@@ -29,7 +29,7 @@
 #include "bench_util.h"
 
 #define MAX_TRIALS 1000
-#define STOP UINT64_MAX
+#define STOP       UINT64_MAX
 
 struct line {
     _Atomic uint64_t seq; /* odd: the ping is there; even: the pong is there */
@@ -64,8 +64,7 @@ static void pong(struct line *l)
     for (;;) {
         uint64_t s;
         while ((s = atomic_load_explicit(&l->seq, memory_order_acquire)) != want)
-            if (s == STOP)
-                return;
+            if (s == STOP) return;
         memcpy(local, l->payload, sizeof local);
         local[0]++;
         memcpy(l->payload, local, sizeof local);
@@ -82,14 +81,11 @@ static int run_cacheline(const struct opts *o, int pinned, const cpu_set_t *all,
     int cpus[2] = {-1, -1};
     if (pinned) {
         for (int c = 0, k = 0; c < CPU_SETSIZE && k < 2; c++)
-            if (CPU_ISSET(c, all))
-                cpus[k++] = c;
-        if (cpus[1] < 0)
-            return -1;
+            if (CPU_ISSET(c, all)) cpus[k++] = c;
+        if (cpus[1] < 0) return -1;
     }
     struct line *l = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (l == MAP_FAILED)
-        return -1;
+    if (l == MAP_FAILED) return -1;
     atomic_store(&l->seq, 0);
     fflush(stdout);
     pid_t pid = fork();
@@ -131,16 +127,15 @@ static int run_cacheline(const struct opts *o, int pinned, const cpu_set_t *all,
             memcpy(local, l->payload, sizeof local);
             seq += 2;
         }
-        if (t >= 0)
-            samples[t] = (bench_now() - t0) / (2.0 * (double)iters);
+        if (t >= 0) samples[t] = (bench_now() - t0) / (2.0 * (double)iters);
     }
     atomic_store_explicit(&l->seq, STOP, memory_order_release);
     waitpid(pid, NULL, 0);
     munmap(l, 4096);
     sched_setaffinity(0, sizeof *all, all);
 
-    *r = (struct bench_row){"raw", "cacheline", pinned ? "pinned" : "unpinned", 2, 64, n,
-                            o->trials, 0, 0};
+    *r = (struct bench_row){
+        "raw", "cacheline", pinned ? "pinned" : "unpinned", 2, 64, n, o->trials, 0, 0};
     bench_stats(samples, o->trials, &r->t_min, &r->t_med);
     return 0;
 }
@@ -158,8 +153,7 @@ static void run_memcpy(const struct opts *o)
     bench_print_heading(o->csv, "raw", "memcpy", "-", 1, "per copy of `bytes`, one process");
     for (int k = 0; k < nsizes; k++) {
         size_t len = sizes[k];
-        if (len < o->min)
-            continue;
+        if (len < o->min) continue;
         long n = bench_iters(len, o->budget, 100000, 4);
         for (int t = -1; t < o->trials; t++) {
             long iters = t < 0 ? bench_warmup(n) : n;
@@ -168,8 +162,7 @@ static void run_memcpy(const struct opts *o)
                 memcpy(dst, src, len);
                 __asm__ __volatile__("" ::: "memory"); /* keep every copy */
             }
-            if (t >= 0)
-                samples[t] = (bench_now() - t0) / (double)iters;
+            if (t >= 0) samples[t] = (bench_now() - t0) / (double)iters;
         }
         struct bench_row r = {"raw", "memcpy", "-", 1, len, n, o->trials, 0, 0};
         bench_stats(samples, o->trials, &r.t_min, &r.t_med);
@@ -181,41 +174,59 @@ static void run_memcpy(const struct opts *o)
 
 int main(int argc, char **argv)
 {
-    static const struct option lo[] = {
-        {"iters", required_argument, 0, 'i'}, {"trials", required_argument, 0, 't'},
-        {"min", required_argument, 0, 'm'},   {"max", required_argument, 0, 'M'},
-        {"budget", required_argument, 0, 'b'}, {"only", required_argument, 0, 'O'},
-        {"csv", no_argument, 0, 'C'},         {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
-    struct opts o = {.iters = 200000, .trials = 5, .do_cacheline = 1, .do_memcpy = 1,
-                     .min = (size_t)1 << 20, .max = (size_t)64 << 20, .budget = (size_t)1 << 30};
+    static const struct option lo[] = {{"iters", required_argument, 0, 'i'},
+                                       {"trials", required_argument, 0, 't'},
+                                       {"min", required_argument, 0, 'm'},
+                                       {"max", required_argument, 0, 'M'},
+                                       {"budget", required_argument, 0, 'b'},
+                                       {"only", required_argument, 0, 'O'},
+                                       {"csv", no_argument, 0, 'C'},
+                                       {"help", no_argument, 0, 'h'},
+                                       {0, 0, 0, 0}};
+    struct opts o = {.iters = 200000,
+                     .trials = 5,
+                     .do_cacheline = 1,
+                     .do_memcpy = 1,
+                     .min = (size_t)1 << 20,
+                     .max = (size_t)64 << 20,
+                     .budget = (size_t)1 << 30};
     int c;
     while ((c = getopt_long(argc, argv, "i:t:m:M:b:h", lo, NULL)) != -1) {
         switch (c) {
-        case 'i': o.iters = atol(optarg); break;
-        case 't': o.trials = atoi(optarg); break;
-        case 'm': if (bench_parse_size(optarg, &o.min)) goto bad; break;
-        case 'M': if (bench_parse_size(optarg, &o.max)) goto bad; break;
-        case 'b': if (bench_parse_size(optarg, &o.budget)) goto bad; break;
+        case 'i':
+            o.iters = atol(optarg);
+            break;
+        case 't':
+            o.trials = atoi(optarg);
+            break;
+        case 'm':
+            if (bench_parse_size(optarg, &o.min)) goto bad;
+            break;
+        case 'M':
+            if (bench_parse_size(optarg, &o.max)) goto bad;
+            break;
+        case 'b':
+            if (bench_parse_size(optarg, &o.budget)) goto bad;
+            break;
         case 'O':
             o.do_cacheline = !strcmp(optarg, "cacheline");
             o.do_memcpy = !strcmp(optarg, "memcpy");
-            if (!o.do_cacheline && !o.do_memcpy)
-                goto bad;
+            if (!o.do_cacheline && !o.do_memcpy) goto bad;
             break;
-        case 'C': o.csv = 1; break;
-        default: goto bad;
+        case 'C':
+            o.csv = 1;
+            break;
+        default:
+            goto bad;
         }
     }
     if (o.iters < 1 || o.trials < 1 || o.trials > MAX_TRIALS || o.min > o.max || optind != argc)
         goto bad;
 
-    if (o.csv)
-        printf("%s\n", bench_csv_header);
+    if (o.csv) printf("%s\n", bench_csv_header);
     if (o.do_cacheline) {
         cpu_set_t all;
-        if (sched_getaffinity(0, sizeof all, &all) != 0)
-            CPU_ZERO(&all);
+        if (sched_getaffinity(0, sizeof all, &all) != 0) CPU_ZERO(&all);
         for (int pinned = 1; pinned >= 0; pinned--) {
             struct bench_row r;
             bench_print_heading(o.csv, "raw", "cacheline", pinned ? "pinned" : "unpinned", 2,
@@ -227,8 +238,7 @@ int main(int argc, char **argv)
                         pinned ? "fewer than 2 usable CPUs" : "mmap or fork failed");
         }
     }
-    if (o.do_memcpy)
-        run_memcpy(&o);
+    if (o.do_memcpy) run_memcpy(&o);
     return 0;
 bad:
     usage(argv[0]);

@@ -10,9 +10,13 @@
 #
 # Timing never makes this script fail: it reports numbers, not verdicts.
 #
-# usage: bench/compare.sh [--quick] [--perturb] [--no-build] [-h]
+# usage: bench/compare.sh [--quick] [--perturb] [--pin] [--no-build] [-h]
 #   --quick     fewer trials and smaller per-trial budgets (a smoke test, noisier)
 #   --perturb   also measure sizes 2^k +- 3 in the ping-pong runs
+#   --pin       bind rank r of every library to core r mod ncpu (Open MPI and MPICH
+#               with their own --bind-to/-bind-to core, tern with taskset), so
+#               placement by the scheduler is out of the comparison; the default
+#               is each launcher as it comes (Open MPI binds, MPICH and ternrun don't)
 #   --no-build  use the binaries already in the build dir
 # environment:
 #   BUILD_DIR   tern build dir (default <repo>/build-bench, configured Release)
@@ -30,12 +34,14 @@ MPICH_RING_TIMEOUT=${MPICH_RING_TIMEOUT:-120}
 SKIP_LIBS=${SKIP_LIBS:-}
 QUICK=0
 PERTURB=0
+PIN=0
 DO_BUILD=1
 
 for arg in "$@"; do
     case $arg in
     --quick) QUICK=1 ;;
     --perturb) PERTURB=1 ;;
+    --pin) PIN=1 ;;
     --no-build) DO_BUILD=0 ;;
     -h | --help)
         sed -n '2,/^$/s/^# \{0,1\}//p' "$0"
@@ -89,6 +95,13 @@ fi
 # Open MPI's shared-memory path (vader), as its users get it on one node.
 OMPI_RUN=(mpirun.openmpi --mca btl self,vader)
 MPICH_RUN=(mpiexec.mpich)
+# ternrun has no binding option: with --pin each rank binds itself before exec.
+TERN_PIN=()
+if [ "$PIN" = 1 ]; then
+    OMPI_RUN+=(--bind-to core:overload-allowed)
+    MPICH_RUN+=(-bind-to core)
+    TERN_PIN=(sh -c 'exec taskset -c $((TERN_LOCAL_RANK % $(nproc))) "$@"' tern-pin)
+fi
 
 # Other work on the machine distorts every number; record it so a noisy run shows.
 busy_report() {
@@ -202,11 +215,11 @@ if [ "$HAVE_RAW" = 1 ]; then
     run_csv raw-cacheline "$RUN_TIMEOUT" "$BENCH_BIN/cacheline_pingpong" --csv "${CL_ARGS[@]}"
 fi
 if [ "$HAVE_TERN" = 1 ]; then
-    run_csv tern-pingpong "$RUN_TIMEOUT" "$TERNRUN" -n 2 "$BENCH_BIN/tern_pingpong" --csv \
+    run_csv tern-pingpong "$RUN_TIMEOUT" "$TERNRUN" -n 2 "${TERN_PIN[@]}" "$BENCH_BIN/tern_pingpong" --csv \
         --label tern "${PP_ARGS[@]}"
-    run_csv tern-pingpong-sync "$RUN_TIMEOUT" "$TERNRUN" -n 2 "$BENCH_BIN/tern_pingpong" --csv \
+    run_csv tern-pingpong-sync "$RUN_TIMEOUT" "$TERNRUN" -n 2 "${TERN_PIN[@]}" "$BENCH_BIN/tern_pingpong" --csv \
         --label tern --sync "${PP_ARGS[@]}"
-    run_csv tern-ring4 "$RUN_TIMEOUT" "$TERNRUN" -n 4 "$BENCH_BIN/tern_ring" --csv --label tern \
+    run_csv tern-ring4 "$RUN_TIMEOUT" "$TERNRUN" -n 4 "${TERN_PIN[@]}" "$BENCH_BIN/tern_ring" --csv --label tern \
         "${RING_ARGS[@]}"
 fi
 if [ "${HAVE_MPI[openmpi]}" = 1 ]; then
@@ -250,13 +263,13 @@ for round in $(seq 1 "$ROUNDS"); do
     [ "$HAVE_RAW" = 1 ] && run_csv "round$round-raw" 60 "$BENCH_BIN/cacheline_pingpong" --csv \
         -t 3 -i 50000 -b 256M
     [ "$HAVE_TERN" = 1 ] && run_csv "round$round-tern" 120 "$TERNRUN" -n 2 \
-        "$BENCH_BIN/tern_pingpong" --label tern "${ROUND_ARGS[@]}"
+        "${TERN_PIN[@]}" "$BENCH_BIN/tern_pingpong" --label tern "${ROUND_ARGS[@]}"
     [ "${HAVE_MPI[openmpi]}" = 1 ] && run_csv "round$round-openmpi" 120 "${OMPI_RUN[@]}" -n 2 \
         "$MPI_BIN/mpi_pingpong.openmpi" --label openmpi "${ROUND_ARGS[@]}"
     [ "${HAVE_MPI[mpich]}" = 1 ] && run_csv "round$round-mpich" 120 "${MPICH_RUN[@]}" -n 2 \
         "$MPI_BIN/mpi_pingpong.mpich" --label mpich "${ROUND_ARGS[@]}"
     [ "$HAVE_TERN" = 1 ] && run_csv "round$round-tern-ring4" 60 "$TERNRUN" -n 4 \
-        "$BENCH_BIN/tern_ring" --label tern "${ROUND_RING_ARGS[@]}"
+        "${TERN_PIN[@]}" "$BENCH_BIN/tern_ring" --label tern "${ROUND_RING_ARGS[@]}"
     [ "${HAVE_MPI[openmpi]}" = 1 ] && run_csv "round$round-openmpi-ring4" 60 "${OMPI_RUN[@]}" \
         -n 4 --oversubscribe "$MPI_BIN/mpi_ring.openmpi" --label openmpi "${ROUND_RING_ARGS[@]}"
     [ "${HAVE_MPI[mpich]}" = 1 ] && run_csv "round$round-mpich-ring4" 60 "${MPICH_RUN[@]}" -n 4 \
@@ -429,10 +442,10 @@ table() {
     echo "cpu: $(awk -F': ' '/model name/{print $2; exit}' /proc/cpuinfo), $(nproc) online CPUs"
     echo "compiler: $(${CC:-cc} --version 2>/dev/null | head -1)"
     echo "tern build: $BUILD_DIR ($(awk -F= '/^CMAKE_BUILD_TYPE:/{print $2}' "$BUILD_DIR/CMakeCache.txt" 2>/dev/null))"
-    echo "options: quick=$QUICK perturb=$PERTURB; pingpong args: ${PP_ARGS[*]}; ring args: ${RING_ARGS[*]}"
+    echo "options: quick=$QUICK perturb=$PERTURB pin=$PIN; pingpong args: ${PP_ARGS[*]}; ring args: ${RING_ARGS[*]}"
     echo "machine before: $LOAD_BEFORE"
     echo "machine after:  $LOAD_AFTER"
-    echo "launch: ternrun -n N | ${OMPI_RUN[*]} -n N [--oversubscribe] | ${MPICH_RUN[*]} -n N"
+    echo "launch: ternrun -n N ${TERN_PIN[*]:+[sh -c taskset -c rank%ncpu]} | ${OMPI_RUN[*]} -n N [--oversubscribe] | ${MPICH_RUN[*]} -n N"
     if [ -s "$STATUS" ]; then
         echo
         echo "NOTES (missing libraries, failures, timeouts):"
@@ -447,6 +460,9 @@ table() {
     echo "== all measurements (CSV; t in us per operation, MBps = 1e6 B/s) =="
     echo "lib,pattern,mode,nprocs,bytes,iters,trials,t_min_us,t_med_us,MBps_max,MBps_med"
     cat "$ALL_CSV"
+    echo
+    echo "== interleaved rounds (CSV, one block of rows per round and library, in run order) =="
+    cat "$ROUNDS_CSV"
     if [ -s "$WORK/hyperfine.txt" ]; then
         echo
         echo "== hyperfine =="
@@ -459,9 +475,10 @@ table() {
     fi
 } >"$RESULT"
 cp "$ALL_CSV" "${RESULT%.txt}.csv"
+cp "$ROUNDS_CSV" "${RESULT%.txt}-rounds.csv"
 
 echo
 cat "$WORK/report.txt"
 echo
-echo "results: ${RESULT#"$ROOT"/} (and .csv, -startup.json)"
+echo "results: ${RESULT#"$ROOT"/} (and .csv, -rounds.csv, -startup.json)"
 exit 0

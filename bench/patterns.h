@@ -23,10 +23,11 @@
 
 enum { BP_TAG_DATA = 1, BP_TAG_ACK = 2, BP_TAG_RING = 3 };
 
-/* Streaming keeps at most this many bytes in flight per window (but >= 2 messages, if -w allows). */
+/* Streaming keeps at most this many bytes in flight per window (but >= 2 messages, if -w allows).
+ */
 #define BP_WINDOW_BYTES ((size_t)64 << 20)
-#define BP_MAX_SIZES 256
-#define BP_MAX_TRIALS 1000
+#define BP_MAX_SIZES    256
+#define BP_MAX_TRIALS   1000
 
 struct bp_opts {
     size_t min, max, budget;
@@ -45,20 +46,21 @@ static inline int bp_window_for(const struct bp_opts *o, size_t len)
     int w = o->window;
     if (len > 0 && (size_t)w * len > BP_WINDOW_BYTES) {
         w = (int)(BP_WINDOW_BYTES / len);
-        if (w < 2)
-            w = 2;
-        if (w > o->window)
-            w = o->window;
+        if (w < 2) w = 2;
+        if (w > o->window) w = o->window;
     }
     return w;
 }
 
-static inline size_t bp_stride(size_t len) { return (len + 63) & ~(size_t)63; }
+static inline size_t bp_stride(size_t len)
+{
+    return (len + 63) & ~(size_t)63;
+}
 
 /* ---- ping-pong: rank 0 <-> rank 1, one message each way per iteration ---- */
 
 static inline void bp_pingpong_iters(const struct bp_opts *o, char *sbuf, char *rbuf, size_t len,
-                              long n, int me)
+                                     long n, int me)
 {
     if (me == 0) {
         for (long i = 0; i < n; i++) {
@@ -76,7 +78,7 @@ static inline void bp_pingpong_iters(const struct bp_opts *o, char *sbuf, char *
 /* ---- streaming: rank 0 keeps a window of sends in flight, rank 1 acks each window ---- */
 
 static inline void bp_stream_iters(const struct bp_opts *o, char *sbuf, char *rbuf, bp_req_t *reqs,
-                            size_t len, int w, long windows, int me)
+                                   size_t len, int w, long windows, int me)
 {
     char ack[8] = {0};
     size_t stride = bp_stride(len);
@@ -103,13 +105,11 @@ static inline int bp_size_list(const char *list, size_t *out, int cap)
 {
     char tmp[1024];
     int n = 0;
-    if (strlen(list) >= sizeof tmp)
-        return -1;
+    if (strlen(list) >= sizeof tmp) return -1;
     strcpy(tmp, list);
     for (char *save = NULL, *tok = strtok_r(tmp, ",", &save); tok;
          tok = strtok_r(NULL, ",", &save)) {
-        if (n == cap || bench_parse_size(tok, &out[n]) != 0)
-            return -1;
+        if (n == cap || bench_parse_size(tok, &out[n]) != 0) return -1;
         n++;
     }
     return n;
@@ -146,38 +146,64 @@ static inline int bp_parse_pingpong(int argc, char **argv, struct bp_opts *o)
         {"label", required_argument, 0, 'L'},  {"sizes", required_argument, 0, 's'},
         {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
     int c;
-    *o = (struct bp_opts){.min = 0, .max = (size_t)64 << 20, .budget = (size_t)256 << 20,
-                          .max_iters = 20000, .trials = 5, .window = 64, .do_pingpong = 1,
+    *o = (struct bp_opts){.min = 0,
+                          .max = (size_t)64 << 20,
+                          .budget = (size_t)256 << 20,
+                          .max_iters = 20000,
+                          .trials = 5,
+                          .window = 64,
+                          .do_pingpong = 1,
                           .do_stream = 1};
     optind = 1;
     while ((c = getopt_long(argc, argv, "m:M:pi:b:t:w:s:h", lo, NULL)) != -1) {
         switch (c) {
-        case 's': o->size_list = optarg; break;
-        case 'm': if (bench_parse_size(optarg, &o->min)) return -1; break;
-        case 'M': if (bench_parse_size(optarg, &o->max)) return -1; break;
-        case 'p': o->perturb = 1; break;
-        case 'i': o->max_iters = atol(optarg); break;
-        case 'b': if (bench_parse_size(optarg, &o->budget)) return -1; break;
-        case 't': o->trials = atoi(optarg); break;
-        case 'w': o->window = atoi(optarg); break;
-        case 'S': o->sync = 1; break;
+        case 's':
+            o->size_list = optarg;
+            break;
+        case 'm':
+            if (bench_parse_size(optarg, &o->min)) return -1;
+            break;
+        case 'M':
+            if (bench_parse_size(optarg, &o->max)) return -1;
+            break;
+        case 'p':
+            o->perturb = 1;
+            break;
+        case 'i':
+            o->max_iters = atol(optarg);
+            break;
+        case 'b':
+            if (bench_parse_size(optarg, &o->budget)) return -1;
+            break;
+        case 't':
+            o->trials = atoi(optarg);
+            break;
+        case 'w':
+            o->window = atoi(optarg);
+            break;
+        case 'S':
+            o->sync = 1;
+            break;
         case 'O':
             o->do_pingpong = !strcmp(optarg, "pingpong");
             o->do_stream = !strcmp(optarg, "stream");
-            if (!o->do_pingpong && !o->do_stream)
-                return -1;
+            if (!o->do_pingpong && !o->do_stream) return -1;
             break;
-        case 'C': o->csv = 1; break;
-        case 'L': o->label = optarg; break;
-        default: return -1;
+        case 'C':
+            o->csv = 1;
+            break;
+        case 'L':
+            o->label = optarg;
+            break;
+        default:
+            return -1;
         }
     }
     if (o->size_list) {
         /* Check the list now; -M becomes its largest size, for the buffers. */
         size_t sizes[BP_MAX_SIZES];
         int n = bp_size_list(o->size_list, sizes, BP_MAX_SIZES);
-        if (n <= 0)
-            return -1;
+        if (n <= 0) return -1;
         o->max = 0;
         for (int k = 0; k < n; k++)
             o->max = sizes[k] > o->max ? sizes[k] : o->max;
@@ -198,14 +224,12 @@ static inline int bench_pingpong_main(int argc, char **argv)
     bp_init(&argc, &argv);
     int me = bp_rank(), np = bp_size();
     if (bp_parse_pingpong(argc, argv, &o) != 0) {
-        if (me == 0)
-            bp_usage_pingpong(argv[0]);
+        if (me == 0) bp_usage_pingpong(argv[0]);
         bp_finalize();
         return 2;
     }
     if (np < 2) {
-        if (me == 0)
-            fprintf(stderr, "%s: needs at least 2 processes (got %d)\n", argv[0], np);
+        if (me == 0) fprintf(stderr, "%s: needs at least 2 processes (got %d)\n", argv[0], np);
         bp_finalize();
         return 2;
     }
@@ -218,8 +242,7 @@ static inline int bench_pingpong_main(int argc, char **argv)
     size_t stream_bytes = 64;
     for (int k = 0; k < nsizes; k++) {
         size_t need = (size_t)bp_window_for(&o, sizes[k]) * bp_stride(sizes[k]);
-        if (need > stream_bytes)
-            stream_bytes = need;
+        if (need > stream_bytes) stream_bytes = need;
     }
     char *sbuf = bench_alloc(o.max);
     char *rbuf = bench_alloc(o.do_stream && me == 1 ? stream_bytes : o.max);
@@ -228,8 +251,7 @@ static inline int bench_pingpong_main(int argc, char **argv)
         fprintf(stderr, "%s: rank %d: out of memory\n", argv[0], me);
         bp_abort(2);
     }
-    if (me == 0 && o.csv)
-        printf("%s\n", bench_csv_header);
+    if (me == 0 && o.csv) printf("%s\n", bench_csv_header);
 
     if (o.do_pingpong) {
         if (me == 0)
@@ -297,7 +319,7 @@ static inline int bench_pingpong_main(int argc, char **argv)
  * Returns the laps timed; *elapsed gets their time (rank 0 only).
  */
 static inline long bp_ring_trial(const struct bp_opts *o, char *buf, long max_laps, double seconds,
-                          int me, int np, double *elapsed)
+                                 int me, int np, double *elapsed)
 {
     int right = (me + 1) % np, left = (me + np - 1) % np;
     size_t len = o->ring_bytes;
@@ -311,8 +333,7 @@ static inline long bp_ring_trial(const struct bp_opts *o, char *buf, long max_la
             tok = (laps >= max_laps || t1 - t0 > seconds) ? -1 : laps;
             memcpy(buf, &tok, sizeof tok);
             bp_send(buf, len, right, BP_TAG_RING, o->sync);
-            if (tok < 0)
-                break;
+            if (tok < 0) break;
             bp_recv(buf, len, left, BP_TAG_RING);
             laps++;
         }
@@ -323,8 +344,7 @@ static inline long bp_ring_trial(const struct bp_opts *o, char *buf, long max_la
             bp_recv(buf, len, left, BP_TAG_RING);
             memcpy(&tok, buf, sizeof tok);
             bp_send(buf, len, right, BP_TAG_RING, o->sync);
-            if (tok < 0)
-                break;
+            if (tok < 0) break;
             laps++;
         }
     }
@@ -347,25 +367,43 @@ static inline void bp_usage_ring(const char *prog)
 
 static inline int bp_parse_ring(int argc, char **argv, struct bp_opts *o)
 {
-    static const struct option lo[] = {
-        {"size", required_argument, 0, 's'},  {"iters", required_argument, 0, 'i'},
-        {"seconds", required_argument, 0, 'T'}, {"trials", required_argument, 0, 't'},
-        {"sync", no_argument, 0, 'S'},        {"csv", no_argument, 0, 'C'},
-        {"label", required_argument, 0, 'L'}, {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
+    static const struct option lo[] = {{"size", required_argument, 0, 's'},
+                                       {"iters", required_argument, 0, 'i'},
+                                       {"seconds", required_argument, 0, 'T'},
+                                       {"trials", required_argument, 0, 't'},
+                                       {"sync", no_argument, 0, 'S'},
+                                       {"csv", no_argument, 0, 'C'},
+                                       {"label", required_argument, 0, 'L'},
+                                       {"help", no_argument, 0, 'h'},
+                                       {0, 0, 0, 0}};
     int c;
     *o = (struct bp_opts){.ring_bytes = 8, .max_iters = 20000, .ring_seconds = 1.0, .trials = 5};
     optind = 1;
     while ((c = getopt_long(argc, argv, "s:i:T:t:h", lo, NULL)) != -1) {
         switch (c) {
-        case 's': if (bench_parse_size(optarg, &o->ring_bytes)) return -1; break;
-        case 'i': o->max_iters = atol(optarg); break;
-        case 'T': o->ring_seconds = atof(optarg); break;
-        case 't': o->trials = atoi(optarg); break;
-        case 'S': o->sync = 1; break;
-        case 'C': o->csv = 1; break;
-        case 'L': o->label = optarg; break;
-        default: return -1;
+        case 's':
+            if (bench_parse_size(optarg, &o->ring_bytes)) return -1;
+            break;
+        case 'i':
+            o->max_iters = atol(optarg);
+            break;
+        case 'T':
+            o->ring_seconds = atof(optarg);
+            break;
+        case 't':
+            o->trials = atoi(optarg);
+            break;
+        case 'S':
+            o->sync = 1;
+            break;
+        case 'C':
+            o->csv = 1;
+            break;
+        case 'L':
+            o->label = optarg;
+            break;
+        default:
+            return -1;
         }
     }
     if (o->ring_bytes < 8 || o->max_iters < 1 || o->trials < 1 || o->trials > BP_MAX_TRIALS ||
@@ -382,22 +420,19 @@ static inline int bench_ring_main(int argc, char **argv)
     bp_init(&argc, &argv);
     int me = bp_rank(), np = bp_size();
     if (bp_parse_ring(argc, argv, &o) != 0) {
-        if (me == 0)
-            bp_usage_ring(argv[0]);
+        if (me == 0) bp_usage_ring(argv[0]);
         bp_finalize();
         return 2;
     }
     if (np < 2) {
-        if (me == 0)
-            fprintf(stderr, "%s: needs at least 2 processes (got %d)\n", argv[0], np);
+        if (me == 0) fprintf(stderr, "%s: needs at least 2 processes (got %d)\n", argv[0], np);
         bp_finalize();
         return 2;
     }
     const char *lib = o.label ? o.label : bp_lib_name();
     const char *mode = o.sync ? "sync" : "standard";
     char *buf = bench_alloc(o.ring_bytes);
-    if (!buf)
-        bp_abort(2);
+    if (!buf) bp_abort(2);
 
     double dummy;
     long warm = o.max_iters / 10 < 1 ? 1 : o.max_iters / 10;
@@ -409,15 +444,12 @@ static inline int bench_ring_main(int argc, char **argv)
         double el = 0;
         bp_barrier();
         long laps = bp_ring_trial(&o, buf, o.max_iters, o.ring_seconds, me, np, &el);
-        if (laps < 1)
-            laps = 1; /* only if one lap took longer than the time limit */
+        if (laps < 1) laps = 1; /* only if one lap took longer than the time limit */
         samples[t] = el / ((double)laps * np);
-        if (min_laps < 0 || laps < min_laps)
-            min_laps = laps;
+        if (min_laps < 0 || laps < min_laps) min_laps = laps;
     }
     if (me == 0) {
-        if (o.csv)
-            printf("%s\n", bench_csv_header);
+        if (o.csv) printf("%s\n", bench_csv_header);
         bench_print_heading(o.csv, lib, "ring", mode, np, "per hop = lap time / nprocs");
         struct bench_row r = {lib, "ring", mode, np, o.ring_bytes, min_laps * np, o.trials, 0, 0};
         bench_stats(samples, o.trials, &r.t_min, &r.t_med);

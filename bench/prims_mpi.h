@@ -19,8 +19,14 @@
 
 typedef MPI_Request bp_req_t;
 
-static void bp_init(int *argc, char ***argv) { MPI_Init(argc, argv); }
-static void bp_finalize(void) { MPI_Finalize(); }
+static void bp_init(int *argc, char ***argv)
+{
+    MPI_Init(argc, argv);
+}
+static void bp_finalize(void)
+{
+    MPI_Finalize();
+}
 static int bp_rank(void)
 {
     int r;
@@ -33,8 +39,14 @@ static int bp_size(void)
     MPI_Comm_size(MPI_COMM_WORLD, &s);
     return s;
 }
-static void bp_barrier(void) { MPI_Barrier(MPI_COMM_WORLD); }
-static void bp_abort(int code) { MPI_Abort(MPI_COMM_WORLD, code); }
+static void bp_barrier(void)
+{
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+static void bp_abort(int code)
+{
+    MPI_Abort(MPI_COMM_WORLD, code);
+}
 
 /* Which MPI this is, for the "lib" column: openmpi, mpich, tern-mpi or mpi. */
 static const char *bp_lib_name(void)
@@ -43,12 +55,9 @@ static const char *bp_lib_name(void)
     static char v[MPI_MAX_LIBRARY_VERSION_STRING];
     int n = 0;
     MPI_Get_library_version(v, &n);
-    if (strstr(v, "Open MPI"))
-        return "openmpi";
-    if (strstr(v, "MPICH"))
-        return "mpich";
-    if (strstr(v, "tern"))
-        return "tern-mpi";
+    if (strstr(v, "Open MPI")) return "openmpi";
+    if (strstr(v, "MPICH")) return "mpich";
+    if (strstr(v, "tern")) return "tern-mpi";
 #endif
     return BENCH_LIB_DEFAULT;
 }
@@ -94,7 +103,10 @@ static inline void bp_irecv(void *buf, size_t cap, int peer, int tag, bp_req_t *
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wstringop-overflow"
 #endif
-static inline void bp_waitall(int n, bp_req_t *r) { MPI_Waitall(n, r, MPI_STATUSES_IGNORE); }
+static inline void bp_waitall(int n, bp_req_t *r)
+{
+    MPI_Waitall(n, r, MPI_STATUSES_IGNORE);
+}
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
 #endif

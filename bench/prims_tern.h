@@ -26,13 +26,34 @@ static void bp_check(int rc, const char *what)
     }
 }
 
-static void bp_init(int *argc, char ***argv) { bp_check(tern_init(argc, argv), "tern_init"); }
-static void bp_finalize(void) { bp_check(tern_finalize(), "tern_finalize"); }
-static int bp_rank(void) { return tern_rank(); }
-static int bp_size(void) { return tern_size(); }
-static void bp_barrier(void) { bp_check(tern_barrier(TERN_COMM_WORLD), "tern_barrier"); }
-static void bp_abort(int code) { tern_abort(code); }
-static const char *bp_lib_name(void) { return BENCH_LIB_DEFAULT; }
+static void bp_init(int *argc, char ***argv)
+{
+    bp_check(tern_init(argc, argv), "tern_init");
+}
+static void bp_finalize(void)
+{
+    bp_check(tern_finalize(), "tern_finalize");
+}
+static int bp_rank(void)
+{
+    return tern_rank();
+}
+static int bp_size(void)
+{
+    return tern_size();
+}
+static void bp_barrier(void)
+{
+    bp_check(tern_barrier(TERN_COMM_WORLD), "tern_barrier");
+}
+static void bp_abort(int code)
+{
+    tern_abort(code);
+}
+static const char *bp_lib_name(void)
+{
+    return BENCH_LIB_DEFAULT;
+}
 
 static inline void bp_send(const void *buf, size_t len, int peer, int tag, int sync)
 {

@@ -8,4 +8,7 @@
 
 #include "patterns.h"
 
-int main(int argc, char **argv) { return bench_pingpong_main(argc, argv); }
+int main(int argc, char **argv)
+{
+    return bench_pingpong_main(argc, argv);
+}

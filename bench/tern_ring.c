@@ -8,4 +8,7 @@
 
 #include "patterns.h"
 
-int main(int argc, char **argv) { return bench_ring_main(argc, argv); }
+int main(int argc, char **argv)
+{
+    return bench_ring_main(argc, argv);
+}

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# install_test.sh BUILD_DIR SOURCE_DIR - `cmake --install` into a fresh prefix, then
+# install_test.sh BUILD_DIR SOURCE_DIR [CFLAGS] - `cmake --install` into a fresh prefix, then
 # build the README example against it with pkg-config alone and run it with the
 # installed ternrun: proves the installed headers, libraries, launcher and tern.pc.
 set -euo pipefail
-build=$1 src=$2
+build=$1 src=$2 cflags=${3:-} # CFLAGS: the sanitizer flags of an instrumented build
 prefix=$(mktemp -d)
 trap 'rm -rf "$prefix"' EXIT
 cmake --install "$build" --prefix "$prefix" >/dev/null
@@ -12,7 +12,7 @@ for f in include/tern.h bin/ternrun lib/pkgconfig/tern.pc; do
 done
 ls "$prefix"/lib/libtern.so "$prefix"/lib/libtern.a >/dev/null
 export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
-cc "$src/examples/hello.c" -o "$prefix/hello" $(pkg-config --cflags --libs tern) -Wl,-rpath,"$prefix/lib"
+cc $cflags "$src/examples/hello.c" -o "$prefix/hello" $(pkg-config --cflags --libs tern) -Wl,-rpath,"$prefix/lib"
 out=$("$prefix/bin/ternrun" -n 3 "$prefix/hello")
 echo "$out"
 [ "$out" = "tern: 3 ranks, token came back as 3 (expected 3)" ]

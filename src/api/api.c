@@ -441,10 +441,4 @@ int tern_comm_free(tern_comm_t *comm)
     return rc;
 }
 
-int tern_barrier(tern_comm_t comm)
-{
-    int rc = api_state();
-    if (rc) return rc;
-    if (api_comm(comm)) return TERN_ERR_COMM;
-    return core_barrier(comm);
-}
+/* tern_barrier and the other collectives are in src/coll/coll_api.c. */

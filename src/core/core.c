@@ -67,7 +67,7 @@ static int core_transports_open(void)
         }
         core.peers[r].tl = pick;
     }
-    struct tl_env env = {.boot = b, .recv = core_frame_recv};
+    struct tl_env env = {.boot = b, .recv = core_frame_recv, .failed = core_peer_failed};
     int rc = 0;
     for (int i = 0; tl_registry[i] && rc == 0; i++) {
         const struct tl_ops *tl = tl_registry[i];

@@ -53,7 +53,7 @@ struct core_data {
 
 /* ---- requests ------------------------------------------------------------ */
 
-enum core_req_kind { CORE_REQ_SEND = 1, CORE_REQ_RECV };
+enum core_req_kind { CORE_REQ_SEND = 1, CORE_REQ_RECV, CORE_REQ_COLL /* non-blocking collective (src/coll), r->user: its schedule */ };
 
 enum core_req_state {
     CORE_RS_FREE = 0,
@@ -210,6 +210,7 @@ int core_irecv(void *buf, size_t cap, int src, int tag, uint16_t ctx, struct ter
 int core_iprobe(int src, int tag, uint16_t ctx, int *flag, int *out_src, int *out_tag,
                 size_t *out_len);
 void core_frame_recv(int src, const void *frame, size_t len);
+void core_peer_failed(int rank); /* up-call: the transport lost `rank` */
 int core_send_frame(int dest, const struct iovec *iov, int iovcnt, size_t total);
 void core_pend_drain(void);
 int core_am_send(int dest, int handler, const void *payload, size_t len);
@@ -225,7 +226,7 @@ int core_block(core_done_fn done, const void *arg); /* spin, yield, sleep until 
 int core_progress_hook_add(int (*hook)(void));
 int core_wait(core_req_t *r);
 int core_wait_any(core_req_t *const *reqs, size_t n, size_t *index);
-int core_wait_pending(void); /* until every pending queue is empty */
+int core_wait_pending(void); /* until every pending queue is empty, transports drained */
 
 /* comm.c */
 int core_comm_init_builtin(void);

@@ -74,8 +74,16 @@ int core_block(core_done_fn done, const void *arg)
             continue;
         }
         for (int i = 0; i < core.ntls; i++) core.tls[i]->sleep_begin();
-        if (core_progress() == 0 && !done(arg))
-            for (int i = 0; i < core.ntls; i++) core.tls[i]->sleep_wait((int)util_tun.sleep_ms);
+        if (core_progress() == 0 && !done(arg)) {
+            /* Each transport sleeps on its own doorbell (shm's futex, tcp's epoll). When
+             * more than one really sleeps, a long sleep in the first would leave the
+             * other's arrivals waiting: then each sleeps only briefly, in turn. */
+            int sleepers = 0;
+            for (int i = 0; i < core.ntls; i++)
+                if (core.tls[i]->sleep_wait != tl_stub_sleep_wait) sleepers++;
+            int ms = sleepers > 1 ? 1 : (int)util_tun.sleep_ms;
+            for (int i = 0; i < core.ntls; i++) core.tls[i]->sleep_wait(ms);
+        }
         for (int i = 0; i < core.ntls; i++) core.tls[i]->sleep_end();
         int rc = boot_check(&core.boot);
         if (rc) return rc;
@@ -119,7 +127,11 @@ int core_wait_any(core_req_t *const *reqs, size_t n, size_t *index)
 static int core_nothing_pending(const void *arg)
 {
     (void)arg;
-    return core.npending == 0;
+    if (core.npending) return 0;
+    /* A transport may still hold the tail of a frame it accepted (tcp). */
+    for (int i = 0; i < core.ntls; i++)
+        if (core.tls[i]->busy()) return 0;
+    return 1;
 }
 
 int core_wait_pending(void)

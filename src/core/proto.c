@@ -35,6 +35,7 @@ static void core_pend_append(int dest, struct core_pend *pd)
 int core_send_frame(int dest, const struct iovec *iov, int iovcnt, size_t total)
 {
     struct core_peer *p = &core.peers[dest];
+    if (p->failed) return TERN_ERR_PEER_FAILED;
     if (p->pend_head == NULL) {
         int rc = p->tl->send(dest, iov, iovcnt, total);
         if (rc != TERN_ERR_AGAIN) return rc;
@@ -53,7 +54,7 @@ static void core_send_ctrl(int dest, uint8_t type, uint32_t sreq, uint32_t rreq)
     struct core_hdr h = {.type = type, .sreq = sreq, .rreq = rreq};
     struct iovec iov = {&h, sizeof h};
     int rc = core_send_frame(dest, &iov, 1, sizeof h);
-    if (rc) UTIL_ERROR("cannot send control frame %d to rank %d: %s", type, dest,
+    if (rc && rc != TERN_ERR_PEER_FAILED) UTIL_ERROR("cannot send control frame %d to rank %d: %s", type, dest,
                        tern_strerror(rc));
 }
 
@@ -182,6 +183,10 @@ static void core_recv_rndv(core_req_t *r, int src, uint32_t sreq, uint64_t len, 
     r->rsreq = sreq;
     size_t n = len < r->len ? len : r->len;
     int err = len > r->len ? TERN_ERR_TRUNCATE : TERN_OK;
+    if (p->failed) { /* the data is in a process that is gone */
+        core_req_complete(r, TERN_ERR_PEER_FAILED);
+        return;
+    }
     if (p->lim.has_get) {
         int rc = p->tl->get(src, r->buf, addr, n);
         if (rc != TERN_ERR_UNSUPPORTED) {
@@ -221,7 +226,9 @@ int core_irecv(void *buf, size_t cap, int src, int tag, uint16_t ctx, struct ter
     r->buf = buf;
     r->len = cap;
     struct core_unexp *u = core_match_find_unexp(m, src, tag, 1);
-    if (u == NULL) {
+    if (u == NULL && src >= 0 && core.peers[src].failed) {
+        core_req_complete(r, TERN_ERR_PEER_FAILED); /* nothing more will come */
+    } else if (u == NULL) {
         core_match_post(m, r);
     } else {
         r->src = u->src;
@@ -360,6 +367,39 @@ void core_frame_recv(int src, const void *frame, size_t len)
     }
     UTIL_ERROR("dropping a malformed or unexpected frame (type %u, %zu bytes) from rank %d",
                (unsigned)h.type, len, src);
+}
+
+/*
+ * The transport lost `rank`: every operation that waits on it completes with
+ * TERN_ERR_PEER_FAILED, and so do later ones (core_isend, core_irecv check `failed`).
+ * Receives from TERN_ANY_SOURCE stay posted: another rank may still match them.
+ */
+void core_peer_failed(int rank)
+{
+    struct core_peer *p = &core.peers[rank];
+    if (p->failed) return;
+    p->failed = 1;
+    UTIL_DEBUG(1, "rank %d failed: completing its operations with an error", rank);
+    struct core_pend *pd = p->pend_head;
+    while (pd) { /* the requests among them are failed below */
+        struct core_pend *next = pd->next;
+        free(pd);
+        pd = next;
+    }
+    if (p->pend_head) core.npending--;
+    p->pend_head = p->pend_tail = NULL;
+    for (uint32_t id = 1; id < core.nreqs; id++) {
+        core_req_t *r = core.reqs[id];
+        if (r->state == CORE_RS_FREE || r->state == CORE_RS_DONE) continue;
+        if (r->kind == CORE_REQ_SEND) {
+            if (r->peer == rank) core_req_complete(r, TERN_ERR_PEER_FAILED);
+        } else if (r->state == CORE_RS_STREAM) {
+            if (r->src == rank) core_req_complete(r, TERN_ERR_PEER_FAILED);
+        } else if (r->state == CORE_RS_POSTED && r->peer == rank) {
+            core_match_unpost(core.match[r->ctx], r);
+            core_req_complete(r, TERN_ERR_PEER_FAILED);
+        }
+    }
 }
 
 int core_am_register(int handler, core_am_fn fn)

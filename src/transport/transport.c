@@ -7,7 +7,7 @@
 
 #include "tern.h"
 
-const struct tl_ops *const tl_registry[] = {&tl_self_ops, &tl_shm_ops, NULL};
+const struct tl_ops *const tl_registry[] = {&tl_self_ops, &tl_shm_ops, &tl_tcp_ops, NULL};
 
 int tl_stub_get(int src, void *local, uint64_t remote, size_t len)
 {

@@ -20,10 +20,16 @@ struct boot;
  * from inside this call, but never poll. */
 typedef void (*tl_recv_fn)(int src, const void *frame, size_t len);
 
+/* Up-call: world rank `rank` can no longer be reached (its connection closed or broke).
+ * Called from poll() only, never from inside send(); the transport's send() to that
+ * rank returns TERN_ERR_PEER_FAILED from then on. */
+typedef void (*tl_failed_fn)(int rank);
+
 /* What the transport was given when opened. */
 struct tl_env {
     struct boot *boot;
     tl_recv_fn recv;
+    tl_failed_fn failed;
 };
 
 struct tl_limits {
@@ -68,6 +74,11 @@ struct tl_ops {
     /* No longer sleeping. */
     void (*sleep_end)(void);
 
+    /* Nonzero while frames that send() accepted are not yet wholly handed to the system
+     * (e.g. the unsent tail of a partial socket write); the core keeps progressing
+     * before finalize's barrier until it is 0. */
+    int (*busy)(void);
+
     /* Report limits. */
     void (*limits)(struct tl_limits *out);
 
@@ -85,6 +96,7 @@ int tl_stub_noop(void);
 /* Registry, in order of preference. */
 extern const struct tl_ops tl_self_ops;
 extern const struct tl_ops tl_shm_ops;
+extern const struct tl_ops tl_tcp_ops;
 
 /* All transports known to this build, NULL-terminated. */
 extern const struct tl_ops *const tl_registry[];

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 #include "ternrun.h"
@@ -86,6 +87,31 @@ static const char *kvs_put(struct run_kvs *kvs, const char *key, const char *val
     return NULL;
 }
 
+/*
+ * The job secret: 128 random bits, in hex, under the key tern-secret. It reaches the
+ * ranks only through this key-value space (never a command line or the environment);
+ * the tcp transport refuses connections that do not present it.
+ */
+static int pmi_put_secret(struct run_kvs *kvs)
+{
+    unsigned char raw[16];
+    size_t got = 0;
+    while (got < sizeof raw) {
+        ssize_t n = getrandom(raw + got, sizeof raw - got, 0);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return -1;
+        got += (size_t)n;
+    }
+    static const char digits[] = "0123456789abcdef";
+    char hex[2 * sizeof raw + 1];
+    for (size_t i = 0; i < sizeof raw; i++) {
+        hex[2 * i] = digits[raw[i] >> 4];
+        hex[2 * i + 1] = digits[raw[i] & 15];
+    }
+    hex[2 * sizeof raw] = '\0';
+    return kvs_put(kvs, "tern-secret", hex) == NULL ? 0 : -1;
+}
+
 int run_pmi_init(struct run_job *job)
 {
     job->kvs = calloc(1, sizeof *job->kvs);
@@ -97,6 +123,11 @@ int run_pmi_init(struct run_job *job)
     if (job->kvs->slots == NULL) {
         free(job->kvs);
         job->kvs = NULL;
+        return -1;
+    }
+    if (pmi_put_secret(job->kvs) != 0) {
+        fprintf(stderr, "ternrun: cannot make the job secret: %s\n", strerror(errno));
+        run_pmi_fini(job);
         return -1;
     }
     return 0;

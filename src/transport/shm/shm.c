@@ -512,6 +512,7 @@ const struct tl_ops tl_shm_ops = {
     .sleep_begin = shm_sleep_begin,
     .sleep_wait = shm_sleep_wait,
     .sleep_end = shm_sleep_end,
+    .busy = tl_stub_noop,
     .limits = shm_limits,
     .close = shm_close,
 };

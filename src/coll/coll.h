@@ -1,0 +1,185 @@
+/*
+ * coll.h - collective operations built from core point-to-point.
+ *
+ * Every collective is written once, as a builder that appends steps to a schedule:
+ * sends, receives, "wait for the round", local reductions and copies. The same schedule
+ * runs to completion for a blocking call (coll_sched_run) or is driven by the progress
+ * engine for a non-blocking one (coll_sched_start); builders compose, so an algorithm
+ * made of two phases (scatter + allgather) is two builder calls on one schedule.
+ *
+ * Nothing here depends on the native API layer: a later MPI layer calls the builders
+ * with its own argument checks. Calls assume valid arguments (checked at the door).
+ * Ranks in steps are ranks of the schedule's communicator; messages travel on the
+ * collective context (comm->ctx + 1) with one tag per collective call, so a
+ * non-blocking collective and later ones on the same communicator never cross.
+ */
+#ifndef TERN_COLL_H
+#define TERN_COLL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/core.h"
+
+/* ---- datatypes and reduction operations ---------------------------------- */
+
+/* A reduction function in MPI order: inout[i] = in[i] op inout[i]. */
+typedef void (*coll_op_fn)(const void *in, void *inout, size_t count, tern_datatype_t dt);
+
+struct coll_op {
+    coll_op_fn fn;
+    int commute; /* 0: combine strictly in rank order */
+    tern_datatype_t dt;
+    size_t esize; /* bytes per element of dt */
+};
+
+/* Bytes per element, or 0 for an unknown datatype. */
+size_t coll_dt_size(tern_datatype_t dt);
+/* Resolve (op, dt): TERN_ERR_INVAL if op is unknown or not defined on dt. */
+int coll_op_resolve(tern_op_t op, tern_datatype_t dt, struct coll_op *out);
+int coll_op_create(coll_op_fn fn, int commute, tern_op_t *out);
+int coll_op_free(tern_op_t op);
+
+/* ---- algorithm selection --------------------------------------------------- */
+
+enum coll_kind {
+    COLL_BARRIER,
+    COLL_BCAST,
+    COLL_REDUCE,
+    COLL_ALLREDUCE,
+    COLL_GATHER,
+    COLL_SCATTER,
+    COLL_ALLGATHER,
+    COLL_ALLTOALL,
+    COLL_REDUCE_SCATTER,
+    COLL_SCAN,
+    COLL_NKINDS
+};
+
+enum coll_alg {
+    COLL_ALG_AUTO = 0,
+    COLL_ALG_DISSEMINATION,
+    COLL_ALG_BINOMIAL,
+    COLL_ALG_SCATTER_RING,
+    COLL_ALG_SCATTER_RD,
+    COLL_ALG_LINEAR,
+    COLL_ALG_RD, /* recursive doubling */
+    COLL_ALG_RABENSEIFNER,
+    COLL_ALG_RING,
+    COLL_ALG_BRUCK,
+    COLL_ALG_PAIRWISE,
+    COLL_ALG_RH, /* recursive halving */
+    COLL_NALGS
+};
+
+/*
+ * The algorithm for a collective of `bytes` (the size that drives the choice, see the
+ * table in coll_select.c) on p processes: the one forced by TERN_COLL_<KIND>, else the
+ * table's. TERN_ERR_TUNABLE if the variable names no algorithm of that collective.
+ */
+int coll_select(enum coll_kind kind, size_t bytes, int p, enum coll_alg *alg);
+const char *coll_alg_name(enum coll_alg alg);
+
+/* ---- schedules ------------------------------------------------------------- */
+
+enum coll_step_kind { COLL_S_SEND = 1, COLL_S_RECV, COLL_S_WAIT, COLL_S_REDUCE, COLL_S_COPY };
+
+struct coll_step {
+    uint8_t kind;
+    int peer;        /* SEND/RECV: rank in the communicator */
+    void *buf;       /* SEND: data; RECV: destination; REDUCE: inout; COPY: destination */
+    const void *src; /* REDUCE: in; COPY: source */
+    size_t n;        /* bytes (SEND/RECV/COPY) or elements (REDUCE) */
+};
+
+#define COLL_INLINE_STEPS 48
+#define COLL_INLINE_REQS 16
+#define COLL_MAX_TMP 8
+
+struct coll_sched {
+    struct tern_comm *comm;
+    int tag;
+    uint16_t ctx;
+    struct coll_op op;
+    struct coll_step *steps;
+    int nsteps, cap;
+    int cur;                /* next step to run */
+    core_req_t **out;       /* requests of the round under way */
+    int nout, outcap;
+    int err;
+    int heap;               /* the schedule itself was malloc'ed (non-blocking) */
+    void *tmp[COLL_MAX_TMP]; /* scratch buffers freed with the schedule */
+    int ntmp;
+    core_req_t *req;        /* non-blocking: the request the caller waits on */
+    struct coll_sched *next; /* active non-blocking schedules */
+    struct coll_step inline_steps[COLL_INLINE_STEPS];
+    core_req_t *inline_out[COLL_INLINE_REQS];
+};
+
+/* Prepare a schedule for one collective call on comm (takes the next tag). */
+void coll_sched_init(struct coll_sched *s, struct tern_comm *comm);
+/* Scratch memory owned by the schedule; NULL (and s->err set) when out of memory. */
+void *coll_sched_tmp(struct coll_sched *s, size_t bytes);
+/* Append steps. Sends and receives of 0 bytes are skipped (both sides skip alike);
+ * coll_token sends/receives an empty message that is never skipped. */
+void coll_send(struct coll_sched *s, const void *buf, size_t n, int peer);
+void coll_recv(struct coll_sched *s, void *buf, size_t n, int peer);
+void coll_token_send(struct coll_sched *s, int peer);
+void coll_token_recv(struct coll_sched *s, int peer);
+void coll_wait(struct coll_sched *s);
+void coll_reduce_local(struct coll_sched *s, const void *in, void *inout, size_t count);
+void coll_copy(struct coll_sched *s, void *dst, const void *src, size_t n);
+/* recv (if src >= 0), send (if dst >= 0), then wait for both. */
+void coll_sendrecv(struct coll_sched *s, const void *sbuf, size_t sn, int dst, void *rbuf,
+                   size_t rn, int src);
+
+/* Run a built schedule to completion and release it. `rc` is the builder's result. */
+int coll_sched_run(struct coll_sched *s, int rc);
+/* Start a heap schedule in the background; *req completes through tern_wait/tern_test. */
+int coll_sched_start(struct coll_sched *s, int rc, core_req_t **req);
+/* Release a schedule that will not run. */
+void coll_sched_release(struct coll_sched *s);
+
+/* ---- the collectives (builders) ---------------------------------------------
+ * Buffers may be TERN_IN_PLACE where the API allows it. Byte counts for data movement,
+ * element counts (of s->op.dt, set by the caller with coll_op_resolve) for reductions.
+ * Per-rank arrays (v variants) are multiplied by `unit` to get bytes.
+ */
+int coll_barrier(struct coll_sched *s);
+int coll_bcast(struct coll_sched *s, void *buf, size_t bytes, int root);
+int coll_reduce(struct coll_sched *s, const void *sbuf, void *rbuf, size_t count, int root);
+int coll_allreduce(struct coll_sched *s, const void *sbuf, void *rbuf, size_t count);
+int coll_gather(struct coll_sched *s, const void *sbuf, void *rbuf, size_t bytes, int root);
+int coll_gatherv(struct coll_sched *s, const void *sbuf, size_t sbytes, void *rbuf,
+                 const size_t *counts, const size_t *displs, size_t unit, int root);
+int coll_scatter(struct coll_sched *s, const void *sbuf, void *rbuf, size_t bytes, int root);
+int coll_scatterv(struct coll_sched *s, const void *sbuf, const size_t *counts,
+                  const size_t *displs, size_t unit, void *rbuf, size_t rbytes, int root);
+int coll_allgather(struct coll_sched *s, const void *sbuf, void *rbuf, size_t bytes);
+int coll_allgatherv(struct coll_sched *s, const void *sbuf, size_t sbytes, void *rbuf,
+                    const size_t *counts, const size_t *displs, size_t unit);
+int coll_alltoall(struct coll_sched *s, const void *sbuf, void *rbuf, size_t bytes);
+int coll_alltoallv(struct coll_sched *s, const void *sbuf, const size_t *scounts,
+                   const size_t *sdispls, void *rbuf, const size_t *rcounts,
+                   const size_t *rdispls, size_t unit);
+int coll_reduce_scatter(struct coll_sched *s, const void *sbuf, void *rbuf,
+                        const size_t *counts);
+int coll_reduce_scatter_block(struct coll_sched *s, const void *sbuf, void *rbuf,
+                              size_t count);
+int coll_scan(struct coll_sched *s, const void *sbuf, void *rbuf, size_t count);
+int coll_exscan(struct coll_sched *s, const void *sbuf, void *rbuf, size_t count);
+
+/* Small helpers shared by the builders. */
+static inline int coll_pof2_floor(int p)
+{
+    int k = 1;
+    while (k * 2 <= p) k *= 2;
+    return k;
+}
+
+static inline int coll_lowbit(int v)
+{
+    return v & -v;
+}
+
+#endif

@@ -1,0 +1,170 @@
+/*
+ * coll_op.c - datatypes and reduction operations: the built-in ops on every type they
+ * are defined for (one table, generated from X-macros) and the registry of user ops.
+ */
+#include <stdlib.h>
+
+#include "coll/coll.h"
+
+/* X(enum, C type, name) for the integer and floating types. */
+#define COLL_INT_TYPES(X)                                                                          \
+    X(TERN_INT8, int8_t, i8)                                                                       \
+    X(TERN_INT16, int16_t, i16)                                                                    \
+    X(TERN_INT32, int32_t, i32)                                                                    \
+    X(TERN_INT64, int64_t, i64)                                                                    \
+    X(TERN_UINT8, uint8_t, u8)                                                                     \
+    X(TERN_UINT16, uint16_t, u16)                                                                  \
+    X(TERN_UINT32, uint32_t, u32)                                                                  \
+    X(TERN_UINT64, uint64_t, u64)
+#define COLL_FLOAT_TYPES(X)                                                                        \
+    X(TERN_FLOAT, float, f32)                                                                      \
+    X(TERN_DOUBLE, double, f64)
+#define COLL_PAIR_TYPES(X)                                                                         \
+    X(TERN_FLOAT_INT, tern_float_int_t, fi)                                                        \
+    X(TERN_DOUBLE_INT, tern_double_int_t, di)                                                      \
+    X(TERN_INT_INT, tern_int_int_t, ii)                                                            \
+    X(TERN_LONG_INT, tern_long_int_t, li)
+
+static const size_t coll_dt_sizes[TERN_DATATYPE_COUNT] = {
+#define COLL_DT_SIZE(e, t, n) [e] = sizeof(t),
+    COLL_INT_TYPES(COLL_DT_SIZE) COLL_FLOAT_TYPES(COLL_DT_SIZE) COLL_PAIR_TYPES(COLL_DT_SIZE)
+#undef COLL_DT_SIZE
+};
+
+size_t coll_dt_size(tern_datatype_t dt)
+{
+    return (unsigned)dt < TERN_DATATYPE_COUNT ? coll_dt_sizes[dt] : 0;
+}
+
+/* One elementwise loop per (op, type). The result is converted back to T, which for
+ * the narrow integer types wraps as the hardware does. */
+#define COLL_DEF_LOOP(opname, T, n, expr)                                                          \
+    static void coll_##opname##_##n(const void *in_, void *io_, size_t cnt, tern_datatype_t dt)   \
+    {                                                                                              \
+        (void)dt;                                                                                  \
+        const T *restrict a = in_;                                                                 \
+        T *restrict b = io_;                                                                       \
+        for (size_t i = 0; i < cnt; i++) b[i] = (T)(expr);                                         \
+    }
+
+#define COLL_ARITH(e, T, n)                                                                        \
+    COLL_DEF_LOOP(sum, T, n, a[i] + b[i])                                                          \
+    COLL_DEF_LOOP(prod, T, n, a[i] * b[i])                                                         \
+    COLL_DEF_LOOP(min, T, n, a[i] < b[i] ? a[i] : b[i])                                            \
+    COLL_DEF_LOOP(max, T, n, a[i] > b[i] ? a[i] : b[i])
+#define COLL_LOGIC(e, T, n)                                                                        \
+    COLL_DEF_LOOP(land, T, n, (a[i] != 0) && (b[i] != 0))                                          \
+    COLL_DEF_LOOP(lor, T, n, (a[i] != 0) || (b[i] != 0))                                           \
+    COLL_DEF_LOOP(lxor, T, n, (a[i] != 0) != (b[i] != 0))                                          \
+    COLL_DEF_LOOP(band, T, n, a[i] & b[i])                                                         \
+    COLL_DEF_LOOP(bor, T, n, a[i] | b[i])                                                          \
+    COLL_DEF_LOOP(bxor, T, n, a[i] ^ b[i])
+
+COLL_INT_TYPES(COLL_ARITH)
+COLL_FLOAT_TYPES(COLL_ARITH)
+COLL_INT_TYPES(COLL_LOGIC)
+
+/* MINLOC/MAXLOC: the better value wins; on a tie the smaller index. */
+#define COLL_LOC(e, T, n)                                                                          \
+    static void coll_minloc_##n(const void *in_, void *io_, size_t cnt, tern_datatype_t dt)       \
+    {                                                                                              \
+        (void)dt;                                                                                  \
+        const T *a = in_;                                                                          \
+        T *b = io_;                                                                                \
+        for (size_t i = 0; i < cnt; i++) {                                                         \
+            if (a[i].val < b[i].val || (a[i].val == b[i].val && a[i].idx < b[i].idx))             \
+                b[i] = a[i];                                                                       \
+        }                                                                                          \
+    }                                                                                              \
+    static void coll_maxloc_##n(const void *in_, void *io_, size_t cnt, tern_datatype_t dt)       \
+    {                                                                                              \
+        (void)dt;                                                                                  \
+        const T *a = in_;                                                                          \
+        T *b = io_;                                                                                \
+        for (size_t i = 0; i < cnt; i++) {                                                         \
+            if (a[i].val > b[i].val || (a[i].val == b[i].val && a[i].idx < b[i].idx))             \
+                b[i] = a[i];                                                                       \
+        }                                                                                          \
+    }
+COLL_PAIR_TYPES(COLL_LOC)
+
+/* [op][datatype] -> function; NULL where the op is not defined on the type. */
+static const coll_op_fn coll_builtin[TERN_OP_BUILTIN_COUNT][TERN_DATATYPE_COUNT] = {
+#define COLL_SET(opname, OPENUM) [OPENUM][e] = coll_##opname##_##n,
+#define COLL_SET_ARITH(e, T, n)                                                                    \
+    [TERN_SUM][e] = coll_sum_##n, [TERN_PROD][e] = coll_prod_##n, [TERN_MIN][e] = coll_min_##n,   \
+    [TERN_MAX][e] = coll_max_##n,
+#define COLL_SET_LOGIC(e, T, n)                                                                    \
+    [TERN_LAND][e] = coll_land_##n, [TERN_LOR][e] = coll_lor_##n, [TERN_LXOR][e] = coll_lxor_##n, \
+    [TERN_BAND][e] = coll_band_##n, [TERN_BOR][e] = coll_bor_##n, [TERN_BXOR][e] = coll_bxor_##n,
+#define COLL_SET_LOC(e, T, n) [TERN_MINLOC][e] = coll_minloc_##n, [TERN_MAXLOC][e] = coll_maxloc_##n,
+    COLL_INT_TYPES(COLL_SET_ARITH) COLL_FLOAT_TYPES(COLL_SET_ARITH) COLL_INT_TYPES(COLL_SET_LOGIC)
+        COLL_PAIR_TYPES(COLL_SET_LOC)
+#undef COLL_SET
+};
+
+/* User ops are handles COLL_USER_BASE + slot. */
+#define COLL_USER_BASE 0x100
+
+struct coll_user_op {
+    coll_op_fn fn;
+    int commute;
+    int used;
+};
+
+static struct coll_user_op *coll_users;
+static int coll_nusers;
+
+int coll_op_resolve(tern_op_t op, tern_datatype_t dt, struct coll_op *out)
+{
+    size_t es = coll_dt_size(dt);
+    if (es == 0) return TERN_ERR_INVAL;
+    coll_op_fn fn = NULL;
+    int commute = 1;
+    if ((int)op >= 0 && op < TERN_OP_BUILTIN_COUNT) {
+        fn = coll_builtin[op][dt];
+    } else if ((int)op >= COLL_USER_BASE && (int)op - COLL_USER_BASE < coll_nusers) {
+        struct coll_user_op *u = &coll_users[(int)op - COLL_USER_BASE];
+        if (u->used) {
+            fn = u->fn;
+            commute = u->commute;
+        }
+    }
+    if (fn == NULL) return TERN_ERR_INVAL;
+    out->fn = fn;
+    out->commute = commute;
+    out->dt = dt;
+    out->esize = es;
+    return 0;
+}
+
+int coll_op_create(coll_op_fn fn, int commute, tern_op_t *out)
+{
+    int slot = -1;
+    for (int i = 0; i < coll_nusers; i++)
+        if (!coll_users[i].used) {
+            slot = i;
+            break;
+        }
+    if (slot < 0) {
+        int n = coll_nusers ? coll_nusers * 2 : 16;
+        struct coll_user_op *t = realloc(coll_users, (size_t)n * sizeof *t);
+        if (t == NULL) return TERN_ERR_NOMEM;
+        for (int i = coll_nusers; i < n; i++) t[i].used = 0;
+        coll_users = t;
+        slot = coll_nusers;
+        coll_nusers = n;
+    }
+    coll_users[slot] = (struct coll_user_op){fn, commute != 0, 1};
+    *out = (tern_op_t)(COLL_USER_BASE + slot);
+    return 0;
+}
+
+int coll_op_free(tern_op_t op)
+{
+    int slot = (int)op - COLL_USER_BASE;
+    if ((int)op < COLL_USER_BASE || slot >= coll_nusers || !coll_users[slot].used)
+        return TERN_ERR_INVAL;
+    coll_users[slot].used = 0;
+    return 0;
+}

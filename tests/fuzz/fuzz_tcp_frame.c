@@ -1,0 +1,133 @@
+/*
+ * fuzz_tcp_frame.c - libFuzzer target for the tcp transport's wire parsers
+ * (src/transport/tcp/tcp_frame.c): arbitrary bytes as they would arrive on a
+ * connection, walked the way tcp.c walks them, plus the handshake check and the
+ * secret parser on their own.
+ *
+ * The first input byte picks the largest MSG payload and how the stream is split into
+ * reads, so the fuzzer also explores frames that arrive a few bytes at a time; the
+ * verdict for every frame must not depend on the split.
+ * The job secret is fixed (bytes 0..15) so inputs can get past the secret check.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "transport/tcp/tcp_frame.h"
+
+#define FUZZ_ASSERT(c)                                                                             \
+    do {                                                                                           \
+        if (!(c)) abort();                                                                         \
+    } while (0)
+
+static const uint8_t fuzz_secret[TCP_SECRET_BYTES] = {0, 1, 2,  3,  4,  5,  6,  7,
+                                                      8, 9, 10, 11, 12, 13, 14, 15};
+
+/* Walk a stream given whole; returns how many frames were accepted. */
+static int fuzz_walk(const uint8_t *data, size_t size, size_t max_len, int *verdict)
+{
+    size_t off = 0;
+    int authed = 0, frames = 0;
+    *verdict = 0;
+    for (;;) {
+        struct tcp_fhdr h;
+        long total = tcp_frame_next(data + off, size - off, max_len, authed, &h);
+        if (total <= 0) {
+            *verdict = (int)total;
+            return frames;
+        }
+        FUZZ_ASSERT((size_t)total == sizeof h + h.len);
+        FUZZ_ASSERT(authed ? (h.len > 0 && h.len <= max_len) : h.len == sizeof(struct tcp_hello));
+        if ((size_t)total > size - off) return frames; /* incomplete: need more */
+        const uint8_t *payload = data + off + sizeof h;
+        if (h.type == TCP_FRAME_HELLO) {
+            int rank = -1;
+            int rc = tcp_hello_check(payload, h.len, fuzz_secret, 4, &rank);
+            if (rc) {
+                *verdict = rc;
+                return frames;
+            }
+            FUZZ_ASSERT(rank >= 0 && rank < 4);
+            authed = 1;
+        } else {
+            FUZZ_ASSERT(h.type == TCP_FRAME_MSG && authed);
+            volatile uint8_t sink = 0;
+            for (size_t i = 0; i < h.len; i++) sink ^= payload[i];
+            (void)sink;
+        }
+        off += (size_t)total;
+        frames++;
+    }
+}
+
+/* The same stream, revealed `step` bytes at a time like a socket that trickles. */
+static int fuzz_walk_trickle(const uint8_t *data, size_t size, size_t max_len, size_t step,
+                             int *verdict)
+{
+    size_t off = 0, have = 0;
+    int authed = 0, frames = 0;
+    *verdict = 0;
+    while (have < size || have == 0) {
+        have = have + step < size ? have + step : size;
+        for (;;) {
+            struct tcp_fhdr h;
+            long total = tcp_frame_next(data + off, have - off, max_len, authed, &h);
+            if (total < 0) {
+                *verdict = (int)total;
+                return frames;
+            }
+            if (total == 0 || (size_t)total > have - off) break;
+            if (h.type == TCP_FRAME_HELLO) {
+                int rank;
+                int rc = tcp_hello_check(data + off + sizeof h, h.len, fuzz_secret, 4, &rank);
+                if (rc) {
+                    *verdict = rc;
+                    return frames;
+                }
+                authed = 1;
+            }
+            off += (size_t)total;
+            frames++;
+        }
+        if (have == size) break;
+    }
+    return frames;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size == 0) return 0;
+    uint8_t mode = data[0];
+    data++;
+    size--;
+    static const size_t max_lens[4] = {1, 64, 4096, (size_t)1 << 20};
+    size_t max_len = max_lens[mode & 3];
+    size_t step = (size_t)(mode >> 2) + 1;
+
+    int v1, v2;
+    int n1 = fuzz_walk(data, size, max_len, &v1);
+    int n2 = fuzz_walk_trickle(data, size, max_len, step, &v2);
+    /* What is accepted or refused must not depend on how the bytes were split. */
+    FUZZ_ASSERT(n1 == n2);
+    FUZZ_ASSERT(v1 == v2);
+
+    int rank;
+    (void)tcp_hello_check(data, size, fuzz_secret, 1 + (mode & 7), &rank);
+
+    char hex[2 * TCP_SECRET_BYTES + 2];
+    size_t n = size < sizeof hex - 1 ? size : sizeof hex - 1;
+    memcpy(hex, data, n);
+    hex[n] = '\0';
+    uint8_t s[TCP_SECRET_BYTES];
+    if (tcp_secret_parse(hex, s) == 0) {
+        char back[2 * TCP_SECRET_BYTES + 1];
+        tcp_secret_format(s, back);
+        for (size_t i = 0; i < 2 * TCP_SECRET_BYTES; i++)
+            FUZZ_ASSERT((back[i] | 0x20) == (hex[i] | 0x20));
+    }
+    FUZZ_ASSERT(tcp_frame_strerror(-(int)(mode % 12)) != NULL);
+    return 0;
+}
