@@ -195,12 +195,10 @@ int tern_issend(const void *buf, size_t len, int dest, int tag, tern_comm_t comm
  * tag TERN_ANY_TAG. status may be NULL. Returns TERN_ERR_TRUNCATE if the message is
  * larger than cap: the first cap bytes are stored, status->bytes holds the full size.
  */
-int tern_recv(void *buf, size_t cap, int source, int tag, tern_comm_t comm,
-              tern_status_t *status);
+int tern_recv(void *buf, size_t cap, int source, int tag, tern_comm_t comm, tern_status_t *status);
 
 /** Non-blocking receive; completes in tern_wait/tern_test and friends. */
-int tern_irecv(void *buf, size_t cap, int source, int tag, tern_comm_t comm,
-               tern_request_t *req);
+int tern_irecv(void *buf, size_t cap, int source, int tag, tern_comm_t comm, tern_request_t *req);
 
 /**
  * Wait for a request to complete, free it and set *req to TERN_REQUEST_NULL.
@@ -329,10 +327,22 @@ typedef enum tern_datatype {
 } tern_datatype_t;
 
 /** Value/index pairs of TERN_MINLOC and TERN_MAXLOC (the layout of the C struct). */
-typedef struct { float val; int idx; } tern_float_int_t;
-typedef struct { double val; int idx; } tern_double_int_t;
-typedef struct { int val; int idx; } tern_int_int_t;
-typedef struct { long val; int idx; } tern_long_int_t;
+typedef struct {
+    float val;
+    int idx;
+} tern_float_int_t;
+typedef struct {
+    double val;
+    int idx;
+} tern_double_int_t;
+typedef struct {
+    int val;
+    int idx;
+} tern_int_int_t;
+typedef struct {
+    long val;
+    int idx;
+} tern_long_int_t;
 
 /**
  * Reduction operations. SUM, PROD, MIN, MAX apply to every integer and floating type;
@@ -481,8 +491,8 @@ int tern_ibarrier(tern_comm_t comm, tern_request_t *req);
 int tern_ibcast(void *buf, size_t bytes, int root, tern_comm_t comm, tern_request_t *req);
 int tern_ireduce(const void *sbuf, void *rbuf, size_t count, tern_datatype_t dt, tern_op_t op,
                  int root, tern_comm_t comm, tern_request_t *req);
-int tern_iallreduce(const void *sbuf, void *rbuf, size_t count, tern_datatype_t dt,
-                    tern_op_t op, tern_comm_t comm, tern_request_t *req);
+int tern_iallreduce(const void *sbuf, void *rbuf, size_t count, tern_datatype_t dt, tern_op_t op,
+                    tern_comm_t comm, tern_request_t *req);
 int tern_igather(const void *sbuf, size_t bytes, void *rbuf, int root, tern_comm_t comm,
                  tern_request_t *req);
 int tern_igatherv(const void *sbuf, size_t sbytes, void *rbuf, const size_t counts[],
@@ -497,12 +507,11 @@ int tern_iallgatherv(const void *sbuf, size_t sbytes, void *rbuf, const size_t c
                      const size_t displs[], tern_comm_t comm, tern_request_t *req);
 int tern_ialltoall(const void *sbuf, void *rbuf, size_t bytes, tern_comm_t comm,
                    tern_request_t *req);
-int tern_ialltoallv(const void *sbuf, const size_t scounts[], const size_t sdispls[],
-                    void *rbuf, const size_t rcounts[], const size_t rdispls[], tern_comm_t comm,
+int tern_ialltoallv(const void *sbuf, const size_t scounts[], const size_t sdispls[], void *rbuf,
+                    const size_t rcounts[], const size_t rdispls[], tern_comm_t comm,
                     tern_request_t *req);
-int tern_ireduce_scatter(const void *sbuf, void *rbuf, const size_t counts[],
-                         tern_datatype_t dt, tern_op_t op, tern_comm_t comm,
-                         tern_request_t *req);
+int tern_ireduce_scatter(const void *sbuf, void *rbuf, const size_t counts[], tern_datatype_t dt,
+                         tern_op_t op, tern_comm_t comm, tern_request_t *req);
 int tern_ireduce_scatter_block(const void *sbuf, void *rbuf, size_t count, tern_datatype_t dt,
                                tern_op_t op, tern_comm_t comm, tern_request_t *req);
 int tern_iscan(const void *sbuf, void *rbuf, size_t count, tern_datatype_t dt, tern_op_t op,

@@ -35,8 +35,7 @@ static inline int api_check_send(const void *buf, size_t len, int dest, int tag,
     return 0;
 }
 
-static inline int api_check_recv(const void *buf, size_t cap, int source, int tag,
-                                 tern_comm_t comm)
+static inline int api_check_recv(const void *buf, size_t cap, int source, int tag, tern_comm_t comm)
 {
     int rc = api_state();
     if (rc) return rc;
@@ -188,8 +187,7 @@ int tern_irecv(void *buf, size_t cap, int source, int tag, tern_comm_t comm, ter
     return core_irecv(buf, cap, api_src_world(comm, source), tag, comm->ctx, comm, req);
 }
 
-int tern_recv(void *buf, size_t cap, int source, int tag, tern_comm_t comm,
-              tern_status_t *status)
+int tern_recv(void *buf, size_t cap, int source, int tag, tern_comm_t comm, tern_status_t *status)
 {
     tern_request_t r;
     int rc = tern_irecv(buf, cap, source, tag, comm, &r);
@@ -271,7 +269,8 @@ int tern_waitany(size_t n, tern_request_t reqs[], size_t *index, tern_status_t *
     if (rc) return rc;
     if (index == NULL) return TERN_ERR_INVAL;
     size_t live = 0;
-    for (size_t i = 0; i < n; i++) live += reqs[i] != TERN_REQUEST_NULL;
+    for (size_t i = 0; i < n; i++)
+        live += reqs[i] != TERN_REQUEST_NULL;
     if (live == 0) {
         *index = SIZE_MAX;
         api_status_empty(status);

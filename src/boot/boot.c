@@ -94,7 +94,7 @@ static int boot_layout(struct boot *b)
         int rc = boot_put(b, key, host);
         if (rc == 0) rc = boot_fence(b);
         if (rc != 0) return rc;
-        char (*hosts)[256] = calloc((size_t)b->size, sizeof *hosts);
+        char(*hosts)[256] = calloc((size_t)b->size, sizeof *hosts);
         if (hosts == NULL) return TERN_ERR_NOMEM;
         int nodes = 0;
         for (int r = 0; r < b->size && rc == 0; r++) {
@@ -143,8 +143,8 @@ int boot_init(struct boot *b)
     util_log_rank = b->rank;
     char line[PMI_WIRE_MAX_LINE + 1];
     struct pmi_msg msg;
-    int rc = boot_call(b, "cmd=init pmi_version=1 pmi_subversion=1\n", "response_to_init", line,
-                       &msg);
+    int rc =
+        boot_call(b, "cmd=init pmi_version=1 pmi_subversion=1\n", "response_to_init", line, &msg);
     if (rc) return rc;
     rc = boot_call(b, "cmd=get_maxes\n", "maxes", line, &msg);
     if (rc) return rc;
@@ -231,7 +231,8 @@ void boot_abort(struct boot *b, int code, const char *msg)
     char clean[200];
     size_t i = 0;
     /* The wire format forbids spaces in values. */
-    for (; msg && msg[i] && i < sizeof clean - 1; i++) clean[i] = msg[i] == ' ' ? '_' : msg[i];
+    for (; msg && msg[i] && i < sizeof clean - 1; i++)
+        clean[i] = msg[i] == ' ' ? '_' : msg[i];
     clean[i] = '\0';
     int n = snprintf(req, sizeof req, "cmd=abort exitcode=%d msg=%s\n", code, clean);
     if (n > 0) (void)pmi_write_all(b->fd, req, (size_t)n < sizeof req ? (size_t)n : sizeof req - 1);

@@ -10,13 +10,13 @@
 struct boot {
     int rank;
     int size;
-    int singleton;  /* no launcher: size 1, key-value store is local */
-    int fd;         /* PMI socket, -1 for a singleton */
+    int singleton; /* no launcher: size 1, key-value store is local */
+    int fd;        /* PMI socket, -1 for a singleton */
     char kvsname[256];
     int *node_of;   /* node index of every rank */
     int local_rank; /* my index among the ranks of my node */
     int local_size;
-    int *local_ranks; /* world ranks on my node, ascending */
+    int *local_ranks;         /* world ranks on my node, ascending */
     struct boot_kv *local_kv; /* singleton store */
 };
 

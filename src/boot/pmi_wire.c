@@ -16,10 +16,12 @@ int pmi_wire_parse(char *line, struct pmi_msg *msg)
     msg->npairs = 0;
     char *p = line;
     for (;;) {
-        while (*p == ' ' || *p == '\t' || *p == '\r') p++;
+        while (*p == ' ' || *p == '\t' || *p == '\r')
+            p++;
         if (*p == '\0') break;
         char *word = p;
-        while (*p && *p != ' ' && *p != '\t' && *p != '\r') p++;
+        while (*p && *p != ' ' && *p != '\t' && *p != '\r')
+            p++;
         if (*p) *p++ = '\0';
         char *eq = strchr(word, '=');
         if (eq == NULL || eq == word) return -1;
@@ -132,7 +134,8 @@ int pmi_wire_parse_mapping(const char *text, int size, int *node_of)
     while (*p == ',') {
         int start, count, ppn;
         p++;
-        while (*p == ' ') p++;
+        while (*p == ' ')
+            p++;
         if (*p++ != '(') return -1;
         if (parse_uint(&p, &start) || *p++ != ',') return -1;
         if (parse_uint(&p, &count) || *p++ != ',') return -1;
@@ -140,10 +143,12 @@ int pmi_wire_parse_mapping(const char *text, int size, int *node_of)
         if (count <= 0 || ppn <= 0) return -1;
         if (start > INT_MAX - count) return -1;
         for (int n = 0; n < count && rank < size; n++)
-            for (int k = 0; k < ppn && rank < size; k++) node_of[rank++] = start + n;
+            for (int k = 0; k < ppn && rank < size; k++)
+                node_of[rank++] = start + n;
     }
     if (*p != ')' || p[1] != '\0' || rank == 0) return -1;
     /* A mapping shorter than the job repeats, as Hydra's cyclic placement does. */
-    for (int r = rank; r < size; r++) node_of[r] = node_of[r % rank];
+    for (int r = rank; r < size; r++)
+        node_of[r] = node_of[r % rank];
     return 0;
 }

@@ -12,11 +12,11 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#define PMI_WIRE_MAX_LINE 4096
-#define PMI_WIRE_MAX_PAIRS 32
+#define PMI_WIRE_MAX_LINE    4096
+#define PMI_WIRE_MAX_PAIRS   32
 #define PMI_WIRE_KVSNAME_MAX 256
-#define PMI_WIRE_KEY_MAX 64
-#define PMI_WIRE_VAL_MAX 1024
+#define PMI_WIRE_KEY_MAX     64
+#define PMI_WIRE_VAL_MAX     1024
 
 struct pmi_pair {
     const char *key;

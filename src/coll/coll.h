@@ -93,8 +93,8 @@ struct coll_step {
 };
 
 #define COLL_INLINE_STEPS 48
-#define COLL_INLINE_REQS 16
-#define COLL_MAX_TMP 8
+#define COLL_INLINE_REQS  16
+#define COLL_MAX_TMP      8
 
 struct coll_sched {
     struct tern_comm *comm;
@@ -103,14 +103,14 @@ struct coll_sched {
     struct coll_op op;
     struct coll_step *steps;
     int nsteps, cap;
-    int cur;                /* next step to run */
-    core_req_t **out;       /* requests of the round under way */
+    int cur;          /* next step to run */
+    core_req_t **out; /* requests of the round under way */
     int nout, outcap;
     int err;
-    int heap;               /* the schedule itself was malloc'ed (non-blocking) */
+    int heap;                /* the schedule itself was malloc'ed (non-blocking) */
     void *tmp[COLL_MAX_TMP]; /* scratch buffers freed with the schedule */
     int ntmp;
-    core_req_t *req;        /* non-blocking: the request the caller waits on */
+    core_req_t *req;         /* non-blocking: the request the caller waits on */
     struct coll_sched *next; /* active non-blocking schedules */
     struct coll_step inline_steps[COLL_INLINE_STEPS];
     core_req_t *inline_out[COLL_INLINE_REQS];
@@ -160,12 +160,10 @@ int coll_allgatherv(struct coll_sched *s, const void *sbuf, size_t sbytes, void 
                     const size_t *counts, const size_t *displs, size_t unit);
 int coll_alltoall(struct coll_sched *s, const void *sbuf, void *rbuf, size_t bytes);
 int coll_alltoallv(struct coll_sched *s, const void *sbuf, const size_t *scounts,
-                   const size_t *sdispls, void *rbuf, const size_t *rcounts,
-                   const size_t *rdispls, size_t unit);
-int coll_reduce_scatter(struct coll_sched *s, const void *sbuf, void *rbuf,
-                        const size_t *counts);
-int coll_reduce_scatter_block(struct coll_sched *s, const void *sbuf, void *rbuf,
-                              size_t count);
+                   const size_t *sdispls, void *rbuf, const size_t *rcounts, const size_t *rdispls,
+                   size_t unit);
+int coll_reduce_scatter(struct coll_sched *s, const void *sbuf, void *rbuf, const size_t *counts);
+int coll_reduce_scatter_block(struct coll_sched *s, const void *sbuf, void *rbuf, size_t count);
 int coll_scan(struct coll_sched *s, const void *sbuf, void *rbuf, size_t count);
 int coll_exscan(struct coll_sched *s, const void *sbuf, void *rbuf, size_t count);
 
@@ -173,7 +171,8 @@ int coll_exscan(struct coll_sched *s, const void *sbuf, void *rbuf, size_t count
 static inline int coll_pof2_floor(int p)
 {
     int k = 1;
-    while (k * 2 <= p) k *= 2;
+    while (k * 2 <= p)
+        k *= 2;
     return k;
 }
 

@@ -48,7 +48,8 @@ static int coll_api_op(tern_datatype_t dt, tern_op_t op, size_t count, size_t ti
 static inline size_t coll_sum(const size_t *v, int n)
 {
     size_t t = 0;
-    for (int i = 0; i < n; i++) t += v[i];
+    for (int i = 0; i < n; i++)
+        t += v[i];
     return t;
 }
 
@@ -141,8 +142,8 @@ int tern_ibcast(void *buf, size_t bytes, int root, tern_comm_t comm, tern_reques
 
 /* ---- reduce, allreduce ------------------------------------------------------------------ */
 
-static int api_reduce(const void *sbuf, void *rbuf, size_t count, tern_datatype_t dt,
-                      tern_op_t op, int root, tern_comm_t comm, tern_request_t *req)
+static int api_reduce(const void *sbuf, void *rbuf, size_t count, tern_datatype_t dt, tern_op_t op,
+                      int root, tern_comm_t comm, tern_request_t *req)
 {
     int rc = coll_api_comm(comm);
     if (rc) return rc;
@@ -171,8 +172,8 @@ int tern_ireduce(const void *sbuf, void *rbuf, size_t count, tern_datatype_t dt,
 /* allreduce, scan and exscan share their checks. */
 enum { API_ALLREDUCE, API_SCAN, API_EXSCAN };
 
-static int api_allreduce(int which, const void *sbuf, void *rbuf, size_t count,
-                         tern_datatype_t dt, tern_op_t op, tern_comm_t comm, tern_request_t *req)
+static int api_allreduce(int which, const void *sbuf, void *rbuf, size_t count, tern_datatype_t dt,
+                         tern_op_t op, tern_comm_t comm, tern_request_t *req)
 {
     int rc = coll_api_comm(comm);
     if (rc) return rc;
@@ -196,8 +197,8 @@ int tern_allreduce(const void *sbuf, void *rbuf, size_t count, tern_datatype_t d
     return api_allreduce(API_ALLREDUCE, sbuf, rbuf, count, dt, op, comm, NULL);
 }
 
-int tern_iallreduce(const void *sbuf, void *rbuf, size_t count, tern_datatype_t dt,
-                    tern_op_t op, tern_comm_t comm, tern_request_t *req)
+int tern_iallreduce(const void *sbuf, void *rbuf, size_t count, tern_datatype_t dt, tern_op_t op,
+                    tern_comm_t comm, tern_request_t *req)
 {
     return req ? api_allreduce(API_ALLREDUCE, sbuf, rbuf, count, dt, op, comm, req)
                : TERN_ERR_INVAL;
@@ -224,8 +225,7 @@ int tern_exscan(const void *sbuf, void *rbuf, size_t count, tern_datatype_t dt, 
 int tern_iexscan(const void *sbuf, void *rbuf, size_t count, tern_datatype_t dt, tern_op_t op,
                  tern_comm_t comm, tern_request_t *req)
 {
-    return req ? api_allreduce(API_EXSCAN, sbuf, rbuf, count, dt, op, comm, req)
-               : TERN_ERR_INVAL;
+    return req ? api_allreduce(API_EXSCAN, sbuf, rbuf, count, dt, op, comm, req) : TERN_ERR_INVAL;
 }
 
 /* ---- reduce_scatter ------------------------------------------------------------------ */
@@ -258,9 +258,8 @@ int tern_reduce_scatter(const void *sbuf, void *rbuf, const size_t counts[], ter
     return api_reduce_scatter(sbuf, rbuf, counts, 0, dt, op, comm, NULL);
 }
 
-int tern_ireduce_scatter(const void *sbuf, void *rbuf, const size_t counts[],
-                         tern_datatype_t dt, tern_op_t op, tern_comm_t comm,
-                         tern_request_t *req)
+int tern_ireduce_scatter(const void *sbuf, void *rbuf, const size_t counts[], tern_datatype_t dt,
+                         tern_op_t op, tern_comm_t comm, tern_request_t *req)
 {
     if (counts == NULL || req == NULL)
         return coll_api_comm(comm) ? coll_api_comm(comm) : TERN_ERR_INVAL;
@@ -331,8 +330,7 @@ int tern_gatherv(const void *sbuf, size_t sbytes, void *rbuf, const size_t count
 int tern_igatherv(const void *sbuf, size_t sbytes, void *rbuf, const size_t counts[],
                   const size_t displs[], int root, tern_comm_t comm, tern_request_t *req)
 {
-    return req ? api_gatherv(sbuf, sbytes, rbuf, counts, displs, root, comm, req)
-               : TERN_ERR_INVAL;
+    return req ? api_gatherv(sbuf, sbytes, rbuf, counts, displs, root, comm, req) : TERN_ERR_INVAL;
 }
 
 static int api_scatter(const void *sbuf, void *rbuf, size_t bytes, int root, tern_comm_t comm,
@@ -360,9 +358,8 @@ int tern_iscatter(const void *sbuf, void *rbuf, size_t bytes, int root, tern_com
     return req ? api_scatter(sbuf, rbuf, bytes, root, comm, req) : TERN_ERR_INVAL;
 }
 
-static int api_scatterv(const void *sbuf, const size_t counts[], const size_t displs[],
-                        void *rbuf, size_t rbytes, int root, tern_comm_t comm,
-                        tern_request_t *req)
+static int api_scatterv(const void *sbuf, const size_t counts[], const size_t displs[], void *rbuf,
+                        size_t rbytes, int root, tern_comm_t comm, tern_request_t *req)
 {
     int rc = coll_api_comm(comm);
     if (rc) return rc;
@@ -386,8 +383,7 @@ int tern_scatterv(const void *sbuf, const size_t counts[], const size_t displs[]
 int tern_iscatterv(const void *sbuf, const size_t counts[], const size_t displs[], void *rbuf,
                    size_t rbytes, int root, tern_comm_t comm, tern_request_t *req)
 {
-    return req ? api_scatterv(sbuf, counts, displs, rbuf, rbytes, root, comm, req)
-               : TERN_ERR_INVAL;
+    return req ? api_scatterv(sbuf, counts, displs, rbuf, rbytes, root, comm, req) : TERN_ERR_INVAL;
 }
 
 /* ---- allgather, alltoall ---------------------------------------------------------------- */
@@ -473,8 +469,8 @@ static int api_alltoallv(const void *sbuf, const size_t scounts[], const size_t 
     }
     if ((rc = coll_api_buf(rbuf, coll_sum(rcounts, comm->size), 0))) return rc;
     COLL_API_BEGIN(comm, req);
-    return coll_api_end(
-        s, coll_alltoallv(s, sbuf, scounts, sdispls, rbuf, rcounts, rdispls, 1), req);
+    return coll_api_end(s, coll_alltoallv(s, sbuf, scounts, sdispls, rbuf, rcounts, rdispls, 1),
+                        req);
 }
 
 int tern_alltoallv(const void *sbuf, const size_t scounts[], const size_t sdispls[], void *rbuf,
@@ -483,8 +479,8 @@ int tern_alltoallv(const void *sbuf, const size_t scounts[], const size_t sdispl
     return api_alltoallv(sbuf, scounts, sdispls, rbuf, rcounts, rdispls, comm, NULL);
 }
 
-int tern_ialltoallv(const void *sbuf, const size_t scounts[], const size_t sdispls[],
-                    void *rbuf, const size_t rcounts[], const size_t rdispls[], tern_comm_t comm,
+int tern_ialltoallv(const void *sbuf, const size_t scounts[], const size_t sdispls[], void *rbuf,
+                    const size_t rcounts[], const size_t rdispls[], tern_comm_t comm,
                     tern_request_t *req)
 {
     return req ? api_alltoallv(sbuf, scounts, sdispls, rbuf, rcounts, rdispls, comm, req)

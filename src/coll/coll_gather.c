@@ -26,8 +26,7 @@ static inline int subtree(int vr, int p)
 
 /* ---- gather ---------------------------------------------------------------- */
 
-static void gather_binomial(struct coll_sched *s, const char *own, char *rbuf, size_t b,
-                            int root)
+static void gather_binomial(struct coll_sched *s, const char *own, char *rbuf, size_t b, int root)
 {
     int p = s->comm->size, r = s->comm->rank, vr = (r - root + p) % p;
     int sz = subtree(vr, p);
@@ -101,8 +100,7 @@ int coll_gatherv(struct coll_sched *s, const void *sbuf, size_t sbytes, void *rb
 
 /* ---- scatter --------------------------------------------------------------- */
 
-static void scatter_binomial(struct coll_sched *s, const char *sbuf, char *own, size_t b,
-                             int root)
+static void scatter_binomial(struct coll_sched *s, const char *sbuf, char *own, size_t b, int root)
 {
     int p = s->comm->size, r = s->comm->rank, vr = (r - root + p) % p;
     int sz = subtree(vr, p);
@@ -132,10 +130,12 @@ static void scatter_binomial(struct coll_sched *s, const char *sbuf, char *own, 
     }
     int top = vr ? coll_lowbit(vr) : 1;
     if (vr == 0)
-        while (top < p) top <<= 1;
+        while (top < p)
+            top <<= 1;
     for (int mask = top >> 1; mask > 0; mask >>= 1) {
         int c = vr + mask;
-        if (c < p) coll_send(s, t + (size_t)mask * b, (size_t)imin(mask, p - c) * b, (c + root) % p);
+        if (c < p)
+            coll_send(s, t + (size_t)mask * b, (size_t)imin(mask, p - c) * b, (c + root) % p);
     }
     if (own) coll_copy(s, own, t, b);
     coll_wait(s);
@@ -208,8 +208,8 @@ static void allgather_rd(struct coll_sched *s, char *rbuf, size_t b)
     for (int m = 1; m < p; m <<= 1) {
         int partner = r ^ m;
         size_t mine = (size_t)(r & ~(m - 1)), theirs = (size_t)(partner & ~(m - 1));
-        coll_sendrecv(s, rbuf + mine * b, (size_t)m * b, partner, rbuf + theirs * b,
-                      (size_t)m * b, partner);
+        coll_sendrecv(s, rbuf + mine * b, (size_t)m * b, partner, rbuf + theirs * b, (size_t)m * b,
+                      partner);
     }
 }
 
@@ -262,14 +262,14 @@ int coll_allgatherv(struct coll_sched *s, const void *sbuf, size_t sbytes, void 
 
 /* ---- alltoall -------------------------------------------------------------- */
 
-static void alltoall_pairwise(struct coll_sched *s, const char *src, char *rbuf,
-                              const size_t *sc, const size_t *sd, const size_t *rc,
-                              const size_t *rd, size_t unit, size_t b)
+static void alltoall_pairwise(struct coll_sched *s, const char *src, char *rbuf, const size_t *sc,
+                              const size_t *sd, const size_t *rc, const size_t *rd, size_t unit,
+                              size_t b)
 {
     int p = s->comm->size, r = s->comm->rank;
-#define SOFF(i) (sc ? sd[i] * unit : (size_t)(i) * b)
+#define SOFF(i) (sc ? sd[i] * unit : (size_t)(i)*b)
 #define SLEN(i) (sc ? sc[i] * unit : b)
-#define ROFF(i) (rc ? rd[i] * unit : (size_t)(i) * b)
+#define ROFF(i) (rc ? rd[i] * unit : (size_t)(i)*b)
 #define RLEN(i) (rc ? rc[i] * unit : b)
     coll_copy(s, rbuf + ROFF(r), src + SOFF(r), RLEN(r));
     for (int i = 1; i < p; i++) {
@@ -302,7 +302,8 @@ static void alltoall_bruck(struct coll_sched *s, const char *src, char *rbuf, si
             if (i & d) coll_copy(s, t + (size_t)i * b, rk + (j++) * b, b);
     }
     /* Now t[i] came from rank (r - i) % p. */
-    for (int i = 0; i < p; i++) coll_copy(s, rbuf + (size_t)((r - i + p) % p) * b, t + (size_t)i * b, b);
+    for (int i = 0; i < p; i++)
+        coll_copy(s, rbuf + (size_t)((r - i + p) % p) * b, t + (size_t)i * b, b);
 }
 
 int coll_alltoall(struct coll_sched *s, const void *sbuf, void *rbuf, size_t bytes)
@@ -329,15 +330,16 @@ int coll_alltoall(struct coll_sched *s, const void *sbuf, void *rbuf, size_t byt
 }
 
 int coll_alltoallv(struct coll_sched *s, const void *sbuf, const size_t *scounts,
-                   const size_t *sdispls, void *rbuf, const size_t *rcounts,
-                   const size_t *rdispls, size_t unit)
+                   const size_t *sdispls, void *rbuf, const size_t *rcounts, const size_t *rdispls,
+                   size_t unit)
 {
     int p = s->comm->size;
     const char *src = sbuf;
     if (sbuf == TERN_IN_PLACE) {
         size_t extent = 0;
         for (int i = 0; i < p; i++)
-            if ((rdispls[i] + rcounts[i]) * unit > extent) extent = (rdispls[i] + rcounts[i]) * unit;
+            if ((rdispls[i] + rcounts[i]) * unit > extent)
+                extent = (rdispls[i] + rcounts[i]) * unit;
         char *t = coll_sched_tmp(s, extent);
         if (t == NULL) return s->err;
         coll_copy(s, t, rbuf, extent);

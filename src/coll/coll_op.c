@@ -39,12 +39,13 @@ size_t coll_dt_size(tern_datatype_t dt)
 /* One elementwise loop per (op, type). The result is converted back to T, which for
  * the narrow integer types wraps as the hardware does. */
 #define COLL_DEF_LOOP(opname, T, n, expr)                                                          \
-    static void coll_##opname##_##n(const void *in_, void *io_, size_t cnt, tern_datatype_t dt)   \
+    static void coll_##opname##_##n(const void *in_, void *io_, size_t cnt, tern_datatype_t dt)    \
     {                                                                                              \
         (void)dt;                                                                                  \
         const T *restrict a = in_;                                                                 \
         T *restrict b = io_;                                                                       \
-        for (size_t i = 0; i < cnt; i++) b[i] = (T)(expr);                                         \
+        for (size_t i = 0; i < cnt; i++)                                                           \
+            b[i] = (T)(expr);                                                                      \
     }
 
 #define COLL_ARITH(e, T, n)                                                                        \
@@ -66,24 +67,22 @@ COLL_INT_TYPES(COLL_LOGIC)
 
 /* MINLOC/MAXLOC: the better value wins; on a tie the smaller index. */
 #define COLL_LOC(e, T, n)                                                                          \
-    static void coll_minloc_##n(const void *in_, void *io_, size_t cnt, tern_datatype_t dt)       \
+    static void coll_minloc_##n(const void *in_, void *io_, size_t cnt, tern_datatype_t dt)        \
     {                                                                                              \
         (void)dt;                                                                                  \
         const T *a = in_;                                                                          \
         T *b = io_;                                                                                \
         for (size_t i = 0; i < cnt; i++) {                                                         \
-            if (a[i].val < b[i].val || (a[i].val == b[i].val && a[i].idx < b[i].idx))             \
-                b[i] = a[i];                                                                       \
+            if (a[i].val < b[i].val || (a[i].val == b[i].val && a[i].idx < b[i].idx)) b[i] = a[i]; \
         }                                                                                          \
     }                                                                                              \
-    static void coll_maxloc_##n(const void *in_, void *io_, size_t cnt, tern_datatype_t dt)       \
+    static void coll_maxloc_##n(const void *in_, void *io_, size_t cnt, tern_datatype_t dt)        \
     {                                                                                              \
         (void)dt;                                                                                  \
         const T *a = in_;                                                                          \
         T *b = io_;                                                                                \
         for (size_t i = 0; i < cnt; i++) {                                                         \
-            if (a[i].val > b[i].val || (a[i].val == b[i].val && a[i].idx < b[i].idx))             \
-                b[i] = a[i];                                                                       \
+            if (a[i].val > b[i].val || (a[i].val == b[i].val && a[i].idx < b[i].idx)) b[i] = a[i]; \
         }                                                                                          \
     }
 COLL_PAIR_TYPES(COLL_LOC)
@@ -92,12 +91,13 @@ COLL_PAIR_TYPES(COLL_LOC)
 static const coll_op_fn coll_builtin[TERN_OP_BUILTIN_COUNT][TERN_DATATYPE_COUNT] = {
 #define COLL_SET(opname, OPENUM) [OPENUM][e] = coll_##opname##_##n,
 #define COLL_SET_ARITH(e, T, n)                                                                    \
-    [TERN_SUM][e] = coll_sum_##n, [TERN_PROD][e] = coll_prod_##n, [TERN_MIN][e] = coll_min_##n,   \
+    [TERN_SUM][e] = coll_sum_##n, [TERN_PROD][e] = coll_prod_##n, [TERN_MIN][e] = coll_min_##n,    \
     [TERN_MAX][e] = coll_max_##n,
 #define COLL_SET_LOGIC(e, T, n)                                                                    \
-    [TERN_LAND][e] = coll_land_##n, [TERN_LOR][e] = coll_lor_##n, [TERN_LXOR][e] = coll_lxor_##n, \
+    [TERN_LAND][e] = coll_land_##n, [TERN_LOR][e] = coll_lor_##n, [TERN_LXOR][e] = coll_lxor_##n,  \
     [TERN_BAND][e] = coll_band_##n, [TERN_BOR][e] = coll_bor_##n, [TERN_BXOR][e] = coll_bxor_##n,
-#define COLL_SET_LOC(e, T, n) [TERN_MINLOC][e] = coll_minloc_##n, [TERN_MAXLOC][e] = coll_maxloc_##n,
+#define COLL_SET_LOC(e, T, n)                                                                      \
+    [TERN_MINLOC][e] = coll_minloc_##n, [TERN_MAXLOC][e] = coll_maxloc_##n,
     COLL_INT_TYPES(COLL_SET_ARITH) COLL_FLOAT_TYPES(COLL_SET_ARITH) COLL_INT_TYPES(COLL_SET_LOGIC)
         COLL_PAIR_TYPES(COLL_SET_LOC)
 #undef COLL_SET
@@ -150,7 +150,8 @@ int coll_op_create(coll_op_fn fn, int commute, tern_op_t *out)
         int n = coll_nusers ? coll_nusers * 2 : 16;
         struct coll_user_op *t = realloc(coll_users, (size_t)n * sizeof *t);
         if (t == NULL) return TERN_ERR_NOMEM;
-        for (int i = coll_nusers; i < n; i++) t[i].used = 0;
+        for (int i = coll_nusers; i < n; i++)
+            t[i].used = 0;
         coll_users = t;
         slot = coll_nusers;
         coll_nusers = n;

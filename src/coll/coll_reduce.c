@@ -23,7 +23,7 @@
  */
 #include "coll/coll.h"
 
-#define AT(buf, i) ((char *)(buf) + (size_t)(i) * es)
+#define AT(buf, i) ((char *)(buf) + (size_t)(i)*es)
 
 /* Start (in elements) of block i when count elements are cut into nb near-equal blocks. */
 static inline size_t blk(size_t i, size_t count, int nb)
@@ -69,8 +69,7 @@ struct rs_state {
  * of its common block range each. After it, the group of 2^(k+1) aligned new ranks
  * is combined in rank order, which is what keeps non-commutative ops right.
  */
-static void rs_halving(struct coll_sched *s, struct rs_state *st, char *acc, char *tb,
-                       size_t count)
+static void rs_halving(struct coll_sched *s, struct rs_state *st, char *acc, char *tb, size_t count)
 {
     size_t es = s->op.esize;
     int nr = st->nr, pof2 = st->pof2;
@@ -154,7 +153,8 @@ static void reduce_binomial(struct coll_sched *s, const char *in, char *rbuf, si
     int vr = (r - troot + p) % p;
     int limit = vr ? coll_lowbit(vr) : p;
     int nrecv = 0;
-    for (int m = 1; m < limit && vr + m < p; m <<= 1) nrecv++;
+    for (int m = 1; m < limit && vr + m < p; m <<= 1)
+        nrecv++;
     int final_here = r == root && troot == root;
     const char *cur = in;
     char *A = NULL, *B = NULL;
@@ -413,7 +413,8 @@ int coll_reduce_scatter(struct coll_sched *s, const void *sbuf, void *rbuf, cons
     size_t *displs = coll_sched_tmp(s, (size_t)(p + 1) * sizeof *displs);
     if (displs == NULL) return s->err;
     displs[0] = 0;
-    for (int i = 0; i < p; i++) displs[i + 1] = displs[i] + counts[i];
+    for (int i = 0; i < p; i++)
+        displs[i + 1] = displs[i] + counts[i];
     size_t total = displs[p];
     if (total == 0) return 0;
     if (p == 1) {
@@ -444,7 +445,8 @@ int coll_reduce_scatter_block(struct coll_sched *s, const void *sbuf, void *rbuf
     int p = s->comm->size;
     size_t *counts = coll_sched_tmp(s, (size_t)p * sizeof *counts);
     if (counts == NULL) return s->err;
-    for (int i = 0; i < p; i++) counts[i] = count;
+    for (int i = 0; i < p; i++)
+        counts[i] = count;
     return coll_reduce_scatter(s, sbuf, rbuf, counts);
 }
 

@@ -208,9 +208,15 @@ static int coll_sched_advance(struct coll_sched *s, int *moved)
         case COLL_S_WAIT:
             if (!coll_round_done(s)) return 0;
             break;
-        case COLL_S_REDUCE: s->op.fn(st->src, st->buf, st->n, s->op.dt); break;
-        case COLL_S_COPY: memmove(st->buf, st->src, st->n); break;
-        default: rc = TERN_ERR_INTERNAL; break;
+        case COLL_S_REDUCE:
+            s->op.fn(st->src, st->buf, st->n, s->op.dt);
+            break;
+        case COLL_S_COPY:
+            memmove(st->buf, st->src, st->n);
+            break;
+        default:
+            rc = TERN_ERR_INTERNAL;
+            break;
         }
         s->cur++;
         *moved = 1;
@@ -226,7 +232,8 @@ static int coll_sched_advance(struct coll_sched *s, int *moved)
 
 void coll_sched_release(struct coll_sched *s)
 {
-    for (int i = 0; i < s->ntmp; i++) free(s->tmp[i]);
+    for (int i = 0; i < s->ntmp; i++)
+        free(s->tmp[i]);
     s->ntmp = 0;
     if (s->steps != s->inline_steps) free(s->steps);
     if (s->out != s->inline_out) free(s->out);

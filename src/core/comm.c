@@ -55,12 +55,13 @@ int core_comm_init_builtin(void)
     tern__comm_self.comm_of = malloc((size_t)core.size * sizeof(int));
     if (!tern__comm_self.world_of || !tern__comm_self.comm_of) return TERN_ERR_NOMEM;
     tern__comm_self.world_of[0] = core.rank;
-    for (int r = 0; r < core.size; r++) tern__comm_self.comm_of[r] = r == core.rank ? 0 : -1;
+    for (int r = 0; r < core.size; r++)
+        tern__comm_self.comm_of[r] = r == core.rank ? 0 : -1;
     return 0;
 }
 
-int core_sendrecv_coll(struct tern_comm *comm, const void *sbuf, size_t slen, int dest,
-                       void *rbuf, size_t rlen, int src, int tag)
+int core_sendrecv_coll(struct tern_comm *comm, const void *sbuf, size_t slen, int dest, void *rbuf,
+                       size_t rlen, int src, int tag)
 {
     core_req_t *rr = NULL, *sr = NULL;
     int rc = 0;
@@ -110,11 +111,13 @@ static int core_allreduce_band(struct tern_comm *comm, uint64_t *words, size_t n
         if (r + mask < p) {
             rc = core_sendrecv_coll(comm, NULL, 0, -1, tmp, n * 8, r + mask, CORE_TAG_REDUCE);
             if (rc) goto out;
-            for (size_t i = 0; i < n; i++) words[i] &= tmp[i];
+            for (size_t i = 0; i < n; i++)
+                words[i] &= tmp[i];
         }
     }
     mask = 1;
-    while (mask < p && !(r & mask)) mask <<= 1;
+    while (mask < p && !(r & mask))
+        mask <<= 1;
     if (r != 0) {
         rc = core_sendrecv_coll(comm, NULL, 0, -1, words, n * 8, r - mask, CORE_TAG_BCAST);
         if (rc) goto out;
@@ -135,7 +138,8 @@ out:
 static int core_ctx_agree(struct tern_comm *comm, uint16_t *ctx)
 {
     uint64_t free_mask[CORE_MASK_WORDS];
-    for (int i = 0; i < CORE_MASK_WORDS; i++) free_mask[i] = ~core.ctx_used[i];
+    for (int i = 0; i < CORE_MASK_WORDS; i++)
+        free_mask[i] = ~core.ctx_used[i];
     int rc = core_allreduce_band(comm, free_mask, CORE_MASK_WORDS);
     if (rc) return rc;
     for (int i = 0; i < CORE_MASK_WORDS; i++)
@@ -173,7 +177,8 @@ static struct tern_comm *core_comm_new(uint16_t ctx, int rank, int size, const i
         free(c);
         return NULL;
     }
-    for (int w = 0; w < core.size; w++) c->comm_of[w] = -1;
+    for (int w = 0; w < core.size; w++)
+        c->comm_of[w] = -1;
     for (int i = 0; i < size; i++) {
         c->world_of[i] = world_of[i];
         c->comm_of[world_of[i]] = i;
@@ -195,7 +200,8 @@ int core_comm_dup(struct tern_comm *comm, struct tern_comm **out)
     if (rc) return rc;
     int *world_of = malloc((size_t)comm->size * sizeof(int));
     if (world_of == NULL) return TERN_ERR_NOMEM;
-    for (int i = 0; i < comm->size; i++) world_of[i] = core_comm_world(comm, i);
+    for (int i = 0; i < comm->size; i++)
+        world_of[i] = core_comm_world(comm, i);
     struct tern_comm *c = core_comm_new(ctx, comm->rank, comm->size, world_of);
     free(world_of);
     if (c == NULL) return TERN_ERR_NOMEM;

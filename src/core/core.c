@@ -60,8 +60,7 @@ static int core_transports_open(void)
             if (allowed && tl->size == sizeof(struct tl_ops) && tl->reaches(b, r)) pick = tl;
         }
         if (pick == NULL) {
-            UTIL_ERROR("no transport reaches rank %d (TERN_TRANSPORTS=%s)", r,
-                       util_tun.transports);
+            UTIL_ERROR("no transport reaches rank %d (TERN_TRANSPORTS=%s)", r, util_tun.transports);
             free(peers);
             return TERN_ERR_TRANSPORT;
         }
@@ -100,9 +99,11 @@ int core_init(void)
     }
     rc = core_transports_open();
     if (rc == 0) rc = boot_fence(&core.boot);
-    for (int i = 0; i < core.ntls && rc == 0; i++) rc = core.tls[i]->connect();
+    for (int i = 0; i < core.ntls && rc == 0; i++)
+        rc = core.tls[i]->connect();
     if (rc == 0) rc = boot_fence(&core.boot);
-    for (int i = 0; i < core.ntls && rc == 0; i++) rc = core.tls[i]->ready();
+    for (int i = 0; i < core.ntls && rc == 0; i++)
+        rc = core.tls[i]->ready();
     if (rc) goto fail_transports;
 
     for (int r = 0; r < core.size; r++) {
@@ -121,7 +122,8 @@ int core_init(void)
     return 0;
 
 fail_transports:
-    for (int i = core.ntls - 1; i >= 0; i--) core.tls[i]->close();
+    for (int i = core.ntls - 1; i >= 0; i--)
+        core.tls[i]->close();
     core.ntls = 0;
     core_comm_fini();
     free(core.peers);
@@ -137,7 +139,8 @@ int core_finalize(void)
     int rc = core_wait_pending();
     int rc2 = boot_fence(&core.boot);
     if (rc == 0) rc = rc2;
-    for (int i = core.ntls - 1; i >= 0; i--) core.tls[i]->close();
+    for (int i = core.ntls - 1; i >= 0; i--)
+        core.tls[i]->close();
     core.ntls = 0;
     core_comm_fini();
     core_match_release_all();

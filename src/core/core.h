@@ -53,7 +53,11 @@ struct core_data {
 
 /* ---- requests ------------------------------------------------------------ */
 
-enum core_req_kind { CORE_REQ_SEND = 1, CORE_REQ_RECV, CORE_REQ_COLL /* non-blocking collective (src/coll), r->user: its schedule */ };
+enum core_req_kind {
+    CORE_REQ_SEND = 1,
+    CORE_REQ_RECV,
+    CORE_REQ_COLL /* non-blocking collective (src/coll), r->user: its schedule */
+};
 
 enum core_req_state {
     CORE_RS_FREE = 0,
@@ -77,33 +81,33 @@ struct tern_request {
     uint16_t ctx;
     struct tern_comm *comm;
     void *buf;
-    size_t len;    /* send: bytes; recv: capacity */
-    size_t bytes;  /* recv: incoming message size */
-    size_t offset; /* streaming progress */
-    int src;       /* recv: world rank the message came from */
-    int msg_tag;   /* recv: tag of the message */
-    uint32_t rsreq; /* recv: sender's request id; streaming send: receiver's id */
+    size_t len;                /* send: bytes; recv: capacity */
+    size_t bytes;              /* recv: incoming message size */
+    size_t offset;             /* streaming progress */
+    int src;                   /* recv: world rank the message came from */
+    int msg_tag;               /* recv: tag of the message */
+    uint32_t rsreq;            /* recv: sender's request id; streaming send: receiver's id */
     struct tern_request *next; /* posted queue / free list */
     struct tern_request *prev;
     void (*on_complete)(struct tern_request *r); /* internal users; NULL for API requests */
-    void *user; /* internal users' context */
+    void *user;                                  /* internal users' context */
 };
 typedef struct tern_request core_req_t;
 
 /* ---- communicators -------------------------------------------------------- */
 
 #define CORE_COMM_MAGIC 0x636f6d6du /* "comm" */
-#define CORE_CTX_MAX 4096          /* context ids; a communicator takes two */
+#define CORE_CTX_MAX    4096        /* context ids; a communicator takes two */
 
 struct tern_comm {
     uint32_t magic;
-    uint16_t ctx;     /* point-to-point; ctx + 1 is for collectives */
-    int rank;         /* mine */
+    uint16_t ctx; /* point-to-point; ctx + 1 is for collectives */
+    int rank;     /* mine */
     int size;
-    int *world_of;    /* comm rank -> world rank; NULL: identity (world) */
-    int *comm_of;     /* world rank -> comm rank or -1; NULL: identity */
-    int self_world;   /* for TERN_COMM_SELF: my world rank */
-    uint32_t coll_seq; /* collectives started on this communicator */
+    int *world_of;                /* comm rank -> world rank; NULL: identity (world) */
+    int *comm_of;                 /* world rank -> comm rank or -1; NULL: identity */
+    int self_world;               /* for TERN_COMM_SELF: my world rank */
+    uint32_t coll_seq;            /* collectives started on this communicator */
     struct tern_comm *next_alloc; /* every communicator made by dup/split, for finalize */
 };
 
@@ -124,11 +128,11 @@ struct core_unexp {
     struct core_unexp *next;
     int src; /* world rank */
     int tag;
-    uint8_t type;  /* EAGER or RTS */
+    uint8_t type; /* EAGER or RTS */
     uint8_t flags;
     uint32_t sreq;
-    size_t len;    /* whole message */
-    uint64_t addr; /* RTS: sender's buffer */
+    size_t len;           /* whole message */
+    uint64_t addr;        /* RTS: sender's buffer */
     unsigned char data[]; /* EAGER: payload */
 };
 
@@ -166,11 +170,11 @@ struct core_state {
     struct core_peer *peers;
     const struct tl_ops *tls[8]; /* transports in use */
     int ntls;
-    int npending;      /* peers with a non-empty pending queue */
+    int npending; /* peers with a non-empty pending queue */
     int oversubscribed;
     struct core_match *match[CORE_CTX_MAX]; /* by context id, allocated on first use */
     uint64_t ctx_used[CORE_CTX_MAX / 64];   /* context ids in use here */
-    core_req_t **reqs; /* request table, by id */
+    core_req_t **reqs;                      /* request table, by id */
     uint32_t nreqs;
     core_req_t *req_free;
     core_am_fn am[16];
@@ -235,7 +239,7 @@ int core_comm_split(struct tern_comm *comm, int color, int key, struct tern_comm
 int core_comm_free(struct tern_comm *comm);
 void core_comm_fini(void);
 int core_barrier(struct tern_comm *comm);
-int core_sendrecv_coll(struct tern_comm *comm, const void *sbuf, size_t slen, int dest,
-                       void *rbuf, size_t rlen, int src, int tag);
+int core_sendrecv_coll(struct tern_comm *comm, const void *sbuf, size_t slen, int dest, void *rbuf,
+                       size_t rlen, int src, int tag);
 
 #endif

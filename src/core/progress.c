@@ -73,7 +73,8 @@ int core_block(core_done_fn done, const void *arg)
             sched_yield();
             continue;
         }
-        for (int i = 0; i < core.ntls; i++) core.tls[i]->sleep_begin();
+        for (int i = 0; i < core.ntls; i++)
+            core.tls[i]->sleep_begin();
         if (core_progress() == 0 && !done(arg)) {
             /* Each transport sleeps on its own doorbell (shm's futex, tcp's epoll). When
              * more than one really sleeps, a long sleep in the first would leave the
@@ -82,9 +83,11 @@ int core_block(core_done_fn done, const void *arg)
             for (int i = 0; i < core.ntls; i++)
                 if (core.tls[i]->sleep_wait != tl_stub_sleep_wait) sleepers++;
             int ms = sleepers > 1 ? 1 : (int)util_tun.sleep_ms;
-            for (int i = 0; i < core.ntls; i++) core.tls[i]->sleep_wait(ms);
+            for (int i = 0; i < core.ntls; i++)
+                core.tls[i]->sleep_wait(ms);
         }
-        for (int i = 0; i < core.ntls; i++) core.tls[i]->sleep_end();
+        for (int i = 0; i < core.ntls; i++)
+            core.tls[i]->sleep_end();
         int rc = boot_check(&core.boot);
         if (rc) return rc;
         spins = spin_max; /* after a wake-up, go on yielding before sleeping again */

@@ -54,8 +54,8 @@ static void core_send_ctrl(int dest, uint8_t type, uint32_t sreq, uint32_t rreq)
     struct core_hdr h = {.type = type, .sreq = sreq, .rreq = rreq};
     struct iovec iov = {&h, sizeof h};
     int rc = core_send_frame(dest, &iov, 1, sizeof h);
-    if (rc && rc != TERN_ERR_PEER_FAILED) UTIL_ERROR("cannot send control frame %d to rank %d: %s", type, dest,
-                       tern_strerror(rc));
+    if (rc && rc != TERN_ERR_PEER_FAILED)
+        UTIL_ERROR("cannot send control frame %d to rank %d: %s", type, dest, tern_strerror(rc));
 }
 
 /*
@@ -83,10 +83,10 @@ static int core_send_push(core_req_t *r)
                 core_req_complete(r, TERN_OK);
             return 0;
         }
-        struct core_rts m = {.h = {.type = CORE_FRAME_RTS, .ctx = r->ctx, .tag = r->tag,
-                                   .sreq = r->id},
-                             .len = r->len,
-                             .addr = (uint64_t)(uintptr_t)r->buf};
+        struct core_rts m = {
+            .h = {.type = CORE_FRAME_RTS, .ctx = r->ctx, .tag = r->tag, .sreq = r->id},
+            .len = r->len,
+            .addr = (uint64_t)(uintptr_t)r->buf};
         struct iovec iov = {&m, sizeof m};
         rc = p->tl->send(r->peer, &iov, 1, sizeof m);
         if (rc) return rc;
@@ -308,7 +308,9 @@ void core_frame_recv(int src, const void *frame, size_t len)
     const unsigned char *payload = (const unsigned char *)frame + sizeof h;
     size_t plen = len - sizeof h;
     switch (h.type) {
-    case CORE_FRAME_EAGER: core_frame_match(src, &h, payload, plen, plen, 0); return;
+    case CORE_FRAME_EAGER:
+        core_frame_match(src, &h, payload, plen, plen, 0);
+        return;
     case CORE_FRAME_RTS: {
         struct core_rts m;
         if (len < sizeof m) break;
@@ -363,7 +365,8 @@ void core_frame_recv(int src, const void *frame, size_t len)
         }
         break;
     }
-    default: break;
+    default:
+        break;
     }
     UTIL_ERROR("dropping a malformed or unexpected frame (type %u, %zu bytes) from rank %d",
                (unsigned)h.type, len, src);
@@ -404,8 +407,7 @@ void core_peer_failed(int rank)
 
 int core_am_register(int handler, core_am_fn fn)
 {
-    if (handler < 0 || handler >= (int)(sizeof core.am / sizeof core.am[0]))
-        return TERN_ERR_INVAL;
+    if (handler < 0 || handler >= (int)(sizeof core.am / sizeof core.am[0])) return TERN_ERR_INVAL;
     core.am[handler] = fn;
     return 0;
 }

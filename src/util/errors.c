@@ -6,9 +6,11 @@
 const char *tern_strerror(int err)
 {
     switch (err) {
-    case TERN_OK: return "success";
+    case TERN_OK:
+        return "success";
 #define ERR_TEXT(name, value, text)                                                                \
-    case TERN_ERR_##name: return text;
+    case TERN_ERR_##name:                                                                          \
+        return text;
         TERN_ERRNO_MAP(ERR_TEXT)
 #undef ERR_TEXT
     }
@@ -18,9 +20,11 @@ const char *tern_strerror(int err)
 const char *tern_err_name(int err)
 {
     switch (err) {
-    case TERN_OK: return "TERN_OK";
+    case TERN_OK:
+        return "TERN_OK";
 #define ERR_NAME(name, value, text)                                                                \
-    case TERN_ERR_##name: return "TERN_ERR_" #name;
+    case TERN_ERR_##name:                                                                          \
+        return "TERN_ERR_" #name;
         TERN_ERRNO_MAP(ERR_NAME)
 #undef ERR_NAME
     }

@@ -33,10 +33,14 @@ static const struct tunable_desc tunable_table[] = {
 static const char *kind_name(enum util_tunable_kind kind)
 {
     switch (kind) {
-    case UTIL_TUNABLE_INT: return "int";
-    case UTIL_TUNABLE_SIZE: return "size";
-    case UTIL_TUNABLE_BOOL: return "bool";
-    case UTIL_TUNABLE_STR: return "string";
+    case UTIL_TUNABLE_INT:
+        return "int";
+    case UTIL_TUNABLE_SIZE:
+        return "size";
+    case UTIL_TUNABLE_BOOL:
+        return "bool";
+    case UTIL_TUNABLE_STR:
+        return "string";
     }
     return "?";
 }
@@ -61,10 +65,20 @@ int util_tunable_parse(enum util_tunable_kind kind, const char *text, void *out)
         if (errno != 0 || end == text) return TERN_ERR_TUNABLE;
         unsigned shift = 0;
         switch (tolower((unsigned char)*end)) {
-        case 'k': shift = 10; end++; break;
-        case 'm': shift = 20; end++; break;
-        case 'g': shift = 30; end++; break;
-        default: break;
+        case 'k':
+            shift = 10;
+            end++;
+            break;
+        case 'm':
+            shift = 20;
+            end++;
+            break;
+        case 'g':
+            shift = 30;
+            end++;
+            break;
+        default:
+            break;
         }
         if (shift && tolower((unsigned char)*end) == 'b') end++;
         if (*end != '\0') return TERN_ERR_TUNABLE;
@@ -87,7 +101,9 @@ int util_tunable_parse(enum util_tunable_kind kind, const char *text, void *out)
         }
         return TERN_ERR_TUNABLE;
     }
-    case UTIL_TUNABLE_STR: *(const char **)out = text; return 0;
+    case UTIL_TUNABLE_STR:
+        *(const char **)out = text;
+        return 0;
     }
     return TERN_ERR_TUNABLE;
 }
@@ -104,8 +120,8 @@ int util_tunables_load(FILE *err)
         if (val == NULL) continue;
         if (util_tunable_parse(d->kind, val, slot) != 0) {
             if (err)
-                fprintf(err, "tern: %s=\"%s\" is not a valid %s value (default %s)\n", d->env,
-                        val, kind_name(d->kind), d->def);
+                fprintf(err, "tern: %s=\"%s\" is not a valid %s value (default %s)\n", d->env, val,
+                        kind_name(d->kind), d->def);
             util_tunable_parse(d->kind, d->def, slot);
             rc = TERN_ERR_TUNABLE;
         }

@@ -10,10 +10,10 @@
 enum util_tunable_kind { UTIL_TUNABLE_INT, UTIL_TUNABLE_SIZE, UTIL_TUNABLE_BOOL, UTIL_TUNABLE_STR };
 
 struct util_tunables {
-#define UTIL_TUNABLE_FIELD_INT(f) long f;
-#define UTIL_TUNABLE_FIELD_SIZE(f) size_t f;
-#define UTIL_TUNABLE_FIELD_BOOL(f) int f;
-#define UTIL_TUNABLE_FIELD_STR(f) const char *f;
+#define UTIL_TUNABLE_FIELD_INT(f)                 long f;
+#define UTIL_TUNABLE_FIELD_SIZE(f)                size_t f;
+#define UTIL_TUNABLE_FIELD_BOOL(f)                int f;
+#define UTIL_TUNABLE_FIELD_STR(f)                 const char *f;
 #define TERN_TUNABLE(field, env, kind, def, help) UTIL_TUNABLE_FIELD_##kind(field)
 #include "tunables.def"
 #undef TERN_TUNABLE

@@ -20,7 +20,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define FUZZ_MAX_INPUT 8192
-#define MAX_CORPUS 1024
+#define MAX_CORPUS     1024
 
 static uint8_t *corpus[MAX_CORPUS];
 static size_t corpus_len[MAX_CORPUS];
@@ -92,8 +92,8 @@ static void mutate(uint8_t *buf, size_t *len)
         break;
     case 2: /* interesting value at a random place */
         if (n >= 4) {
-            static const uint32_t vals[] = {0, 1, 0x7f, 0x80, 0xff, 0xffff, 0x7fffffff,
-                                            0x80000000u, 0xffffffffu, 32, 40, 4096};
+            static const uint32_t vals[] = {
+                0, 1, 0x7f, 0x80, 0xff, 0xffff, 0x7fffffff, 0x80000000u, 0xffffffffu, 32, 40, 4096};
             uint32_t v = vals[rng() % (sizeof vals / sizeof vals[0])];
             memcpy(buf + rng() % (n - 3), &v, 4);
         }
@@ -106,7 +106,8 @@ static void mutate(uint8_t *buf, size_t *len)
             size_t at = n ? rng() % (n + 1) : 0, k = 1 + rng() % 16;
             if (k > FUZZ_MAX_INPUT - n) k = FUZZ_MAX_INPUT - n;
             memmove(buf + at + k, buf + at, n - at);
-            for (size_t i = 0; i < k; i++) buf[at + i] = (uint8_t)rng();
+            for (size_t i = 0; i < k; i++)
+                buf[at + i] = (uint8_t)rng();
             *len = n + k;
         }
         break;
@@ -147,7 +148,8 @@ int main(int argc, char **argv)
     signal(SIGBUS, on_crash);
     fprintf(stderr, "fuzz_driver: %d corpus inputs, seed %llu, %.0f s\n", ncorpus,
             (unsigned long long)rng_state, seconds);
-    for (int i = 0; i < ncorpus; i++) run(corpus[i], corpus_len[i]);
+    for (int i = 0; i < ncorpus; i++)
+        run(corpus[i], corpus_len[i]);
 
     struct timespec t0, t;
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -165,15 +167,18 @@ int main(int argc, char **argv)
             len = corpus_len[j];
             memcpy(buf, corpus[j], len);
             int edits = 1 + (int)(rng() % 4);
-            for (int e = 0; e < edits; e++) mutate(buf, &len);
+            for (int e = 0; e < edits; e++)
+                mutate(buf, &len);
         } else {
             len = rng() % 256;
-            for (size_t i = 0; i < len; i++) buf[i] = (uint8_t)rng();
+            for (size_t i = 0; i < len; i++)
+                buf[i] = (uint8_t)rng();
         }
         run(buf, len);
         runs++;
     }
     fprintf(stderr, "fuzz_driver: %lu runs, no crash\n", runs);
-    for (int i = 0; i < ncorpus; i++) free(corpus[i]);
+    for (int i = 0; i < ncorpus; i++)
+        free(corpus[i]);
     return 0;
 }

@@ -53,7 +53,8 @@ static int fuzz_walk(const uint8_t *data, size_t size, size_t max_len, int *verd
         } else {
             FUZZ_ASSERT(h.type == TCP_FRAME_MSG && authed);
             volatile uint8_t sink = 0;
-            for (size_t i = 0; i < h.len; i++) sink ^= payload[i];
+            for (size_t i = 0; i < h.len; i++)
+                sink ^= payload[i];
             (void)sink;
         }
         off += (size_t)total;

@@ -126,10 +126,12 @@ int main(int argc, char **argv)
         CHECK_OK(tern_testall(4, rs, &flag, NULL));
         CHECK(mp_now() - t0 < 30);
     }
-    for (int i = 0; i < 4; i++) CHECK_EQ_INT(s1[i], np * (np - 1) / 2);
+    for (int i = 0; i < 4; i++)
+        CHECK_EQ_INT(s1[i], np * (np - 1) / 2);
     CHECK_EQ_INT(mx, np);
     if (!bogus)
-        for (size_t i = 0; i < sizeof bc_buf; i++) CHECK((unsigned char)bc_buf[i] == 0x42);
+        for (size_t i = 0; i < sizeof bc_buf; i++)
+            CHECK((unsigned char)bc_buf[i] == 0x42);
 
     CHECK_OK(tern_finalize());
     MP_WHERE("after finalize");

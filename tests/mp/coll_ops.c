@@ -88,8 +88,8 @@ static void t_gather(tern_comm_t c, size_t b)
 {
     for (int root = 0; root < np; root++)
         for (int inplace = 0; inplace < 2; inplace++) {
-            MP_WHERE("gather size %zu root %d in-place %d (rank %d of %d)", b, root, inplace,
-                     me, np);
+            MP_WHERE("gather size %zu root %d in-place %d (rank %d of %d)", b, root, inplace, me,
+                     np);
             char *s = xalloc(b), *r = xalloc(b * np);
             mp_fill(s, b, seed_of(me, 2, b));
             const void *sb = s;
@@ -100,15 +100,17 @@ static void t_gather(tern_comm_t c, size_t b)
             CALL(tern_gather(sb, b, r, root, c), tern_igather(sb, b, r, root, c, &rq_));
             if (me == root)
                 for (int q = 0; q < np; q++)
-                    CHECK_PATTERN(r + (size_t)q * b, b, seed_of(q, 2, b), "%.180s block %d", mp_where, q);
+                    CHECK_PATTERN(r + (size_t)q * b, b, seed_of(q, 2, b), "%.180s block %d",
+                                  mp_where, q);
             CHECK_GUARD(r, b * np, "%s", mp_where);
             free(s);
             free(r);
 
-            MP_WHERE("gatherv size %zu root %d in-place %d (rank %d of %d)", b, root, inplace,
-                     me, np);
+            MP_WHERE("gatherv size %zu root %d in-place %d (rank %d of %d)", b, root, inplace, me,
+                     np);
             size_t counts[16], displs[16];
-            for (int q = 0; q < np; q++) counts[q] = vsize(b, q, root);
+            for (int q = 0; q < np; q++)
+                counts[q] = vsize(b, q, root);
             size_t ext = vdispls(counts, displs, np), mine = counts[me];
             s = xalloc(mine);
             r = xalloc(ext);
@@ -134,30 +136,34 @@ static void t_scatter(tern_comm_t c, size_t b)
 {
     for (int root = 0; root < np; root++)
         for (int inplace = 0; inplace < 2; inplace++) {
-            MP_WHERE("scatter size %zu root %d in-place %d (rank %d of %d)", b, root, inplace,
-                     me, np);
+            MP_WHERE("scatter size %zu root %d in-place %d (rank %d of %d)", b, root, inplace, me,
+                     np);
             char *s = xalloc(b * np), *r = xalloc(b);
             if (me == root)
-                for (int q = 0; q < np; q++) mp_fill(s + (size_t)q * b, b, seed_of(q, 4, b));
+                for (int q = 0; q < np; q++)
+                    mp_fill(s + (size_t)q * b, b, seed_of(q, 4, b));
             void *rb = inplace && me == root ? TERN_IN_PLACE : r;
             CALL(tern_scatter(s, rb, b, root, c), tern_iscatter(s, rb, b, root, c, &rq_));
             if (rb != TERN_IN_PLACE) CHECK_PATTERN(r, b, seed_of(me, 4, b), "%s", mp_where);
             if (me == root)
                 for (int q = 0; q < np; q++)
-                    CHECK_PATTERN(s + (size_t)q * b, b, seed_of(q, 4, b), "%.180s sbuf %d", mp_where, q);
+                    CHECK_PATTERN(s + (size_t)q * b, b, seed_of(q, 4, b), "%.180s sbuf %d",
+                                  mp_where, q);
             CHECK_GUARD(r, b, "%s", mp_where);
             free(s);
             free(r);
 
-            MP_WHERE("scatterv size %zu root %d in-place %d (rank %d of %d)", b, root, inplace,
-                     me, np);
+            MP_WHERE("scatterv size %zu root %d in-place %d (rank %d of %d)", b, root, inplace, me,
+                     np);
             size_t counts[16], displs[16];
-            for (int q = 0; q < np; q++) counts[q] = vsize(b, root, q);
+            for (int q = 0; q < np; q++)
+                counts[q] = vsize(b, root, q);
             size_t ext = vdispls(counts, displs, np), mine = counts[me];
             s = xalloc(ext);
             r = xalloc(mine);
             if (me == root)
-                for (int q = 0; q < np; q++) mp_fill(s + displs[q], counts[q], seed_of(q, 5, b));
+                for (int q = 0; q < np; q++)
+                    mp_fill(s + displs[q], counts[q], seed_of(q, 5, b));
             rb = inplace && me == root ? TERN_IN_PLACE : r;
             CALL(tern_scatterv(s, counts, displs, rb, mine, root, c),
                  tern_iscatterv(s, counts, displs, rb, mine, root, c, &rq_));
@@ -188,7 +194,8 @@ static void t_allgather(tern_comm_t c, size_t b)
 
         MP_WHERE("allgatherv size %zu in-place %d (rank %d of %d)", b, inplace, me, np);
         size_t counts[16], displs[16];
-        for (int q = 0; q < np; q++) counts[q] = vsize(b, q, 0);
+        for (int q = 0; q < np; q++)
+            counts[q] = vsize(b, q, 0);
         size_t ext = vdispls(counts, displs, np), mine = counts[me];
         s = xalloc(mine);
         r = xalloc(ext);
@@ -201,7 +208,8 @@ static void t_allgather(tern_comm_t c, size_t b)
         CALL(tern_allgatherv(sb, mine, r, counts, displs, c),
              tern_iallgatherv(sb, mine, r, counts, displs, c, &rq_));
         for (int q = 0; q < np; q++)
-            CHECK_PATTERN(r + displs[q], counts[q], seed_of(q, 7, b), "%.180s block %d", mp_where, q);
+            CHECK_PATTERN(r + displs[q], counts[q], seed_of(q, 7, b), "%.180s block %d", mp_where,
+                          q);
         CHECK_GUARD(r, ext, "%s", mp_where);
         free(s);
         free(r);
@@ -214,7 +222,8 @@ static void t_alltoall(tern_comm_t c, size_t b)
         MP_WHERE("alltoall size %zu in-place %d (rank %d of %d)", b, inplace, me, np);
         char *s = xalloc(b * np), *r = xalloc(b * np);
         char *src = inplace ? r : s;
-        for (int q = 0; q < np; q++) mp_fill(src + (size_t)q * b, b, seed_of(me * 64 + q, 8, b));
+        for (int q = 0; q < np; q++)
+            mp_fill(src + (size_t)q * b, b, seed_of(me * 64 + q, 8, b));
         const void *sb = inplace ? TERN_IN_PLACE : s;
         CALL(tern_alltoall(sb, r, b, c), tern_ialltoall(sb, r, b, c, &rq_));
         for (int q = 0; q < np; q++)
@@ -231,13 +240,15 @@ static void t_alltoall(tern_comm_t c, size_t b)
             rc[q] = vsize(b, q, me);
         }
         if (inplace) /* in place needs the same layout both ways */
-            for (int q = 0; q < np; q++) sc[q] = rc[q] = vsize(b, 0, 0);
+            for (int q = 0; q < np; q++)
+                sc[q] = rc[q] = vsize(b, 0, 0);
         size_t sext = vdispls(sc, sd, np), rext = vdispls(rc, rd, np);
         s = xalloc(sext);
         r = xalloc(rext);
         src = inplace ? r : s;
         size_t *sdd = inplace ? rd : sd;
-        for (int q = 0; q < np; q++) mp_fill(src + sdd[q], sc[q], seed_of(me * 64 + q, 9, b));
+        for (int q = 0; q < np; q++)
+            mp_fill(src + sdd[q], sc[q], seed_of(me * 64 + q, 9, b));
         sb = inplace ? TERN_IN_PLACE : s;
         CALL(tern_alltoallv(sb, sc, sd, r, rc, rd, c),
              tern_ialltoallv(sb, sc, sd, r, rc, rd, c, &rq_));
@@ -254,16 +265,16 @@ static void t_alltoall(tern_comm_t c, size_t b)
 
 static const char *dt_name(tern_datatype_t dt)
 {
-    static const char *n[] = {"int8",   "int16",  "int32",     "int64",      "uint8",
-                              "uint16", "uint32", "uint64",    "float",      "double",
+    static const char *n[] = {"int8",      "int16",      "int32",   "int64",   "uint8",
+                              "uint16",    "uint32",     "uint64",  "float",   "double",
                               "float_int", "double_int", "int_int", "long_int"};
     return (unsigned)dt < sizeof n / sizeof n[0] ? n[dt] : "?";
 }
 
 static const char *op_name(tern_op_t op)
 {
-    static const char *n[] = {"sum",  "prod", "min",  "max", "land",   "lor",
-                              "lxor", "band", "bor",  "bxor", "minloc", "maxloc"};
+    static const char *n[] = {"sum",  "prod", "min", "max",  "land",   "lor",
+                              "lxor", "band", "bor", "bxor", "minloc", "maxloc"};
     if (op == matop) return "user-matrix";
     return (unsigned)op < sizeof n / sizeof n[0] ? n[op] : "?";
 }
@@ -293,7 +304,8 @@ static void matop_fn(const void *in, void *inout, size_t count, tern_datatype_t 
     if (dt != TERN_UINT64) MP_FAIL("user op called with datatype %d", (int)dt);
     const uint64_t *a = in;
     uint64_t *b = inout;
-    for (size_t i = 0; i < count; i++) b[i] = matmul(a[i], b[i]);
+    for (size_t i = 0; i < count; i++)
+        b[i] = matmul(a[i], b[i]);
 }
 
 /* The input of rank q, element i: small values so that no op overflows. */
@@ -308,26 +320,53 @@ static void gen(tern_datatype_t dt, tern_op_t op, int q, size_t i, void *out)
     if (op >= TERN_LAND && op <= TERN_LXOR && v % 3 == 0) v = 0;
     long k = op == TERN_PROD ? 0 : 1; /* products stay tiny: no scaling */
     switch (dt) {
-    case TERN_INT8: *(int8_t *)out = (int8_t)v; break;
-    case TERN_INT16: *(int16_t *)out = (int16_t)(k ? v * 100 : v); break;
-    case TERN_INT32: *(int32_t *)out = (int32_t)(k ? v * 100000 : v); break;
-    case TERN_INT64: *(int64_t *)out = (int64_t)v * (k ? 1000000000000LL : 1); break;
-    case TERN_UINT8: *(uint8_t *)out = (uint8_t)v; break;
-    case TERN_UINT16: *(uint16_t *)out = (uint16_t)(k ? v * 100 : v); break;
-    case TERN_UINT32: *(uint32_t *)out = (uint32_t)(k ? v * 100000 : v); break;
+    case TERN_INT8:
+        *(int8_t *)out = (int8_t)v;
+        break;
+    case TERN_INT16:
+        *(int16_t *)out = (int16_t)(k ? v * 100 : v);
+        break;
+    case TERN_INT32:
+        *(int32_t *)out = (int32_t)(k ? v * 100000 : v);
+        break;
+    case TERN_INT64:
+        *(int64_t *)out = (int64_t)v * (k ? 1000000000000LL : 1);
+        break;
+    case TERN_UINT8:
+        *(uint8_t *)out = (uint8_t)v;
+        break;
+    case TERN_UINT16:
+        *(uint16_t *)out = (uint16_t)(k ? v * 100 : v);
+        break;
+    case TERN_UINT32:
+        *(uint32_t *)out = (uint32_t)(k ? v * 100000 : v);
+        break;
     case TERN_UINT64:
         if (op == matop)
             *(uint64_t *)out = mp_mix64((uint64_t)q * 1000003u + i) & 0x000f000f000f000fULL;
         else
             *(uint64_t *)out = (uint64_t)v << (k ? 33 : 0);
         break;
-    case TERN_FLOAT: *(float *)out = (float)v * 0.5f; break;
-    case TERN_DOUBLE: *(double *)out = (double)v * 0.25; break;
-    case TERN_FLOAT_INT: *(tern_float_int_t *)out = (tern_float_int_t){(float)(v % 4), (q * 7 + (int)i) % 5}; break;
-    case TERN_DOUBLE_INT: *(tern_double_int_t *)out = (tern_double_int_t){(double)(v % 4), (q * 7 + (int)i) % 5}; break;
-    case TERN_INT_INT: *(tern_int_int_t *)out = (tern_int_int_t){(int)(v % 4), (q * 7 + (int)i) % 5}; break;
-    case TERN_LONG_INT: *(tern_long_int_t *)out = (tern_long_int_t){v % 4, (q * 7 + (int)i) % 5}; break;
-    default: MP_FAIL("bad datatype %d", (int)dt);
+    case TERN_FLOAT:
+        *(float *)out = (float)v * 0.5f;
+        break;
+    case TERN_DOUBLE:
+        *(double *)out = (double)v * 0.25;
+        break;
+    case TERN_FLOAT_INT:
+        *(tern_float_int_t *)out = (tern_float_int_t){(float)(v % 4), (q * 7 + (int)i) % 5};
+        break;
+    case TERN_DOUBLE_INT:
+        *(tern_double_int_t *)out = (tern_double_int_t){(double)(v % 4), (q * 7 + (int)i) % 5};
+        break;
+    case TERN_INT_INT:
+        *(tern_int_int_t *)out = (tern_int_int_t){(int)(v % 4), (q * 7 + (int)i) % 5};
+        break;
+    case TERN_LONG_INT:
+        *(tern_long_int_t *)out = (tern_long_int_t){v % 4, (q * 7 + (int)i) % 5};
+        break;
+    default:
+        MP_FAIL("bad datatype %d", (int)dt);
     }
 }
 
@@ -335,11 +374,20 @@ static void gen(tern_datatype_t dt, tern_op_t op, int q, size_t i, void *out)
     {                                                                                              \
         T x = *(const T *)a, y = *(T *)b, z = 0;                                                   \
         switch (op) {                                                                              \
-        case TERN_SUM: z = (T)(x + y); break;                                                      \
-        case TERN_PROD: z = (T)(x * y); break;                                                     \
-        case TERN_MIN: z = x < y ? x : y; break;                                                   \
-        case TERN_MAX: z = x > y ? x : y; break;                                                   \
-        default: REF_LOGIC(T)                                                                      \
+        case TERN_SUM:                                                                             \
+            z = (T)(x + y);                                                                        \
+            break;                                                                                 \
+        case TERN_PROD:                                                                            \
+            z = (T)(x * y);                                                                        \
+            break;                                                                                 \
+        case TERN_MIN:                                                                             \
+            z = x < y ? x : y;                                                                     \
+            break;                                                                                 \
+        case TERN_MAX:                                                                             \
+            z = x > y ? x : y;                                                                     \
+            break;                                                                                 \
+        default:                                                                                   \
+            REF_LOGIC(T)                                                                           \
         }                                                                                          \
         *(T *)b = z;                                                                               \
         return;                                                                                    \
@@ -361,35 +409,64 @@ static void ref_op(tern_op_t op, tern_datatype_t dt, const void *a, void *b)
     }
 #define REF_LOGIC(T)                                                                               \
     switch (op) {                                                                                  \
-    case TERN_LAND: z = (T)((x != 0) && (y != 0)); break;                                          \
-    case TERN_LOR: z = (T)((x != 0) || (y != 0)); break;                                           \
-    case TERN_LXOR: z = (T)((x != 0) != (y != 0)); break;                                          \
-    case TERN_BAND: z = (T)(x & y); break;                                                         \
-    case TERN_BOR: z = (T)(x | y); break;                                                          \
-    case TERN_BXOR: z = (T)(x ^ y); break;                                                         \
-    default: MP_FAIL("no reference for op %d", (int)op);                                          \
+    case TERN_LAND:                                                                                \
+        z = (T)((x != 0) && (y != 0));                                                             \
+        break;                                                                                     \
+    case TERN_LOR:                                                                                 \
+        z = (T)((x != 0) || (y != 0));                                                             \
+        break;                                                                                     \
+    case TERN_LXOR:                                                                                \
+        z = (T)((x != 0) != (y != 0));                                                             \
+        break;                                                                                     \
+    case TERN_BAND:                                                                                \
+        z = (T)(x & y);                                                                            \
+        break;                                                                                     \
+    case TERN_BOR:                                                                                 \
+        z = (T)(x | y);                                                                            \
+        break;                                                                                     \
+    case TERN_BXOR:                                                                                \
+        z = (T)(x ^ y);                                                                            \
+        break;                                                                                     \
+    default:                                                                                       \
+        MP_FAIL("no reference for op %d", (int)op);                                                \
     }
     switch (dt) {
-    case TERN_INT8: REF_ARITH(int8_t)
-    case TERN_INT16: REF_ARITH(int16_t)
-    case TERN_INT32: REF_ARITH(int32_t)
-    case TERN_INT64: REF_ARITH(int64_t)
-    case TERN_UINT8: REF_ARITH(uint8_t)
-    case TERN_UINT16: REF_ARITH(uint16_t)
-    case TERN_UINT32: REF_ARITH(uint32_t)
-    case TERN_UINT64: REF_ARITH(uint64_t)
-    default: break;
+    case TERN_INT8:
+        REF_ARITH(int8_t)
+    case TERN_INT16:
+        REF_ARITH(int16_t)
+    case TERN_INT32:
+        REF_ARITH(int32_t)
+    case TERN_INT64:
+        REF_ARITH(int64_t)
+    case TERN_UINT8:
+        REF_ARITH(uint8_t)
+    case TERN_UINT16:
+        REF_ARITH(uint16_t)
+    case TERN_UINT32:
+        REF_ARITH(uint32_t)
+    case TERN_UINT64:
+        REF_ARITH(uint64_t)
+    default:
+        break;
     }
 #undef REF_LOGIC
 #define REF_LOGIC(T) MP_FAIL("no reference for op %d on a float", (int)op);
     switch (dt) {
-    case TERN_FLOAT: REF_ARITH(float)
-    case TERN_DOUBLE: REF_ARITH(double)
-    case TERN_FLOAT_INT: REF_LOC(tern_float_int_t)
-    case TERN_DOUBLE_INT: REF_LOC(tern_double_int_t)
-    case TERN_INT_INT: REF_LOC(tern_int_int_t)
-    case TERN_LONG_INT: REF_LOC(tern_long_int_t)
-    default: MP_FAIL("bad datatype %d", (int)dt);
+    case TERN_FLOAT:
+        REF_ARITH(float)
+    case TERN_DOUBLE:
+        REF_ARITH(double)
+    case TERN_FLOAT_INT:
+        REF_LOC(tern_float_int_t)
+    case TERN_DOUBLE_INT:
+        REF_LOC(tern_double_int_t)
+    case TERN_INT_INT:
+        REF_LOC(tern_int_int_t)
+    case TERN_LONG_INT:
+        REF_LOC(tern_long_int_t)
+    default:
+        MP_FAIL("bad datatype %d", (int)dt);
     }
 #undef REF_LOGIC
 }
@@ -398,11 +475,19 @@ static void ref_op(tern_op_t op, tern_datatype_t dt, const void *a, void *b)
 static int elem_eq(tern_datatype_t dt, const void *x, const void *y)
 {
     switch (dt) {
-    case TERN_FLOAT_INT: return ((const tern_float_int_t *)x)->val == ((const tern_float_int_t *)y)->val && ((const tern_float_int_t *)x)->idx == ((const tern_float_int_t *)y)->idx;
-    case TERN_DOUBLE_INT: return ((const tern_double_int_t *)x)->val == ((const tern_double_int_t *)y)->val && ((const tern_double_int_t *)x)->idx == ((const tern_double_int_t *)y)->idx;
-    case TERN_INT_INT: return memcmp(x, y, 8) == 0;
-    case TERN_LONG_INT: return ((const tern_long_int_t *)x)->val == ((const tern_long_int_t *)y)->val && ((const tern_long_int_t *)x)->idx == ((const tern_long_int_t *)y)->idx;
-    default: return memcmp(x, y, tern_datatype_size(dt)) == 0;
+    case TERN_FLOAT_INT:
+        return ((const tern_float_int_t *)x)->val == ((const tern_float_int_t *)y)->val &&
+               ((const tern_float_int_t *)x)->idx == ((const tern_float_int_t *)y)->idx;
+    case TERN_DOUBLE_INT:
+        return ((const tern_double_int_t *)x)->val == ((const tern_double_int_t *)y)->val &&
+               ((const tern_double_int_t *)x)->idx == ((const tern_double_int_t *)y)->idx;
+    case TERN_INT_INT:
+        return memcmp(x, y, 8) == 0;
+    case TERN_LONG_INT:
+        return ((const tern_long_int_t *)x)->val == ((const tern_long_int_t *)y)->val &&
+               ((const tern_long_int_t *)x)->idx == ((const tern_long_int_t *)y)->idx;
+    default:
+        return memcmp(x, y, tern_datatype_size(dt)) == 0;
     }
 }
 
@@ -410,7 +495,8 @@ static void fill_input(tern_datatype_t dt, tern_op_t op, int q, size_t first, si
                        char *buf)
 {
     size_t es = tern_datatype_size(dt);
-    for (size_t i = 0; i < count; i++) gen(dt, op, q, first + i, buf + i * es);
+    for (size_t i = 0; i < count; i++)
+        gen(dt, op, q, first + i, buf + i * es);
 }
 
 /* The reduction over every rank of the first `n` elements, kept for the big vectors. */
@@ -468,7 +554,8 @@ static void check_reduced(tern_datatype_t dt, tern_op_t op, int lo, int hi, size
             uint64_t g = 0, w = 0;
             memcpy(&g, buf + i * es, es < 8 ? es : 8);
             memcpy(&w, acc, es < 8 ? es : 8);
-            MP_FAIL("%s: element %zu (ranks %d..%d) differs: got 0x%" PRIx64 ", expected 0x%" PRIx64,
+            MP_FAIL("%s: element %zu (ranks %d..%d) differs: got 0x%" PRIx64
+                    ", expected 0x%" PRIx64,
                     what, first + i, lo, hi - 1, g, w);
         }
     }
@@ -521,7 +608,8 @@ static void t_reductions(tern_comm_t c, tern_datatype_t dt, tern_op_t op, size_t
             check_reduced(dt, op, 0, 1, 0, n, out, mp_where); /* untouched: still my input */
         else
             for (size_t i = 0; i < n * es; i++)
-                CHECKF((unsigned char)out[i] == 0x5a, "%s: rank 0 rbuf byte %zu changed", mp_where, i);
+                CHECKF((unsigned char)out[i] == 0x5a, "%s: rank 0 rbuf byte %zu changed", mp_where,
+                       i);
         CHECK_GUARD(out, n * es, "%s", mp_where);
     }
     free(in);
@@ -530,8 +618,8 @@ static void t_reductions(tern_comm_t c, tern_datatype_t dt, tern_op_t op, size_t
     for (int root = 0; root < np; root++) {
         if (n > 1000 && root != 0 && root != np - 1) continue; /* big: first and last root */
         int ip = root % 2;
-        MP_WHERE("reduce %s %s count %zu root %d in-place %d (rank %d of %d)", on, dn, n, root,
-                 ip, me, np);
+        MP_WHERE("reduce %s %s count %zu root %d in-place %d (rank %d of %d)", on, dn, n, root, ip,
+                 me, np);
         in = xalloc(n * es);
         out = xalloc(n * es);
         const void *sb = in;
@@ -552,8 +640,8 @@ static void t_reductions(tern_comm_t c, tern_datatype_t dt, tern_op_t op, size_t
     /* Big vectors: the whole input of reduce_scatter is n (still above its threshold). */
     if (n > 1000) n /= (size_t)np;
     for (int ip = 0; ip < 2; ip++) {
-        MP_WHERE("reduce_scatter_block %s %s count %zu in-place %d (rank %d of %d)", on, dn, n,
-                 ip, me, np);
+        MP_WHERE("reduce_scatter_block %s %s count %zu in-place %d (rank %d of %d)", on, dn, n, ip,
+                 me, np);
         size_t total = n * (size_t)np;
         in = xalloc(total * es);
         out = xalloc(ip ? total * es : n * es);
@@ -566,8 +654,8 @@ static void t_reductions(tern_comm_t c, tern_datatype_t dt, tern_op_t op, size_t
         free(in);
         free(out);
 
-        MP_WHERE("reduce_scatter %s %s count %zu in-place %d (rank %d of %d)", on, dn, n, ip,
-                 me, np);
+        MP_WHERE("reduce_scatter %s %s count %zu in-place %d (rank %d of %d)", on, dn, n, ip, me,
+                 np);
         size_t counts[16], first = 0;
         total = 0;
         for (int q = 0; q < np; q++) {
@@ -613,11 +701,11 @@ static void suite(tern_comm_t c, const char *name, int with_big)
         t_alltoall(c, sizes[k]);
     }
     if (with_big) {
-        t_bcast(c, 600 << 10);             /* > every bcast threshold (512 KiB) */
-        t_gather(c, 70 << 10);             /* root buffer > 64 KiB */
+        t_bcast(c, 600 << 10); /* > every bcast threshold (512 KiB) */
+        t_gather(c, 70 << 10); /* root buffer > 64 KiB */
         t_scatter(c, 70 << 10);
-        t_allgather(c, 90 << 10);          /* result > 80 KiB */
-        t_alltoall(c, 20 << 10);           /* block > 256 B */
+        t_allgather(c, 90 << 10); /* result > 80 KiB */
+        t_alltoall(c, 20 << 10);  /* block > 256 B */
     }
     double t1 = mp_now();
 
@@ -629,8 +717,8 @@ static void suite(tern_comm_t c, const char *name, int with_big)
     static const struct {
         tern_datatype_t dt;
         int op; /* -1: the user op */
-    } few[] = {{TERN_INT32, TERN_SUM},     {TERN_DOUBLE, TERN_PROD},   {TERN_UINT8, TERN_BXOR},
-               {TERN_INT16, TERN_LOR},     {TERN_FLOAT_INT, TERN_MINLOC}, {TERN_UINT64, -1}};
+    } few[] = {{TERN_INT32, TERN_SUM}, {TERN_DOUBLE, TERN_PROD},      {TERN_UINT8, TERN_BXOR},
+               {TERN_INT16, TERN_LOR}, {TERN_FLOAT_INT, TERN_MINLOC}, {TERN_UINT64, -1}};
     const size_t counts[] = {0, 1, 7, 300};
     for (size_t f = 0; f < sizeof few / sizeof few[0]; f++)
         for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++)

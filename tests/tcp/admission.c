@@ -33,7 +33,8 @@ static int knock(const void *bytes, size_t len, int half_close)
     CHECKF(fd >= 0, "socket: %s", strerror(errno));
     CHECKF(connect(fd, (struct sockaddr *)&peer_addr, sizeof peer_addr) == 0, "connect: %s",
            strerror(errno));
-    if (len) CHECKF(send(fd, bytes, len, MSG_NOSIGNAL) == (ssize_t)len, "send: %s", strerror(errno));
+    if (len)
+        CHECKF(send(fd, bytes, len, MSG_NOSIGNAL) == (ssize_t)len, "send: %s", strerror(errno));
     if (half_close) shutdown(fd, SHUT_WR);
     return fd;
 }
@@ -169,7 +170,9 @@ int main(int argc, char **argv)
                 f.h.len = 0xfffffff0u;
                 fd = knock(&f, sizeof f, 0);
                 break;
-            default: done = 1; break;
+            default:
+                done = 1;
+                break;
             }
             if (!done) {
                 expect_closed(fd, what);
@@ -178,7 +181,8 @@ int main(int argc, char **argv)
         }
         /* Rank 1 does the refusing while it waits here. */
         if (me == 0) {
-            for (int r = 1; r < np; r++) CHECK_OK(tern_send(&done, sizeof done, r, 0, TERN_COMM_WORLD));
+            for (int r = 1; r < np; r++)
+                CHECK_OK(tern_send(&done, sizeof done, r, 0, TERN_COMM_WORLD));
         } else {
             CHECK_OK(tern_recv(&done, sizeof done, 0, 0, TERN_COMM_WORLD, NULL));
         }

@@ -77,12 +77,13 @@ static void test_requests(void)
 {
     /* Ids are stable and look-ups reject free or wrong-kind requests. */
     core_req_t *r[300];
-    for (int i = 0; i < 300; i++) r[i] = core_req_alloc(i % 2 ? CORE_REQ_SEND : CORE_REQ_RECV);
+    for (int i = 0; i < 300; i++)
+        r[i] = core_req_alloc(i % 2 ? CORE_REQ_SEND : CORE_REQ_RECV);
     for (int i = 0; i < 300; i++) {
         r[i]->state = CORE_RS_WAIT_ACK;
         CHECK(core_req_lookup(r[i]->id, r[i]->kind) == r[i]);
-        CHECK(core_req_lookup(r[i]->id, r[i]->kind == CORE_REQ_SEND ? CORE_REQ_RECV
-                                                                     : CORE_REQ_SEND) == NULL);
+        CHECK(core_req_lookup(r[i]->id,
+                              r[i]->kind == CORE_REQ_SEND ? CORE_REQ_RECV : CORE_REQ_SEND) == NULL);
     }
     CHECK(core_req_lookup(0, CORE_REQ_SEND) == NULL);
     CHECK(core_req_lookup(1u << 30, CORE_REQ_SEND) == NULL);

@@ -39,7 +39,8 @@ static void test_parse(void)
     CHECK(pmi_wire_parse(bad3, &m) != 0);
     char many[PMI_WIRE_MAX_LINE];
     many[0] = '\0';
-    for (int i = 0; i < PMI_WIRE_MAX_PAIRS + 1; i++) strcat(many, "a=b ");
+    for (int i = 0; i < PMI_WIRE_MAX_PAIRS + 1; i++)
+        strcat(many, "a=b ");
     CHECK(pmi_wire_parse(many, &m) != 0);
 }
 
@@ -80,7 +81,8 @@ static void test_mapping(void)
 {
     int node[8];
     CHECK_EQ(pmi_wire_parse_mapping("(vector,(0,1,4))", 4, node), 0);
-    for (int i = 0; i < 4; i++) CHECK_EQ(node[i], 0);
+    for (int i = 0; i < 4; i++)
+        CHECK_EQ(node[i], 0);
     CHECK_EQ(pmi_wire_parse_mapping("(vector,(0,2,2))", 4, node), 0);
     CHECK_EQ(node[0], 0);
     CHECK_EQ(node[1], 0);

@@ -15,7 +15,7 @@
 
 #define NLINES 8
 #define NCELLS 3
-#define CELL 256
+#define CELL   256
 
 static size_t chan_bytes(void)
 {
@@ -31,7 +31,8 @@ static size_t len_of(uint32_t i)
 
 static void fill(unsigned char *b, uint32_t i, size_t n)
 {
-    for (size_t k = 0; k < n; k++) b[k] = (unsigned char)(i * 7 + k);
+    for (size_t k = 0; k < n; k++)
+        b[k] = (unsigned char)(i * 7 + k);
 }
 
 static int frame_ok(const void *data, size_t len, uint32_t i)

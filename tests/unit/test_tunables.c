@@ -25,8 +25,7 @@ int main(void)
     CHECK_EQ(util_tunable_parse(UTIL_TUNABLE_SIZE, "-1", &sz), TERN_ERR_TUNABLE);
     CHECK_EQ(util_tunable_parse(UTIL_TUNABLE_SIZE, "12q", &sz), TERN_ERR_TUNABLE);
     CHECK_EQ(util_tunable_parse(UTIL_TUNABLE_SIZE, "", &sz), TERN_ERR_TUNABLE);
-    CHECK_EQ(util_tunable_parse(UTIL_TUNABLE_SIZE, "99999999999999999999g", &sz),
-             TERN_ERR_TUNABLE);
+    CHECK_EQ(util_tunable_parse(UTIL_TUNABLE_SIZE, "99999999999999999999g", &sz), TERN_ERR_TUNABLE);
     CHECK_EQ(util_tunable_parse(UTIL_TUNABLE_SIZE, "17179869184g", &sz), TERN_ERR_TUNABLE);
     CHECK_EQ(util_tunable_parse(UTIL_TUNABLE_INT, "0x10", &v), 0);
     CHECK_EQ(v, 16);

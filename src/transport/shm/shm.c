@@ -50,8 +50,8 @@
 #include "util/log.h"
 #include "util/tunables.h"
 
-#define SHM_MAGIC 0x7465726eu /* "tern" */
-#define SHM_VERSION 1u
+#define SHM_MAGIC    0x7465726eu /* "tern" */
+#define SHM_VERSION  1u
 #define SHM_HDR_SIZE 4096u
 
 /* The segment header, at offset 0 of every segment. */
@@ -89,18 +89,18 @@ struct shm_ctrl_help {
 struct shm_peer {
     int world_rank;
     pid_t pid;
-    uint32_t coop_gen; /* last generation I (as receiver) published to this peer */
-    struct shm_seg *seg;    /* the peer's segment, mapped */
-    struct shm_chan out;    /* my channel in the peer's inbox (I produce) */
-    struct shm_chan in;     /* the peer's channel in my inbox (I consume) */
-    int cma;                /* single copy from this peer: 1 yes, 0 forbidden */
+    uint32_t coop_gen;   /* last generation I (as receiver) published to this peer */
+    struct shm_seg *seg; /* the peer's segment, mapped */
+    struct shm_chan out; /* my channel in the peer's inbox (I produce) */
+    struct shm_chan in;  /* the peer's channel in my inbox (I consume) */
+    int cma;             /* single copy from this peer: 1 yes, 0 forbidden */
 };
 
 static struct {
     tl_recv_fn recv;
     struct boot *boot;
     int nlocal;
-    int *lidx_of; /* world rank -> local index, -1 if not on my node */
+    int *lidx_of;           /* world rank -> local index, -1 if not on my node */
     struct shm_peer *peers; /* by local index */
     int *active;            /* local indexes of peers (not me) */
     int nactive;
@@ -144,7 +144,8 @@ static int shm_open_fn(const struct tl_env *env, const int *peers, int n)
     shm.peers = calloc((size_t)b->local_size, sizeof *shm.peers);
     shm.active = calloc((size_t)b->local_size, sizeof(int));
     if (!shm.lidx_of || !shm.peers || !shm.active) return TERN_ERR_NOMEM;
-    for (int r = 0; r < b->size; r++) shm.lidx_of[r] = -1;
+    for (int r = 0; r < b->size; r++)
+        shm.lidx_of[r] = -1;
     for (int i = 0; i < b->local_size; i++) {
         shm.lidx_of[b->local_ranks[i]] = i;
         shm.peers[i].world_rank = b->local_ranks[i];
@@ -247,8 +248,8 @@ static int shm_connect(void)
                        pe->world_rank);
             return TERN_ERR_TRANSPORT;
         }
-        shm_chan_init(&pe->out, (char *)p + SHM_HDR_SIZE + s->inbox_size * (size_t)my_li,
-                      s->nlines, s->ncells, s->cell_size);
+        shm_chan_init(&pe->out, (char *)p + SHM_HDR_SIZE + s->inbox_size * (size_t)my_li, s->nlines,
+                      s->ncells, s->cell_size);
     }
     return 0;
 }
@@ -437,8 +438,9 @@ static int shm_get(int src, void *local, uint64_t remote, size_t len)
     size_t first = len < 4096 ? len : 4096;
     if (shm_cma_chunk(pe, 0, (uint64_t)(uintptr_t)local, remote, first) != 0) {
         if (errno == EPERM || errno == ENOSYS || errno == EACCES) {
-            UTIL_DEBUG(1, "shm: cross-memory attach from rank %d not permitted (%s); "
-                          "streaming through cells instead",
+            UTIL_DEBUG(1,
+                       "shm: cross-memory attach from rank %d not permitted (%s); "
+                       "streaming through cells instead",
                        src, strerror(errno));
             pe->cma = 0;
             return TERN_ERR_UNSUPPORTED;

@@ -65,10 +65,10 @@
 #include "util/log.h"
 #include "util/tunables.h"
 
-#define TCP_READ_BATCH ((size_t)64 << 10) /* bytes per recv when frames are small */
-#define TCP_MAX_STRANGERS 64              /* connections still in their handshake */
+#define TCP_READ_BATCH         ((size_t)64 << 10) /* bytes per recv when frames are small */
+#define TCP_MAX_STRANGERS      64                 /* connections still in their handshake */
 #define TCP_CONNECT_TIMEOUT_MS 60000
-#define TCP_MAX_IOV 8
+#define TCP_MAX_IOV            8
 
 struct tcp_conn {
     int fd;
@@ -94,10 +94,10 @@ static struct {
     struct boot *boot;
     int rank, size;
     int epfd, lfd;
-    char *is_peer;            /* by world rank: served by this transport */
-    struct tcp_conn **peer;   /* by world rank: the connection, or NULL */
+    char *is_peer;          /* by world rank: served by this transport */
+    struct tcp_conn **peer; /* by world rank: the connection, or NULL */
     int npeers, nauthed, nstrangers, nbusy;
-    int reap;                 /* some connection is dead and waits to be freed */
+    int reap; /* some connection is dead and waits to be freed */
     struct tcp_conn *conns;
     uint8_t secret[TCP_SECRET_BYTES];
     int have_secret;
@@ -299,7 +299,8 @@ static int tcp_send(int dest, const struct iovec *iov, int iovcnt, size_t total)
     struct iovec v[TCP_MAX_IOV];
     v[0].iov_base = &h;
     v[0].iov_len = sizeof h;
-    for (int i = 0; i < iovcnt; i++) v[i + 1] = iov[i];
+    for (int i = 0; i < iovcnt; i++)
+        v[i + 1] = iov[i];
     return tcp_conn_write(c, v, iovcnt + 1, sizeof h + total);
 }
 
@@ -334,8 +335,7 @@ static void tcp_conn_hello(struct tcp_conn *c, const void *payload, size_t len)
     } else {
         /* Only higher ranks connect to me, once each. */
         if (rank <= tcp.rank || !tcp.is_peer[rank] || tcp.peer[rank] != NULL) {
-            snprintf(why, sizeof why, "claims rank %d, which is not expected to connect",
-                     rank);
+            snprintf(why, sizeof why, "claims rank %d, which is not expected to connect", rank);
             tcp_conn_refuse(c, why);
             return;
         }
@@ -462,7 +462,8 @@ static void tcp_accept_all(void)
         snprintf(who, sizeof who, "%s:%u", ip, (unsigned)ntohs(sa.sin_port));
         if (tcp.nstrangers >= TCP_MAX_STRANGERS) {
             UTIL_ERROR("tcp: refused connection from %s: too many connections in their "
-                       "handshake", who);
+                       "handshake",
+                       who);
             close(fd);
             continue;
         }
@@ -544,7 +545,8 @@ static int tcp_open(const struct tl_env *env, const int *peers, int n)
     tcp.is_peer = calloc((size_t)b->size, 1);
     tcp.peer = calloc((size_t)b->size, sizeof *tcp.peer);
     if (tcp.is_peer == NULL || tcp.peer == NULL) return TERN_ERR_NOMEM;
-    for (int i = 0; i < n; i++) tcp.is_peer[peers[i]] = 1;
+    for (int i = 0; i < n; i++)
+        tcp.is_peer[peers[i]] = 1;
     size_t mf = util_tun.tcp_max_frame;
     if (mf < 4096 || mf > ((size_t)1 << 30)) {
         UTIL_ERROR("tcp: TERN_TCP_MAX_FRAME must be between 4 KiB and 1 GiB");
@@ -630,8 +632,7 @@ static int tcp_connect_to(int q)
         c = connect(fd, (struct sockaddr *)&sa, sizeof sa);
     while (c != 0 && errno == EINTR);
     if (c != 0) {
-        UTIL_ERROR("tcp: cannot connect to rank %d at %s:%ld: %s", q, val, port,
-                   strerror(errno));
+        UTIL_ERROR("tcp: cannot connect to rank %d at %s:%ld: %s", q, val, port, strerror(errno));
         close(fd);
         return TERN_ERR_TRANSPORT;
     }
@@ -683,8 +684,8 @@ static int tcp_connect(void)
         if (tcp.nauthed >= tcp.npeers) break;
         long left = deadline - tcp_now_ms();
         if (left <= 0) {
-            UTIL_ERROR("tcp: only %d of %d peers connected within %d s", tcp.nauthed,
-                       tcp.npeers, TCP_CONNECT_TIMEOUT_MS / 1000);
+            UTIL_ERROR("tcp: only %d of %d peers connected within %d s", tcp.nauthed, tcp.npeers,
+                       TCP_CONNECT_TIMEOUT_MS / 1000);
             return TERN_ERR_TRANSPORT;
         }
         struct epoll_event ev;

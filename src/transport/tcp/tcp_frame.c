@@ -14,15 +14,16 @@ const char *tcp_frame_strerror(int err)
 {
     switch (err) {
 #define TCP_FRAME_ERR_CASE(name, value, text)                                                      \
-    case value: return text;
+    case value:                                                                                    \
+        return text;
         TCP_FRAME_ERRORS(TCP_FRAME_ERR_CASE)
 #undef TCP_FRAME_ERR_CASE
-    default: return "unknown frame error";
+    default:
+        return "unknown frame error";
     }
 }
 
-long tcp_frame_next(const void *buf, size_t avail, size_t max_len, int authed,
-                    struct tcp_fhdr *out)
+long tcp_frame_next(const void *buf, size_t avail, size_t max_len, int authed, struct tcp_fhdr *out)
 {
     struct tcp_fhdr h;
     if (avail < sizeof h) {
@@ -57,7 +58,8 @@ int tcp_hello_check(const void *payload, size_t len, const uint8_t secret[TCP_SE
     if (m.version != TCP_PROTO_VERSION || m.flags != 0) return TCP_FE_VERSION;
     /* The secret before the rank: a stranger learns nothing from which check failed. */
     unsigned char diff = 0;
-    for (int i = 0; i < TCP_SECRET_BYTES; i++) diff |= (unsigned char)(m.secret[i] ^ secret[i]);
+    for (int i = 0; i < TCP_SECRET_BYTES; i++)
+        diff |= (unsigned char)(m.secret[i] ^ secret[i]);
     if (diff) return TCP_FE_SECRET;
     if (m.size != size || m.rank < 0 || m.rank >= size) return TCP_FE_RANK;
     *rank = m.rank;

@@ -18,10 +18,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define TCP_FRAME_MAGIC 0x7446u   /* "Ft" in memory on little-endian hosts */
-#define TCP_HELLO_MAGIC 0x6e726574u /* "tern" */
+#define TCP_FRAME_MAGIC   0x7446u     /* "Ft" in memory on little-endian hosts */
+#define TCP_HELLO_MAGIC   0x6e726574u /* "tern" */
 #define TCP_PROTO_VERSION 1u
-#define TCP_SECRET_BYTES 16
+#define TCP_SECRET_BYTES  16
 
 enum tcp_frame_type {
     TCP_FRAME_HELLO = 1, /* handshake: struct tcp_hello */
