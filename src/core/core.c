@@ -45,6 +45,33 @@ static int core_count_cpus(void)
     return n > 0 ? (int)n : 1;
 }
 
+/*
+ * Bind this process to one core of its allowed set, chosen by local rank, when
+ * TERN_BIND allows, the launcher left it unbound (the mask is still the whole machine
+ * it may use) and the node's ranks do not outnumber those cores. Two ranks left to the
+ * scheduler can end up sharing one core: each wake-up pulls the woken rank onto the
+ * waker's core, and a message then costs a context switch instead of a cache miss.
+ */
+static void core_bind(void)
+{
+    cpu_set_t allowed;
+    if (!util_tun.bind || sched_getaffinity(0, sizeof allowed, &allowed) != 0) return;
+    int ncpu = CPU_COUNT(&allowed);
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    if (ncpu < 2 || ncpu != online || core.boot.local_size > ncpu) return;
+    int want = core.boot.local_rank, seen = 0;
+    for (int c = 0; c < CPU_SETSIZE; c++) {
+        if (!CPU_ISSET(c, &allowed)) continue;
+        if (seen++ != want) continue;
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(c, &one);
+        if (sched_setaffinity(0, sizeof one, &one) == 0)
+            UTIL_DEBUG(1, "bound to cpu %d (local rank %d of %d)", c, want, core.boot.local_size);
+        return;
+    }
+}
+
 /* Pick one transport per peer and open each transport for its peers. */
 static int core_transports_open(void)
 {
@@ -114,6 +141,7 @@ int core_init(void)
         p->chunk = p->lim.max_frame - sizeof(struct core_data);
     }
     core.oversubscribed = core.boot.local_size > core_count_cpus();
+    core_bind();
     rc = core_comm_init_builtin();
     if (rc) goto fail_transports;
     core.initialized = 1;
