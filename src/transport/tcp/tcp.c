@@ -142,7 +142,11 @@ static struct tcp_conn *tcp_conn_new(int fd, int rank, int outgoing, const char 
     c->fd = fd;
     c->rank = rank;
     c->outgoing = outgoing;
-    snprintf(c->who, sizeof c->who, "%s", who);
+    /* Truncation of a long peer description is fine: it is only for messages. */
+    size_t n = strlen(who);
+    if (n >= sizeof c->who) n = sizeof c->who - 1;
+    memcpy(c->who, who, n);
+    c->who[n] = '\0';
     /* Until the handshake, room for one HELLO only: strangers cost little memory. */
     c->rcap = sizeof(struct tcp_hello_frame);
     c->rbuf = malloc(c->rcap);
