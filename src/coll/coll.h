@@ -108,7 +108,8 @@ struct coll_sched {
     int nout, outcap;
     int err;
     int heap;                /* the schedule itself was malloc'ed (non-blocking) */
-    void *tmp[COLL_MAX_TMP]; /* scratch buffers freed with the schedule */
+    void *tmp[COLL_MAX_TMP];     /* scratch buffers, back to the cache with the schedule */
+    size_t tmpsize[COLL_MAX_TMP]; /* their capacities */
     int ntmp;
     core_req_t *req;         /* non-blocking: the request the caller waits on */
     struct coll_sched *next; /* active non-blocking schedules */

@@ -45,18 +45,79 @@ void coll_sched_init(struct coll_sched *s, struct tern_comm *comm)
     s->heap = 0; /* the caller sets it for a malloc'ed schedule */
 }
 
+/*
+ * Scratch cache. Large collectives need message-sized scratch space on every call; a
+ * fresh malloc of a megabyte is a fresh mmap whose every page faults on first touch,
+ * which costs more than the collective itself (scan of 1 MiB: 1.3 ms instead of 0.3).
+ * Freed scratch buffers are kept here, a few and up to COLL_CACHE_BYTES in all, and
+ * handed out again best-fit.
+ */
+#define COLL_CACHE_SLOTS 8
+#define COLL_CACHE_BYTES ((size_t)64 << 20)
+static struct {
+    void *p;
+    size_t size;
+} coll_cache[COLL_CACHE_SLOTS];
+static size_t coll_cache_bytes;
+
+static void *coll_cache_get(size_t bytes, size_t *got)
+{
+    int best = -1;
+    for (int i = 0; i < COLL_CACHE_SLOTS; i++)
+        if (coll_cache[i].p && coll_cache[i].size >= bytes &&
+            (best < 0 || coll_cache[i].size < coll_cache[best].size))
+            best = i;
+    if (best >= 0) {
+        void *p = coll_cache[best].p;
+        *got = coll_cache[best].size;
+        coll_cache_bytes -= *got;
+        coll_cache[best].p = NULL;
+        return p;
+    }
+    *got = bytes;
+    return malloc(bytes);
+}
+
+static void coll_cache_release(void);
+
+static void coll_cache_put(void *p, size_t size)
+{
+    int slot = -1;
+    if (core_atfini(coll_cache_release) != 0) slot = COLL_CACHE_SLOTS; /* cannot keep it */
+    for (int i = 0; i < COLL_CACHE_SLOTS && slot < 0; i++)
+        if (coll_cache[i].p == NULL) slot = i;
+    if (slot < 0 || slot == COLL_CACHE_SLOTS || coll_cache_bytes + size > COLL_CACHE_BYTES) {
+        free(p);
+        return;
+    }
+    coll_cache[slot].p = p;
+    coll_cache[slot].size = size;
+    coll_cache_bytes += size;
+}
+
+static void coll_cache_release(void)
+{
+    for (int i = 0; i < COLL_CACHE_SLOTS; i++) {
+        free(coll_cache[i].p);
+        coll_cache[i].p = NULL;
+    }
+    coll_cache_bytes = 0;
+}
+
 void *coll_sched_tmp(struct coll_sched *s, size_t bytes)
 {
     if (s->ntmp == COLL_MAX_TMP) {
         s->err = TERN_ERR_INTERNAL;
         return NULL;
     }
-    void *p = malloc(bytes ? bytes : 1);
+    size_t got;
+    void *p = coll_cache_get(bytes ? bytes : 1, &got);
     if (p == NULL) {
         s->err = TERN_ERR_NOMEM;
         return NULL;
     }
-    s->tmp[s->ntmp++] = p;
+    s->tmp[s->ntmp] = p;
+    s->tmpsize[s->ntmp++] = got;
     return p;
 }
 
@@ -233,7 +294,7 @@ static int coll_sched_advance(struct coll_sched *s, int *moved)
 void coll_sched_release(struct coll_sched *s)
 {
     for (int i = 0; i < s->ntmp; i++)
-        free(s->tmp[i]);
+        coll_cache_put(s->tmp[i], s->tmpsize[i]);
     s->ntmp = 0;
     if (s->steps != s->inline_steps) free(s->steps);
     if (s->out != s->inline_out) free(s->out);

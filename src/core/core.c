@@ -170,6 +170,8 @@ int core_finalize(void)
     for (int i = core.ntls - 1; i >= 0; i--)
         core.tls[i]->close();
     core.ntls = 0;
+    for (int i = core.nfinis - 1; i >= 0; i--)
+        core.finis[i]();
     core_comm_fini();
     core_match_release_all();
     core_req_release_all();

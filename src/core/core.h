@@ -180,6 +180,8 @@ struct core_state {
     core_am_fn am[16];
     int (*hooks[8])(void); /* run by every core_progress(); return >0 when they advanced */
     int nhooks;
+    void (*finis[8])(void); /* run by core_finalize, last registered first */
+    int nfinis;
     int in_progress; /* guards against re-entering poll from an up-call */
 };
 
@@ -228,6 +230,8 @@ int core_block(core_done_fn done, const void *arg); /* spin, yield, sleep until 
  * collectives). It may send and post receives but must not call core_progress.
  * Returns TERN_ERR_NOMEM when all slots are taken. */
 int core_progress_hook_add(int (*hook)(void));
+/* Register a function core_finalize() calls to release a layer's caches (once each). */
+int core_atfini(void (*fn)(void));
 int core_wait(core_req_t *r);
 int core_wait_any(core_req_t *const *reqs, size_t n, size_t *index);
 int core_wait_pending(void); /* until every pending queue is empty, transports drained */

@@ -40,6 +40,15 @@ int core_progress(void)
     return n;
 }
 
+int core_atfini(void (*fn)(void))
+{
+    for (int i = 0; i < core.nfinis; i++)
+        if (core.finis[i] == fn) return 0;
+    if (core.nfinis == (int)(sizeof core.finis / sizeof core.finis[0])) return TERN_ERR_NOMEM;
+    core.finis[core.nfinis++] = fn;
+    return 0;
+}
+
 int core_progress_hook_add(int (*hook)(void))
 {
     for (int i = 0; i < core.nhooks; i++)
