@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # deps.sh - install the Debian packages tern needs (only those missing).
-#   scripts/deps.sh          build and test: compiler, CMake, Ninja, pkg-config, coreutils
-#   scripts/deps.sh --bench  also what bench/compare.sh compares against: Open MPI, MPICH,
-#                            hyperfine, NetPIPE
+#   scripts/deps.sh          build and test: compiler, CMake, Ninja, pkg-config, iproute2
+#                            (network namespaces as hosts), MPICH (Hydra launches tern
+#                            jobs), Open MPI (the MPI tests also run against it), Slurm and
+#                            munge (a one-node cluster runs srun --mpi=pmi2)
+#   scripts/deps.sh --bench  also hyperfine and NetPIPE for bench/compare.sh
 set -euo pipefail
-pkgs=(build-essential cmake ninja-build pkg-config coreutils procps gawk sed grep)
+pkgs=(build-essential cmake ninja-build pkg-config coreutils procps gawk sed grep iproute2
+      mpich libmpich-dev openmpi-bin libopenmpi-dev slurm-wlm munge)
 if [ "${1:-}" = "--bench" ]; then
-  pkgs+=(openmpi-bin libopenmpi-dev mpich libmpich-dev hyperfine netpipe-openmpi netpipe-tcp)
+  pkgs+=(hyperfine netpipe-openmpi netpipe-tcp)
 fi
 missing=()
 for p in "${pkgs[@]}"; do

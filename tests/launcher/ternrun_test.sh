@@ -136,10 +136,12 @@ exit_code)
 first_failure)
     # Rank 1 fails first; rank 2 would fail later with another code; rank 0 ignores
     # SIGTERM so only the SIGKILL after --kill-grace ends it.
+    # Rank 1 fails only once rank 0 ignores SIGTERM (under load the trap could come late).
+    R0=$D/r0 && export R0
     run -n 3 --kill-grace 0.5 sh -c '
         case $PMI_RANK in
-        0) trap "" TERM; sleep $S ;;
-        1) exit 5 ;;
+        0) trap "" TERM; : >"$R0"; sleep $S ;;
+        1) while [ ! -e "$R0" ]; do sleep 0.01; done; exit 5 ;;
         2) sleep 0.3; exit 9 ;;
         esac'
     expect_rc 5 "first failure exit 5"

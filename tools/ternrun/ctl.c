@@ -26,7 +26,7 @@ long run_ctl_fill(struct run_ctl_reader *r, int fd)
     }
     ssize_t n;
     do {
-        n = read(fd, r->buf + r->len, r->cap - r->len - 1);
+        n = read(fd, r->buf + r->len, r->cap - r->len);
     } while (n < 0 && errno == EINTR);
     if (n > 0) r->len += (size_t)n;
     return (long)n;
@@ -38,49 +38,27 @@ int run_ctl_next(struct run_ctl_reader *r, struct run_ctl_hdr *h, char **payload
     if (avail < sizeof *h) return 0;
     memcpy(h, r->buf + r->skip, sizeof *h);
     if (h->zero != 0 || h->len > RUN_CTL_MAX_PAYLOAD) return -1;
-    size_t need = sizeof *h + h->len;
-    if (avail < need) {
-        /* Room for the whole frame and the NUL appended after it. */
-        if (r->cap < r->skip + need + 1) {
-            memmove(r->buf, r->buf + r->skip, avail);
-            r->len = avail;
-            r->skip = 0;
-            if (r->cap < need + 1) {
-                char *b = realloc(r->buf, need + 65536);
-                if (b == NULL) return -1;
-                r->buf = b;
-                r->cap = need + 65536;
-            }
-        }
-        return 0;
+    if (avail < sizeof *h + h->len) return 0; /* run_ctl_fill grows the buffer */
+    /* Copied out so the payload can end in a NUL without touching the next frame. */
+    if (r->frame_cap < (size_t)h->len + 1) {
+        char *f = realloc(r->frame, (size_t)h->len + 1);
+        if (f == NULL) return -1;
+        r->frame = f;
+        r->frame_cap = (size_t)h->len + 1;
     }
-    char *p = r->buf + r->skip + sizeof *h;
-    /* The byte after the payload belongs to the next frame: keep it aside. The
-     * buffer always has one spare byte at the end (fill reads cap - len - 1). */
-    if (avail > need) {
-        /* Move the payload down one byte is costly; instead copy the frame out. */
-        memmove(r->buf, r->buf + r->skip, avail);
-        r->skip = 0;
-        r->len = avail;
-        p = r->buf + sizeof *h;
-        /* Shift the rest by one to make room for the NUL. */
-        memmove(r->buf + need + 1, r->buf + need, avail - need);
-        r->buf[need] = '\0';
-        r->len = avail + 1;
-        r->skip = need + 1;
-    } else {
-        p[h->len] = '\0';
-        r->skip += need;
-    }
-    *payload = p;
+    memcpy(r->frame, r->buf + r->skip + sizeof *h, h->len);
+    r->frame[h->len] = '\0';
+    r->skip += sizeof *h + h->len;
+    *payload = r->frame;
     return 1;
 }
 
 void run_ctl_reader_free(struct run_ctl_reader *r)
 {
     free(r->buf);
-    r->buf = NULL;
-    r->len = r->cap = r->skip = 0;
+    free(r->frame);
+    r->buf = r->frame = NULL;
+    r->len = r->cap = r->skip = r->frame_cap = 0;
 }
 
 int run_ctl_flush(struct run_ctl_queue *q)

@@ -57,6 +57,8 @@ struct run_ctl_hdr {
 struct run_ctl_reader {
     char *buf;
     size_t len, cap, skip;
+    char *frame; /* the payload handed out by run_ctl_next, NUL-terminated */
+    size_t frame_cap;
 };
 
 /* Outgoing bytes not yet written; `fd` is non-blocking. */

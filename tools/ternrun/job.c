@@ -7,6 +7,11 @@
  * of a signal, an abort, a PMI deadlock, the timeout, or a signal to ternrun - is
  * reported in one line and decides the exit code; the job is then ended with SIGTERM
  * and, after the grace, SIGKILL. Later failures are consequences and stay silent.
+ *
+ * The same loop runs in a proxy (ternrun --proxy) on another host, whose one extra
+ * event source is the root's channel. A proxy does not judge the job: its first
+ * failure line goes to the root as a FAIL frame, and the root decides and tells
+ * every proxy to end its ranks.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -31,20 +36,32 @@ double run_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static void job_kill_now(struct run_job *job)
+const char *run_rank_where(const struct run_job *job, const struct run_rank *r)
 {
+    static char buf[RUN_HOST_NAME_MAX + 64];
+    const char *host = r->host ? r->host->name : job->hostname;
+    if (host)
+        snprintf(buf, sizeof buf, "pid %d on %s", (int)r->pid, host);
+    else
+        snprintf(buf, sizeof buf, "pid %d", (int)r->pid);
+    return buf;
+}
+
+void run_job_kill_now(struct run_job *job)
+{
+    job->terminating = 1;
     run_launch_signal_all(job, SIGKILL);
     run_launch_kill_strays(SIGKILL);
     job->kill_at = 0;
 }
 
 /* Ask every rank to stop; SIGKILL follows after the grace period. */
-static void job_terminate(struct run_job *job)
+void run_job_terminate(struct run_job *job)
 {
     if (job->terminating) return;
     job->terminating = 1;
     if (job->opts.kill_grace <= 0) {
-        job_kill_now(job);
+        run_job_kill_now(job);
         return;
     }
     run_launch_signal_all(job, SIGTERM);
@@ -61,8 +78,13 @@ void run_job_fail(struct run_job *job, int code, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
+    if (job->proxy && !job->up.broken) {
+        /* The root reports it (if it is the job's first) and ends the job everywhere. */
+        run_proxy_send(job, RUN_CTL_FAIL, code, 0, line, strlen(line));
+        return;
+    }
     fprintf(stderr, "%s\n", line);
-    job_terminate(job);
+    run_job_terminate(job);
 }
 
 static void job_on_signal(struct run_job *job, int sig)
@@ -78,8 +100,14 @@ static void job_on_signal(struct run_job *job, int sig)
     default:
         /* INT, TERM, HUP: end the job; asked again while ending it, stop waiting. */
         if (job->terminating) {
-            job_kill_now(job);
+            run_job_kill_now(job);
             if (job->exit_code < 0) job->exit_code = RUN_EXIT_SIGNAL + sig;
+        } else if (job->proxy) {
+            /* Someone ends this host's part of the job: say so, and end it here now. */
+            run_job_fail(job, RUN_EXIT_SIGNAL + sig,
+                         "ternrun: the proxy on %s received %s; ending the job", job->hostname,
+                         run_signal_name(sig));
+            run_job_terminate(job);
         } else {
             run_job_fail(job, RUN_EXIT_SIGNAL + sig, "ternrun: received %s; ending the job",
                          run_signal_name(sig));
@@ -107,7 +135,23 @@ static void job_dispatch(struct run_job *job, unsigned long long what)
         job_read_signals(job);
         return;
     }
-    if (idx >= (unsigned)job->size) return;
+    if (kind == RUN_EV_CTL || kind == RUN_EV_CTL_OUT) {
+        if (idx >= (unsigned)job->nhosts) return;
+        if (kind == RUN_EV_CTL)
+            run_remote_readable(job, &job->hosts[idx]);
+        else
+            run_remote_writable(job, &job->hosts[idx]);
+        return;
+    }
+    if (kind == RUN_EV_UP) {
+        run_proxy_readable(job);
+        return;
+    }
+    if (kind == RUN_EV_UP_OUT) {
+        run_proxy_writable(job);
+        return;
+    }
+    if (idx >= (unsigned)job->nranks) return;
     struct run_rank *r = &job->ranks[idx];
     if (kind == RUN_EV_PMI && r->pmi_fd >= 0)
         run_pmi_readable(job, r);
@@ -134,7 +178,7 @@ static int job_wait_ms(const struct run_job *job, double abandon_at)
 
 static void job_cleanup(struct run_job *job)
 {
-    for (int i = 0; i < job->size; i++) {
+    for (int i = 0; i < job->nranks; i++) {
         struct run_rank *r = &job->ranks[i];
         run_pmi_close(job, r);
         for (int k = 0; k < 2; k++)
@@ -143,7 +187,15 @@ static void job_cleanup(struct run_job *job)
     if (job->execerr_fd >= 0) close(job->execerr_fd);
     if (job->epfd >= 0) close(job->epfd);
     job->execerr_fd = job->epfd = -1;
+    run_remote_close(job);
     run_pmi_fini(job);
+}
+
+/* Is there anything left to wait for? */
+static int job_active(const struct run_job *job)
+{
+    if (job->proxy) return job->nalive > 0 || (!job->started && job->up_fd >= 0);
+    return job->nalive > 0 || job->nagents > 0;
 }
 
 int run_job_run(struct run_job *job)
@@ -158,22 +210,38 @@ int run_job_run(struct run_job *job)
     }
     if (job->opts.timeout > 0) job->timeout_at = run_now() + job->opts.timeout;
 
-    run_launch_start(job); /* on failure the job is already ending */
+    if (job->proxy) {
+        struct epoll_event uev = {.events = EPOLLIN, .data.u64 = RUN_EV(RUN_EV_UP, 0)};
+        if (epoll_ctl(job->epfd, EPOLL_CTL_ADD, job->up_fd, &uev) != 0) {
+            fprintf(stderr, "ternrun: proxy cannot watch its channel: %s\n", strerror(errno));
+            job_cleanup(job);
+            return RUN_EXIT_FAIL;
+        }
+    } else {
+        /* On failure the job is already ending. */
+        if (run_launch_start(job) == 0) run_remote_start(job);
+    }
 
     double abandon_at = 0;
-    while (job->nalive > 0) {
+    while (job_active(job)) {
         double now = run_now();
         if (job->timeout_at > 0 && now >= job->timeout_at) {
             job->timeout_at = 0;
             run_job_fail(job, RUN_EXIT_TIMEOUT, "ternrun: job timed out after %g s; ending it",
                          job->opts.timeout);
         }
-        if (job->kill_at > 0 && now >= job->kill_at) job_kill_now(job);
+        if (job->kill_at > 0 && now >= job->kill_at) run_job_kill_now(job);
         if (job->terminating && job->kill_at == 0 && abandon_at == 0)
             abandon_at = now + JOB_ABANDON_SECONDS;
         if (abandon_at > 0 && now >= abandon_at) {
-            fprintf(stderr, "ternrun: %d rank(s) did not die after SIGKILL; giving up on them\n",
-                    job->nalive);
+            if (job->nalive > 0)
+                fprintf(stderr,
+                        "ternrun: %d rank(s) did not die after SIGKILL; giving up on them\n",
+                        job->nalive);
+            else
+                fprintf(stderr, "ternrun: %d proxies did not end; giving up on them\n",
+                        job->nagents);
+            run_remote_kill_agents(job);
             break;
         }
 
@@ -181,7 +249,7 @@ int run_job_run(struct run_job *job)
         int n = epoll_wait(job->epfd, ev, 64, job_wait_ms(job, abandon_at));
         if (n < 0 && errno != EINTR) {
             run_job_fail(job, RUN_EXIT_FAIL, "ternrun: epoll_wait failed: %s", strerror(errno));
-            job_kill_now(job);
+            run_job_kill_now(job);
             n = 0;
         }
         for (int i = 0; i < n; i++)
@@ -191,6 +259,7 @@ int run_job_run(struct run_job *job)
     /* Processes a rank left behind are ended with a job that failed; after a clean
      * run they are the user's business, as they would be under a shell. */
     if (job->terminating) run_launch_kill_strays(SIGKILL);
+    if (job->proxy) run_ctl_flush_blocking(&job->up, 5000); /* the last exits and output */
     job_cleanup(job);
     run_launch_remove_shm(job->kvsname);
     return job->exit_code >= 0 ? job->exit_code : RUN_EXIT_OK;

@@ -121,9 +121,10 @@ static void launch_setenv_int(const char *name, int v)
  * In the child between fork and exec. ternrun is single-threaded, so malloc (in
  * setenv) is safe here. Never returns.
  */
-static void launch_child(struct run_job *job, int rank, int pmi_fd, const int out_w[2], int err_w,
-                         pid_t parent)
+static void launch_child(struct run_job *job, const struct run_rank *r, int pmi_fd,
+                         const int out_w[2], int err_w, pid_t parent)
 {
+    int rank = r->rank;
     /* Die with ternrun. Checking the parent after asking closes the window in which
      * ternrun could have died before the request took effect. */
     if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) _exit(RUN_EXIT_FAIL);
@@ -132,15 +133,15 @@ static void launch_child(struct run_job *job, int rank, int pmi_fd, const int ou
     sigprocmask(SIG_SETMASK, &job->orig_sigmask, NULL);
     setrlimit(RLIMIT_NOFILE, &job->orig_nofile);
 
-    if (rank != 0 && dup2(job->devnull, 0) < 0) _exit(RUN_EXIT_FAIL);
+    if (rank != job->stdin_rank && dup2(job->devnull, 0) < 0) _exit(RUN_EXIT_FAIL);
     if (out_w[0] >= 0 && (dup2(out_w[0], 1) < 0 || dup2(out_w[1], 2) < 0)) _exit(RUN_EXIT_FAIL);
     if (fcntl(pmi_fd, F_SETFD, 0) != 0) _exit(RUN_EXIT_FAIL);
 
     launch_setenv_int("PMI_FD", pmi_fd);
     launch_setenv_int("PMI_RANK", rank);
     launch_setenv_int("PMI_SIZE", job->size);
-    launch_setenv_int("TERN_LOCAL_RANK", rank);
-    launch_setenv_int("TERN_LOCAL_SIZE", job->size);
+    launch_setenv_int("TERN_LOCAL_RANK", r->lrank);
+    launch_setenv_int("TERN_LOCAL_SIZE", r->lsize);
     /* Set if ternrun itself runs under another launcher; would point elsewhere. */
     unsetenv("PMI_PORT");
     unsetenv("PMI_ID");
@@ -177,7 +178,9 @@ static int launch_one(struct run_job *job, struct run_rank *r, int err_w, pid_t 
     const char *what = "socketpair";
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) goto fail;
     what = "pipe";
-    for (int i = 0; job->opts.tag_output && i < 2; i++) {
+    /* A proxy forwards every byte to the root; ternrun itself only to tag lines. */
+    int piped = job->opts.tag_output || job->proxy;
+    for (int i = 0; piped && i < 2; i++) {
         int p[2];
         if (pipe2(p, O_CLOEXEC) != 0) goto fail_pipes;
         out_r[i] = p[0];
@@ -186,7 +189,7 @@ static int launch_one(struct run_job *job, struct run_rank *r, int err_w, pid_t 
     what = "fork";
     pid_t pid = fork();
     if (pid < 0) goto fail_pipes;
-    if (pid == 0) launch_child(job, r->rank, sv[1], out_w, err_w, parent);
+    if (pid == 0) launch_child(job, r, sv[1], out_w, err_w, parent);
 
     r->pid = pid;
     r->alive = 1;
@@ -195,12 +198,14 @@ static int launch_one(struct run_job *job, struct run_rank *r, int err_w, pid_t 
     for (int i = 0; i < 2; i++)
         if (out_w[i] >= 0) close(out_w[i]);
     r->pmi_fd = sv[0];
-    if (launch_set_nonblock(sv[0]) != 0 || launch_watch(job, sv[0], RUN_EV(RUN_EV_PMI, r->rank)))
+    if (launch_set_nonblock(sv[0]) != 0 ||
+        launch_watch(job, sv[0], RUN_EV(RUN_EV_PMI, (unsigned)(r - job->ranks))))
         run_pmi_close(job, r); /* the rank will see EOF; its exit status decides */
     for (int i = 0; i < 2 && out_r[i] >= 0; i++) {
-        run_out_open(&r->out[i], out_r[i], i + 1);
+        run_out_open(&r->out[i], out_r[i], i + 1, job->opts.tag_output);
         if (launch_set_nonblock(out_r[i]) != 0 ||
-            launch_watch(job, out_r[i], RUN_EV(i ? RUN_EV_STDERR : RUN_EV_STDOUT, r->rank)))
+            launch_watch(job, out_r[i],
+                         RUN_EV(i ? RUN_EV_STDERR : RUN_EV_STDOUT, (unsigned)(r - job->ranks))))
             run_out_close(&r->out[i], r->rank);
     }
     return 0;
@@ -230,16 +235,20 @@ int run_launch_start(struct run_job *job)
     job->execerr_fd = ep[0];
     pid_t parent = getpid();
     int rc = 0;
-    for (int i = 0; i < job->size && rc == 0; i++)
-        rc = launch_one(job, &job->ranks[i], ep[1], parent);
+    for (int i = 0; i < job->nranks && rc == 0; i++)
+        if (job->ranks[i].host == NULL || job->ranks[i].host->local)
+            rc = launch_one(job, &job->ranks[i], ep[1], parent);
     close(ep[1]); /* children hold the only write ends now */
     return rc;
 }
 
 void run_launch_signal_all(struct run_job *job, int sig)
 {
-    for (int i = 0; i < job->size; i++)
-        if (job->ranks[i].alive) kill(job->ranks[i].pid, sig);
+    for (int i = 0; i < job->nranks; i++) {
+        struct run_rank *r = &job->ranks[i];
+        if (r->alive && r->pid > 0 && (r->host == NULL || r->host->local)) kill(r->pid, sig);
+    }
+    run_remote_signal(job, sig);
 }
 
 /*
@@ -278,7 +287,8 @@ static void launch_read_exec_errors(struct run_job *job)
 {
     struct launch_exec_error rec;
     while (job->execerr_fd >= 0 && read(job->execerr_fd, &rec, sizeof rec) == sizeof rec)
-        if (rec.rank >= 0 && rec.rank < job->size) job->ranks[rec.rank].exec_errno = rec.err;
+        for (int i = 0; i < job->nranks; i++)
+            if (job->ranks[i].rank == rec.rank) job->ranks[i].exec_errno = rec.err;
 }
 
 static void launch_exited(struct run_job *job, struct run_rank *r, int status)
@@ -299,17 +309,18 @@ static void launch_exited(struct run_job *job, struct run_rank *r, int status)
     if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
         int code = WEXITSTATUS(status);
         if (r->exec_errno)
-            run_job_fail(job, code, "ternrun: rank %d (pid %d) could not execute '%s': %s", r->rank,
-                         (int)r->pid, job->path, strerror(r->exec_errno));
+            run_job_fail(job, code, "ternrun: rank %d (%s) could not execute '%s': %s", r->rank,
+                         run_rank_where(job, r), job->path, strerror(r->exec_errno));
         else
-            run_job_fail(job, code, "ternrun: rank %d (pid %d) exited with code %d", r->rank,
-                         (int)r->pid, code);
+            run_job_fail(job, code, "ternrun: rank %d (%s) exited with code %d", r->rank,
+                         run_rank_where(job, r), code);
     } else if (WIFSIGNALED(status)) {
         int sig = WTERMSIG(status);
-        run_job_fail(job, RUN_EXIT_SIGNAL + sig,
-                     "ternrun: rank %d (pid %d) killed by signal %d (%s)%s", r->rank, (int)r->pid,
-                     sig, run_signal_name(sig), WCOREDUMP(status) ? ", core dumped" : "");
+        run_job_fail(job, RUN_EXIT_SIGNAL + sig, "ternrun: rank %d (%s) killed by signal %d (%s)%s",
+                     r->rank, run_rank_where(job, r), sig, run_signal_name(sig),
+                     WCOREDUMP(status) ? ", core dumped" : "");
     }
+    if (job->proxy) run_proxy_send(job, RUN_CTL_EXIT, r->rank, status, NULL, 0);
     run_pmi_rank_gone(job);
 }
 
@@ -320,12 +331,15 @@ void run_launch_reap(struct run_job *job)
         pid_t pid = waitpid(-1, &status, WNOHANG);
         if (pid <= 0) return;
         /* Linear: reaping is once per rank, and jobs on one node are small. */
-        for (int i = 0; i < job->size; i++) {
-            if (job->ranks[i].alive && job->ranks[i].pid == pid) {
-                launch_exited(job, &job->ranks[i], status);
-                break;
+        int found = 0;
+        for (int i = 0; i < job->nranks && !found; i++) {
+            struct run_rank *r = &job->ranks[i];
+            if (r->alive && r->pid == pid && (r->host == NULL || r->host->local)) {
+                launch_exited(job, r, status);
+                found = 1;
             }
         }
+        if (!found) run_remote_reaped(job, pid, status);
         /* Anything else was adopted from a rank and is simply reaped. */
     }
 }

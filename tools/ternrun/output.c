@@ -7,6 +7,10 @@
  * ranks never interleave mid-line. A line longer than RUN_OUT_LINE_MAX is emitted in
  * pieces rather than buffered without bound; a last line without '\n' is completed
  * when its stream ends so the next rank's line starts on a fresh line.
+ *
+ * A proxy on another host forwards every rank's output this way, tagged or not,
+ * and its "writes" become OUT frames to the root, which writes them out as they
+ * come: whole lines still never interleave.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -27,11 +31,32 @@ static int out_dest_dead[3];
 static char *out_scratch;
 static size_t out_scratch_cap;
 
-static void out_write(int dest, const char *buf, size_t len)
+/* Set in a proxy: output goes to the root as frames. */
+static struct run_ctl_queue *out_sink;
+static void (*out_sink_after)(void *);
+static void *out_sink_arg;
+
+void run_out_set_sink(struct run_ctl_queue *q, void (*after_send)(void *), void *arg)
 {
-    if (out_dest_dead[dest] || len == 0) return;
+    out_sink = q;
+    out_sink_after = after_send;
+    out_sink_arg = arg;
+}
+
+void run_out_write(int dest, const char *buf, size_t len)
+{
+    if (dest < 1 || dest > 2 || out_dest_dead[dest] || len == 0) return;
+    if (out_sink) {
+        if (run_ctl_send(out_sink, RUN_CTL_OUT, dest, 0, buf, len) != 0)
+            out_dest_dead[dest] = 1;
+        else if (out_sink_after)
+            out_sink_after(out_sink_arg);
+        return;
+    }
     if (pmi_write_all(dest, buf, len) != 0) out_dest_dead[dest] = 1;
 }
+
+#define out_write run_out_write
 
 static int out_reserve(size_t need)
 {
@@ -53,7 +78,8 @@ static int out_reserve(size_t need)
 static void out_emit(struct run_stream *s, int rank, int final)
 {
     char prefix[24];
-    int plen = snprintf(prefix, sizeof prefix, "[%d] ", rank);
+    int plen = s->tag ? snprintf(prefix, sizeof prefix, "[%d] ", rank) : 0;
+    prefix[plen] = '\0';
     size_t nlines = 0;
     for (size_t i = 0; i < s->len; i++)
         if (s->buf[i] == '\n') nlines++;
@@ -88,7 +114,7 @@ static void out_emit(struct run_stream *s, int rank, int final)
         done += tail;
         s->midline = 1;
     }
-    if (final && s->midline) {
+    if (final && s->midline && s->tag) { /* untagged bytes pass unchanged */
         out_scratch[used++] = '\n';
         s->midline = 0;
     }
@@ -97,10 +123,11 @@ static void out_emit(struct run_stream *s, int rank, int final)
     s->len -= done;
 }
 
-void run_out_open(struct run_stream *s, int fd, int dest)
+void run_out_open(struct run_stream *s, int fd, int dest, int tag)
 {
     s->fd = fd;
     s->dest = dest;
+    s->tag = tag;
     s->midline = 0;
     s->buf = NULL;
     s->len = s->cap = 0;

@@ -9,6 +9,11 @@
  * reading its replies is disconnected rather than allowed to block the launcher.
  * Puts are visible at once, which is stronger than PMI-1's promise that puts made
  * before a barrier are visible after it.
+ *
+ * Across hosts the same server runs in every proxy, for its own ranks. Entries put
+ * since the last barrier are marked new: a proxy sends its new entries to the root
+ * with the host's barrier_in (once all its ranks are in), and the root sends all new
+ * entries to every proxy with barrier_out, so a get is always answered on the host.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -25,6 +30,7 @@
 struct run_kvs_slot {
     char *key; /* NULL if the slot is empty */
     char *val;
+    int fresh; /* put since the last barrier: to be passed on */
 };
 
 struct run_kvs {
@@ -70,11 +76,12 @@ static const char *kvs_get(struct run_kvs *kvs, const char *key)
 }
 
 /* Returns 0, or a reason for the msg= of an rc=-1 reply. */
-static const char *kvs_put(struct run_kvs *kvs, const char *key, const char *val)
+static const char *kvs_put(struct run_kvs *kvs, const char *key, const char *val, int fresh)
 {
     if ((kvs->count + 1) * 2 > kvs->cap && kvs_grow(kvs) != 0) return "out_of_memory";
     struct run_kvs_slot *s = kvs_slot(kvs, key);
     if (s->key != NULL) return "duplicate_key";
+    s->fresh = fresh;
     char *k = strdup(key), *v = strdup(val);
     if (k == NULL || v == NULL) {
         free(k);
@@ -109,7 +116,7 @@ static int pmi_put_secret(struct run_kvs *kvs)
         hex[2 * i + 1] = digits[raw[i] & 15];
     }
     hex[2 * sizeof raw] = '\0';
-    return kvs_put(kvs, "tern-secret", hex) == NULL ? 0 : -1;
+    return kvs_put(kvs, "tern-secret", hex, 0) == NULL ? 0 : -1;
 }
 
 int run_pmi_init(struct run_job *job)
@@ -123,6 +130,13 @@ int run_pmi_init(struct run_job *job)
     if (job->kvs->slots == NULL) {
         free(job->kvs);
         job->kvs = NULL;
+        return -1;
+    }
+    if (job->proxy) return 0;    /* the root's entries come with the job */
+    if (job->mapping[0] == '\0') /* one node holding every rank, as Hydra writes it */
+        snprintf(job->mapping, sizeof job->mapping, "(vector,(0,1,%d))", job->size);
+    if (kvs_put(job->kvs, "PMI_process_mapping", job->mapping, 0) != NULL) {
+        run_pmi_fini(job);
         return -1;
     }
     if (pmi_put_secret(job->kvs) != 0) {
@@ -145,6 +159,46 @@ void run_pmi_fini(struct run_job *job)
     job->kvs = NULL;
 }
 
+int run_pmi_kvs_dump(struct run_job *job, int only_new, char **buf, size_t *len)
+{
+    struct run_kvs *kvs = job->kvs;
+    size_t need = 0;
+    for (size_t i = 0; i < kvs->cap; i++)
+        if (kvs->slots[i].key && (!only_new || kvs->slots[i].fresh))
+            need += strlen(kvs->slots[i].key) + strlen(kvs->slots[i].val) + 2;
+    char *b = malloc(need + 1);
+    if (b == NULL) return -1;
+    size_t used = 0;
+    for (size_t i = 0; i < kvs->cap; i++) {
+        struct run_kvs_slot *s = &kvs->slots[i];
+        if (s->key == NULL || (only_new && !s->fresh)) continue;
+        size_t kl = strlen(s->key) + 1, vl = strlen(s->val) + 1;
+        memcpy(b + used, s->key, kl);
+        memcpy(b + used + kl, s->val, vl);
+        used += kl + vl;
+        s->fresh = 0;
+    }
+    *buf = b;
+    *len = used;
+    return 0;
+}
+
+int run_pmi_kvs_merge(struct run_job *job, const char *buf, size_t len, int fresh)
+{
+    size_t pos = 0;
+    const char *key;
+    while ((key = run_ctl_str(buf, len, &pos)) != NULL) {
+        const char *val = run_ctl_str(buf, len, &pos);
+        if (val == NULL || *key == '\0' || strlen(key) > PMI_WIRE_KEY_MAX ||
+            strlen(val) > PMI_WIRE_VAL_MAX || strpbrk(key, " \t\r\n=") || strpbrk(val, " \t\r\n"))
+            return -1;
+        /* An entry already here (this host's own, coming back) is kept as it is. */
+        const char *why = kvs_put(job->kvs, key, val, fresh);
+        if (why && strcmp(why, "duplicate_key") != 0) return -1;
+    }
+    return 0;
+}
+
 void run_pmi_close(struct run_job *job, struct run_rank *r)
 {
     (void)job;
@@ -157,8 +211,8 @@ void run_pmi_close(struct run_job *job, struct run_rank *r)
 static void pmi_drop(struct run_job *job, struct run_rank *r, const char *why)
 {
     if (r->pmi_fd < 0) return;
-    fprintf(stderr, "ternrun: rank %d (pid %d) %s; closing its PMI connection\n", r->rank,
-            (int)r->pid, why);
+    fprintf(stderr, "ternrun: rank %d (%s) %s; closing its PMI connection\n", r->rank,
+            run_rank_where(job, r), why);
     run_pmi_close(job, r);
 }
 
@@ -188,16 +242,19 @@ static void pmi_reply(struct run_job *job, struct run_rank *r, const char *fmt, 
 static void pmi_barrier_check(struct run_job *job)
 {
     if (job->barrier_count == 0 || job->exit_code >= 0) return;
-    for (int i = 0; i < job->size; i++) {
+    for (int i = 0; i < job->nranks; i++) {
         struct run_rank *g = &job->ranks[i];
         if (g->in_barrier || (g->alive && !g->finalized)) continue;
         const struct run_rank *w = NULL;
-        for (int j = 0; j < job->size && w == NULL; j++)
+        for (int j = 0; j < job->nranks && w == NULL; j++)
             if (job->ranks[j].in_barrier) w = &job->ranks[j];
+        if (w == NULL) return; /* only a host's count, no rank of ours, is waiting */
+        char wwhere[RUN_HOST_NAME_MAX + 64];
+        snprintf(wwhere, sizeof wwhere, "%s", run_rank_where(job, w));
         run_job_fail(job, RUN_EXIT_FAIL,
-                     "ternrun: rank %d (pid %d) waits in a PMI barrier that rank %d (pid %d) "
+                     "ternrun: rank %d (%s) waits in a PMI barrier that rank %d (%s) "
                      "can no longer enter (it %s)",
-                     w->rank, (int)w->pid, g->rank, (int)g->pid,
+                     w->rank, wwhere, g->rank, run_rank_where(job, g),
                      g->finalized ? "called finalize" : "exited");
         return;
     }
@@ -210,17 +267,44 @@ static void pmi_barrier_in(struct run_job *job, struct run_rank *r)
         return;
     }
     r->in_barrier = 1;
-    if (++job->barrier_count < job->size) {
+    run_pmi_barrier_add(job, 1);
+}
+
+void run_pmi_barrier_release_local(struct run_job *job)
+{
+    /* Reset first: a failed write closes a connection but must not disturb the count. */
+    job->barrier_count = 0;
+    job->up_barrier = 0;
+    for (int i = 0; i < job->nranks; i++)
+        job->ranks[i].in_barrier = 0;
+    for (int i = 0; i < job->nhosts; i++)
+        job->hosts[i].in_barrier = 0;
+    for (int i = 0; i < job->nranks; i++)
+        pmi_reply(job, &job->ranks[i], "cmd=barrier_out\n");
+}
+
+void run_pmi_barrier_add(struct run_job *job, int n)
+{
+    job->barrier_count += n;
+    if (job->barrier_count < job->nranks || (job->proxy && job->up_barrier)) {
         pmi_barrier_check(job);
         return;
     }
-    /* Reset first: a failed write closes a connection but must not disturb the count. */
-    job->barrier_count = 0;
-    for (int i = 0; i < job->size; i++)
-        job->ranks[i].in_barrier = 0;
-
-    for (int i = 0; i < job->size; i++)
-        pmi_reply(job, &job->ranks[i], "cmd=barrier_out\n");
+    char *buf;
+    size_t len;
+    if (run_pmi_kvs_dump(job, 1, &buf, &len) != 0) {
+        run_job_fail(job, RUN_EXIT_FAIL, "ternrun: out of memory in a PMI barrier");
+        return;
+    }
+    if (job->proxy) {
+        /* All of this host is in: the root decides when the whole job is. */
+        job->up_barrier = 1;
+        run_proxy_send(job, RUN_CTL_BARRIER_IN, 0, 0, buf, len);
+    } else {
+        run_remote_barrier_out(job, buf, len);
+        run_pmi_barrier_release_local(job);
+    }
+    free(buf);
 }
 
 void run_pmi_rank_gone(struct run_job *job)
@@ -275,7 +359,7 @@ static void pmi_put(struct run_job *job, struct run_rank *r, const struct pmi_ms
     if (why == NULL && strlen(val) > PMI_WIRE_VAL_MAX) why = "value_too_long";
     if (why == NULL && strcmp(pmi_msg_get(m, "key"), "PMI_process_mapping") == 0)
         why = "reserved_key";
-    if (why == NULL) why = kvs_put(job->kvs, pmi_msg_get(m, "key"), val);
+    if (why == NULL) why = kvs_put(job->kvs, pmi_msg_get(m, "key"), val, 1);
     if (why)
         pmi_error(job, r, "put", why);
     else
@@ -290,11 +374,6 @@ static void pmi_get(struct run_job *job, struct run_rank *r, const struct pmi_ms
         return;
     }
     const char *key = pmi_msg_get(m, "key");
-    if (strcmp(key, "PMI_process_mapping") == 0) {
-        /* One node holding every rank, in the format MPICH's Hydra uses. */
-        pmi_reply(job, r, "cmd=get_result rc=0 value=(vector,(0,1,%d))\n", job->size);
-        return;
-    }
     const char *val = kvs_get(job->kvs, key);
     if (val == NULL)
         pmi_error(job, r, "get", "key_not_found");
@@ -308,8 +387,8 @@ static void pmi_abort(struct run_job *job, struct run_rank *r, const struct pmi_
     /* Exit statuses are 8 bits; a code that would read as success or wrap becomes 1. */
     if (pmi_msg_get_int(m, "exitcode", &code) != 0 || code < 1 || code > 255) code = 1;
     const char *msg = pmi_msg_get(m, "msg");
-    run_job_fail(job, code, "ternrun: rank %d (pid %d) called abort with code %d%s%.200s", r->rank,
-                 (int)r->pid, code, msg && *msg ? ": " : "", msg ? msg : "");
+    run_job_fail(job, code, "ternrun: rank %d (%s) called abort with code %d%s%.200s", r->rank,
+                 run_rank_where(job, r), code, msg && *msg ? ": " : "", msg ? msg : "");
 }
 
 static void pmi_handle(struct run_job *job, struct run_rank *r, char *line)
@@ -354,6 +433,7 @@ static void pmi_handle(struct run_job *job, struct run_rank *r, char *line)
     } else if (strcmp(cmd, "finalize") == 0) {
         r->finalized = 1;
         pmi_reply(job, r, "cmd=finalize_ack\n");
+        if (job->proxy) run_proxy_send(job, RUN_CTL_FINALIZED, r->rank, 0, NULL, 0);
         pmi_barrier_check(job);
     } else if (strcmp(cmd, "abort") == 0) {
         pmi_abort(job, r, &m);

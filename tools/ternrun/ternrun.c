@@ -1,7 +1,9 @@
 /*
- * ternrun.c - command line and process setup of the local-node launcher.
+ * ternrun.c - command line and process setup of the launcher.
  *
  *   ternrun -n N [options] program [args...]
+ *   ternrun --host a:2,b:2 [options] program [args...]
+ *   ternrun --proxy      (internal: started on another host by the launch agent)
  *
  * Options follow both mpirun (Open MPI) and mpiexec (MPICH) spellings, so scripts
  * written for either run unchanged; unknown options are refused (exit 2) rather
@@ -27,9 +29,15 @@
 static const char run_usage[] =
     "usage: ternrun -n N [options] program [args...]\n"
     "\n"
-    "Start N processes of program on this machine and serve them PMI-1.\n"
+    "Start N processes of program on this machine, or across hosts, and serve them\n"
+    "PMI-1.\n"
     "\n"
-    "  -n, -np N             number of processes (default 1)\n"
+    "  -n, -np N             number of processes (default 1, or every slot of the hosts)\n"
+    "  -H, --host LIST       hosts as a:2,b:2 or a,a,b (host:slots); ranks go by blocks\n"
+    "                        in host order; this machine's name or localhost runs locally\n"
+    "  --hostfile FILE       hosts, one a line: 'host', 'host:N' or 'host slots=N'; # comments\n"
+    "  --launch-agent CMD    how to start the proxy on a host, with {host} in CMD\n"
+    "                        (default: ssh -o BatchMode=yes {host})\n"
     "  -x VAR[=value]        export VAR to the ranks (with a value: set it first)\n"
     "  --env VAR=value       set VAR for the ranks\n"
     "  -genv, -env VAR value set VAR for the ranks (MPICH spelling)\n"
@@ -39,12 +47,14 @@ static const char run_usage[] =
     "  --info                version, tunables, and what this machine allows\n"
     "  -h, --help            this text\n"
     "  -V, --version         the version\n"
-    "  --oversubscribe, --bind-to X, --allow-run-as-root\n"
+    "  --oversubscribe       allow more processes than the hosts have slots\n"
+    "  --bind-to X, --allow-run-as-root\n"
     "                        accepted for compatibility; no effect\n"
     "  --                    end of options\n"
     "\n"
-    "stdin goes to rank 0; the others read /dev/null. Every rank gets PMI_FD,\n"
-    "PMI_RANK, PMI_SIZE, TERN_LOCAL_RANK and TERN_LOCAL_SIZE.\n"
+    "stdin goes to rank 0 (if it runs on this machine); the others read /dev/null.\n"
+    "Every rank gets PMI_FD, PMI_RANK, PMI_SIZE, TERN_LOCAL_RANK and TERN_LOCAL_SIZE;\n"
+    "ranks on other hosts also get the variables named with -x, --env and -genv.\n"
     "Exit status: 0 if every rank exits 0; else that of the first failure (128+signal\n"
     "for a signal), 124 on timeout, 126/127 if program cannot run, 2 for a bad command\n"
     "line. SIGINT, SIGTERM or SIGHUP end the whole job.\n";
@@ -60,6 +70,10 @@ enum opt_id {
     OPT_INFO,
     OPT_HELP,
     OPT_VERSION,
+    OPT_HOST,
+    OPT_HOSTFILE,
+    OPT_AGENT,
+    OPT_OVERSUB,
     OPT_IGNORE,
     OPT_IGNORE_ARG,
 };
@@ -81,7 +95,11 @@ static const struct opt_def opt_table[] = {
     {{"--info", "-info"}, 0, OPT_INFO},
     {{"-h", "--help", "-help"}, 0, OPT_HELP},
     {{"-V", "--version", "-version"}, 0, OPT_VERSION},
-    {{"--oversubscribe", "-oversubscribe", "--allow-run-as-root"}, 0, OPT_IGNORE},
+    {{"-H", "--host", "-host", "--hosts", "-hosts"}, 1, OPT_HOST},
+    {{"--hostfile", "-hostfile", "--machinefile", "-machinefile", "-f"}, 1, OPT_HOSTFILE},
+    {{"--launch-agent", "-launch-agent", "-launcher-exec"}, 1, OPT_AGENT},
+    {{"--oversubscribe", "-oversubscribe"}, 0, OPT_OVERSUB},
+    {{"--allow-run-as-root"}, 0, OPT_IGNORE},
     {{"--bind-to", "-bind-to"}, 1, OPT_IGNORE_ARG},
 };
 
@@ -116,8 +134,26 @@ static int opt_env_name_ok(const char *s, size_t len)
     return 1;
 }
 
+static int opt_oversubscribe;
+
+/* Remember NAME=value for the ranks on other hosts, which do not inherit it. */
+static void opt_export(struct run_opts *o, const char *name, size_t nlen, const char *val)
+{
+    char **v = realloc(o->env_pairs, (size_t)(o->nenv_pairs + 1) * sizeof *v);
+    char *pair = malloc(nlen + strlen(val) + 2);
+    if (v == NULL || pair == NULL) {
+        fprintf(stderr, "ternrun: out of memory\n");
+        exit(RUN_EXIT_FAIL);
+    }
+    memcpy(pair, name, nlen);
+    pair[nlen] = '=';
+    strcpy(pair + nlen + 1, val);
+    o->env_pairs = v;
+    o->env_pairs[o->nenv_pairs++] = pair;
+}
+
 /* VAR=value: set it in ternrun's environment, which every rank inherits. */
-static void opt_setenv_pair(const char *opt, const char *pair)
+static void opt_setenv_pair(struct run_opts *o, const char *opt, const char *pair)
 {
     const char *eq = strchr(pair, '=');
     if (eq == NULL || !opt_env_name_ok(pair, (size_t)(eq - pair))) {
@@ -129,6 +165,7 @@ static void opt_setenv_pair(const char *opt, const char *pair)
         fprintf(stderr, "ternrun: cannot set %s: %s\n", pair, strerror(errno));
         exit(RUN_EXIT_FAIL);
     }
+    opt_export(o, name, strlen(name), eq + 1);
     free(name);
 }
 
@@ -180,23 +217,46 @@ static void opt_parse(int argc, char **argv, struct run_opts *o)
                 exit(RUN_EXIT_USAGE);
             }
             o->nprocs = (int)n;
+            o->nprocs_given = 1;
             break;
         }
         case OPT_EXPORT:
-            /* Without a value the variable is exported already: ranks inherit ternrun's
-             * environment. Open MPI needs -x to cross nodes; here it only documents. */
+            /* Without a value the variable is exported already to local ranks, which
+             * inherit ternrun's environment; ranks on other hosts get it sent. */
             if (strchr(vals[0], '='))
-                opt_setenv_pair("-x", vals[0]);
+                opt_setenv_pair(o, "-x", vals[0]);
             else if (!opt_env_name_ok(vals[0], strlen(vals[0])))
                 opt_die("-x needs VAR or VAR=value, not '%s'", vals[0]);
+            else if (getenv(vals[0]))
+                opt_export(o, vals[0], strlen(vals[0]), getenv(vals[0]));
             break;
         case OPT_ENV:
-            opt_setenv_pair("--env", vals[0]);
+            opt_setenv_pair(o, "--env", vals[0]);
             break;
         case OPT_GENV:
             if (!opt_env_name_ok(vals[0], strlen(vals[0])))
                 opt_die("-genv needs a variable name, not '%s'", vals[0]);
             setenv(vals[0], vals[1], 1);
+            opt_export(o, vals[0], strlen(vals[0]), vals[1]);
+            break;
+        case OPT_HOST:
+        case OPT_HOSTFILE: {
+            char err[512];
+            int rc = d->id == OPT_HOST ? run_hosts_parse_list(&o->hosts, vals[0], err, sizeof err)
+                                       : run_hosts_parse_file(&o->hosts, vals[0], err, sizeof err);
+            if (rc != 0) {
+                fprintf(stderr, "ternrun: %s\n", err);
+                exit(RUN_EXIT_USAGE);
+            }
+            break;
+        }
+        case OPT_AGENT:
+            if (strspn(vals[0], " \t") == strlen(vals[0]))
+                opt_die("--launch-agent needs a command, not '%s'", vals[0]);
+            o->launch_agent = vals[0];
+            break;
+        case OPT_OVERSUB:
+            opt_oversubscribe = 1;
             break;
         case OPT_TAG:
             o->tag_output = 1;
@@ -254,39 +314,127 @@ static void run_make_kvsname(char *buf, size_t len)
     snprintf(buf, len, "tern%dx%08x", (int)getpid(), r);
 }
 
+/*
+ * Place the ranks on the hosts by blocks, in host order, and describe the layout
+ * as PMI_process_mapping. Hosts left without ranks are dropped.
+ */
+static void run_place(struct run_job *job)
+{
+    struct run_hostlist *hl = &job->opts.hosts;
+    long slots = run_hosts_slots(hl);
+    if (!job->opts.nprocs_given)
+        job->opts.nprocs = slots > RUN_MAX_PROCS ? RUN_MAX_PROCS : (int)slots;
+    int n = job->opts.nprocs;
+    if (n > slots && !opt_oversubscribe) {
+        fprintf(stderr,
+                "ternrun: %d processes but the hosts have only %ld slots "
+                "(add slots, or --oversubscribe)\n",
+                n, slots);
+        exit(RUN_EXIT_USAGE);
+    }
+    int *count = calloc((size_t)hl->n, sizeof *count);
+    job->hosts = calloc((size_t)hl->n, sizeof *job->hosts);
+    if (count == NULL || job->hosts == NULL) {
+        fprintf(stderr, "ternrun: out of memory\n");
+        exit(RUN_EXIT_FAIL);
+    }
+    int left = n;
+    for (int i = 0; i < hl->n && left > 0; i++) {
+        count[i] = hl->v[i].slots < left ? hl->v[i].slots : left;
+        left -= count[i];
+    }
+    for (int i = 0; left > 0; i = (i + 1) % hl->n, left--) /* oversubscribed: cyclic */
+        count[i]++;
+    int first = 0;
+    size_t mlen = (size_t)snprintf(job->mapping, sizeof job->mapping, "(vector");
+    for (int i = 0; i < hl->n; i++) {
+        if (count[i] == 0) continue;
+        struct run_host *h = &job->hosts[job->nhosts];
+        h->name = hl->v[i].name;
+        h->first = first;
+        h->count = count[i];
+        h->local = run_remote_is_local(h->name);
+        h->ctl_fd = h->q.fd = -1;
+        first += count[i];
+        job->nhosts++;
+    }
+    /* Consecutive hosts with as many ranks share one (start,nodes,ppn) entry. */
+    for (int i = 0; i < job->nhosts;) {
+        int k = 1;
+        while (i + k < job->nhosts && job->hosts[i + k].count == job->hosts[i].count)
+            k++;
+        mlen += (size_t)snprintf(job->mapping + mlen,
+                                 mlen < sizeof job->mapping ? sizeof job->mapping - mlen : 0,
+                                 ",(%d,%d,%d)", i, k, job->hosts[i].count);
+        i += k;
+    }
+    if (mlen + 2 > sizeof job->mapping) {
+        fprintf(stderr,
+                "ternrun: the layout of %d hosts is too irregular to describe in "
+                "PMI_process_mapping\n",
+                job->nhosts);
+        exit(RUN_EXIT_USAGE);
+    }
+    strcat(job->mapping, ")");
+    free(count);
+}
+
 int main(int argc, char **argv)
 {
-    struct run_job job = {.exit_code = -1, .epfd = -1, .sigfd = -1, .execerr_fd = -1};
+    struct run_job job = {.exit_code = -1, .epfd = -1, .sigfd = -1, .execerr_fd = -1, .up_fd = -1};
     job.opts.nprocs = 1;
     job.opts.kill_grace = 1.0;
+    job.up.fd = -1;
 
     run_fix_std_fds();
-    const char *env_timeout = getenv("MPIEXEC_TIMEOUT"); /* before -x can change it */
-    if (env_timeout && *env_timeout) job.opts.timeout = opt_seconds("MPIEXEC_TIMEOUT", env_timeout);
-    opt_parse(argc, argv, &job.opts);
-
+    int proxy = argc == 2 && strcmp(argv[1], "--proxy") == 0;
     char path[4096];
-    int err = run_launch_resolve(job.opts.argv[0], path, sizeof path);
-    if (err) {
-        if (err == ENOENT && !strchr(job.opts.argv[0], '/'))
-            fprintf(stderr, "ternrun: cannot find '%s' in PATH\n", job.opts.argv[0]);
-        else
-            fprintf(stderr, "ternrun: cannot execute '%s': %s\n", job.opts.argv[0], strerror(err));
-        return err == ENOENT ? RUN_EXIT_NOTFOUND : RUN_EXIT_NOEXEC;
-    }
-    job.path = path;
-    job.size = job.opts.nprocs;
-    run_make_kvsname(job.kvsname, sizeof job.kvsname);
+    if (!proxy) {
+        const char *env_timeout = getenv("MPIEXEC_TIMEOUT"); /* before -x can change it */
+        if (env_timeout && *env_timeout)
+            job.opts.timeout = opt_seconds("MPIEXEC_TIMEOUT", env_timeout);
+        opt_parse(argc, argv, &job.opts);
+        if (job.opts.hosts.n > 0) run_place(&job);
 
-    job.ranks = calloc((size_t)job.size, sizeof *job.ranks);
-    if (job.ranks == NULL) {
-        fprintf(stderr, "ternrun: out of memory for %d ranks\n", job.size);
-        return RUN_EXIT_FAIL;
-    }
-    for (int i = 0; i < job.size; i++) {
-        job.ranks[i].rank = i;
-        job.ranks[i].pmi_fd = -1;
-        job.ranks[i].out[0].fd = job.ranks[i].out[1].fd = -1;
+        int any_local = job.nhosts == 0;
+        for (int i = 0; i < job.nhosts; i++)
+            any_local |= job.hosts[i].local;
+        /* The program is looked for here only if it runs here; proxies look for it
+         * on their hosts. */
+        int err = any_local ? run_launch_resolve(job.opts.argv[0], path, sizeof path) : 0;
+        if (err) {
+            if (err == ENOENT && !strchr(job.opts.argv[0], '/'))
+                fprintf(stderr, "ternrun: cannot find '%s' in PATH\n", job.opts.argv[0]);
+            else
+                fprintf(stderr, "ternrun: cannot execute '%s': %s\n", job.opts.argv[0],
+                        strerror(err));
+            return err == ENOENT ? RUN_EXIT_NOTFOUND : RUN_EXIT_NOEXEC;
+        }
+        job.path = any_local ? path : job.opts.argv[0];
+        job.size = job.nranks = job.opts.nprocs;
+        run_make_kvsname(job.kvsname, sizeof job.kvsname);
+
+        job.ranks = calloc((size_t)job.size, sizeof *job.ranks);
+        if (job.ranks == NULL) {
+            fprintf(stderr, "ternrun: out of memory for %d ranks\n", job.size);
+            return RUN_EXIT_FAIL;
+        }
+        for (int i = 0; i < job.size; i++) {
+            job.ranks[i].rank = i;
+            job.ranks[i].lrank = i;
+            job.ranks[i].lsize = job.size;
+            job.ranks[i].pmi_fd = -1;
+            job.ranks[i].out[0].fd = job.ranks[i].out[1].fd = -1;
+        }
+        for (int h = 0; h < job.nhosts; h++) {
+            struct run_host *ho = &job.hosts[h];
+            for (int i = ho->first; i < ho->first + ho->count; i++) {
+                job.ranks[i].host = ho;
+                job.ranks[i].lrank = i - ho->first;
+                job.ranks[i].lsize = ho->count;
+            }
+        }
+        job.stdin_rank = job.nhosts == 0 || job.hosts[0].local ? 0 : -1;
     }
 
     /* Up to three descriptors per rank; ranks get the limit they would have had. */
@@ -320,9 +468,14 @@ int main(int argc, char **argv)
         return RUN_EXIT_FAIL;
     }
 
-    int code = run_job_run(&job);
+    int code = proxy ? run_proxy_main(&job) : run_job_run(&job);
     close(job.sigfd);
     close(job.devnull);
     free(job.ranks);
+    free(job.hosts);
+    run_hosts_free(&job.opts.hosts);
+    for (int i = 0; i < job.opts.nenv_pairs; i++)
+        free(job.opts.env_pairs[i]);
+    free(job.opts.env_pairs);
     return code;
 }

@@ -2,11 +2,23 @@
  * ternrun.h - the state of one ternrun job, shared by the files of the launcher:
  * ternrun.c (options, main), job.c (event loop and end-of-job policy), launch.c
  * (starting, signalling and reaping processes), pmi_server.c (PMI-1 server),
- * output.c (--tag-output forwarding) and info.c (--info).
+ * output.c (--tag-output forwarding), info.c (--info), hostfile.c (--host and
+ * --hostfile parsing), ctl.c (framing of the root <-> proxy channel), remote.c (the
+ * root's side of the proxies on other hosts) and proxy.c (ternrun --proxy, started
+ * on another host through the launch agent).
  *
  * ternrun is single-threaded and event-driven: one epoll set watches a signalfd
- * (SIGCHLD and the signals ternrun forwards), every rank's PMI socket and, with
- * --tag-output, every rank's stdout/stderr pipe. Nothing sleeps on the hot path.
+ * (SIGCHLD and the signals ternrun forwards), every rank's PMI socket, every rank's
+ * stdout/stderr pipe when they are forwarded, and the control channel of every
+ * proxy (root) or to the root (proxy). Nothing sleeps on the hot path.
+ *
+ * A job across hosts: ranks are placed by blocks in host order. Ranks on the local
+ * host are forked by ternrun itself; every other host gets ONE proxy, a `ternrun
+ * --proxy` started through the launch agent, whose stdin/stdout carry the control
+ * channel (ctl.h). A proxy forks its ranks and serves them PMI-1 with the same code
+ * (this file's struct run_job, with `proxy` set and only its own ranks); puts go
+ * to the root with the host's barrier_in, and the root's barrier_out brings back
+ * every new entry, so gets are answered on the host.
  */
 #ifndef TERNRUN_H
 #define TERNRUN_H
@@ -18,6 +30,8 @@
 #include <sys/types.h>
 
 #include "boot/pmi_wire.h"
+#include "ctl.h"
+#include "hostfile.h"
 
 /* Exit codes with a fixed meaning, as a shell and coreutils' timeout use them. */
 enum run_exit {
@@ -32,6 +46,11 @@ enum run_exit {
 
 struct run_opts {
     int nprocs;
+    int nprocs_given;          /* -n was on the command line */
+    struct run_hostlist hosts; /* --host / --hostfile; empty: this host only */
+    const char *launch_agent;  /* template with {host}; NULL: the default */
+    char **env_pairs;          /* NAME=value the ranks on other hosts get (-x, --env) */
+    int nenv_pairs;
     int tag_output;
     double timeout;    /* seconds; 0 means none */
     double kill_grace; /* seconds between SIGTERM and SIGKILL when ending a job */
@@ -43,15 +62,20 @@ struct run_stream {
     int fd;      /* read end of the pipe, -1 once closed */
     int dest;    /* 1 (stdout) or 2 (stderr) of ternrun */
     int midline; /* an over-long line was emitted without its end */
+    int tag;     /* prefix lines with "[rank] " */
     char *buf;   /* bytes of the line not yet complete */
     size_t len, cap;
 };
 
+struct run_host;
+
 struct run_rank {
     int rank;
-    pid_t pid;      /* 0 until started */
-    int alive;      /* started and not yet reaped */
-    int exec_errno; /* set when the child reported that exec failed */
+    int lrank, lsize;      /* TERN_LOCAL_RANK / TERN_LOCAL_SIZE: place on its host */
+    struct run_host *host; /* NULL in a single-host job and in a proxy */
+    pid_t pid;             /* 0 until started */
+    int alive;             /* started and not yet reaped */
+    int exec_errno;        /* set when the child reported that exec failed */
 
     /* PMI connection (pmi_server.c). */
     int pmi_fd; /* ternrun's end of the socketpair, -1 once closed */
@@ -62,17 +86,50 @@ struct run_rank {
     struct run_stream out[2]; /* stdout, stderr; used only with --tag-output */
 };
 
+/* A host of a multi-host job, on the root. */
+struct run_host {
+    char *name;
+    int first, count; /* ranks placed on it */
+    int local;        /* its ranks are forked by ternrun itself, without a proxy */
+    /* The proxy, on a remote host (remote.c). */
+    pid_t agent_pid; /* the launch agent; 0 when not running */
+    int ctl_fd;      /* socket to the agent's stdin/stdout; -1 once closed */
+    struct run_ctl_reader rd;
+    struct run_ctl_queue q; /* writes go to a dup of ctl_fd, watched for EPOLLOUT */
+    int q_watched;
+    int nlive;      /* ranks not yet reported exited */
+    int in_barrier; /* the proxy's barrier_in arrived */
+};
+
 struct run_kvs; /* the key-value space, private to pmi_server.c */
 
 struct run_job {
     struct run_opts opts;
     const char *path; /* the program resolved through PATH */
-    int size;
+    int size;         /* ranks in the job (PMI_SIZE) */
+    int nranks;       /* entries of ranks[]: size, or a proxy's own ranks */
     struct run_rank *ranks;
-    int nalive; /* ranks started and not yet reaped */
+    int nalive;     /* ranks started and not yet reaped (or reported exited) */
+    int stdin_rank; /* the rank whose stdin is ternrun's; -1 for none */
     char kvsname[48];
     struct run_kvs *kvs;
-    int barrier_count; /* ranks waiting in the current barrier */
+    char mapping[PMI_WIRE_VAL_MAX + 1]; /* PMI_process_mapping */
+    int barrier_count;                  /* ranks waiting in the current barrier */
+
+    /* Multi-host (root): hosts with at least one rank, in placement order. */
+    struct run_host *hosts;
+    int nhosts;
+    int nagents;          /* launch agents not yet reaped */
+    const char *hostname; /* host named in messages about ranks; NULL: one host */
+
+    /* Proxy mode (proxy.c): the channel to the root. */
+    int proxy;
+    int started; /* START received and the ranks forked */
+    int up_fd;   /* reads from the root; -1 once closed */
+    struct run_ctl_reader up_rd;
+    struct run_ctl_queue up; /* writes to the root */
+    int up_watched;
+    int up_barrier; /* barrier_in sent, barrier_out not yet back */
 
     int exit_code;   /* first failure's code, or -1 while all is well */
     int terminating; /* SIGTERM sent to the ranks: the job is ending */
@@ -89,10 +146,19 @@ struct run_job {
 };
 
 /*
- * epoll user data: what became ready. The low 32 bits hold the rank for the
- * per-rank kinds.
+ * epoll user data: what became ready. The low 32 bits hold the index in ranks[]
+ * (or hosts[]) for the per-rank (per-host) kinds.
  */
-enum run_ev_kind { RUN_EV_SIGNAL = 1, RUN_EV_PMI, RUN_EV_STDOUT, RUN_EV_STDERR };
+enum run_ev_kind {
+    RUN_EV_SIGNAL = 1,
+    RUN_EV_PMI,
+    RUN_EV_STDOUT,
+    RUN_EV_STDERR,
+    RUN_EV_CTL,     /* root: a proxy's channel is readable (index: host) */
+    RUN_EV_CTL_OUT, /* root: a proxy's channel takes more bytes */
+    RUN_EV_UP,      /* proxy: the root's channel is readable */
+    RUN_EV_UP_OUT,  /* proxy: the root's channel takes more bytes */
+};
 #define RUN_EV(kind, rank) (((unsigned long long)(kind) << 32) | (unsigned)(rank))
 
 /* job.c */
@@ -103,6 +169,12 @@ int run_job_run(struct run_job *job);
  * Later calls are consequences of the first and are ignored. */
 void run_job_fail(struct run_job *job, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* Terminate every rank now (SIGTERM, SIGKILL after the grace). */
+void run_job_terminate(struct run_job *job);
+void run_job_kill_now(struct run_job *job);
+/* "pid 123" or, in a multi-host job, "pid 123 on host": for messages about r. */
+const char *run_rank_where(const struct run_job *job, const struct run_rank *r);
 
 /* launch.c */
 /* Find prog through PATH into path; 0 or an errno value saying why it cannot run. */
@@ -120,7 +192,17 @@ void run_launch_remove_shm(const char *kvsname);
 const char *run_signal_name(int sig); /* "SIGKILL" */
 
 /* pmi_server.c */
+/* The key-value space; the root also makes the job secret and PMI_process_mapping. */
 int run_pmi_init(struct run_job *job);
+/* Serialise entries (all, or those put since the last call with only_new) as
+ * NUL-separated key, value pairs into a malloc'ed *buf. Returns 0 or -1. */
+int run_pmi_kvs_dump(struct run_job *job, int only_new, char **buf, size_t *len);
+/* Add the pairs of a dump; `fresh` marks them new (root: to pass on). Returns 0 or -1. */
+int run_pmi_kvs_merge(struct run_job *job, const char *buf, size_t len, int fresh);
+/* n more ranks entered the barrier (a proxy's host); release it if all are in. */
+void run_pmi_barrier_add(struct run_job *job, int n);
+/* Proxy: the root released the barrier; release the local ranks. */
+void run_pmi_barrier_release_local(struct run_job *job);
 void run_pmi_fini(struct run_job *job);
 /* Read and answer what rank r sent; closes its connection at EOF or on garbage. */
 void run_pmi_readable(struct run_job *job, struct run_rank *r);
@@ -129,13 +211,41 @@ void run_pmi_close(struct run_job *job, struct run_rank *r);
 void run_pmi_rank_gone(struct run_job *job);
 
 /* output.c */
-void run_out_open(struct run_stream *s, int fd, int dest);
+void run_out_open(struct run_stream *s, int fd, int dest, int tag);
+/* Write to ternrun's stdout (1) or stderr (2), or as OUT frames once a sink is set. */
+void run_out_write(int dest, const char *buf, size_t len);
+/* Proxy: everything forwarded goes to the root through q. */
+void run_out_set_sink(struct run_ctl_queue *q, void (*after_send)(void *), void *arg);
 /* Forward what one read brings; the stream closes itself at its end. */
 void run_out_readable(struct run_stream *s, int rank);
 /* Forward what is buffered in the pipe now (bounded), e.g. when the rank exited. */
 void run_out_drain(struct run_stream *s, int rank);
 /* Forward a last partial line, completed by '\n', and close. */
 void run_out_close(struct run_stream *s, int rank);
+
+/* remote.c (root) */
+/* Start the launch agent of every remote host and send it the job. */
+void run_remote_start(struct run_job *job);
+void run_remote_readable(struct run_job *job, struct run_host *h);
+void run_remote_writable(struct run_job *job, struct run_host *h);
+/* Send sig to every rank on every remote host (through its proxy). */
+void run_remote_signal(struct run_job *job, int sig);
+/* A reaped child: 1 if it was a launch agent (and is dealt with), else 0. */
+int run_remote_reaped(struct run_job *job, pid_t pid, int status);
+/* Barrier released: send the new entries to every proxy. */
+void run_remote_barrier_out(struct run_job *job, const char *buf, size_t len);
+void run_remote_kill_agents(struct run_job *job);
+void run_remote_close(struct run_job *job);
+/* Is `name` this machine (its ranks are forked without a proxy)? */
+int run_remote_is_local(const char *name);
+
+/* proxy.c */
+/* main() of `ternrun --proxy`. */
+int run_proxy_main(struct run_job *job);
+void run_proxy_readable(struct run_job *job);
+void run_proxy_writable(struct run_job *job);
+/* Send a frame to the root (watching for EPOLLOUT when it cannot all go now). */
+void run_proxy_send(struct run_job *job, int type, int arg, int arg2, const void *p, size_t len);
 
 /* info.c */
 void run_info_print(FILE *out);

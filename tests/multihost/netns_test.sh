@@ -1,0 +1,174 @@
+#!/bin/sh
+# netns_test.sh - ternrun across "hosts" that are network namespaces on this machine.
+#
+#   sh netns_test.sh CASE TERNRUN BINDIR
+#
+# Three namespaces (names unique to this run) stand for three hosts: A holds a bridge
+# named tern0 with 10.231.0.1/24, B and C each a veth named tern0 (10.231.0.2, .3)
+# whose other end is a port of A's bridge. Every address exists only inside these
+# namespaces. The launch agent is `ip netns exec {host}`, so every host is remote:
+# the root ternrun forks no rank and talks to one proxy per namespace over the
+# agent's stdin/stdout; the ranks bind to their namespace's tern0.
+#
+# Cases: pingpong (2 hosts x 2: shm within a host, tcp across), stress (3 hosts,
+# uneven), kill (a rank on B dies of SIGKILL: one line naming rank and host, exit 137,
+# nothing left), sigterm (ternrun gets SIGTERM: every rank on every host ends),
+# netem (5 ms delay on one link, when the kernel has sch_netem).
+# Exit 77 (ctest SKIP_RETURN_CODE) when namespaces cannot be created here.
+set -u
+CASE=$1
+T=$2
+BIN=$3
+
+if [ "$(id -u)" != 0 ]; then
+    echo "SKIP: network namespaces need root (uid $(id -u))"
+    exit 77
+fi
+if ! command -v ip >/dev/null 2>&1; then
+    echo "SKIP: the ip command (iproute2) is not installed"
+    exit 77
+fi
+
+A=ternA$$
+B=ternB$$
+C=ternC$$
+D=$(mktemp -d "${TMPDIR:-/tmp}/ternrun-netns.XXXXXX") || exit 1
+cleanup() {
+    for ns in $A $B $C; do
+        if ip netns list 2>/dev/null | grep -q "^$ns\b"; then
+            for p in $(ip netns pids "$ns" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
+            ip netns del "$ns" 2>/dev/null
+        fi
+    done
+    rm -rf "$D"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+fail() {
+    echo "FAIL [$CASE]: $*" >&2
+    for f in "$D"/out "$D"/err; do
+        [ -s "$f" ] && { echo "--- $f" >&2; tail -c 4000 "$f" >&2; }
+    done
+    exit 1
+}
+
+if ! err=$(ip netns add $A 2>&1); then
+    echo "SKIP: cannot create a network namespace: $err"
+    exit 77
+fi
+ip netns add $B && ip netns add $C || fail "ip netns add failed"
+for ns in $A $B $C; do ip -n $ns link set lo up || fail "lo up in $ns"; done
+ip -n $A link add name tern0 type bridge || fail "cannot create a bridge in $A"
+ip -n $A addr add 10.231.0.1/24 dev tern0
+ip -n $A link set tern0 up
+i=2
+for ns in $B $C; do
+    ip link add name tern0 netns $ns type veth peer name p$i netns $A ||
+        fail "cannot create a veth pair between $ns and $A"
+    ip -n $A link set p$i master tern0
+    ip -n $A link set p$i up
+    ip -n $ns addr add 10.231.0.$i/24 dev tern0
+    ip -n $ns link set tern0 up
+    i=$((i + 1))
+done
+shm_list() { ls -1 /dev/shm 2>/dev/null | grep '^tern-' | sort; }
+shm_list >"$D/shm_before"
+
+# run ARGS...: ternrun across the namespaces; sets $rc.
+run() {
+    "$T" --launch-agent 'ip netns exec {host}' -x TERN_TCP_IF=tern0 "$@" >"$D/out" 2>"$D/err"
+    rc=$?
+}
+
+expect_rc() { [ "$rc" = "$1" ] || fail "exit code $rc, wanted $1 ($2)"; }
+
+# Nothing of the job may be left: no process in any namespace, no shm segment.
+no_leftovers() {
+    i=0
+    while :; do
+        left=""
+        for ns in $A $B $C; do
+            p=$(ip netns pids $ns 2>/dev/null)
+            [ -n "$p" ] && left="$left $ns:$(echo $p)"
+        done
+        [ -z "$left" ] && break
+        i=$((i + 1))
+        [ $i -lt 30 ] || fail "processes left in the namespaces:$left"
+        sleep 0.1
+    done
+    shm_list >"$D/shm_after"
+    new=$(comm -13 "$D/shm_before" "$D/shm_after")
+    [ -z "$new" ] || fail "left behind in /dev/shm: $new"
+}
+
+case "$CASE" in
+pingpong)
+    # 2 hosts x 2 ranks: PMI_process_mapping (vector,(0,2,2)); shm inside, tcp across.
+    TERN_DEBUG=1 run -H $A:2,$B:2 --timeout 90 "$BIN/mp_pingpong"
+    expect_rc 0 "pingpong on $A:2,$B:2"
+    grep -q 'process mapping (vector,(0,2,2))' "$D/err" || fail "ranks did not see (vector,(0,2,2))"
+    grep -q 'transport shm serves 1 peer' "$D/err" || fail "no shm between ranks of one host"
+    grep -q 'transport tcp serves 2 peer' "$D/err" || fail "no tcp between hosts"
+    grep -q 'listening on 10\.231\.0\.' "$D/err" || fail "tcp did not listen on the namespace's tern0"
+    grep -q '^pingpong: 4 ranks' "$D/out" "$D/err" || fail "pingpong did not report"
+    no_leftovers
+    ;;
+stress)
+    # Three hosts, uneven: (vector,(0,1,1),(1,1,2),(2,1,1)), with tagged output.
+    TERN_DEBUG=1 run -H $A,$B:2,$C --tag-output --timeout 90 "$BIN/mp_stress"
+    expect_rc 0 "stress on $A,$B:2,$C"
+    grep -q 'process mapping (vector,(0,1,1),(1,1,2),(2,1,1))' "$D/err" ||
+        fail "ranks did not see the uneven mapping"
+    for r in 0 1 2 3; do
+        grep -q "^\[$r\] stress: rank $r sent" "$D/out" "$D/err" ||
+            grep -q "^\[$r\] stress: rank $r sent" "$D/err" || fail "no tagged report from rank $r"
+    done
+    no_leftovers
+    ;;
+kill)
+    # The last rank (on B) raises SIGKILL mid-communication.
+    run -H $A:2,$B:2 --timeout 60 "$BIN/mp_kill"
+    expect_rc 137 "a rank on $B killed"
+    n=$(grep -c '^ternrun: ' "$D/err")
+    [ "$n" = 1 ] || fail "$n 'ternrun:' lines on stderr, wanted exactly 1"
+    grep -Eq "^ternrun: rank 3 \(pid [0-9]+ on $B\) killed by signal 9 \(SIGKILL\)$" "$D/err" ||
+        fail "the line does not name rank 3 on $B and SIGKILL"
+    no_leftovers
+    ;;
+sigterm)
+    # Every rank waits; ternrun is asked to stop. 128+15, and nothing left anywhere.
+    "$T" --launch-agent 'ip netns exec {host}' -H $A,$B,$C sh -c 'echo up; exec sleep 600' \
+        >"$D/out" 2>"$D/err" &
+    pid=$!
+    i=0
+    while [ "$(grep -c '^up' "$D/out" 2>/dev/null)" != 3 ]; do
+        i=$((i + 1))
+        [ $i -lt 200 ] || { kill -9 $pid; fail "ranks did not start"; }
+        sleep 0.05
+    done
+    kill -TERM $pid
+    wait $pid
+    rc=$?
+    expect_rc 143 "SIGTERM to ternrun"
+    grep -q '^ternrun: received SIGTERM; ending the job$' "$D/err" || fail "no line about SIGTERM"
+    no_leftovers
+    ;;
+netem)
+    # 5 ms each way on C's link; the job must still complete correctly.
+    if err=$(ip netns exec $C tc qdisc add dev tern0 root netem delay 5ms 2>&1); then
+        echo "netem: 5 ms delay on $C's tern0"
+    else
+        echo "netem unavailable ($err); the kernel lacks sch_netem: running without the delay"
+    fi
+    TERN_DEBUG=1 run -H $B:2,$C:2 --timeout 90 "$BIN/mp_stress"
+    expect_rc 0 "stress on $B:2,$C:2 with a delayed link"
+    grep -q 'process mapping (vector,(0,2,2))' "$D/err" || fail "ranks did not see (vector,(0,2,2))"
+    no_leftovers
+    ;;
+*)
+    fail "unknown case"
+    ;;
+esac
+echo "ok [$CASE]"
+exit 0
