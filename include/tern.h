@@ -519,6 +519,151 @@ int tern_iscan(const void *sbuf, void *rbuf, size_t count, tern_datatype_t dt, t
 int tern_iexscan(const void *sbuf, void *rbuf, size_t count, tern_datatype_t dt, tern_op_t op,
                  tern_comm_t comm, tern_request_t *req);
 
+/* ------------------------------------------------------------------------- */
+/* Conversations                                                             */
+/* ------------------------------------------------------------------------- */
+/*
+ * A conversation is a named channel that processes join and leave at will. Messages are
+ * addressed to the conversation, not to a process. A conversation exists while anyone
+ * is in it: opening a name that does not exist creates it.
+ *
+ * Members are senders (tern_conv_open_send) or receivers (tern_conv_open_recv) of one of
+ * two kinds:
+ *  - TERN_FCFS: each message goes to exactly one FCFS receiver, the first that waits
+ *    for one (first come, first served). Each FCFS receiver sees the messages it gets in
+ *    the order they were sent (an order-preserving sub-stream).
+ *  - TERN_BROADCAST: every broadcast receiver gets every message sent after it joined
+ *    (that is, after its tern_conv_open_recv returned), in send order.
+ * A message goes to one FCFS receiver (if there is one) and to every broadcast receiver.
+ * When the conversation has broadcast receivers but no FCFS receiver, a message goes to
+ * the broadcast receivers only. When it has no receiver at all, messages wait in the
+ * conversation for the first FCFS receiver. "Send order" is the order the messages reach
+ * the conversation: one sender's messages keep their order; the messages of different
+ * senders interleave.
+ *
+ * One process may hold several handles on one conversation (for example one to send and
+ * one to receive) but cannot be both an FCFS and a broadcast receiver of it.
+ *
+ * Lifetime: when the last member closes, unread messages are discarded, unless a
+ * sender asked to linger (tern_conv_linger): then the conversation stays, with its
+ * unread messages, until FCFS receivers have taken them all. So a sender may send and
+ * close before any receiver has joined without its messages being lost.
+ *
+ * Memory: each conversation holds at most TERN_CONV_MAX_QUEUED_BYTES of unread messages
+ * (each message counts its length plus 64 bytes): the FCFS queue plus what any one
+ * broadcast receiver has been sent but not yet received. A message is always accepted
+ * into an empty conversation, whatever its size. A sender that would exceed the bound
+ * blocks in tern_conv_send, or gets TERN_ERR_AGAIN from tern_conv_trysend; nothing is
+ * ever dropped silently.
+ *
+ * Where it lives: each name has a home process (a hash of the name modulo the job size)
+ * that keeps the conversation and serves it from its progress engine. The home serves
+ * only while it is inside a tern call (any blocking call - a receive, a wait, a barrier -
+ * serves all the time), so a process that computes for long without calling tern delays
+ * the conversations it is home to. Homes stop serving in tern_finalize: finish
+ * conversation traffic (for example with tern_barrier) before calling it.
+ * Conversations work across every transport and in a job of one process.
+ *
+ * Common errors: TERN_ERR_NOT_INIT, TERN_ERR_FINALIZED, TERN_ERR_INVAL (NULL or closed
+ * handle, NULL output pointer, bad name or mode, a receive on a send handle or the other
+ * way round), TERN_ERR_BUFFER (NULL buffer with a non-zero length), TERN_ERR_NOMEM,
+ * TERN_ERR_PEER_FAILED (the home process failed).
+ */
+
+/** Receive mode: each message goes to one of the FCFS receivers. */
+#define TERN_FCFS 1
+/** Receive mode: every broadcast receiver gets every message (sent after it joined). */
+#define TERN_BROADCAST 2
+/** Longest conversation name in bytes, not counting the terminating NUL. */
+#define TERN_CONV_NAME_MAX 255
+
+/** A process's handle on a conversation. */
+typedef struct tern_conv *tern_conv_t;
+#define TERN_CONV_NULL ((tern_conv_t)0)
+
+/**
+ * Join conversation `name` (a NUL-terminated string of 1 ... TERN_CONV_NAME_MAX bytes)
+ * as a sender, creating it if needed. Blocks until the conversation's home has answered.
+ * Errors: TERN_ERR_INVAL (NULL or empty name, name too long, NULL conv), common errors.
+ */
+int tern_conv_open_send(const char *name, tern_conv_t *conv);
+
+/**
+ * Join conversation `name` as a receiver; mode is TERN_FCFS or TERN_BROADCAST (exactly
+ * one). Blocks until the home has answered; a broadcast receiver gets every message
+ * that reaches the conversation after this call returns.
+ * Errors: TERN_ERR_INVAL (bad name, a mode that is not exactly one of the two, NULL
+ * conv, or this process already receives from `name` in the other mode), common errors.
+ */
+int tern_conv_open_recv(const char *name, int mode, tern_conv_t *conv);
+
+/**
+ * Leave the conversation, release the handle and set *conv to TERN_CONV_NULL. Messages
+ * that were delivered to this handle and not received are discarded. When this was the
+ * last member, the conversation ends and its unread messages are discarded (unless it
+ * lingers, see tern_conv_linger). Blocks until the home has answered.
+ * Errors: TERN_ERR_INVAL (NULL pointer, closed handle), TERN_ERR_BUSY (a tern_conv_irecv
+ * on this handle has not completed: wait for it first), common errors.
+ */
+int tern_conv_close(tern_conv_t *conv);
+
+/**
+ * on = 1: when this handle is closed, the conversation lingers: if it is then left
+ * without members and with unread messages, it keeps them until FCFS receivers that join
+ * later have taken them all (it still ends when the last message is taken and nobody is
+ * in it). on = 0 undoes the request before the close. Local; it never blocks.
+ * Errors: TERN_ERR_INVAL (bad handle), common errors.
+ */
+int tern_conv_linger(tern_conv_t conv, int on);
+
+/**
+ * Send `len` bytes of buf to the conversation (conv must come from tern_conv_open_send).
+ * Returns once the message is safely queued at the conversation's home (buf may then be
+ * reused); if the conversation is full (TERN_CONV_MAX_QUEUED_BYTES), it blocks until
+ * receivers have made room. It does not wait for a receiver to take the message.
+ * Errors: TERN_ERR_INVAL (bad handle or not a send handle), TERN_ERR_BUFFER, common errors.
+ */
+int tern_conv_send(tern_conv_t conv, const void *buf, size_t len);
+
+/**
+ * Like tern_conv_send, but when the conversation is full it returns TERN_ERR_AGAIN at
+ * once (after one round trip to the home) and the message is not sent.
+ */
+int tern_conv_trysend(tern_conv_t conv, const void *buf, size_t len);
+
+/**
+ * Receive the next message for this handle into buf (capacity cap bytes), blocking until
+ * there is one; *len gets its size. A message larger than cap is still consumed: the
+ * first cap bytes are stored, TERN_ERR_TRUNCATE is returned and *len holds the full
+ * size. len may be NULL.
+ * Errors: TERN_ERR_INVAL (bad handle or not a receive handle), TERN_ERR_BUFFER,
+ * TERN_ERR_TRUNCATE, common errors.
+ */
+int tern_conv_recv(tern_conv_t conv, void *buf, size_t cap, size_t *len);
+
+/**
+ * Non-blocking receive: *req completes (tern_wait, tern_test and friends) with the next
+ * message for this handle. The status reports the size in bytes (the full size with
+ * TERN_ERR_TRUNCATE), the sender's rank in TERN_COMM_WORLD as source and tag 0. Several
+ * receives may be posted on one handle; they complete in the order they were posted.
+ * On an FCFS conversation a posted receive reserves the next message for this process:
+ * it is the safe way to ask "is there a message for me?" (see tern_conv_check).
+ * Errors: TERN_ERR_INVAL (bad handle, not a receive handle, NULL req), TERN_ERR_BUFFER,
+ * common errors.
+ */
+int tern_conv_irecv(tern_conv_t conv, void *buf, size_t cap, tern_request_t *req);
+
+/**
+ * Non-blocking test: *flag = 1 if a message is waiting for this handle, else 0.
+ * For a broadcast receiver this looks at what was delivered to it (after one progress
+ * step). For an FCFS receiver it asks the home (one round trip) whether its queue holds
+ * a message; that message is not reserved, so another FCFS receiver may still take it
+ * first and a tern_conv_recv that follows may block. Use tern_conv_irecv + tern_test
+ * to be sure.
+ * Errors: TERN_ERR_INVAL (bad handle, not a receive handle, NULL flag), common errors.
+ */
+int tern_conv_check(tern_conv_t conv, int *flag);
+
 #pragma GCC visibility pop
 
 #ifdef __cplusplus

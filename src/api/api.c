@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "conv/conv.h"
 #include "core/core.h"
 
 /* ---- checks ----------------------------------------------------------------- */
@@ -99,7 +100,12 @@ int tern_init(int *argc, char ***argv)
     (void)argc, (void)argv;
     if (core.initialized) return TERN_ERR_INIT;
     if (core.finalized) return TERN_ERR_FINALIZED;
-    return core_init();
+    int rc = core_init();
+    if (rc) return rc;
+    /* Every process serves the conversations homed at it, used by it or not. */
+    rc = conv_init();
+    if (rc) core_finalize();
+    return rc;
 }
 
 int tern_finalize(void)

@@ -1,0 +1,401 @@
+/*
+ * conv_home.c - the home of conversations. Each name hashes to one rank (FNV-1a % world
+ * size), which keeps that conversation's state and serves it from its progress engine:
+ *
+ *   members     who joined, as sender, FCFS receiver or broadcast receiver
+ *   FCFS queue  messages waiting for an FCFS receiver, in arrival order
+ *   wants       FCFS receivers waiting for a message, in the order they asked
+ *
+ * FCFS delivery is pull-based: a receiver that waits sends WANT, and the home hands the
+ * head of the queue to the oldest want. So each message goes to exactly one FCFS receiver
+ * and each receiver sees an order-preserving sub-stream. Broadcast delivery is pushed:
+ * every accepted message is forwarded at once to every broadcast member present, and
+ * frames between two processes are ordered, so each sees every later message in order.
+ *
+ * The bound (TERN_CONV_MAX_QUEUED_BYTES) counts, per conversation, the FCFS queue plus
+ * the largest number of bytes forwarded to one broadcast member and not yet read by it
+ * (members report reads with CONSUMED). A SEND that would exceed it is refused (SENT
+ * with TERN_ERR_AGAIN, the data dropped here but still held by the sender, which is
+ * blocked in its call) and the sender is told when room appears (ROOM). A message is
+ * always accepted into an empty conversation, so no size is refused forever.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "conv/conv.h"
+#include "core/core.h"
+#include "util/log.h"
+#include "util/tunables.h"
+
+struct conv_msg {
+    struct conv_msg *next;
+    int src;
+    size_t len;
+    unsigned char *data;
+};
+
+struct conv_member {
+    int rank;
+    uint32_t hid;
+    uint8_t mode; /* 0: free slot */
+    uint8_t wait_room;
+    size_t outstanding; /* broadcast: forwarded, not yet reported read */
+};
+
+struct conv_conv {
+    struct conv_conv *hnext; /* hash chain */
+    char *name;
+    size_t namelen;
+    uint32_t hash;
+    uint32_t cid;
+    struct conv_member *m;
+    uint32_t nm, capm;
+    uint32_t nmembers, nfcfs, nbcast;
+    uint32_t *wants; /* FIFO of member ids: wants[whead .. whead + wcount) */
+    size_t wcap, whead, wcount;
+    struct conv_msg *qhead, *qtail;
+    size_t qbytes, qcount;
+    int linger;
+};
+
+static struct {
+    struct conv_conv **by_cid;
+    uint32_t ncid;
+    uint32_t *free_cids;
+    uint32_t nfree;
+    struct conv_conv **buckets;
+    size_t nbuckets, nconvs;
+} home;
+
+static void home_reply(int dest, uint8_t op, uint32_t hid, int32_t status, uint32_t cid,
+                       uint32_t mid, uint64_t len)
+{
+    struct conv_wire w = {
+        .op = op, .status = status, .cid = cid, .mid = mid, .hid = hid, .len = len};
+    int rc = conv_wire_send(dest, &w, NULL, 0);
+    if (rc && rc != TERN_ERR_PEER_FAILED)
+        UTIL_ERROR("conversation: cannot answer rank %d: %s", dest, tern_strerror(rc));
+}
+
+static struct conv_conv *home_find(const char *name, size_t len, uint32_t hash)
+{
+    if (home.nbuckets == 0) return NULL;
+    for (struct conv_conv *c = home.buckets[hash % home.nbuckets]; c; c = c->hnext)
+        if (c->hash == hash && c->namelen == len && memcmp(c->name, name, len) == 0) return c;
+    return NULL;
+}
+
+static int home_rehash(size_t nb)
+{
+    struct conv_conv **b = calloc(nb, sizeof *b);
+    if (b == NULL) return TERN_ERR_NOMEM;
+    for (size_t i = 0; i < home.nbuckets; i++) {
+        struct conv_conv *c = home.buckets[i];
+        while (c) {
+            struct conv_conv *next = c->hnext;
+            c->hnext = b[c->hash % nb];
+            b[c->hash % nb] = c;
+            c = next;
+        }
+    }
+    free(home.buckets);
+    home.buckets = b;
+    home.nbuckets = nb;
+    return 0;
+}
+
+static struct conv_conv *home_create(const char *name, size_t len, uint32_t hash)
+{
+    if (home.nconvs + 1 > 2 * home.nbuckets &&
+        home_rehash(home.nbuckets ? 4 * home.nbuckets : 64) != 0)
+        return NULL;
+    struct conv_conv *c = calloc(1, sizeof *c);
+    if (c == NULL) return NULL;
+    c->name = malloc(len);
+    if (c->name == NULL) goto fail_conv;
+    memcpy(c->name, name, len);
+    c->namelen = len;
+    c->hash = hash;
+    if (home.nfree) {
+        c->cid = home.free_cids[--home.nfree];
+    } else {
+        struct conv_conv **t = realloc(home.by_cid, (home.ncid + 1) * sizeof *t);
+        if (t == NULL) goto fail_name;
+        home.by_cid = t;
+        uint32_t *f = realloc(home.free_cids, (home.ncid + 1) * sizeof *f);
+        if (f == NULL) goto fail_name;
+        home.free_cids = f;
+        c->cid = home.ncid++;
+    }
+    home.by_cid[c->cid] = c;
+    c->hnext = home.buckets[hash % home.nbuckets];
+    home.buckets[hash % home.nbuckets] = c;
+    home.nconvs++;
+    return c;
+
+fail_name:
+    free(c->name);
+fail_conv:
+    free(c);
+    return NULL;
+}
+
+static void home_destroy(struct conv_conv *c)
+{
+    struct conv_conv **pp = &home.buckets[c->hash % home.nbuckets];
+    while (*pp != c)
+        pp = &(*pp)->hnext;
+    *pp = c->hnext;
+    home.by_cid[c->cid] = NULL;
+    home.free_cids[home.nfree++] = c->cid;
+    home.nconvs--;
+    if (c->qcount)
+        UTIL_DEBUG(2, "conversation '%.*s' ends: %zu unread message(s) discarded", (int)c->namelen,
+                   c->name, c->qcount);
+    while (c->qhead) {
+        struct conv_msg *q = c->qhead;
+        c->qhead = q->next;
+        free(q->data);
+        free(q);
+    }
+    free(c->wants);
+    free(c->m);
+    free(c->name);
+    free(c);
+}
+
+/* The conversation and member an AM from src names, or NULL for a stale or forged one. */
+static struct conv_conv *home_lookup(int src, const struct conv_wire *w, struct conv_member **mp)
+{
+    if (w->cid >= home.ncid || home.by_cid[w->cid] == NULL) return NULL;
+    struct conv_conv *c = home.by_cid[w->cid];
+    if (w->mid >= c->nm || c->m[w->mid].mode == 0 || c->m[w->mid].rank != src) return NULL;
+    *mp = &c->m[w->mid];
+    return c;
+}
+
+static size_t home_queued(const struct conv_conv *c)
+{
+    size_t q = 0;
+    for (uint32_t i = 0; i < c->nm; i++)
+        if (c->m[i].mode == TERN_BROADCAST && c->m[i].outstanding > q) q = c->m[i].outstanding;
+    return c->qbytes + q;
+}
+
+static int home_room(const struct conv_conv *c, size_t len)
+{
+    size_t q = home_queued(c);
+    return q == 0 ||
+           (q <= util_tun.conv_max_queued_bytes && len <= util_tun.conv_max_queued_bytes - q);
+}
+
+/* Tell every refused sender that something left the conversation's queue. */
+static void home_wake_senders(struct conv_conv *c)
+{
+    for (uint32_t i = 0; i < c->nm; i++) {
+        struct conv_member *m = &c->m[i];
+        if (m->mode && m->wait_room) {
+            m->wait_room = 0;
+            home_reply(m->rank, CONV_OP_ROOM, m->hid, 0, c->cid, i, 0);
+        }
+    }
+}
+
+/* Hand queued messages to waiting FCFS receivers, oldest want first. */
+static void home_match(struct conv_conv *c)
+{
+    int moved = 0;
+    while (c->qhead && c->wcount) {
+        uint32_t mid = c->wants[c->whead];
+        c->whead++;
+        c->wcount--;
+        struct conv_member *m = &c->m[mid];
+        if (m->mode != TERN_FCFS) continue;
+        struct conv_msg *q = c->qhead;
+        c->qhead = q->next;
+        if (c->qhead == NULL) c->qtail = NULL;
+        c->qbytes -= CONV_MSG_COST(q->len);
+        c->qcount--;
+        struct conv_wire w = {.op = CONV_OP_DELIVER, .hid = m->hid, .src = q->src, .len = q->len};
+        int rc = conv_wire_send(m->rank, &w, q->data, q->len);
+        if (rc && rc != TERN_ERR_PEER_FAILED)
+            UTIL_ERROR("conversation: cannot deliver to rank %d: %s", m->rank, tern_strerror(rc));
+        free(q->data);
+        free(q);
+        moved = 1;
+    }
+    if (c->wcount == 0) c->whead = 0;
+    if (moved) home_wake_senders(c);
+}
+
+/* Remove a conversation nobody is in, unless it lingers with unread messages. */
+static void home_maybe_destroy(struct conv_conv *c)
+{
+    if (c->nmembers == 0 && (!c->linger || c->qhead == NULL)) home_destroy(c);
+}
+
+static void home_open(int src, const struct conv_wire *w, const char *name, size_t len)
+{
+    uint32_t hash = conv_hash(name, len);
+    struct conv_conv *c = home_find(name, len, hash);
+    if (c == NULL) c = home_create(name, len, hash);
+    if (c == NULL) {
+        home_reply(src, CONV_OP_OPENED, w->hid, TERN_ERR_NOMEM, 0, 0, 0);
+        return;
+    }
+    /* One process is FCFS or broadcast receiver of a conversation, never both. */
+    if (w->mode != CONV_MODE_SEND) {
+        for (uint32_t i = 0; i < c->nm; i++)
+            if (c->m[i].rank == src && c->m[i].mode != 0 && c->m[i].mode != CONV_MODE_SEND &&
+                c->m[i].mode != w->mode) {
+                home_reply(src, CONV_OP_OPENED, w->hid, TERN_ERR_INVAL, 0, 0, 0);
+                home_maybe_destroy(c);
+                return;
+            }
+    }
+    uint32_t mid = 0;
+    while (mid < c->nm && c->m[mid].mode != 0)
+        mid++;
+    if (mid == c->nm) {
+        if (c->nm == c->capm) {
+            uint32_t cap = c->capm ? 2 * c->capm : 4;
+            struct conv_member *t = realloc(c->m, cap * sizeof *t);
+            if (t == NULL) {
+                home_reply(src, CONV_OP_OPENED, w->hid, TERN_ERR_NOMEM, 0, 0, 0);
+                home_maybe_destroy(c);
+                return;
+            }
+            c->m = t;
+            c->capm = cap;
+        }
+        c->nm++;
+    }
+    c->m[mid] = (struct conv_member){.rank = src, .hid = w->hid, .mode = w->mode};
+    c->nmembers++;
+    if (w->mode == TERN_FCFS) c->nfcfs++;
+    if (w->mode == TERN_BROADCAST) c->nbcast++;
+    home_reply(src, CONV_OP_OPENED, w->hid, 0, c->cid, mid, 0);
+}
+
+static void home_close(int src, struct conv_conv *c, struct conv_member *m,
+                       const struct conv_wire *w)
+{
+    uint32_t hid = m->hid;
+    if (m->mode == TERN_FCFS) c->nfcfs--;
+    if (m->mode == TERN_BROADCAST) c->nbcast--;
+    m->mode = 0;
+    c->nmembers--;
+    while (c->nm && c->m[c->nm - 1].mode == 0)
+        c->nm--;
+    if (w->flags & CONV_FLAG_LINGER) c->linger = 1;
+    home_reply(src, CONV_OP_CLOSED, hid, 0, 0, 0, 0);
+    home_wake_senders(c); /* its outstanding bytes no longer count */
+    home_maybe_destroy(c);
+}
+
+static void home_send(int src, struct conv_conv *c, struct conv_member *m, unsigned char *data,
+                      size_t len)
+{
+    if (!home_room(c, CONV_MSG_COST(len))) {
+        m->wait_room = 1;
+        home_reply(src, CONV_OP_SENT, m->hid, TERN_ERR_AGAIN, 0, 0, 0);
+        free(data);
+        return;
+    }
+    home_reply(src, CONV_OP_SENT, m->hid, 0, 0, 0, 0);
+    for (uint32_t i = 0; i < c->nm; i++) {
+        struct conv_member *b = &c->m[i];
+        if (b->mode != TERN_BROADCAST) continue;
+        struct conv_wire d = {.op = CONV_OP_DELIVER, .hid = b->hid, .src = src, .len = len};
+        int rc = conv_wire_send(b->rank, &d, data, len);
+        if (rc && rc != TERN_ERR_PEER_FAILED)
+            UTIL_ERROR("conversation: cannot forward to rank %d: %s", b->rank, tern_strerror(rc));
+        b->outstanding += CONV_MSG_COST(len);
+    }
+    /* FCFS receivers get it if there are any; with no receiver at all it waits for the
+     * first FCFS one. Broadcast-only conversations keep nothing. */
+    if (c->nfcfs == 0 && c->nbcast > 0) {
+        free(data);
+        return;
+    }
+    struct conv_msg *q = malloc(sizeof *q);
+    if (q == NULL) core_fatal("out of memory queueing a conversation message");
+    *q = (struct conv_msg){.src = src, .len = len, .data = data};
+    if (c->qtail)
+        c->qtail->next = q;
+    else
+        c->qhead = q;
+    c->qtail = q;
+    c->qbytes += CONV_MSG_COST(len);
+    c->qcount++;
+    home_match(c);
+}
+
+static void home_want(struct conv_conv *c, uint32_t mid)
+{
+    if (c->whead + c->wcount == c->wcap) {
+        if (c->whead > 0) {
+            memmove(c->wants, c->wants + c->whead, c->wcount * sizeof *c->wants);
+            c->whead = 0;
+        } else {
+            size_t cap = c->wcap ? 2 * c->wcap : 8;
+            uint32_t *t = realloc(c->wants, cap * sizeof *t);
+            if (t == NULL) core_fatal("out of memory recording a conversation receive");
+            c->wants = t;
+            c->wcap = cap;
+        }
+    }
+    c->wants[c->whead + c->wcount++] = mid;
+    home_match(c);
+}
+
+void conv_home_recv(int src, const struct conv_wire *w, unsigned char *data, size_t len)
+{
+    if (w->op == CONV_OP_OPEN) {
+        home_open(src, w, (const char *)data, len);
+        free(data);
+        return;
+    }
+    struct conv_member *m = NULL;
+    struct conv_conv *c = home_lookup(src, w, &m);
+    if (c == NULL) {
+        UTIL_ERROR("dropping a conversation op %u from rank %d for an unknown member",
+                   (unsigned)w->op, src);
+        free(data);
+        return;
+    }
+    switch (w->op) {
+    case CONV_OP_CLOSE:
+        home_close(src, c, m, w);
+        break;
+    case CONV_OP_SEND:
+        home_send(src, c, m, data, len);
+        return;
+    case CONV_OP_WANT:
+        home_want(c, w->mid);
+        break;
+    case CONV_OP_CONSUMED:
+        m->outstanding = w->len < m->outstanding ? m->outstanding - w->len : 0;
+        home_wake_senders(c);
+        break;
+    case CONV_OP_PEEK:
+        home_reply(src, CONV_OP_PEEKED, m->hid, 0, 0, 0, c->qcount);
+        break;
+    }
+    free(data);
+}
+
+void conv_home_fini(void)
+{
+    for (uint32_t i = 0; i < home.ncid; i++)
+        if (home.by_cid[i]) {
+            struct conv_conv *c = home.by_cid[i];
+            c->nmembers = 0;
+            c->linger = 0;
+            home_destroy(c);
+        }
+    free(home.by_cid);
+    free(home.free_cids);
+    free(home.buckets);
+    memset(&home, 0, sizeof home);
+}
