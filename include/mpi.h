@@ -1,0 +1,755 @@
+/*
+ * mpi.h - tern's MPI subset (MPI 3.1, C bindings): existing MPI programs compile with
+ * `terncc` and run unmodified on tern's core. Installed as <prefix>/include/tern-mpi/mpi.h
+ * so it never shadows another MPI's header.
+ *
+ * What is implemented and what is not is listed in docs/MPI.md; entry points that are not
+ * implemented (RMA, I/O, spawn, ...) exist so programs link, and fail with
+ * MPI_ERR_UNSUPPORTED_OPERATION through the communicator's error handler.
+ *
+ * Handles are integers (like MPICH's): every predefined handle is a compile-time constant,
+ * usable in file-scope initializers and in switch statements. Every MPI_X function is
+ * also available as PMPI_X for profiling tools; MPI_X is a weak alias of PMPI_X.
+ *
+ * Thread safety: MPI_THREAD_FUNNELED at most (only the main thread calls MPI).
+ */
+#ifndef TERN_MPI_H
+#define TERN_MPI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#pragma GCC visibility push(default)
+
+#define MPI_VERSION    3
+#define MPI_SUBVERSION 1
+#define TERN_MPI       1 /* this is tern's MPI */
+
+/* ---- handle and integer types --------------------------------------------- */
+
+typedef int MPI_Comm;
+typedef int MPI_Group;
+typedef int MPI_Datatype;
+typedef int MPI_Op;
+typedef int MPI_Request;
+typedef int MPI_Errhandler;
+typedef int MPI_Info;
+typedef int MPI_Win;
+typedef int MPI_File;
+typedef int MPI_Message;
+typedef int MPI_Fint;
+typedef intptr_t MPI_Aint;
+typedef long long MPI_Offset;
+typedef long long MPI_Count;
+
+/** Status of a receive/probe. MPI_SOURCE, MPI_TAG and MPI_ERROR are public (MPI);
+ * the rest is tern's (size in bytes, cancelled flag). */
+typedef struct MPI_Status {
+    int MPI_SOURCE;
+    int MPI_TAG;
+    int MPI_ERROR;
+    int tern_cancelled;
+    MPI_Count tern_bytes;
+} MPI_Status;
+
+#define MPI_STATUS_IGNORE   ((MPI_Status *)0)
+#define MPI_STATUSES_IGNORE ((MPI_Status *)0)
+
+/* ---- constants -------------------------------------------------------------- */
+
+#define MPI_ANY_SOURCE      (-1)
+#define MPI_PROC_NULL       (-2)
+#define MPI_ROOT            (-3)
+#define MPI_ANY_TAG         (-1)
+#define MPI_UNDEFINED       (-32766)
+#define MPI_KEYVAL_INVALID  (-1)
+#define MPI_BSEND_OVERHEAD  96
+#define MPI_BOTTOM          ((void *)0)
+#define MPI_IN_PLACE        ((void *)1)
+#define MPI_UNWEIGHTED      ((int *)2)
+#define MPI_WEIGHTS_EMPTY   ((int *)3)
+#define MPI_ARGV_NULL       ((char **)0)
+#define MPI_ARGVS_NULL      ((char ***)0)
+#define MPI_ERRCODES_IGNORE ((int *)0)
+
+#define MPI_MAX_PROCESSOR_NAME         256
+#define MPI_MAX_ERROR_STRING           512
+#define MPI_MAX_OBJECT_NAME            128
+#define MPI_MAX_LIBRARY_VERSION_STRING 256
+#define MPI_MAX_INFO_KEY               255
+#define MPI_MAX_INFO_VAL               1024
+#define MPI_MAX_PORT_NAME              256
+#define MPI_MAX_DATAREP_STRING         128
+
+/* Thread levels. */
+#define MPI_THREAD_SINGLE     0
+#define MPI_THREAD_FUNNELED   1
+#define MPI_THREAD_SERIALIZED 2
+#define MPI_THREAD_MULTIPLE   3
+
+/* Results of MPI_Comm_compare / MPI_Group_compare. */
+#define MPI_IDENT     0
+#define MPI_CONGRUENT 1
+#define MPI_SIMILAR   2
+#define MPI_UNEQUAL   3
+
+/* Topologies (MPI_Topo_test). */
+#define MPI_GRAPH      1
+#define MPI_CART       2
+#define MPI_DIST_GRAPH 3
+
+/* MPI_Comm_split_type. */
+#define MPI_COMM_TYPE_SHARED 1
+
+/* Datatype combiners (MPI_Type_get_envelope). */
+#define MPI_COMBINER_NAMED          1
+#define MPI_COMBINER_DUP            2
+#define MPI_COMBINER_CONTIGUOUS     3
+#define MPI_COMBINER_VECTOR         4
+#define MPI_COMBINER_HVECTOR        5
+#define MPI_COMBINER_INDEXED        6
+#define MPI_COMBINER_HINDEXED       7
+#define MPI_COMBINER_INDEXED_BLOCK  8
+#define MPI_COMBINER_HINDEXED_BLOCK 9
+#define MPI_COMBINER_STRUCT         10
+#define MPI_COMBINER_SUBARRAY       11
+#define MPI_COMBINER_DARRAY         12
+#define MPI_COMBINER_RESIZED        13
+
+#define MPI_ORDER_C       56
+#define MPI_ORDER_FORTRAN 57
+
+/* Attribute keys of communicators (MPI_Comm_get_attr). */
+#define MPI_TAG_UB          1
+#define MPI_HOST            2
+#define MPI_IO              3
+#define MPI_WTIME_IS_GLOBAL 4
+#define MPI_UNIVERSE_SIZE   5
+#define MPI_APPNUM          6
+#define MPI_LASTUSEDCODE    7
+
+/* Error classes (error codes are the classes themselves). */
+#define MPI_SUCCESS                   0
+#define MPI_ERR_BUFFER                1
+#define MPI_ERR_COUNT                 2
+#define MPI_ERR_TYPE                  3
+#define MPI_ERR_TAG                   4
+#define MPI_ERR_COMM                  5
+#define MPI_ERR_RANK                  6
+#define MPI_ERR_REQUEST               7
+#define MPI_ERR_ROOT                  8
+#define MPI_ERR_GROUP                 9
+#define MPI_ERR_OP                    10
+#define MPI_ERR_TOPOLOGY              11
+#define MPI_ERR_DIMS                  12
+#define MPI_ERR_ARG                   13
+#define MPI_ERR_UNKNOWN               14
+#define MPI_ERR_TRUNCATE              15
+#define MPI_ERR_OTHER                 16
+#define MPI_ERR_INTERN                17
+#define MPI_ERR_IN_STATUS             18
+#define MPI_ERR_PENDING               19
+#define MPI_ERR_KEYVAL                20
+#define MPI_ERR_NO_MEM                21
+#define MPI_ERR_BASE                  22
+#define MPI_ERR_INFO_KEY              23
+#define MPI_ERR_INFO_VALUE            24
+#define MPI_ERR_INFO_NOKEY            25
+#define MPI_ERR_SPAWN                 26
+#define MPI_ERR_PORT                  27
+#define MPI_ERR_SERVICE               28
+#define MPI_ERR_NAME                  29
+#define MPI_ERR_WIN                   30
+#define MPI_ERR_SIZE                  31
+#define MPI_ERR_DISP                  32
+#define MPI_ERR_INFO                  33
+#define MPI_ERR_LOCKTYPE              34
+#define MPI_ERR_ASSERT                35
+#define MPI_ERR_RMA_CONFLICT          36
+#define MPI_ERR_RMA_SYNC              37
+#define MPI_ERR_FILE                  38
+#define MPI_ERR_NOT_SAME              39
+#define MPI_ERR_AMODE                 40
+#define MPI_ERR_UNSUPPORTED_DATAREP   41
+#define MPI_ERR_UNSUPPORTED_OPERATION 42
+#define MPI_ERR_NO_SUCH_FILE          43
+#define MPI_ERR_FILE_EXISTS           44
+#define MPI_ERR_BAD_FILE              45
+#define MPI_ERR_ACCESS                46
+#define MPI_ERR_NO_SPACE              47
+#define MPI_ERR_QUOTA                 48
+#define MPI_ERR_READ_ONLY             49
+#define MPI_ERR_FILE_IN_USE           50
+#define MPI_ERR_DUP_DATAREP           51
+#define MPI_ERR_CONVERSION            52
+#define MPI_ERR_IO                    53
+#define MPI_ERR_RMA_RANGE             54
+#define MPI_ERR_RMA_ATTACH            55
+#define MPI_ERR_RMA_SHARED            56
+#define MPI_ERR_RMA_FLAVOR            57
+#define MPI_ERR_LASTCODE              57
+
+/* ---- predefined handles ---------------------------------------------------- */
+
+#define MPI_COMM_NULL  ((MPI_Comm)0)
+#define MPI_COMM_WORLD ((MPI_Comm)1)
+#define MPI_COMM_SELF  ((MPI_Comm)2)
+
+#define MPI_GROUP_NULL  ((MPI_Group)0)
+#define MPI_GROUP_EMPTY ((MPI_Group)1)
+
+#define MPI_REQUEST_NULL    ((MPI_Request)0)
+#define MPI_INFO_NULL       ((MPI_Info)0)
+#define MPI_INFO_ENV        ((MPI_Info)1)
+#define MPI_WIN_NULL        ((MPI_Win)0)
+#define MPI_FILE_NULL       ((MPI_File)0)
+#define MPI_MESSAGE_NULL    ((MPI_Message)0)
+#define MPI_MESSAGE_NO_PROC ((MPI_Message)1)
+
+#define MPI_ERRHANDLER_NULL  ((MPI_Errhandler)0)
+#define MPI_ERRORS_ARE_FATAL ((MPI_Errhandler)1)
+#define MPI_ERRORS_RETURN    ((MPI_Errhandler)2)
+
+#define MPI_OP_NULL ((MPI_Op)0)
+#define MPI_MAX     ((MPI_Op)1)
+#define MPI_MIN     ((MPI_Op)2)
+#define MPI_SUM     ((MPI_Op)3)
+#define MPI_PROD    ((MPI_Op)4)
+#define MPI_LAND    ((MPI_Op)5)
+#define MPI_BAND    ((MPI_Op)6)
+#define MPI_LOR     ((MPI_Op)7)
+#define MPI_BOR     ((MPI_Op)8)
+#define MPI_LXOR    ((MPI_Op)9)
+#define MPI_BXOR    ((MPI_Op)10)
+#define MPI_MINLOC  ((MPI_Op)11)
+#define MPI_MAXLOC  ((MPI_Op)12)
+#define MPI_REPLACE ((MPI_Op)13)
+#define MPI_NO_OP   ((MPI_Op)14)
+
+#define MPI_DATATYPE_NULL         ((MPI_Datatype)0)
+#define MPI_CHAR                  ((MPI_Datatype)1)
+#define MPI_SIGNED_CHAR           ((MPI_Datatype)2)
+#define MPI_UNSIGNED_CHAR         ((MPI_Datatype)3)
+#define MPI_BYTE                  ((MPI_Datatype)4)
+#define MPI_WCHAR                 ((MPI_Datatype)5)
+#define MPI_SHORT                 ((MPI_Datatype)6)
+#define MPI_UNSIGNED_SHORT        ((MPI_Datatype)7)
+#define MPI_INT                   ((MPI_Datatype)8)
+#define MPI_UNSIGNED              ((MPI_Datatype)9)
+#define MPI_LONG                  ((MPI_Datatype)10)
+#define MPI_UNSIGNED_LONG         ((MPI_Datatype)11)
+#define MPI_LONG_LONG_INT         ((MPI_Datatype)12)
+#define MPI_LONG_LONG             MPI_LONG_LONG_INT
+#define MPI_UNSIGNED_LONG_LONG    ((MPI_Datatype)13)
+#define MPI_FLOAT                 ((MPI_Datatype)14)
+#define MPI_DOUBLE                ((MPI_Datatype)15)
+#define MPI_LONG_DOUBLE           ((MPI_Datatype)16)
+#define MPI_C_BOOL                ((MPI_Datatype)17)
+#define MPI_INT8_T                ((MPI_Datatype)18)
+#define MPI_INT16_T               ((MPI_Datatype)19)
+#define MPI_INT32_T               ((MPI_Datatype)20)
+#define MPI_INT64_T               ((MPI_Datatype)21)
+#define MPI_UINT8_T               ((MPI_Datatype)22)
+#define MPI_UINT16_T              ((MPI_Datatype)23)
+#define MPI_UINT32_T              ((MPI_Datatype)24)
+#define MPI_UINT64_T              ((MPI_Datatype)25)
+#define MPI_C_FLOAT_COMPLEX       ((MPI_Datatype)26)
+#define MPI_C_COMPLEX             MPI_C_FLOAT_COMPLEX
+#define MPI_C_DOUBLE_COMPLEX      ((MPI_Datatype)27)
+#define MPI_C_LONG_DOUBLE_COMPLEX ((MPI_Datatype)28)
+#define MPI_AINT                  ((MPI_Datatype)29)
+#define MPI_OFFSET                ((MPI_Datatype)30)
+#define MPI_COUNT                 ((MPI_Datatype)31)
+#define MPI_PACKED                ((MPI_Datatype)32)
+#define MPI_FLOAT_INT             ((MPI_Datatype)33)
+#define MPI_DOUBLE_INT            ((MPI_Datatype)34)
+#define MPI_LONG_INT              ((MPI_Datatype)35)
+#define MPI_2INT                  ((MPI_Datatype)36)
+#define MPI_SHORT_INT             ((MPI_Datatype)37)
+#define MPI_LONG_DOUBLE_INT       ((MPI_Datatype)38)
+#define TERN_MPI_NPREDEFINED      39
+
+/* ---- callback types ------------------------------------------------------- */
+
+typedef void MPI_User_function(void *invec, void *inoutvec, int *len, MPI_Datatype *datatype);
+typedef void MPI_Comm_errhandler_function(MPI_Comm *comm, int *errcode, ...);
+typedef MPI_Comm_errhandler_function MPI_Comm_errhandler_fn;
+typedef int MPI_Comm_copy_attr_function(MPI_Comm oldcomm, int keyval, void *extra_state,
+                                        void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int MPI_Comm_delete_attr_function(MPI_Comm comm, int keyval, void *attribute_val,
+                                          void *extra_state);
+#define MPI_COMM_NULL_COPY_FN   ((MPI_Comm_copy_attr_function *)0)
+#define MPI_COMM_NULL_DELETE_FN ((MPI_Comm_delete_attr_function *)0)
+#define MPI_COMM_DUP_FN         ((MPI_Comm_copy_attr_function *)1)
+
+/* ---- functions ------------------------------------------------------------- */
+/* TERN__MPI declares MPI_name and its profiling twin PMPI_name. */
+#define TERN__MPI(ret, name, params)                                                               \
+    ret MPI_##name params;                                                                         \
+    ret PMPI_##name params
+
+/* Environment */
+TERN__MPI(int, Init, (int *argc, char ***argv));
+TERN__MPI(int, Init_thread, (int *argc, char ***argv, int required, int *provided));
+TERN__MPI(int, Initialized, (int *flag));
+TERN__MPI(int, Finalized, (int *flag));
+TERN__MPI(int, Finalize, (void));
+TERN__MPI(int, Abort, (MPI_Comm comm, int errorcode));
+TERN__MPI(double, Wtime, (void));
+TERN__MPI(double, Wtick, (void));
+TERN__MPI(int, Get_version, (int *version, int *subversion));
+TERN__MPI(int, Get_library_version, (char *version, int *resultlen));
+TERN__MPI(int, Get_processor_name, (char *name, int *resultlen));
+TERN__MPI(int, Query_thread, (int *provided));
+TERN__MPI(int, Is_thread_main, (int *flag));
+TERN__MPI(int, Alloc_mem, (MPI_Aint size, MPI_Info info, void *baseptr));
+TERN__MPI(int, Free_mem, (void *base));
+TERN__MPI(int, Error_string, (int errorcode, char *string, int *resultlen));
+TERN__MPI(int, Error_class, (int errorcode, int *errorclass));
+TERN__MPI(int, Comm_set_errhandler, (MPI_Comm comm, MPI_Errhandler errhandler));
+TERN__MPI(int, Comm_get_errhandler, (MPI_Comm comm, MPI_Errhandler *errhandler));
+TERN__MPI(int, Errhandler_set, (MPI_Comm comm, MPI_Errhandler errhandler));
+TERN__MPI(int, Errhandler_get, (MPI_Comm comm, MPI_Errhandler *errhandler));
+TERN__MPI(int, Comm_create_errhandler,
+          (MPI_Comm_errhandler_function * fn, MPI_Errhandler *errhandler));
+TERN__MPI(int, Errhandler_free, (MPI_Errhandler * errhandler));
+TERN__MPI(int, Comm_call_errhandler, (MPI_Comm comm, int errorcode));
+TERN__MPI(int, Info_create, (MPI_Info * info));
+TERN__MPI(int, Info_set, (MPI_Info info, const char *key, const char *value));
+TERN__MPI(int, Info_get, (MPI_Info info, const char *key, int valuelen, char *value, int *flag));
+TERN__MPI(int, Info_free, (MPI_Info * info));
+TERN__MPI(int, Info_dup, (MPI_Info info, MPI_Info *newinfo));
+TERN__MPI(int, Info_get_nkeys, (MPI_Info info, int *nkeys));
+TERN__MPI(int, Pcontrol, (const int level, ...));
+
+/* Point-to-point */
+TERN__MPI(int, Send,
+          (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm));
+TERN__MPI(int, Ssend,
+          (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm));
+TERN__MPI(int, Rsend,
+          (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm));
+TERN__MPI(int, Bsend,
+          (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm));
+TERN__MPI(int, Buffer_attach, (void *buffer, int size));
+TERN__MPI(int, Buffer_detach, (void *buffer_addr, int *size));
+TERN__MPI(int, Recv,
+          (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+           MPI_Status *status));
+TERN__MPI(int, Isend,
+          (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+           MPI_Request *request));
+TERN__MPI(int, Issend,
+          (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+           MPI_Request *request));
+TERN__MPI(int, Irsend,
+          (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+           MPI_Request *request));
+TERN__MPI(int, Ibsend,
+          (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+           MPI_Request *request));
+TERN__MPI(int, Irecv,
+          (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+           MPI_Request *request));
+TERN__MPI(int, Sendrecv,
+          (const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+           void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+           MPI_Comm comm, MPI_Status *status));
+TERN__MPI(int, Sendrecv_replace,
+          (void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
+           int recvtag, MPI_Comm comm, MPI_Status *status));
+TERN__MPI(int, Probe, (int source, int tag, MPI_Comm comm, MPI_Status *status));
+TERN__MPI(int, Iprobe, (int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status));
+TERN__MPI(int, Get_count, (const MPI_Status *status, MPI_Datatype datatype, int *count));
+TERN__MPI(int, Get_elements, (const MPI_Status *status, MPI_Datatype datatype, int *count));
+TERN__MPI(int, Wait, (MPI_Request * request, MPI_Status *status));
+TERN__MPI(int, Waitall, (int count, MPI_Request requests[], MPI_Status statuses[]));
+TERN__MPI(int, Waitany, (int count, MPI_Request requests[], int *index, MPI_Status *status));
+TERN__MPI(int, Waitsome,
+          (int incount, MPI_Request requests[], int *outcount, int indices[],
+           MPI_Status statuses[]));
+TERN__MPI(int, Test, (MPI_Request * request, int *flag, MPI_Status *status));
+TERN__MPI(int, Testall, (int count, MPI_Request requests[], int *flag, MPI_Status statuses[]));
+TERN__MPI(int, Testany,
+          (int count, MPI_Request requests[], int *index, int *flag, MPI_Status *status));
+TERN__MPI(int, Testsome,
+          (int incount, MPI_Request requests[], int *outcount, int indices[],
+           MPI_Status statuses[]));
+TERN__MPI(int, Request_free, (MPI_Request * request));
+TERN__MPI(int, Request_get_status, (MPI_Request request, int *flag, MPI_Status *status));
+TERN__MPI(int, Cancel, (MPI_Request * request));
+TERN__MPI(int, Test_cancelled, (const MPI_Status *status, int *flag));
+TERN__MPI(int, Send_init,
+          (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+           MPI_Request *request));
+TERN__MPI(int, Ssend_init,
+          (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+           MPI_Request *request));
+TERN__MPI(int, Rsend_init,
+          (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+           MPI_Request *request));
+TERN__MPI(int, Bsend_init,
+          (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+           MPI_Request *request));
+TERN__MPI(int, Recv_init,
+          (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+           MPI_Request *request));
+TERN__MPI(int, Start, (MPI_Request * request));
+TERN__MPI(int, Startall, (int count, MPI_Request requests[]));
+
+/* Large-count point-to-point */
+TERN__MPI(int, Send_c,
+          (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+           MPI_Comm comm));
+TERN__MPI(int, Ssend_c,
+          (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+           MPI_Comm comm));
+TERN__MPI(int, Rsend_c,
+          (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+           MPI_Comm comm));
+TERN__MPI(int, Bsend_c,
+          (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+           MPI_Comm comm));
+TERN__MPI(int, Recv_c,
+          (void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+           MPI_Status *status));
+TERN__MPI(int, Isend_c,
+          (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+           MPI_Comm comm, MPI_Request *request));
+TERN__MPI(int, Issend_c,
+          (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+           MPI_Comm comm, MPI_Request *request));
+TERN__MPI(int, Irsend_c,
+          (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+           MPI_Comm comm, MPI_Request *request));
+TERN__MPI(int, Ibsend_c,
+          (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+           MPI_Comm comm, MPI_Request *request));
+TERN__MPI(int, Irecv_c,
+          (void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+           MPI_Request *request));
+TERN__MPI(int, Sendrecv_c,
+          (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+           void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag,
+           MPI_Comm comm, MPI_Status *status));
+TERN__MPI(int, Send_init_c,
+          (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+           MPI_Comm comm, MPI_Request *request));
+TERN__MPI(int, Recv_init_c,
+          (void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+           MPI_Request *request));
+TERN__MPI(int, Get_count_c, (const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count));
+
+/* Communicators and groups */
+TERN__MPI(int, Comm_rank, (MPI_Comm comm, int *rank));
+TERN__MPI(int, Comm_size, (MPI_Comm comm, int *size));
+TERN__MPI(int, Comm_dup, (MPI_Comm comm, MPI_Comm *newcomm));
+TERN__MPI(int, Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm *newcomm));
+TERN__MPI(int, Comm_split_type,
+          (MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm));
+TERN__MPI(int, Comm_free, (MPI_Comm * comm));
+TERN__MPI(int, Comm_compare, (MPI_Comm comm1, MPI_Comm comm2, int *result));
+TERN__MPI(int, Comm_group, (MPI_Comm comm, MPI_Group *group));
+TERN__MPI(int, Comm_create, (MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm));
+TERN__MPI(int, Comm_get_name, (MPI_Comm comm, char *comm_name, int *resultlen));
+TERN__MPI(int, Comm_set_name, (MPI_Comm comm, const char *comm_name));
+TERN__MPI(int, Comm_test_inter, (MPI_Comm comm, int *flag));
+TERN__MPI(int, Comm_get_parent, (MPI_Comm * parent));
+TERN__MPI(int, Comm_get_attr, (MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag));
+TERN__MPI(int, Attr_get, (MPI_Comm comm, int keyval, void *attribute_val, int *flag));
+TERN__MPI(int, Comm_create_keyval,
+          (MPI_Comm_copy_attr_function * copy_fn, MPI_Comm_delete_attr_function *delete_fn,
+           int *keyval, void *extra_state));
+TERN__MPI(int, Comm_free_keyval, (int *keyval));
+TERN__MPI(int, Comm_set_attr, (MPI_Comm comm, int keyval, void *attribute_val));
+TERN__MPI(int, Comm_delete_attr, (MPI_Comm comm, int keyval));
+TERN__MPI(int, Group_size, (MPI_Group group, int *size));
+TERN__MPI(int, Group_rank, (MPI_Group group, int *rank));
+TERN__MPI(int, Group_incl, (MPI_Group group, int n, const int ranks[], MPI_Group *newgroup));
+TERN__MPI(int, Group_excl, (MPI_Group group, int n, const int ranks[], MPI_Group *newgroup));
+TERN__MPI(int, Group_range_incl, (MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup));
+TERN__MPI(int, Group_translate_ranks,
+          (MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[]));
+TERN__MPI(int, Group_compare, (MPI_Group group1, MPI_Group group2, int *result));
+TERN__MPI(int, Group_free, (MPI_Group * group));
+TERN__MPI(int, Comm_c2f, (MPI_Comm comm));
+TERN__MPI(MPI_Comm, Comm_f2c, (MPI_Fint comm));
+
+/* Datatypes */
+TERN__MPI(int, Type_size, (MPI_Datatype datatype, int *size));
+TERN__MPI(int, Type_size_c, (MPI_Datatype datatype, MPI_Count *size));
+TERN__MPI(int, Type_size_x, (MPI_Datatype datatype, MPI_Count *size));
+TERN__MPI(int, Type_get_extent, (MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent));
+TERN__MPI(int, Type_get_true_extent,
+          (MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent));
+TERN__MPI(int, Type_get_name, (MPI_Datatype datatype, char *type_name, int *resultlen));
+TERN__MPI(int, Type_set_name, (MPI_Datatype datatype, const char *type_name));
+TERN__MPI(int, Type_contiguous, (int count, MPI_Datatype oldtype, MPI_Datatype *newtype));
+TERN__MPI(int, Type_vector,
+          (int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype *newtype));
+TERN__MPI(int, Type_create_hvector,
+          (int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+           MPI_Datatype *newtype));
+TERN__MPI(int, Type_indexed,
+          (int count, const int blocklengths[], const int displacements[], MPI_Datatype oldtype,
+           MPI_Datatype *newtype));
+TERN__MPI(int, Type_create_hindexed,
+          (int count, const int blocklengths[], const MPI_Aint displacements[],
+           MPI_Datatype oldtype, MPI_Datatype *newtype));
+TERN__MPI(int, Type_create_indexed_block,
+          (int count, int blocklength, const int displacements[], MPI_Datatype oldtype,
+           MPI_Datatype *newtype));
+TERN__MPI(int, Type_create_hindexed_block,
+          (int count, int blocklength, const MPI_Aint displacements[], MPI_Datatype oldtype,
+           MPI_Datatype *newtype));
+TERN__MPI(int, Type_create_struct,
+          (int count, const int blocklengths[], const MPI_Aint displacements[],
+           const MPI_Datatype types[], MPI_Datatype *newtype));
+TERN__MPI(int, Type_create_resized,
+          (MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype));
+TERN__MPI(int, Type_create_subarray,
+          (int ndims, const int sizes[], const int subsizes[], const int starts[], int order,
+           MPI_Datatype oldtype, MPI_Datatype *newtype));
+TERN__MPI(int, Type_dup, (MPI_Datatype oldtype, MPI_Datatype *newtype));
+TERN__MPI(int, Type_commit, (MPI_Datatype * datatype));
+TERN__MPI(int, Type_free, (MPI_Datatype * datatype));
+TERN__MPI(int, Get_address, (const void *location, MPI_Aint *address));
+TERN__MPI(int, Address, (void *location, MPI_Aint *address));
+TERN__MPI(MPI_Aint, Aint_add, (MPI_Aint base, MPI_Aint disp));
+TERN__MPI(MPI_Aint, Aint_diff, (MPI_Aint addr1, MPI_Aint addr2));
+TERN__MPI(int, Pack,
+          (const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize,
+           int *position, MPI_Comm comm));
+TERN__MPI(int, Unpack,
+          (const void *inbuf, int insize, int *position, void *outbuf, int outcount,
+           MPI_Datatype datatype, MPI_Comm comm));
+TERN__MPI(int, Pack_size, (int incount, MPI_Datatype datatype, MPI_Comm comm, int *size));
+
+/* Collectives and reduction operations */
+TERN__MPI(int, Op_create, (MPI_User_function * user_fn, int commute, MPI_Op *op));
+TERN__MPI(int, Op_free, (MPI_Op * op));
+TERN__MPI(int, Op_commutative, (MPI_Op op, int *commute));
+TERN__MPI(int, Reduce_local,
+          (const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op));
+TERN__MPI(int, Barrier, (MPI_Comm comm));
+TERN__MPI(int, Bcast, (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm));
+TERN__MPI(int, Reduce,
+          (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+           int root, MPI_Comm comm));
+TERN__MPI(int, Allreduce,
+          (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+           MPI_Comm comm));
+TERN__MPI(int, Gather,
+          (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+           MPI_Datatype recvtype, int root, MPI_Comm comm));
+TERN__MPI(int, Gatherv,
+          (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+           const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+           MPI_Comm comm));
+TERN__MPI(int, Scatter,
+          (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+           MPI_Datatype recvtype, int root, MPI_Comm comm));
+TERN__MPI(int, Scatterv,
+          (const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+           void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm));
+TERN__MPI(int, Allgather,
+          (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+           MPI_Datatype recvtype, MPI_Comm comm));
+TERN__MPI(int, Allgatherv,
+          (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+           const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm));
+TERN__MPI(int, Alltoall,
+          (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+           MPI_Datatype recvtype, MPI_Comm comm));
+TERN__MPI(int, Alltoallv,
+          (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+           void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+           MPI_Comm comm));
+TERN__MPI(int, Reduce_scatter,
+          (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
+           MPI_Op op, MPI_Comm comm));
+TERN__MPI(int, Reduce_scatter_block,
+          (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+           MPI_Comm comm));
+TERN__MPI(int, Scan,
+          (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+           MPI_Comm comm));
+TERN__MPI(int, Exscan,
+          (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+           MPI_Comm comm));
+TERN__MPI(int, Ibarrier, (MPI_Comm comm, MPI_Request *request));
+TERN__MPI(int, Ibcast,
+          (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+           MPI_Request *request));
+TERN__MPI(int, Ireduce,
+          (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+           int root, MPI_Comm comm, MPI_Request *request));
+TERN__MPI(int, Iallreduce,
+          (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+           MPI_Comm comm, MPI_Request *request));
+TERN__MPI(int, Igather,
+          (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+           MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request));
+TERN__MPI(int, Igatherv,
+          (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+           const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+           MPI_Comm comm, MPI_Request *request));
+TERN__MPI(int, Iscatter,
+          (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+           MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request));
+TERN__MPI(int, Iscatterv,
+          (const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+           void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+           MPI_Request *request));
+TERN__MPI(int, Iallgather,
+          (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+           MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request));
+TERN__MPI(int, Iallgatherv,
+          (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+           const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+           MPI_Request *request));
+TERN__MPI(int, Ialltoall,
+          (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+           MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request));
+TERN__MPI(int, Ialltoallv,
+          (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+           void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+           MPI_Comm comm, MPI_Request *request));
+TERN__MPI(int, Ireduce_scatter,
+          (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
+           MPI_Op op, MPI_Comm comm, MPI_Request *request));
+TERN__MPI(int, Ireduce_scatter_block,
+          (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+           MPI_Comm comm, MPI_Request *request));
+TERN__MPI(int, Iscan,
+          (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+           MPI_Comm comm, MPI_Request *request));
+TERN__MPI(int, Iexscan,
+          (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+           MPI_Comm comm, MPI_Request *request));
+
+/* Topologies */
+TERN__MPI(int, Dims_create, (int nnodes, int ndims, int dims[]));
+TERN__MPI(int, Cart_create,
+          (MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder,
+           MPI_Comm *comm_cart));
+TERN__MPI(int, Cart_coords, (MPI_Comm comm, int rank, int maxdims, int coords[]));
+TERN__MPI(int, Cart_rank, (MPI_Comm comm, const int coords[], int *rank));
+TERN__MPI(int, Cart_shift,
+          (MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest));
+TERN__MPI(int, Cart_get, (MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]));
+TERN__MPI(int, Cartdim_get, (MPI_Comm comm, int *ndims));
+TERN__MPI(int, Cart_sub, (MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm));
+TERN__MPI(int, Topo_test, (MPI_Comm comm, int *status));
+
+/* Not supported (the call fails with MPI_ERR_UNSUPPORTED_OPERATION; see docs/MPI.md). */
+TERN__MPI(int, Win_create,
+          (void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win));
+TERN__MPI(int, Win_allocate,
+          (MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
+           MPI_Win *win));
+TERN__MPI(int, Win_allocate_shared,
+          (MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
+           MPI_Win *win));
+TERN__MPI(int, Win_create_dynamic, (MPI_Info info, MPI_Comm comm, MPI_Win *win));
+TERN__MPI(int, Win_free, (MPI_Win * win));
+TERN__MPI(int, Win_fence, (int assert, MPI_Win win));
+TERN__MPI(int, Win_lock, (int lock_type, int rank, int assert, MPI_Win win));
+TERN__MPI(int, Win_unlock, (int rank, MPI_Win win));
+TERN__MPI(int, Win_lock_all, (int assert, MPI_Win win));
+TERN__MPI(int, Win_unlock_all, (MPI_Win win));
+TERN__MPI(int, Win_flush, (int rank, MPI_Win win));
+TERN__MPI(int, Win_flush_all, (MPI_Win win));
+TERN__MPI(int, Win_sync, (MPI_Win win));
+TERN__MPI(int, Put,
+          (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+           MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win));
+TERN__MPI(int, Get,
+          (void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+           MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win));
+TERN__MPI(int, Accumulate,
+          (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+           MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op,
+           MPI_Win win));
+TERN__MPI(int, Fetch_and_op,
+          (const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank,
+           MPI_Aint target_disp, MPI_Op op, MPI_Win win));
+TERN__MPI(int, Compare_and_swap,
+          (const void *origin_addr, const void *compare_addr, void *result_addr,
+           MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win));
+TERN__MPI(int, File_open,
+          (MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh));
+TERN__MPI(int, File_close, (MPI_File * fh));
+TERN__MPI(int, File_delete, (const char *filename, MPI_Info info));
+TERN__MPI(int, File_read,
+          (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status));
+TERN__MPI(int, File_write,
+          (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status));
+TERN__MPI(int, File_read_at,
+          (MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype,
+           MPI_Status *status));
+TERN__MPI(int, File_write_at,
+          (MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype,
+           MPI_Status *status));
+TERN__MPI(int, File_read_all,
+          (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status));
+TERN__MPI(int, File_write_all,
+          (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status));
+TERN__MPI(int, File_read_at_all,
+          (MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype,
+           MPI_Status *status));
+TERN__MPI(int, File_write_at_all,
+          (MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype,
+           MPI_Status *status));
+TERN__MPI(int, File_set_view,
+          (MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
+           const char *datarep, MPI_Info info));
+TERN__MPI(int, File_get_size, (MPI_File fh, MPI_Offset *size));
+TERN__MPI(int, File_set_size, (MPI_File fh, MPI_Offset size));
+TERN__MPI(int, File_seek, (MPI_File fh, MPI_Offset offset, int whence));
+TERN__MPI(int, File_sync, (MPI_File fh));
+TERN__MPI(int, Comm_spawn,
+          (const char *command, char *argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm,
+           MPI_Comm *intercomm, int array_of_errcodes[]));
+TERN__MPI(int, Intercomm_create,
+          (MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag,
+           MPI_Comm *newintercomm));
+TERN__MPI(int, Intercomm_merge, (MPI_Comm intercomm, int high, MPI_Comm *newintracomm));
+TERN__MPI(int, Mprobe,
+          (int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status));
+TERN__MPI(int, Improbe,
+          (int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
+           MPI_Status *status));
+TERN__MPI(int, Mrecv,
+          (void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status));
+TERN__MPI(int, Imrecv,
+          (void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+           MPI_Request *request));
+TERN__MPI(int, Graph_create,
+          (MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder,
+           MPI_Comm *comm_graph));
+TERN__MPI(int, Dist_graph_create_adjacent,
+          (MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[],
+           int outdegree, const int destinations[], const int destweights[], MPI_Info info,
+           int reorder, MPI_Comm *comm_dist_graph));
+TERN__MPI(int, Neighbor_allgather,
+          (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+           MPI_Datatype recvtype, MPI_Comm comm));
+TERN__MPI(int, Neighbor_alltoall,
+          (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+           MPI_Datatype recvtype, MPI_Comm comm));
+TERN__MPI(int, Alltoallw,
+          (const void *sendbuf, const int sendcounts[], const int sdispls[],
+           const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+           const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm));
+
+#pragma GCC visibility pop
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TERN_MPI_H */

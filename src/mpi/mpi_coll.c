@@ -1,0 +1,925 @@
+/*
+ * mpi_coll.c - MPI collectives and reduction operations, mapped straight onto the
+ * collective builders of src/coll: one schedule per call, run now (blocking) or handed to
+ * the progress engine (MPI_I*). Data-movement collectives count bytes: a contiguous
+ * datatype is used in place, any other is packed into (and unpacked from) a temporary.
+ * Reductions run on the user's memory with the element size of the datatype's extent.
+ */
+#include <complex.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi/mpi_impl.h"
+
+/* ---- operations ---------------------------------------------------------------------- */
+
+#define MPI_OP_USER_BASE 32
+struct mpi_user_op {
+    MPI_User_function *fn;
+    int commute;
+    int used;
+};
+static struct mpi_user_op *mpi_uops;
+static int mpi_nuops;
+
+static struct mpi_user_op *mpi_uop_get(MPI_Op op)
+{
+    int i = op - MPI_OP_USER_BASE;
+    return i >= 0 && i < mpi_nuops && mpi_uops[i].used ? &mpi_uops[i] : NULL;
+}
+
+/*
+ * A user function needs its MPI datatype, which the collectives' element function does not
+ * carry: each (user op, datatype) pair in use is bound to one of a fixed set of
+ * trampolines that knows its binding.
+ */
+#define MPI_NBIND 64
+static struct {
+    MPI_Op op;
+    MPI_Datatype dt;
+} mpi_binds[MPI_NBIND];
+
+static void mpi_bind_call(int k, const void *in, void *inout, size_t count)
+{
+    struct mpi_user_op *u = mpi_uop_get(mpi_binds[k].op);
+    MPI_Datatype dt = mpi_binds[k].dt;
+    /* MPI counts are int: hand very long vectors over in pieces. */
+    struct mpi_type *t = mpi_type_get(dt);
+    size_t ext = t ? (size_t)mpi_type_extent(t) : 0;
+    while (count > 0 && u) {
+        int n = count > (size_t)INT32_MAX ? INT32_MAX : (int)count;
+        u->fn((void *)in, inout, &n, &dt);
+        in = (const char *)in + (size_t)n * ext;
+        inout = (char *)inout + (size_t)n * ext;
+        count -= (size_t)n;
+    }
+}
+
+#define MPI_TRAMP(k)                                                                               \
+    static void mpi_tramp_##k(const void *in, void *inout, size_t count, tern_datatype_t dt)       \
+    {                                                                                              \
+        (void)dt;                                                                                  \
+        mpi_bind_call(k, in, inout, count);                                                        \
+    }
+#define MPI_T8(b)                                                                                  \
+    MPI_TRAMP(b##0)                                                                                \
+    MPI_TRAMP(b##1) MPI_TRAMP(b##2) MPI_TRAMP(b##3) MPI_TRAMP(b##4) MPI_TRAMP(b##5)                \
+        MPI_TRAMP(b##6) MPI_TRAMP(b##7)
+MPI_T8(0)
+MPI_T8(1) MPI_T8(2) MPI_T8(3) MPI_T8(4) MPI_T8(5) MPI_T8(6) MPI_T8(7)
+#define MPI_TR8(b)                                                                                 \
+    mpi_tramp_##b##0, mpi_tramp_##b##1, mpi_tramp_##b##2, mpi_tramp_##b##3, mpi_tramp_##b##4,      \
+        mpi_tramp_##b##5, mpi_tramp_##b##6, mpi_tramp_##b##7
+    static const coll_op_fn mpi_tramps[MPI_NBIND] = {MPI_TR8(0), MPI_TR8(1), MPI_TR8(2),
+                                                     MPI_TR8(3), MPI_TR8(4), MPI_TR8(5),
+                                                     MPI_TR8(6), MPI_TR8(7)};
+
+static int mpi_bind(MPI_Op op, MPI_Datatype dt)
+{
+    int free_slot = -1;
+    for (int k = 0; k < MPI_NBIND; k++) {
+        if (mpi_binds[k].op == op && mpi_binds[k].dt == dt) return k;
+        if (mpi_binds[k].op == MPI_OP_NULL && free_slot < 0) free_slot = k;
+    }
+    if (free_slot >= 0) {
+        mpi_binds[free_slot].op = op;
+        mpi_binds[free_slot].dt = dt;
+    }
+    return free_slot;
+}
+
+/* Built-in operations on the predefined types the collectives do not know. */
+#define MPI_LOOP(name, T, expr)                                                                    \
+    static void name(const void *in_, void *io_, size_t n, tern_datatype_t dt)                     \
+    {                                                                                              \
+        (void)dt;                                                                                  \
+        const T *a = in_;                                                                          \
+        T *b = io_;                                                                                \
+        for (size_t i = 0; i < n; i++)                                                             \
+            b[i] = (expr);                                                                         \
+    }
+MPI_LOOP(mpi_sum_ld, long double, a[i] + b[i])
+MPI_LOOP(mpi_prod_ld, long double, a[i] * b[i])
+MPI_LOOP(mpi_min_ld, long double, a[i] < b[i] ? a[i] : b[i])
+MPI_LOOP(mpi_max_ld, long double, a[i] > b[i] ? a[i] : b[i])
+MPI_LOOP(mpi_sum_cf, float _Complex, a[i] + b[i])
+MPI_LOOP(mpi_prod_cf, float _Complex, a[i] * b[i])
+MPI_LOOP(mpi_sum_cd, double _Complex, a[i] + b[i])
+MPI_LOOP(mpi_prod_cd, double _Complex, a[i] * b[i])
+MPI_LOOP(mpi_sum_cld, long double _Complex, a[i] + b[i])
+MPI_LOOP(mpi_prod_cld, long double _Complex, a[i] * b[i])
+#define MPI_LOC(name, T, better)                                                                   \
+    static void name(const void *in_, void *io_, size_t n, tern_datatype_t dt)                     \
+    {                                                                                              \
+        (void)dt;                                                                                  \
+        const T *a = in_;                                                                          \
+        T *b = io_;                                                                                \
+        for (size_t i = 0; i < n; i++)                                                             \
+            if (a[i].v better b[i].v || (a[i].v == b[i].v && a[i].i < b[i].i)) b[i] = a[i];        \
+    }
+typedef struct {
+    short v;
+    int i;
+} mpi_si;
+typedef struct {
+    long double v;
+    int i;
+} mpi_ldi;
+MPI_LOC(mpi_minloc_si, mpi_si, <)
+MPI_LOC(mpi_maxloc_si, mpi_si, >)
+MPI_LOC(mpi_minloc_ldi, mpi_ldi, <)
+MPI_LOC(mpi_maxloc_ldi, mpi_ldi, >)
+
+static coll_op_fn mpi_extra_fn(MPI_Op op, MPI_Datatype dt)
+{
+    switch (dt) {
+    case MPI_LONG_DOUBLE:
+        return op == MPI_SUM    ? mpi_sum_ld
+               : op == MPI_PROD ? mpi_prod_ld
+               : op == MPI_MIN  ? mpi_min_ld
+               : op == MPI_MAX  ? mpi_max_ld
+                                : NULL;
+    case MPI_C_FLOAT_COMPLEX:
+        return op == MPI_SUM ? mpi_sum_cf : op == MPI_PROD ? mpi_prod_cf : NULL;
+    case MPI_C_DOUBLE_COMPLEX:
+        return op == MPI_SUM ? mpi_sum_cd : op == MPI_PROD ? mpi_prod_cd : NULL;
+    case MPI_C_LONG_DOUBLE_COMPLEX:
+        return op == MPI_SUM ? mpi_sum_cld : op == MPI_PROD ? mpi_prod_cld : NULL;
+    case MPI_SHORT_INT:
+        return op == MPI_MINLOC ? mpi_minloc_si : op == MPI_MAXLOC ? mpi_maxloc_si : NULL;
+    case MPI_LONG_DOUBLE_INT:
+        return op == MPI_MINLOC ? mpi_minloc_ldi : op == MPI_MAXLOC ? mpi_maxloc_ldi : NULL;
+    default:
+        return NULL;
+    }
+}
+
+static const tern_op_t mpi_top[] = {
+    [MPI_MAX] = TERN_MAX,   [MPI_MIN] = TERN_MIN,       [MPI_SUM] = TERN_SUM,
+    [MPI_PROD] = TERN_PROD, [MPI_LAND] = TERN_LAND,     [MPI_BAND] = TERN_BAND,
+    [MPI_LOR] = TERN_LOR,   [MPI_BOR] = TERN_BOR,       [MPI_LXOR] = TERN_LXOR,
+    [MPI_BXOR] = TERN_BXOR, [MPI_MINLOC] = TERN_MINLOC, [MPI_MAXLOC] = TERN_MAXLOC,
+};
+
+int mpi_op_resolve(MPI_Op op, MPI_Datatype dt, struct coll_op *out)
+{
+    struct mpi_type *t = mpi_type_ok(dt);
+    if (t == NULL) return MPI_ERR_TYPE;
+    struct mpi_user_op *u = mpi_uop_get(op);
+    if (u) {
+        /* The collectives move count * extent bytes of the user's memory as they are. */
+        if (t->lb != 0 || t->true_lb < 0 || t->true_ub > t->ub || t->ub <= 0) return MPI_ERR_TYPE;
+        int k = mpi_bind(op, dt);
+        if (k < 0) return MPI_ERR_UNSUPPORTED_OPERATION; /* too many pairs in use at once */
+        *out = (struct coll_op){mpi_tramps[k], u->commute, TERN_UINT8, (size_t)t->ub};
+        return MPI_SUCCESS;
+    }
+    if (op < MPI_MAX || op > MPI_MAXLOC) return MPI_ERR_OP;
+    if (t->tdt >= 0) {
+        if (coll_op_resolve(mpi_top[op], (tern_datatype_t)t->tdt, out)) return MPI_ERR_OP;
+        out->esize = (size_t)mpi_type_extent(t);
+        return MPI_SUCCESS;
+    }
+    coll_op_fn fn = mpi_extra_fn(op, t->predefined ? dt : MPI_DATATYPE_NULL);
+    if (fn == NULL) return t->predefined ? MPI_ERR_OP : MPI_ERR_TYPE;
+    *out = (struct coll_op){fn, 1, TERN_UINT8, (size_t)mpi_type_extent(t)};
+    return MPI_SUCCESS;
+}
+
+int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
+{
+    static const char fn[] = "MPI_Op_create";
+    if (user_fn == NULL || op == NULL) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+    int slot = -1;
+    for (int i = 0; i < mpi_nuops; i++)
+        if (!mpi_uops[i].used) {
+            slot = i;
+            break;
+        }
+    if (slot < 0) {
+        struct mpi_user_op *t = realloc(mpi_uops, (size_t)(mpi_nuops + 16) * sizeof *t);
+        if (t == NULL) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_NO_MEM);
+        memset(t + mpi_nuops, 0, 16 * sizeof *t);
+        mpi_uops = t;
+        slot = mpi_nuops;
+        mpi_nuops += 16;
+    }
+    mpi_uops[slot] = (struct mpi_user_op){user_fn, commute != 0, 1};
+    *op = MPI_OP_USER_BASE + slot;
+    return MPI_SUCCESS;
+}
+MPI_ALIAS(Op_create)
+
+int PMPI_Op_free(MPI_Op *op)
+{
+    if (op == NULL || mpi_uop_get(*op) == NULL)
+        return mpi_err(MPI_COMM_WORLD, "MPI_Op_free", MPI_ERR_OP);
+    mpi_uop_get(*op)->used = 0;
+    for (int k = 0; k < MPI_NBIND; k++)
+        if (mpi_binds[k].op == *op) mpi_binds[k].op = MPI_OP_NULL;
+    *op = MPI_OP_NULL;
+    return MPI_SUCCESS;
+}
+MPI_ALIAS(Op_free)
+
+int PMPI_Op_commutative(MPI_Op op, int *commute)
+{
+    if (commute == NULL) return mpi_err(MPI_COMM_WORLD, "MPI_Op_commutative", MPI_ERR_ARG);
+    struct mpi_user_op *u = mpi_uop_get(op);
+    if (u == NULL && (op < MPI_MAX || op > MPI_NO_OP))
+        return mpi_err(MPI_COMM_WORLD, "MPI_Op_commutative", MPI_ERR_OP);
+    *commute = u ? u->commute : 1;
+    return MPI_SUCCESS;
+}
+MPI_ALIAS(Op_commutative)
+
+int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype,
+                      MPI_Op op)
+{
+    static const char fn[] = "MPI_Reduce_local";
+    if (count < 0) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_COUNT);
+    struct coll_op o;
+    int rc = mpi_op_resolve(op, datatype, &o);
+    if (rc) return mpi_err(MPI_COMM_WORLD, fn, rc);
+    if (count > 0 && (inbuf == NULL || inoutbuf == NULL))
+        return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_BUFFER);
+    if (count > 0) o.fn(inbuf, inoutbuf, (size_t)count, o.dt);
+    return MPI_SUCCESS;
+}
+MPI_ALIAS(Reduce_local)
+
+void mpi_coll_fini(void)
+{
+    free(mpi_uops);
+    mpi_uops = NULL;
+    mpi_nuops = 0;
+    memset(mpi_binds, 0, sizeof mpi_binds);
+}
+
+/* ---- plumbing ------------------------------------------------------------------------- */
+
+/* One collective call: its checks' results, the temporary and what to unpack at the end. */
+struct mpi_cx {
+    const char *fn;
+    MPI_Comm comm;
+    struct mpi_comm *c;
+    MPI_Request *req;
+    struct mpi_req *mr; /* non-blocking: made before the schedule starts */
+    char *tmp;
+    size_t tsize;
+    void *ubuf; /* unpack tmp + uoff into ubuf (ucount of utype) when done, if utype */
+    MPI_Count ucount;
+    struct mpi_type *utype;
+    size_t uoff;
+    struct coll_sched stack; /* blocking: the schedule lives here */
+};
+
+static int mpi_cx_begin(struct mpi_cx *x, const char *fn, MPI_Comm comm, MPI_Request *req)
+{
+    x->fn = fn;
+    x->comm = comm;
+    x->req = req;
+    x->mr = NULL;
+    x->tmp = NULL;
+    x->tsize = 0;
+    x->ubuf = NULL;
+    x->utype = NULL;
+    if (mpi_state()) return MPI_ERR_OTHER;
+    if ((x->c = mpi_comm_get(comm)) == NULL) return MPI_ERR_COMM;
+    return MPI_SUCCESS;
+}
+
+/* Reserve n bytes of the temporary (offsets only; allocated by mpi_cx_alloc). */
+static size_t mpi_cx_reserve(struct mpi_cx *x, size_t n)
+{
+    size_t off = x->tsize;
+    x->tsize += (n + 15) & ~(size_t)15;
+    return off;
+}
+
+static int mpi_cx_alloc(struct mpi_cx *x)
+{
+    if (x->tsize && (x->tmp = malloc(x->tsize)) == NULL) return MPI_ERR_NO_MEM;
+    if (x->req) {
+        if ((x->mr = mpi_req_new(MPI_RK_COLL, x->comm)) == NULL) {
+            free(x->tmp);
+            return MPI_ERR_NO_MEM;
+        }
+    }
+    return MPI_SUCCESS;
+}
+
+/* The send side: sbuf as is (contiguous or in place) or packed into the temporary. */
+struct mpi_side {
+    void *p;
+    size_t off; /* in tmp; (size_t)-1 when not packed */
+    size_t bytes;
+};
+
+static void mpi_cx_side(struct mpi_cx *x, const void *buf, MPI_Count count,
+                        const struct mpi_type *t, struct mpi_side *sd)
+{
+    sd->bytes = (size_t)(count * t->size);
+    sd->off = (size_t)-1;
+    if (buf == MPI_IN_PLACE) {
+        sd->p = MPI_IN_PLACE;
+    } else if (t->contig || count == 0) {
+        sd->p = (void *)((uintptr_t)buf + (uintptr_t)t->contig_off);
+    } else {
+        sd->p = NULL;
+        sd->off = mpi_cx_reserve(x, sd->bytes);
+    }
+}
+
+/* After mpi_cx_alloc: point packed sides into tmp; pack an input side. */
+static void *mpi_cx_in(struct mpi_cx *x, const void *buf, MPI_Count count, const struct mpi_type *t,
+                       struct mpi_side *sd)
+{
+    if (sd->off == (size_t)-1) return sd->p;
+    mpi_pack(buf, count, t, x->tmp + sd->off);
+    return x->tmp + sd->off;
+}
+
+/* An output side: packed ones are unpacked into buf at the end (one per call). */
+static void *mpi_cx_out(struct mpi_cx *x, void *buf, MPI_Count count, struct mpi_type *t,
+                        struct mpi_side *sd, int prefill)
+{
+    if (sd->off == (size_t)-1) return sd->p;
+    if (prefill) mpi_pack(buf, count, t, x->tmp + sd->off);
+    x->ubuf = buf;
+    x->ucount = count;
+    x->utype = t;
+    x->uoff = sd->off;
+    return x->tmp + sd->off;
+}
+
+static struct coll_sched *mpi_cx_sched(struct mpi_cx *x)
+{
+    struct coll_sched *s = &x->stack;
+    if (x->req && (s = malloc(sizeof *s)) == NULL) return NULL;
+    coll_sched_init(s, x->c->tc);
+    s->heap = x->req != NULL;
+    return s;
+}
+
+/* Run (blocking) or start (non-blocking) the built schedule and finish the call. */
+static int mpi_cx_end(struct mpi_cx *x, struct coll_sched *s, int rc)
+{
+    if (x->req) {
+        struct mpi_req *mr = x->mr;
+        rc = coll_sched_start(s, rc, &mr->r);
+        if (rc) {
+            free(x->tmp);
+            mpi_req_release(mr);
+            return mpi_err(x->comm, x->fn, mpi_from_tern(rc));
+        }
+        mr->tmp = x->tmp;
+        if (x->utype) {
+            mr->unpack = 1;
+            mr->ubuf = x->ubuf;
+            mr->ucount = x->ucount;
+            mr->utype = x->utype;
+            mr->uoff = x->uoff;
+            mpi_type_ref(x->utype);
+        }
+        *x->req = mr->handle;
+        return MPI_SUCCESS;
+    }
+    rc = coll_sched_run(s, rc);
+    if (rc == 0 && x->utype)
+        mpi_unpack(x->tmp + x->uoff, (size_t)(x->ucount * x->utype->size), x->ubuf, x->ucount,
+                   x->utype);
+    free(x->tmp);
+    return rc ? mpi_err(x->comm, x->fn, mpi_from_tern(rc)) : MPI_SUCCESS;
+}
+
+/* Errors found before the schedule was made. */
+static int mpi_cx_fail(struct mpi_cx *x, int rc)
+{
+    free(x->tmp);
+    if (x->mr) mpi_req_release(x->mr);
+    return mpi_err(x->comm, x->fn, rc);
+}
+
+static inline int mpi_chk_buf(const void *buf, MPI_Count count, const struct mpi_type *t)
+{
+    return buf == NULL && count > 0 && t->predefined && t->size > 0 ? MPI_ERR_BUFFER : 0;
+}
+
+/* count >= 0 and a committed type. */
+static inline int mpi_chk_ct(MPI_Count count, MPI_Datatype dt, struct mpi_type **t)
+{
+    if (count < 0) return MPI_ERR_COUNT;
+    return (*t = mpi_type_ok(dt)) == NULL ? MPI_ERR_TYPE : 0;
+}
+
+#define CX_BEGIN(fn, comm, req)                                                                    \
+    struct mpi_cx cx_, *x = &cx_;                                                                  \
+    int rc = mpi_cx_begin(x, fn, comm, req);                                                       \
+    if (rc) return mpi_err(comm, fn, rc);                                                          \
+    int p = x->c->tc->size, me = x->c->tc->rank;                                                   \
+    (void)p, (void)me
+
+#define CX_SCHED(s)                                                                                \
+    if ((rc = mpi_cx_alloc(x))) return mpi_cx_fail(x, rc);                                         \
+    struct coll_sched *s = mpi_cx_sched(x);                                                        \
+    if (s == NULL) return mpi_cx_fail(x, MPI_ERR_NO_MEM)
+
+/* ---- barrier, bcast --------------------------------------------------------------------- */
+
+static int mpi_barrier(const char *fn, MPI_Comm comm, MPI_Request *req)
+{
+    CX_BEGIN(fn, comm, req);
+    CX_SCHED(s);
+    return mpi_cx_end(x, s, coll_barrier(s));
+}
+
+int PMPI_Barrier(MPI_Comm comm)
+{
+    return mpi_barrier("MPI_Barrier", comm, NULL);
+}
+MPI_ALIAS(Barrier)
+
+int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
+{
+    if (request == NULL) return mpi_err(comm, "MPI_Ibarrier", MPI_ERR_ARG);
+    return mpi_barrier("MPI_Ibarrier", comm, request);
+}
+MPI_ALIAS(Ibarrier)
+
+static int mpi_bcast(const char *fn, void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
+                     MPI_Request *req)
+{
+    CX_BEGIN(fn, comm, req);
+    struct mpi_type *t;
+    if ((rc = mpi_chk_ct(count, dt, &t)) || (rc = mpi_chk_buf(buf, count, t)))
+        return mpi_err(comm, fn, rc);
+    if (root < 0 || root >= p) return mpi_err(comm, fn, MPI_ERR_ROOT);
+    struct mpi_side sd;
+    mpi_cx_side(x, buf, count, t, &sd);
+    CX_SCHED(s);
+    void *b = me == root ? mpi_cx_in(x, buf, count, t, &sd) : mpi_cx_out(x, buf, count, t, &sd, 0);
+    return mpi_cx_end(x, s, coll_bcast(s, b, sd.bytes, root));
+}
+
+int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
+{
+    return mpi_bcast("MPI_Bcast", buffer, count, datatype, root, comm, NULL);
+}
+MPI_ALIAS(Bcast)
+
+int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                MPI_Request *request)
+{
+    if (request == NULL) return mpi_err(comm, "MPI_Ibcast", MPI_ERR_ARG);
+    return mpi_bcast("MPI_Ibcast", buffer, count, datatype, root, comm, request);
+}
+MPI_ALIAS(Ibcast)
+
+/* ---- reductions --------------------------------------------------------------------------- */
+
+enum { MPI_C_REDUCE, MPI_C_ALLREDUCE, MPI_C_SCAN, MPI_C_EXSCAN, MPI_C_RSB };
+
+static int mpi_reduce_any(int which, const char *fn, const void *sbuf, void *rbuf, int count,
+                          MPI_Datatype dt, MPI_Op op, int root, MPI_Comm comm, MPI_Request *req)
+{
+    CX_BEGIN(fn, comm, req);
+    if (count < 0) return mpi_err(comm, fn, MPI_ERR_COUNT);
+    struct coll_op o;
+    if ((rc = mpi_op_resolve(op, dt, &o))) return mpi_err(comm, fn, rc);
+    struct mpi_type *t = mpi_types[dt];
+    MPI_Count total = which == MPI_C_RSB ? (MPI_Count)count * p : count;
+    if (which == MPI_C_REDUCE) {
+        if (root < 0 || root >= p) return mpi_err(comm, fn, MPI_ERR_ROOT);
+        if (sbuf == MPI_IN_PLACE && me != root) return mpi_err(comm, fn, MPI_ERR_BUFFER);
+        if (me == root && (rbuf == MPI_IN_PLACE || mpi_chk_buf(rbuf, total, t)))
+            return mpi_err(comm, fn, MPI_ERR_BUFFER);
+    } else if (rbuf == MPI_IN_PLACE || mpi_chk_buf(rbuf, which == MPI_C_RSB ? count : total, t)) {
+        return mpi_err(comm, fn, MPI_ERR_BUFFER);
+    }
+    if (sbuf != MPI_IN_PLACE && mpi_chk_buf(sbuf, total, t))
+        return mpi_err(comm, fn, MPI_ERR_BUFFER);
+    CX_SCHED(s);
+    s->op = o;
+    size_t n = (size_t)count;
+    switch (which) {
+    case MPI_C_REDUCE:
+        rc = coll_reduce(s, sbuf, rbuf, n, root);
+        break;
+    case MPI_C_ALLREDUCE:
+        rc = coll_allreduce(s, sbuf, rbuf, n);
+        break;
+    case MPI_C_SCAN:
+        rc = coll_scan(s, sbuf, rbuf, n);
+        break;
+    case MPI_C_EXSCAN:
+        rc = coll_exscan(s, sbuf, rbuf, n);
+        break;
+    default:
+        rc = coll_reduce_scatter_block(s, sbuf, rbuf, n);
+        break;
+    }
+    return mpi_cx_end(x, s, rc);
+}
+
+int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                int root, MPI_Comm comm)
+{
+    return mpi_reduce_any(MPI_C_REDUCE, "MPI_Reduce", sendbuf, recvbuf, count, datatype, op, root,
+                          comm, NULL);
+}
+MPI_ALIAS(Reduce)
+
+int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                 int root, MPI_Comm comm, MPI_Request *request)
+{
+    if (request == NULL) return mpi_err(comm, "MPI_Ireduce", MPI_ERR_ARG);
+    return mpi_reduce_any(MPI_C_REDUCE, "MPI_Ireduce", sendbuf, recvbuf, count, datatype, op, root,
+                          comm, request);
+}
+MPI_ALIAS(Ireduce)
+
+#define MPI_RED_FN(Name, IName, which)                                                             \
+    int PMPI_##Name(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,          \
+                    MPI_Op op, MPI_Comm comm)                                                      \
+    {                                                                                              \
+        return mpi_reduce_any(which, "MPI_" #Name, sendbuf, recvbuf, count, datatype, op, 0, comm, \
+                              NULL);                                                               \
+    }                                                                                              \
+    MPI_ALIAS(Name)                                                                                \
+    int PMPI_##IName(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,         \
+                     MPI_Op op, MPI_Comm comm, MPI_Request *request)                               \
+    {                                                                                              \
+        if (request == NULL) return mpi_err(comm, "MPI_" #IName, MPI_ERR_ARG);                     \
+        return mpi_reduce_any(which, "MPI_" #IName, sendbuf, recvbuf, count, datatype, op, 0,      \
+                              comm, request);                                                      \
+    }                                                                                              \
+    MPI_ALIAS(IName)
+MPI_RED_FN(Allreduce, Iallreduce, MPI_C_ALLREDUCE)
+MPI_RED_FN(Scan, Iscan, MPI_C_SCAN)
+MPI_RED_FN(Exscan, Iexscan, MPI_C_EXSCAN)
+MPI_RED_FN(Reduce_scatter_block, Ireduce_scatter_block, MPI_C_RSB)
+
+static int mpi_reduce_scatter(const char *fn, const void *sbuf, void *rbuf, const int counts[],
+                              MPI_Datatype dt, MPI_Op op, MPI_Comm comm, MPI_Request *req)
+{
+    CX_BEGIN(fn, comm, req);
+    struct coll_op o;
+    if ((rc = mpi_op_resolve(op, dt, &o))) return mpi_err(comm, fn, rc);
+    if (counts == NULL) return mpi_err(comm, fn, MPI_ERR_ARG);
+    size_t *sc = malloc((size_t)p * sizeof *sc);
+    if (sc == NULL) return mpi_err(comm, fn, MPI_ERR_NO_MEM);
+    for (int i = 0; i < p; i++) {
+        if (counts[i] < 0) {
+            free(sc);
+            return mpi_err(comm, fn, MPI_ERR_COUNT);
+        }
+        sc[i] = (size_t)counts[i];
+    }
+    if (rbuf == MPI_IN_PLACE || mpi_chk_buf(rbuf, counts[me], mpi_types[dt])) {
+        free(sc);
+        return mpi_err(comm, fn, MPI_ERR_BUFFER);
+    }
+    if ((rc = mpi_cx_alloc(x))) {
+        free(sc);
+        return mpi_cx_fail(x, rc);
+    }
+    struct coll_sched *s = mpi_cx_sched(x);
+    if (s == NULL) {
+        free(sc);
+        return mpi_cx_fail(x, MPI_ERR_NO_MEM);
+    }
+    s->op = o;
+    rc = coll_reduce_scatter(s, sbuf, rbuf, sc);
+    free(sc);
+    return mpi_cx_end(x, s, rc);
+}
+
+int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    return mpi_reduce_scatter("MPI_Reduce_scatter", sendbuf, recvbuf, recvcounts, datatype, op,
+                              comm, NULL);
+}
+MPI_ALIAS(Reduce_scatter)
+
+int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    if (request == NULL) return mpi_err(comm, "MPI_Ireduce_scatter", MPI_ERR_ARG);
+    return mpi_reduce_scatter("MPI_Ireduce_scatter", sendbuf, recvbuf, recvcounts, datatype, op,
+                              comm, request);
+}
+MPI_ALIAS(Ireduce_scatter)
+
+/* ---- gather, scatter, allgather, alltoall ------------------------------------------------- */
+
+enum { MPI_C_GATHER, MPI_C_SCATTER, MPI_C_ALLGATHER, MPI_C_ALLTOALL };
+
+static int mpi_move(int which, const char *fn, const void *sbuf, int scount, MPI_Datatype stype,
+                    void *rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm,
+                    MPI_Request *req)
+{
+    CX_BEGIN(fn, comm, req);
+    int rooted = which == MPI_C_GATHER || which == MPI_C_SCATTER;
+    if (rooted && (root < 0 || root >= p)) return mpi_err(comm, fn, MPI_ERR_ROOT);
+    int at_root = rooted && me == root;
+    /* Which sides take part here, where MPI_IN_PLACE may stand, how many elements. */
+    int s_used = which == MPI_C_SCATTER ? at_root : 1;
+    int r_used = which == MPI_C_GATHER ? at_root : 1;
+    int s_inplace_ok =
+        which == MPI_C_ALLGATHER || which == MPI_C_ALLTOALL || (which == MPI_C_GATHER && at_root);
+    if (s_used && sbuf == MPI_IN_PLACE && !s_inplace_ok) return mpi_err(comm, fn, MPI_ERR_BUFFER);
+    if (r_used && rbuf == MPI_IN_PLACE && !(which == MPI_C_SCATTER && at_root))
+        return mpi_err(comm, fn, MPI_ERR_BUFFER);
+    MPI_Count sn =
+        which == MPI_C_SCATTER || which == MPI_C_ALLTOALL ? (MPI_Count)scount * p : scount;
+    MPI_Count rn = which == MPI_C_SCATTER ? rcount : (MPI_Count)rcount * p;
+    int s_data = s_used && sbuf != MPI_IN_PLACE, r_data = r_used && rbuf != MPI_IN_PLACE;
+    struct mpi_type *st = NULL, *rt = NULL;
+    if (s_data && ((rc = mpi_chk_ct(scount, stype, &st)) || (rc = mpi_chk_buf(sbuf, sn, st))))
+        return mpi_err(comm, fn, rc);
+    if (r_data && ((rc = mpi_chk_ct(rcount, rtype, &rt)) || (rc = mpi_chk_buf(rbuf, rn, rt))))
+        return mpi_err(comm, fn, rc);
+    struct mpi_side ss = {NULL, (size_t)-1, 0}, rs = {NULL, (size_t)-1, 0};
+    if (s_data) mpi_cx_side(x, sbuf, sn, st, &ss);
+    if (r_data) mpi_cx_side(x, rbuf, rn, rt, &rs);
+    CX_SCHED(s);
+    const void *sp = s_data ? mpi_cx_in(x, sbuf, sn, st, &ss) : s_used ? MPI_IN_PLACE : NULL;
+    /* In place, the caller's own block is already in rbuf: the temporary starts as rbuf. */
+    void *rp = r_data   ? mpi_cx_out(x, rbuf, rn, rt, &rs, sbuf == MPI_IN_PLACE)
+               : r_used ? MPI_IN_PLACE
+                        : NULL;
+    size_t b; /* bytes per process block */
+    switch (which) {
+    case MPI_C_GATHER:
+        b = at_root ? rs.bytes / (size_t)p : ss.bytes;
+        break;
+    case MPI_C_SCATTER:
+        b = at_root ? ss.bytes / (size_t)p : rs.bytes;
+        break;
+    default:
+        b = rs.bytes / (size_t)p;
+        break;
+    }
+    switch (which) {
+    case MPI_C_GATHER:
+        rc = coll_gather(s, sp, rp, b, root);
+        break;
+    case MPI_C_SCATTER:
+        rc = coll_scatter(s, sp, rp, b, root);
+        break;
+    case MPI_C_ALLGATHER:
+        rc = coll_allgather(s, sp, rp, b);
+        break;
+    default:
+        rc = coll_alltoall(s, sp, rp, b);
+        break;
+    }
+    return mpi_cx_end(x, s, rc);
+}
+
+#define MPI_MOVE_FN(Name, which)                                                                   \
+    int PMPI_##Name(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,      \
+                    int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)                 \
+    {                                                                                              \
+        return mpi_move(which, "MPI_" #Name, sendbuf, sendcount, sendtype, recvbuf, recvcount,     \
+                        recvtype, root, comm, NULL);                                               \
+    }                                                                                              \
+    MPI_ALIAS(Name)
+MPI_MOVE_FN(Gather, MPI_C_GATHER)
+MPI_MOVE_FN(Scatter, MPI_C_SCATTER)
+
+int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                 MPI_Request *request)
+{
+    if (request == NULL) return mpi_err(comm, "MPI_Igather", MPI_ERR_ARG);
+    return mpi_move(MPI_C_GATHER, "MPI_Igather", sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                    recvtype, root, comm, request);
+}
+MPI_ALIAS(Igather)
+
+int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                  MPI_Request *request)
+{
+    if (request == NULL) return mpi_err(comm, "MPI_Iscatter", MPI_ERR_ARG);
+    return mpi_move(MPI_C_SCATTER, "MPI_Iscatter", sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                    recvtype, root, comm, request);
+}
+MPI_ALIAS(Iscatter)
+
+int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return mpi_move(MPI_C_ALLGATHER, "MPI_Allgather", sendbuf, sendcount, sendtype, recvbuf,
+                    recvcount, recvtype, 0, comm, NULL);
+}
+MPI_ALIAS(Allgather)
+
+int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    if (request == NULL) return mpi_err(comm, "MPI_Iallgather", MPI_ERR_ARG);
+    return mpi_move(MPI_C_ALLGATHER, "MPI_Iallgather", sendbuf, sendcount, sendtype, recvbuf,
+                    recvcount, recvtype, 0, comm, request);
+}
+MPI_ALIAS(Iallgather)
+
+int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return mpi_move(MPI_C_ALLTOALL, "MPI_Alltoall", sendbuf, sendcount, sendtype, recvbuf,
+                    recvcount, recvtype, 0, comm, NULL);
+}
+MPI_ALIAS(Alltoall)
+
+int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    if (request == NULL) return mpi_err(comm, "MPI_Ialltoall", MPI_ERR_ARG);
+    return mpi_move(MPI_C_ALLTOALL, "MPI_Ialltoall", sendbuf, sendcount, sendtype, recvbuf,
+                    recvcount, recvtype, 0, comm, request);
+}
+MPI_ALIAS(Ialltoall)
+
+/* ---- the v variants ------------------------------------------------------------------------
+ * The side with per-process counts must use a contiguous datatype (the counts and
+ * displacements scale by its extent); the other side may be any datatype. */
+
+enum { MPI_C_GATHERV, MPI_C_SCATTERV, MPI_C_ALLGATHERV, MPI_C_ALLTOALLV };
+
+/* int arrays -> size_t arrays (nonnegative); MPI_ERR_COUNT otherwise. */
+static int mpi_sizes(const int *v, int p, size_t *out, int err)
+{
+    for (int i = 0; i < p; i++) {
+        if (v[i] < 0) return err;
+        out[i] = (size_t)v[i];
+    }
+    return 0;
+}
+
+static int mpi_movev(int which, const char *fn, const void *sbuf, int scount, const int *scounts,
+                     const int *sdispls, MPI_Datatype stype, void *rbuf, int rcount,
+                     const int *rcounts, const int *rdispls, MPI_Datatype rtype, int root,
+                     MPI_Comm comm, MPI_Request *req)
+{
+    CX_BEGIN(fn, comm, req);
+    int rooted = which == MPI_C_GATHERV || which == MPI_C_SCATTERV;
+    if (rooted && (root < 0 || root >= p)) return mpi_err(comm, fn, MPI_ERR_ROOT);
+    int at_root = rooted && me == root;
+    struct mpi_type *st = NULL, *rt = NULL;
+    /* Sides in use: vector sides need their arrays and a contiguous type. */
+    int vs = (which == MPI_C_SCATTERV && at_root) || which == MPI_C_ALLTOALLV;
+    int vr = (which == MPI_C_GATHERV && at_root) || which == MPI_C_ALLGATHERV ||
+             which == MPI_C_ALLTOALLV;
+    int plain_s = (which == MPI_C_GATHERV || which == MPI_C_ALLGATHERV) && sbuf != MPI_IN_PLACE;
+    int plain_r = which == MPI_C_SCATTERV && rbuf != MPI_IN_PLACE;
+    if (sbuf == MPI_IN_PLACE && !(which == MPI_C_ALLGATHERV || which == MPI_C_ALLTOALLV ||
+                                  (which == MPI_C_GATHERV && at_root)))
+        return mpi_err(comm, fn, MPI_ERR_BUFFER);
+    if (rbuf == MPI_IN_PLACE && !(which == MPI_C_SCATTERV && at_root))
+        return mpi_err(comm, fn, MPI_ERR_BUFFER);
+    if ((vs || plain_s || (which == MPI_C_SCATTERV && at_root)) && sbuf != MPI_IN_PLACE &&
+        (rc = mpi_chk_ct(plain_s ? scount : 0, stype, &st)))
+        return mpi_err(comm, fn, rc);
+    if ((vr || plain_r) && (rc = mpi_chk_ct(plain_r ? rcount : 0, rtype, &rt)))
+        return mpi_err(comm, fn, rc);
+    if ((vs && st && !st->contig) || (vr && rt && !rt->contig))
+        return mpi_err(comm, fn, MPI_ERR_UNSUPPORTED_OPERATION);
+    if ((vs && (!scounts || !sdispls)) || (vr && (!rcounts || !rdispls)))
+        return mpi_err(comm, fn, MPI_ERR_ARG);
+    size_t *arr = malloc(4 * (size_t)p * sizeof(size_t));
+    if (arr == NULL) return mpi_err(comm, fn, MPI_ERR_NO_MEM);
+    size_t *sc = arr, *sd = arr + p, *rc_ = arr + 2 * p, *rd = arr + 3 * p;
+    if ((vs && ((rc = mpi_sizes(scounts, p, sc, MPI_ERR_COUNT)) ||
+                (rc = mpi_sizes(sdispls, p, sd, MPI_ERR_ARG)))) ||
+        (vr && ((rc = mpi_sizes(rcounts, p, rc_, MPI_ERR_COUNT)) ||
+                (rc = mpi_sizes(rdispls, p, rd, MPI_ERR_ARG))))) {
+        free(arr);
+        return mpi_err(comm, fn, rc);
+    }
+    struct mpi_side ss = {MPI_IN_PLACE, (size_t)-1, 0}, rs = {MPI_IN_PLACE, (size_t)-1, 0};
+    if (plain_s) mpi_cx_side(x, sbuf, scount, st, &ss);
+    if (plain_r) mpi_cx_side(x, rbuf, rcount, rt, &rs);
+    if ((rc = mpi_cx_alloc(x))) {
+        free(arr);
+        return mpi_cx_fail(x, rc);
+    }
+    struct coll_sched *s = mpi_cx_sched(x);
+    if (s == NULL) {
+        free(arr);
+        return mpi_cx_fail(x, MPI_ERR_NO_MEM);
+    }
+    const void *sp = plain_s ? mpi_cx_in(x, sbuf, scount, st, &ss)
+                     : sbuf == MPI_IN_PLACE || !st
+                         ? sbuf
+                         : (const void *)((uintptr_t)sbuf + (uintptr_t)st->contig_off);
+    void *rp = plain_r ? mpi_cx_out(x, rbuf, rcount, rt, &rs, 0)
+               : rbuf == MPI_IN_PLACE || !rt
+                   ? rbuf
+                   : (void *)((uintptr_t)rbuf + (uintptr_t)rt->contig_off);
+    size_t su = st ? (size_t)mpi_type_extent(st) : 1, ru = rt ? (size_t)mpi_type_extent(rt) : 1;
+    switch (which) {
+    case MPI_C_GATHERV:
+        rc = coll_gatherv(s, sp, ss.bytes, rp, rc_, rd, ru, root);
+        break;
+    case MPI_C_SCATTERV:
+        rc = coll_scatterv(s, sp, sc, sd, su, rp, rs.bytes, root);
+        break;
+    case MPI_C_ALLGATHERV: {
+        size_t sb = sbuf == MPI_IN_PLACE ? rc_[me] * ru : ss.bytes;
+        rc = coll_allgatherv(s, sp, sb, rp, rc_, rd, ru);
+        break;
+    }
+    default:
+        if (sbuf != MPI_IN_PLACE && su != ru) {
+            /* One unit for both sides: express the send side in bytes. */
+            for (int i = 0; i < p; i++)
+                sc[i] *= su, sd[i] *= su, rc_[i] *= ru, rd[i] *= ru;
+            su = ru = 1;
+        }
+        rc = coll_alltoallv(s, sp, sbuf == MPI_IN_PLACE ? NULL : sc,
+                            sbuf == MPI_IN_PLACE ? NULL : sd, rp, rc_, rd, ru);
+        break;
+    }
+    free(arr);
+    return mpi_cx_end(x, s, rc);
+}
+
+int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                 MPI_Comm comm)
+{
+    return mpi_movev(MPI_C_GATHERV, "MPI_Gatherv", sendbuf, sendcount, NULL, NULL, sendtype,
+                     recvbuf, 0, recvcounts, displs, recvtype, root, comm, NULL);
+}
+MPI_ALIAS(Gatherv)
+
+int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                  MPI_Comm comm, MPI_Request *request)
+{
+    if (request == NULL) return mpi_err(comm, "MPI_Igatherv", MPI_ERR_ARG);
+    return mpi_movev(MPI_C_GATHERV, "MPI_Igatherv", sendbuf, sendcount, NULL, NULL, sendtype,
+                     recvbuf, 0, recvcounts, displs, recvtype, root, comm, request);
+}
+MPI_ALIAS(Igatherv)
+
+int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                  MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                  int root, MPI_Comm comm)
+{
+    return mpi_movev(MPI_C_SCATTERV, "MPI_Scatterv", sendbuf, 0, sendcounts, displs, sendtype,
+                     recvbuf, recvcount, NULL, NULL, recvtype, root, comm, NULL);
+}
+MPI_ALIAS(Scatterv)
+
+int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                   MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                   int root, MPI_Comm comm, MPI_Request *request)
+{
+    if (request == NULL) return mpi_err(comm, "MPI_Iscatterv", MPI_ERR_ARG);
+    return mpi_movev(MPI_C_SCATTERV, "MPI_Iscatterv", sendbuf, 0, sendcounts, displs, sendtype,
+                     recvbuf, recvcount, NULL, NULL, recvtype, root, comm, request);
+}
+MPI_ALIAS(Iscatterv)
+
+int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                    MPI_Comm comm)
+{
+    return mpi_movev(MPI_C_ALLGATHERV, "MPI_Allgatherv", sendbuf, sendcount, NULL, NULL, sendtype,
+                     recvbuf, 0, recvcounts, displs, recvtype, 0, comm, NULL);
+}
+MPI_ALIAS(Allgatherv)
+
+int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                     MPI_Comm comm, MPI_Request *request)
+{
+    if (request == NULL) return mpi_err(comm, "MPI_Iallgatherv", MPI_ERR_ARG);
+    return mpi_movev(MPI_C_ALLGATHERV, "MPI_Iallgatherv", sendbuf, sendcount, NULL, NULL, sendtype,
+                     recvbuf, 0, recvcounts, displs, recvtype, 0, comm, request);
+}
+MPI_ALIAS(Iallgatherv)
+
+int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return mpi_movev(MPI_C_ALLTOALLV, "MPI_Alltoallv", sendbuf, 0, sendcounts, sdispls, sendtype,
+                     recvbuf, 0, recvcounts, rdispls, recvtype, 0, comm, NULL);
+}
+MPI_ALIAS(Alltoallv)
+
+int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                    MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    if (request == NULL) return mpi_err(comm, "MPI_Ialltoallv", MPI_ERR_ARG);
+    return mpi_movev(MPI_C_ALLTOALLV, "MPI_Ialltoallv", sendbuf, 0, sendcounts, sdispls, sendtype,
+                     recvbuf, 0, recvcounts, rdispls, recvtype, 0, comm, request);
+}
+MPI_ALIAS(Ialltoallv)

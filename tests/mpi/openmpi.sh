@@ -1,0 +1,23 @@
+#!/bin/sh
+# openmpi.sh SRC_DIR - build the MPI test programs with Open MPI's mpicc and run the
+# plain lines of tests.list (no tern variables, no fatal=) with its mpirun. Passing there
+# shows the tests check MPI semantics, not tern's behaviour. Exit 77 (skip) without Open MPI.
+set -eu
+src=$1
+command -v mpicc.openmpi >/dev/null 2>&1 && command -v mpirun.openmpi >/dev/null 2>&1 || {
+  echo "Open MPI (mpicc.openmpi, mpirun.openmpi) not installed: skipped"
+  exit 77
+}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+sed 's/#.*//' "$src/tests.list" | while read -r name np rest; do
+  [ -n "${name:-}" ] || continue
+  case " $rest " in *=*) continue ;; esac # tern variables, args, fatal: tern only
+  if [ ! -x "$tmp/$name" ]; then
+    mpicc.openmpi -Wall -Wextra -Werror "$src/$name.c" -o "$tmp/$name" </dev/null
+  fi
+  echo "== Open MPI: $name on $np"
+  OMPI_MCA_btl_vader_single_copy_mechanism=none \
+    timeout 120 mpirun.openmpi --allow-run-as-root --oversubscribe -n "$np" "$tmp/$name" </dev/null
+done
+echo "openmpi: ok"
