@@ -107,8 +107,8 @@ struct coll_sched {
     core_req_t **out; /* requests of the round under way */
     int nout, outcap;
     int err;
-    int heap;                /* the schedule itself was malloc'ed (non-blocking) */
-    void *tmp[COLL_MAX_TMP];     /* scratch buffers, back to the cache with the schedule */
+    int heap;                     /* the schedule itself was malloc'ed (non-blocking) */
+    void *tmp[COLL_MAX_TMP];      /* scratch buffers, back to the cache with the schedule */
     size_t tmpsize[COLL_MAX_TMP]; /* their capacities */
     int ntmp;
     core_req_t *req;         /* non-blocking: the request the caller waits on */

@@ -63,10 +63,12 @@ static void mpi_bind_call(int k, const void *in, void *inout, size_t count)
     }
 #define MPI_T8(b)                                                                                  \
     MPI_TRAMP(b##0)                                                                                \
-    MPI_TRAMP(b##1) MPI_TRAMP(b##2) MPI_TRAMP(b##3) MPI_TRAMP(b##4) MPI_TRAMP(b##5)                \
-        MPI_TRAMP(b##6) MPI_TRAMP(b##7)
+    MPI_TRAMP(b##1)                                                                                \
+    MPI_TRAMP(b##2) MPI_TRAMP(b##3) MPI_TRAMP(b##4) MPI_TRAMP(b##5) MPI_TRAMP(b##6)                \
+        MPI_TRAMP(b##7)
 MPI_T8(0)
-MPI_T8(1) MPI_T8(2) MPI_T8(3) MPI_T8(4) MPI_T8(5) MPI_T8(6) MPI_T8(7)
+MPI_T8(1)
+MPI_T8(2) MPI_T8(3) MPI_T8(4) MPI_T8(5) MPI_T8(6) MPI_T8(7)
 #define MPI_TR8(b)                                                                                 \
     mpi_tramp_##b##0, mpi_tramp_##b##1, mpi_tramp_##b##2, mpi_tramp_##b##3, mpi_tramp_##b##4,      \
         mpi_tramp_##b##5, mpi_tramp_##b##6, mpi_tramp_##b##7
