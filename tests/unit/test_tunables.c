@@ -40,13 +40,13 @@ int main(void)
     /* Every default is valid; a bad environment value is reported and rejected. */
     unsetenv("TERN_SHM_CELL_SIZE");
     CHECK_EQ(util_tunables_load(NULL), 0);
-    CHECK_EQ(util_tun.shm_cell_size, 32768);
+    CHECK_EQ(util_tun.shm_cell_size, 65536);
     setenv("TERN_SHM_CELL_SIZE", "lots", 1);
     CHECK_EQ(util_tunables_load(stderr), TERN_ERR_TUNABLE);
-    CHECK_EQ(util_tun.shm_cell_size, 32768);
-    setenv("TERN_SHM_CELL_SIZE", "64k", 1);
-    CHECK_EQ(util_tunables_load(NULL), 0);
     CHECK_EQ(util_tun.shm_cell_size, 65536);
+    setenv("TERN_SHM_CELL_SIZE", "128k", 1);
+    CHECK_EQ(util_tunables_load(NULL), 0);
+    CHECK_EQ(util_tun.shm_cell_size, 131072);
 
     /* tern_init refuses to start with a bad tunable, naming the error. */
     setenv("TERN_SPIN_COUNT", "fast", 1);
