@@ -27,21 +27,19 @@ static struct conv_part *conv_parts; /* by source world rank */
 
 size_t conv_wire_room(int dest)
 {
-    return core.peers[dest].lim.max_frame - sizeof(struct core_hdr) - sizeof(struct conv_wire);
+    return core_am_room(dest) - sizeof(struct conv_wire);
 }
 
 int conv_wire_send(int dest, const struct conv_wire *w, const void *data, size_t len)
 {
     size_t room = conv_wire_room(dest);
-    struct core_hdr h = {.type = CORE_FRAME_AM, .tag = CONV_AM_HANDLER};
     struct conv_wire more = {.op = CONV_OP_MORE};
     const unsigned char *p = data;
     size_t off = 0;
     do {
         size_t n = len - off < room ? len - off : room;
-        struct iovec iov[3] = {
-            {&h, sizeof h}, {(void *)(off ? &more : w), sizeof *w}, {(void *)(p + off), n}};
-        int rc = core_send_frame(dest, iov, n ? 3 : 2, sizeof h + sizeof *w + n);
+        struct iovec iov[2] = {{(void *)(off ? &more : w), sizeof *w}, {(void *)(p + off), n}};
+        int rc = core_am_sendv(dest, CONV_AM_HANDLER, iov, 2);
         if (rc) return rc;
         off += n;
     } while (off < len);

@@ -1,6 +1,7 @@
 /*
  * comm.c - communicators: the built-in world and self, dup, split and free, and the
- * few internal collectives they need (context-id agreement, allgather, barrier).
+ * few internal collectives they need (context-id agreement, allgather). They stay here,
+ * below src/coll, so the core never calls up into a layer built on it.
  *
  * Context ids: every communicator owns a pair (ctx for point-to-point, ctx + 1 for
  * collectives). A new communicator's pair is the lowest one free on every member of
@@ -16,7 +17,7 @@ struct tern_comm tern__comm_world;
 struct tern_comm tern__comm_self;
 
 /* Internal tags on the collective context. */
-enum { CORE_TAG_BARRIER = 1, CORE_TAG_REDUCE, CORE_TAG_BCAST, CORE_TAG_ALLGATHER };
+enum { CORE_TAG_REDUCE = 1, CORE_TAG_BCAST, CORE_TAG_ALLGATHER };
 
 #define CORE_MASK_WORDS (CORE_CTX_MAX / 2 / 64)
 
@@ -48,7 +49,6 @@ int core_comm_init_builtin(void)
     tern__comm_self.ctx = 2;
     tern__comm_self.rank = 0;
     tern__comm_self.size = 1;
-    tern__comm_self.self_world = core.rank;
     core_ctx_mark(2, 1);
     /* Self maps rank 0 to me; world ranks map back only for me. */
     tern__comm_self.world_of = malloc(sizeof(int));
@@ -82,17 +82,6 @@ int core_sendrecv_coll(struct tern_comm *comm, const void *sbuf, size_t slen, in
         core_req_free(rr);
     }
     return rc ? rc : rc2;
-}
-
-int core_barrier(struct tern_comm *comm)
-{
-    int p = comm->size, r = comm->rank;
-    for (int k = 1; k < p; k <<= 1) {
-        int rc = core_sendrecv_coll(comm, NULL, 0, (r + k) % p, NULL, 0, (r - k + p) % p,
-                                    CORE_TAG_BARRIER);
-        if (rc) return rc;
-    }
-    return 0;
 }
 
 /* In-place AND-allreduce of n words over comm: binomial reduce to 0, then bcast. */

@@ -106,7 +106,6 @@ struct tern_comm {
     int size;
     int *world_of;                /* comm rank -> world rank; NULL: identity (world) */
     int *comm_of;                 /* world rank -> comm rank or -1; NULL: identity */
-    int self_world;               /* for TERN_COMM_SELF: my world rank */
     uint32_t coll_seq;            /* collectives started on this communicator */
     struct tern_comm *next_alloc; /* every communicator made by dup/split, for finalize */
 };
@@ -219,7 +218,11 @@ void core_frame_recv(int src, const void *frame, size_t len);
 void core_peer_failed(int rank); /* up-call: the transport lost `rank` */
 int core_send_frame(int dest, const struct iovec *iov, int iovcnt, size_t total);
 void core_pend_drain(void);
-int core_am_send(int dest, int handler, const void *payload, size_t len);
+/* Send an active message (gathered from iov, at most 7 pieces and core_am_room(dest)
+ * bytes) to the handler registered under `handler` on dest; ordered with every other
+ * frame to dest. */
+int core_am_sendv(int dest, int handler, const struct iovec *iov, int iovcnt);
+size_t core_am_room(int dest);
 int core_am_register(int handler, core_am_fn fn);
 
 /* progress.c */
@@ -242,7 +245,6 @@ int core_comm_dup(struct tern_comm *comm, struct tern_comm **out);
 int core_comm_split(struct tern_comm *comm, int color, int key, struct tern_comm **out);
 int core_comm_free(struct tern_comm *comm);
 void core_comm_fini(void);
-int core_barrier(struct tern_comm *comm);
 int core_sendrecv_coll(struct tern_comm *comm, const void *sbuf, size_t slen, int dest, void *rbuf,
                        size_t rlen, int src, int tag);
 

@@ -412,11 +412,25 @@ int core_am_register(int handler, core_am_fn fn)
     return 0;
 }
 
-int core_am_send(int dest, int handler, const void *payload, size_t len)
+/* Largest payload an active message to dest can carry in one frame. */
+size_t core_am_room(int dest)
 {
-    struct core_peer *p = &core.peers[dest];
-    if (len + sizeof(struct core_hdr) > p->lim.max_frame) return TERN_ERR_INVAL;
+    return core.peers[dest].lim.max_frame - sizeof(struct core_hdr);
+}
+
+int core_am_sendv(int dest, int handler, const struct iovec *iov, int iovcnt)
+{
+    struct iovec v[8];
+    size_t len = 0;
+    if (iovcnt < 0 || iovcnt > 7) return TERN_ERR_INVAL;
     struct core_hdr h = {.type = CORE_FRAME_AM, .tag = handler};
-    struct iovec iov[2] = {{&h, sizeof h}, {(void *)payload, len}};
-    return core_send_frame(dest, iov, len ? 2 : 1, sizeof h + len);
+    v[0] = (struct iovec){&h, sizeof h};
+    int n = 1;
+    for (int i = 0; i < iovcnt; i++) {
+        if (iov[i].iov_len == 0) continue;
+        v[n++] = iov[i];
+        len += iov[i].iov_len;
+    }
+    if (len > core_am_room(dest)) return TERN_ERR_INVAL;
+    return core_send_frame(dest, v, n, sizeof h + len);
 }
