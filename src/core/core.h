@@ -181,6 +181,8 @@ struct core_state {
     int nhooks;
     void (*finis[8])(void); /* run by core_finalize, last registered first */
     int nfinis;
+    void (*failhooks[8])(int rank); /* told by core_peer_failed, after core's own requests */
+    int nfailhooks;
     int in_progress; /* guards against re-entering poll from an up-call */
 };
 
@@ -235,6 +237,10 @@ int core_block(core_done_fn done, const void *arg); /* spin, yield, sleep until 
 int core_progress_hook_add(int (*hook)(void));
 /* Register a function core_finalize() calls to release a layer's caches (once each). */
 int core_atfini(void (*fn)(void));
+/* Register a function core_peer_failed() calls (once per failed rank, after core has
+ * failed its own requests to and from that rank) so a layer above (collectives,
+ * conversations, SHMEM) can fail what it waits for. TERN_ERR_NOMEM when slots run out. */
+int core_failure_hook_add(void (*fn)(int rank));
 int core_wait(core_req_t *r);
 int core_wait_any(core_req_t *const *reqs, size_t n, size_t *index);
 int core_wait_pending(void); /* until every pending queue is empty, transports drained */

@@ -49,6 +49,16 @@ int core_atfini(void (*fn)(void))
     return 0;
 }
 
+int core_failure_hook_add(void (*fn)(int rank))
+{
+    for (int i = 0; i < core.nfailhooks; i++)
+        if (core.failhooks[i] == fn) return 0;
+    if (core.nfailhooks == (int)(sizeof core.failhooks / sizeof core.failhooks[0]))
+        return TERN_ERR_NOMEM;
+    core.failhooks[core.nfailhooks++] = fn;
+    return 0;
+}
+
 int core_progress_hook_add(int (*hook)(void))
 {
     for (int i = 0; i < core.nhooks; i++)
