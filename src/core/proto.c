@@ -403,7 +403,8 @@ void core_peer_failed(int rank)
             core_req_complete(r, TERN_ERR_PEER_FAILED);
         }
     }
-    for (int i = 0; i < core.nfailhooks; i++) core.failhooks[i](rank);
+    for (int i = 0; i < core.nfailhooks; i++)
+        core.failhooks[i](rank);
 }
 
 int core_am_register(int handler, core_am_fn fn)
