@@ -191,7 +191,10 @@ typedef struct MPI_Status {
 #define MPI_ERR_RMA_ATTACH            55
 #define MPI_ERR_RMA_SHARED            56
 #define MPI_ERR_RMA_FLAVOR            57
-#define MPI_ERR_LASTCODE              57
+/* A process the operation involves has failed (MPI 5.0 / ULFM). tern reports it when a
+ * peer dies and the communicator's handler is not MPI_ERRORS_ARE_FATAL. */
+#define MPI_ERR_PROC_FAILED           58
+#define MPI_ERR_LASTCODE              58
 
 /* ---- predefined handles ---------------------------------------------------- */
 

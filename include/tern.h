@@ -143,6 +143,31 @@ double tern_wtick(void);
  */
 void tern_abort(int code) __attribute__((noreturn));
 
+/**
+ * Declare that this process handles the failure of other processes itself.
+ *
+ * By default (as with other MPI launchers) ternrun ends the whole job when a rank dies
+ * (exits non-zero, is killed, or exits without tern_finalize), printing one line that
+ * names the rank, its host and pid, and the cause. Once every surviving rank has called
+ * tern_tolerate_failures, the job goes on instead: ternrun still prints the line and
+ * exits with that failure's status at the end, and the survivors hear of the death
+ * within about TERN_FAILURE_CHECK_MS + TERN_SLEEP_MS (on shared memory a liveness check
+ * finds it even without ternrun; over TCP the closed connection does). Then:
+ *  - every operation that waits on the dead process (a send to it, a receive from it, a
+ *    wildcard receive that was posted when it died on a communicator that includes it,
+ *    a collective, a conversation or SHMEM operation involving it) completes with
+ *    TERN_ERR_PEER_FAILED;
+ *  - collectives on any communicator that includes it fail at once with
+ *    TERN_ERR_PEER_FAILED; communicators without it keep working, as does
+ *    point-to-point between survivors;
+ *  - messages it sent that had wholly arrived before it died are still delivered.
+ * tern_finalize still returns (with TERN_ERR_PEER_FAILED). Under other launchers the
+ * call has no effect on the job and returns TERN_OK. In MPI programs, setting an error
+ * handler other than MPI_ERRORS_ARE_FATAL does the same.
+ * Errors: TERN_ERR_NOT_INIT, TERN_ERR_FINALIZED, TERN_ERR_BOOT (launcher gone).
+ */
+int tern_tolerate_failures(void);
+
 /** A sentence describing an error code ("success" for TERN_OK, "unknown error" for
  * codes that are not tern's; never NULL). */
 const char *tern_strerror(int err);

@@ -152,6 +152,12 @@ void tern_abort(int code)
     _exit(code);
 }
 
+int tern_tolerate_failures(void)
+{
+    int rc = api_state();
+    return rc ? rc : boot_tolerate(&core.boot);
+}
+
 /* ---- point-to-point ------------------------------------------------------------- */
 
 static int api_isend(const void *buf, size_t len, int dest, int tag, tern_comm_t comm, int sync,
@@ -231,7 +237,7 @@ int tern_test(tern_request_t *req, int *flag, tern_status_t *status)
     if (!api_req_valid(*req)) return TERN_ERR_REQUEST;
     if ((*req)->state != CORE_RS_DONE) core_progress();
     if ((*req)->state != CORE_RS_DONE) {
-        rc = boot_check(&core.boot);
+        rc = core_alive();
         if (rc) return rc;
         *flag = 0;
         return 0;
@@ -297,7 +303,7 @@ int tern_testall(size_t n, tern_request_t reqs[], int *flag, tern_status_t statu
     core_progress();
     for (size_t i = 0; i < n; i++)
         if (reqs[i] && reqs[i]->state != CORE_RS_DONE) {
-            rc = boot_check(&core.boot);
+            rc = core_alive();
             if (rc) return rc;
             *flag = 0;
             return 0;

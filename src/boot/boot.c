@@ -26,6 +26,25 @@ struct boot_kv {
 
 static struct pmi_reader boot_reader;
 
+/* News the launcher sends unasked, between replies: cmd=tern_peer_failed rank=R. Kept
+ * until boot_poll hands it to core. Returns 1 if the line was news. */
+static int boot_news(struct boot *b, const struct pmi_msg *msg)
+{
+    const char *cmd = pmi_msg_get(msg, "cmd");
+    int rank;
+    if (cmd == NULL || strcmp(cmd, "tern_peer_failed") != 0) return 0;
+    if (pmi_msg_get_int(msg, "rank", &rank) != 0 || rank < 0 || rank >= b->size) return 1;
+    if (b->nfailed_news == b->failed_news_cap) {
+        int cap = b->failed_news_cap ? 2 * b->failed_news_cap : 8;
+        int *n = realloc(b->failed_news, (size_t)cap * sizeof *n);
+        if (n == NULL) return 1; /* the liveness check still finds a local rank */
+        b->failed_news = n;
+        b->failed_news_cap = cap;
+    }
+    b->failed_news[b->nfailed_news++] = rank;
+    return 1;
+}
+
 /* Send one command line and read the one-line reply whose cmd= is `expect`. */
 static int boot_call(struct boot *b, const char *req, const char *expect, char *line_out,
                      struct pmi_msg *msg)
@@ -50,6 +69,7 @@ static int boot_call(struct boot *b, const char *req, const char *expect, char *
         if (len >= PMI_WIRE_MAX_LINE) return TERN_ERR_BOOT;
         memcpy(line_out, line, len + 1);
         if (pmi_wire_parse(line_out, msg) != 0) return TERN_ERR_BOOT;
+        if (boot_news(b, msg)) continue;
         const char *cmd = pmi_msg_get(msg, "cmd");
         if (cmd == NULL || strcmp(cmd, expect) != 0) {
             UTIL_ERROR("PMI: expected cmd=%s, got %s", expect, cmd ? cmd : "(none)");
@@ -146,6 +166,7 @@ int boot_init(struct boot *b)
     int rc =
         boot_call(b, "cmd=init pmi_version=1 pmi_subversion=1\n", "response_to_init", line, &msg);
     if (rc) return rc;
+    b->ternrun = pmi_msg_get(&msg, "tern") != NULL;
     rc = boot_call(b, "cmd=get_maxes\n", "maxes", line, &msg);
     if (rc) return rc;
     rc = boot_call(b, "cmd=get_my_kvsname\n", "my_kvsname", line, &msg);
@@ -238,16 +259,41 @@ void boot_abort(struct boot *b, int code, const char *msg)
     if (n > 0) (void)pmi_write_all(b->fd, req, (size_t)n < sizeof req ? (size_t)n : sizeof req - 1);
 }
 
-int boot_check(struct boot *b)
+int boot_tolerate(struct boot *b)
+{
+    if (b->singleton || b->fd < 0 || !b->ternrun) return 0;
+    static const char req[] = "cmd=tern_tolerate\n"; /* no reply */
+    return pmi_write_all(b->fd, req, sizeof req - 1) == 0 ? 0 : TERN_ERR_BOOT;
+}
+
+int boot_poll(struct boot *b, void (*failed)(int rank))
 {
     if (b->singleton || b->fd < 0) return 0;
+    int gone = 0;
     struct pollfd p = {.fd = b->fd, .events = POLLIN};
-    if (poll(&p, 1, 0) > 0 && (p.revents & (POLLHUP | POLLERR))) return TERN_ERR_PEER_FAILED;
-    return 0;
+    if (poll(&p, 1, 0) > 0) {
+        if (p.revents & POLLIN) {
+            /* Readable: one read takes what is there (the launcher's news is short). */
+            if (pmi_reader_fill(&boot_reader, b->fd) <= 0) gone = 1;
+        } else if (p.revents & (POLLHUP | POLLERR)) {
+            gone = 1;
+        }
+        char *line;
+        while (pmi_reader_line(&boot_reader, &line) > 0) {
+            struct pmi_msg msg;
+            if (pmi_wire_parse(line, &msg) == 0) (void)boot_news(b, &msg);
+        }
+    }
+    /* Hand the news over one at a time: failed() may call back into boot. */
+    while (b->nfailed_news > 0) failed(b->failed_news[--b->nfailed_news]);
+    return gone ? TERN_ERR_PEER_FAILED : 0;
 }
 
 void boot_release(struct boot *b)
 {
+    free(b->failed_news);
+    b->failed_news = NULL;
+    b->nfailed_news = b->failed_news_cap = 0;
     free(b->node_of);
     free(b->local_ranks);
     while (b->local_kv) {

@@ -18,6 +18,9 @@ struct boot {
     int local_size;
     int *local_ranks;         /* world ranks on my node, ascending */
     struct boot_kv *local_kv; /* singleton store */
+    int ternrun;              /* the launcher is ternrun: its extensions may be used */
+    int *failed_news;         /* ranks the launcher said failed, not yet taken by boot_poll */
+    int nfailed_news, failed_news_cap;
 };
 
 /* Join the job. Returns 0, TERN_ERR_BOOT or TERN_ERR_NOMEM. */
@@ -39,10 +42,17 @@ int boot_finalize(struct boot *b);
 void boot_abort(struct boot *b, int code, const char *msg);
 
 /*
- * Non-blocking check that the launcher is still there: TERN_ERR_PEER_FAILED if the
- * PMI connection was closed (the launcher died or is ending the job), else 0.
+ * ternrun extensions (no-ops under other launchers, which never send such news):
+ *
+ * boot_tolerate: tell the launcher this process handles peer failures itself, so a
+ * rank's death does not end the job once every surviving rank said so.
+ *
+ * boot_poll: take in, without blocking, what the launcher sent unasked: for every rank
+ * it reports failed, call failed(rank). Returns TERN_ERR_PEER_FAILED when the launcher
+ * itself is gone, else 0.
  */
-int boot_check(struct boot *b);
+int boot_tolerate(struct boot *b);
+int boot_poll(struct boot *b, void (*failed)(int rank));
 
 /* Release memory held by b (after finalize, or on a failed init). */
 void boot_release(struct boot *b);

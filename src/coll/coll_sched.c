@@ -22,8 +22,10 @@
 #define COLL_TAG_BASE 0x40000000
 #define COLL_TAG_MASK 0x3fffffff
 
-static struct coll_sched *coll_active; /* non-blocking schedules under way */
+static struct coll_sched *coll_active;   /* non-blocking schedules under way */
+static struct coll_sched *coll_blocking; /* blocking ones (nested: a stack) */
 static int coll_hook_added;
+static int coll_failhook_added;
 
 void coll_sched_init(struct coll_sched *s, struct tern_comm *comm)
 {
@@ -210,9 +212,26 @@ void coll_sendrecv(struct coll_sched *s, const void *sbuf, size_t sn, int dst, v
     coll_wait(s);
 }
 
+/* A process died: every schedule on a communicator that includes it fails, on every
+ * survivor (each hears the news), so no survivor waits for a partner that gave up. */
+static void coll_peer_failed(int rank)
+{
+    struct coll_sched *lists[2] = {coll_active, coll_blocking};
+    for (int l = 0; l < 2; l++)
+        for (struct coll_sched *s = lists[l]; s; s = s->next)
+            if (!s->err && core_comm_rank_of(s->comm, rank) >= 0) s->err = TERN_ERR_PEER_FAILED;
+}
+
 /* Make room for the requests of the largest round, before running. */
 static int coll_sched_prepare(struct coll_sched *s)
 {
+    if (!coll_failhook_added) {
+        int rc = core_failure_hook_add(coll_peer_failed);
+        if (rc) return rc;
+        coll_failhook_added = 1;
+    }
+    /* A collective needs everyone: with a member known dead it cannot complete. */
+    if (core_comm_has_failed(s->comm)) return TERN_ERR_PEER_FAILED;
     int most = 0, n = 0;
     for (int i = 0; i < s->nsteps; i++) {
         int k = s->steps[i].kind;
@@ -287,7 +306,13 @@ static int coll_sched_advance(struct coll_sched *s, int *moved)
         }
         if (r) s->out[s->nout++] = r;
     }
-    if (s->err) return 1; /* requests still out are abandoned: the job is failing */
+    if (s->err) {
+        /* Failed midway: requests still out are abandoned and end on their own. */
+        for (int i = 0; i < s->nout; i++)
+            core_req_abandon(s->out[i]);
+        s->nout = 0;
+        return 1;
+    }
     return coll_round_done(s);
 }
 
@@ -314,8 +339,16 @@ int coll_sched_run(struct coll_sched *s, int rc)
     if (rc == 0) rc = s->err;
     if (rc == 0) rc = coll_sched_prepare(s);
     if (rc == 0) {
+        s->next = coll_blocking;
+        coll_blocking = s;
         rc = core_block(coll_blocking_done, s);
+        coll_blocking = s->next;
         if (rc == 0) rc = s->err;
+        if (rc && s->nout) { /* core_block gave up (launcher gone) */
+            for (int i = 0; i < s->nout; i++)
+                core_req_abandon(s->out[i]);
+            s->nout = 0;
+        }
     }
     coll_sched_release(s);
     return rc;

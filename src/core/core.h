@@ -184,6 +184,10 @@ struct core_state {
     void (*failhooks[8])(int rank); /* told by core_peer_failed, after core's own requests */
     int nfailhooks;
     int in_progress; /* guards against re-entering poll from an up-call */
+    unsigned health_tick; /* progress calls since the clock was last read for health */
+    double health_last;   /* when core_health last ran (seconds, monotonic) */
+    int launcher_gone;    /* the PMI connection closed: the job is over */
+    int nfailed;          /* peers known failed */
 };
 
 extern struct core_state core;
@@ -198,6 +202,9 @@ core_req_t *core_req_alloc(int kind);
 void core_req_free(core_req_t *r);
 core_req_t *core_req_lookup(uint32_t id, int kind);
 void core_req_complete(core_req_t *r, int err);
+/* Give up on r (a layer's operation failed midway): a posted receive is withdrawn, one
+ * under way finishes later without touching its buffer again and frees itself. */
+void core_req_abandon(core_req_t *r);
 void core_req_release_all(void);
 
 /* match.c */
@@ -241,6 +248,26 @@ int core_atfini(void (*fn)(void));
  * failed its own requests to and from that rank) so a layer above (collectives,
  * conversations, SHMEM) can fail what it waits for. TERN_ERR_NOMEM when slots run out. */
 int core_failure_hook_add(void (*fn)(int rank));
+/* Failure detection: take the launcher's news of failed ranks and run the transports'
+ * liveness checks; core_peer_failed() follows for every rank found dead. Returns
+ * TERN_ERR_PEER_FAILED when the launcher itself is gone, else 0. core_progress runs it
+ * every TERN_FAILURE_CHECK_MS; blocked and polling callers also call it. */
+int core_health(void);
+/* What a polling caller (test) reports when its operation is not done yet: 0, or
+ * TERN_ERR_PEER_FAILED once core_health found the launcher gone. No system call. */
+/* Does communicator c include a failed process? (cheap while nothing failed) */
+static inline int core_comm_has_failed(const struct tern_comm *c)
+{
+    if (core.nfailed == 0) return 0;
+    for (int i = 0; i < c->size; i++)
+        if (core.peers[core_comm_world(c, i)].failed) return 1;
+    return 0;
+}
+
+static inline int core_alive(void)
+{
+    return core.launcher_gone ? TERN_ERR_PEER_FAILED : 0;
+}
 int core_wait(core_req_t *r);
 int core_wait_any(core_req_t *const *reqs, size_t n, size_t *index);
 int core_wait_pending(void); /* until every pending queue is empty, transports drained */

@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include <sched.h>
+#include <time.h>
 
 #include "core/core.h"
 #include "util/tunables.h"
@@ -22,11 +23,37 @@ static inline void core_cpu_relax(void)
 #endif
 }
 
+static double core_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int core_health(void)
+{
+    core.health_last = core_now();
+    int rc = boot_poll(&core.boot, core_peer_failed);
+    for (int i = 0; i < core.ntls; i++)
+        core.tls[i]->health();
+    if (rc) core.launcher_gone = 1;
+    return rc;
+}
+
+/* Every 256 progress calls, read the (vDSO) clock; run the health check when it is due. */
+static void core_health_maybe(void)
+{
+    if ((++core.health_tick & 255) != 0) return;
+    if (core_now() - core.health_last >= (double)util_tun.failure_check_ms * 1e-3)
+        (void)core_health();
+}
+
 int core_progress(void)
 {
     int n = 0;
     if (core.in_progress) return 0;
     core.in_progress = 1;
+    core_health_maybe();
     for (int i = 0; i < core.ntls; i++) {
         int k = core.tls[i]->poll();
         if (k > 0) n += k;
@@ -107,7 +134,7 @@ int core_block(core_done_fn done, const void *arg)
         }
         for (int i = 0; i < core.ntls; i++)
             core.tls[i]->sleep_end();
-        int rc = boot_check(&core.boot);
+        int rc = core_health();
         if (rc) return rc;
         spins = spin_max; /* after a wake-up, go on yielding before sleeping again */
     }

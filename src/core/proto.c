@@ -377,11 +377,18 @@ void core_frame_recv(int src, const void *frame, size_t len)
  * TERN_ERR_PEER_FAILED, and so do later ones (core_isend, core_irecv check `failed`).
  * Receives from TERN_ANY_SOURCE stay posted: another rank may still match them.
  */
+/* Could world rank `rank` be the sender of a message receive r waits for? */
+static int core_req_may_hear(const core_req_t *r, int rank)
+{
+    return r->comm == NULL || core_comm_rank_of(r->comm, rank) >= 0;
+}
+
 void core_peer_failed(int rank)
 {
     struct core_peer *p = &core.peers[rank];
     if (p->failed) return;
     p->failed = 1;
+    core.nfailed++;
     UTIL_DEBUG(1, "rank %d failed: completing its operations with an error", rank);
     struct core_pend *pd = p->pend_head;
     while (pd) { /* the requests among them are failed below */
@@ -398,7 +405,10 @@ void core_peer_failed(int rank)
             if (r->peer == rank) core_req_complete(r, TERN_ERR_PEER_FAILED);
         } else if (r->state == CORE_RS_STREAM) {
             if (r->src == rank) core_req_complete(r, TERN_ERR_PEER_FAILED);
-        } else if (r->state == CORE_RS_POSTED && r->peer == rank) {
+        } else if (r->state == CORE_RS_POSTED &&
+                   (r->peer == rank || (r->peer < 0 && core_req_may_hear(r, rank)))) {
+            /* A wildcard receive waiting when a possible sender died fails too: it may
+             * have been waiting for that very message. Later ones are posted normally. */
             core_match_unpost(core.match[r->ctx], r);
             core_req_complete(r, TERN_ERR_PEER_FAILED);
         }

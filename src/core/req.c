@@ -64,6 +64,36 @@ void core_req_complete(core_req_t *r, int err)
     if (r->on_complete) r->on_complete(r);
 }
 
+static void core_req_free_when_done(core_req_t *r)
+{
+    core_req_free(r);
+}
+
+void core_req_abandon(core_req_t *r)
+{
+    if (r->state == CORE_RS_DONE) {
+        core_req_free(r);
+        return;
+    }
+    if (r->kind == CORE_REQ_RECV && r->state == CORE_RS_POSTED) {
+        core_match_unpost(core.match[r->ctx], r);
+        core_req_free(r);
+        return;
+    }
+    /* Under way with a live peer: let it end on its own without touching the buffer
+     * again. A streaming receive drops the rest of its data; a send not started goes
+     * out empty; a streaming send stops where it is. */
+    if (r->kind == CORE_REQ_RECV) {
+        r->len = 0;
+    } else if (r->state == CORE_RS_QUEUED) {
+        r->len = 0;
+        r->rndv = 0;
+    } else if (r->state == CORE_RS_STREAM) {
+        r->len = r->offset;
+    }
+    r->on_complete = core_req_free_when_done;
+}
+
 void core_req_release_all(void)
 {
     /* Blocks were allocated with calloc in doubling sizes; their first elements are

@@ -76,6 +76,7 @@ static const char *const mpi_err_text[MPI_ERR_LASTCODE + 1] = {
     [MPI_ERR_RMA_ATTACH] = "MPI_ERR_RMA_ATTACH: memory cannot be attached",
     [MPI_ERR_RMA_SHARED] = "MPI_ERR_RMA_SHARED: memory cannot be shared",
     [MPI_ERR_RMA_FLAVOR] = "MPI_ERR_RMA_FLAVOR: wrong window flavor",
+    [MPI_ERR_PROC_FAILED] = "MPI_ERR_PROC_FAILED: a process involved in the operation has failed",
 };
 
 int mpi_from_tern(int terr)
@@ -103,6 +104,8 @@ int mpi_from_tern(int terr)
         return MPI_ERR_UNSUPPORTED_OPERATION;
     case TERN_ERR_INTERNAL:
         return MPI_ERR_INTERN;
+    case TERN_ERR_PEER_FAILED:
+        return MPI_ERR_PROC_FAILED;
     default:
         return MPI_ERR_OTHER;
     }
@@ -170,6 +173,9 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
     if (c == NULL) return mpi_err(comm, fn, MPI_ERR_COMM);
     if (!mpi_eh_valid(errhandler)) return mpi_err(comm, fn, MPI_ERR_ARG);
     c->errh = errhandler;
+    /* A program that takes errors itself handles failed peers: under ternrun a rank's
+     * death then no longer ends the job once every survivor said so. */
+    if (errhandler != MPI_ERRORS_ARE_FATAL) (void)boot_tolerate(&core.boot);
     return MPI_SUCCESS;
 }
 MPI_ALIAS(Comm_set_errhandler)

@@ -745,7 +745,7 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     MPI_Comm comm = mr->comm;
     if (!mpi_req_done(mr)) core_progress();
     if (!mpi_req_done(mr)) {
-        int rc = boot_check(&core.boot);
+        int rc = core_alive();
         if (rc) return mpi_err(comm, fn, mpi_from_tern(rc));
         *flag = 0;
         return MPI_SUCCESS;
@@ -920,7 +920,7 @@ int PMPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status status
     core_progress();
     for (int i = 0; i < count; i++)
         if (requests[i] != MPI_REQUEST_NULL && !mpi_req_done(mpi_reqs[requests[i]])) {
-            rc = boot_check(&core.boot);
+            rc = core_alive();
             if (rc) return mpi_err(MPI_COMM_WORLD, fn, mpi_from_tern(rc));
             *flag = 0;
             return MPI_SUCCESS;

@@ -79,6 +79,11 @@ struct tl_ops {
      * before finalize's barrier until it is 0. */
     int (*busy)(void);
 
+    /* Liveness check: report every peer found dead through env->failed. The core calls
+     * it while it waits, at most every TERN_FAILURE_CHECK_MS; transports that learn of
+     * deaths by themselves (a closed connection) use tl_stub_noop. */
+    int (*health)(void);
+
     /* Report limits. */
     void (*limits)(struct tl_limits *out);
 

@@ -8,6 +8,10 @@
 # /dev/shm/tern-* entry that was not there before. ctest runs these tests alone
 # (RUN_SERIAL), so entries of other jobs cannot appear meanwhile; a new entry still
 # gets a second to vanish in case some other process on the machine is mid-job.
+#
+# With EXPECT_DONE=K in the environment, the job's output must also hold K lines
+# "mp-done rank R" (the ranks that must get to the end, e.g. the survivors of a peer
+# failure: their own failures would not change ternrun's exit code, the first failure's).
 set -u
 expected=$1
 limit=$2
@@ -22,9 +26,12 @@ after=$(mktemp)
 trap 'rm -f "$before" "$after"' EXIT
 shm_list >"$before"
 
+out=$(mktemp)
+trap 'rm -f "$before" "$after" "$out"' EXIT
 start=$(date +%s.%N)
-"$@"
+"$@" >"$out"
 code=$?
+cat "$out"
 end=$(date +%s.%N)
 elapsed=$(awk "BEGIN{printf \"%.2f\", $end - $start}")
 
@@ -37,6 +44,14 @@ fi
 if awk "BEGIN{exit !($elapsed >= $limit)}"; then
     echo "FAIL: the job took ${elapsed} s, more than $limit s (hang?)"
     fail=1
+fi
+
+if [ -n "${EXPECT_DONE:-}" ]; then
+    done_lines=$(grep -c '^mp-done rank' "$out")
+    if [ "$done_lines" -ne "$EXPECT_DONE" ]; then
+        echo "FAIL: $done_lines ranks got to the end, expected $EXPECT_DONE"
+        fail=1
+    fi
 fi
 
 shm_list >"$after"

@@ -69,22 +69,38 @@ void run_job_terminate(struct run_job *job)
     job->kill_at = run_now() + job->opts.kill_grace;
 }
 
-void run_job_fail(struct run_job *job, int code, const char *fmt, ...)
+/* Record the first failure and print its line; 0 if it was not the first (or went to
+ * the root, which reports it). */
+static int job_first_failure(struct run_job *job, int code, const char *fmt, va_list ap)
 {
-    if (job->exit_code >= 0) return; /* only the first failure is news */
+    if (job->exit_code >= 0) return 0; /* only the first failure is news */
     job->exit_code = code;
     char line[1024];
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
     if (job->proxy && !job->up.broken) {
         /* The root reports it (if it is the job's first) and ends the job everywhere. */
         run_proxy_send(job, RUN_CTL_FAIL, code, 0, line, strlen(line));
-        return;
+        return 0;
     }
     fprintf(stderr, "%s\n", line);
-    run_job_terminate(job);
+    return 1;
+}
+
+void run_job_fail(struct run_job *job, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int first = job_first_failure(job, code, fmt, ap);
+    va_end(ap);
+    if (first) run_job_terminate(job);
+}
+
+void run_job_note_failure(struct run_job *job, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    (void)job_first_failure(job, code, fmt, ap);
+    va_end(ap);
 }
 
 static void job_on_signal(struct run_job *job, int sig)

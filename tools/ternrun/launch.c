@@ -306,19 +306,28 @@ static void launch_exited(struct run_job *job, struct run_rank *r, int status)
         run_out_close(&r->out[i], r->rank);
     }
 
+    /* A rank that dies, or leaves without finalizing, fails its peers: they hear of it
+     * at once. If every survivor handles peer failures itself the job goes on (the
+     * failure still sets the exit code); otherwise it ends. */
+    int died = (WIFEXITED(status) && WEXITSTATUS(status) != 0) || WIFSIGNALED(status);
+    int tolerated = 0;
+    if ((died || (r->inited && !r->finalized)) && !job->terminating)
+        tolerated = run_pmi_peer_failed(job, r->rank) && job->nalive > 0;
+    void (*report)(struct run_job *, int, const char *, ...) =
+        tolerated ? run_job_note_failure : run_job_fail;
     if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
         int code = WEXITSTATUS(status);
         if (r->exec_errno)
-            run_job_fail(job, code, "ternrun: rank %d (%s) could not execute '%s': %s", r->rank,
-                         run_rank_where(job, r), job->path, strerror(r->exec_errno));
+            report(job, code, "ternrun: rank %d (%s) could not execute '%s': %s", r->rank,
+                   run_rank_where(job, r), job->path, strerror(r->exec_errno));
         else
-            run_job_fail(job, code, "ternrun: rank %d (%s) exited with code %d", r->rank,
-                         run_rank_where(job, r), code);
+            report(job, code, "ternrun: rank %d (%s) exited with code %d", r->rank,
+                   run_rank_where(job, r), code);
     } else if (WIFSIGNALED(status)) {
         int sig = WTERMSIG(status);
-        run_job_fail(job, RUN_EXIT_SIGNAL + sig, "ternrun: rank %d (%s) killed by signal %d (%s)%s",
-                     r->rank, run_rank_where(job, r), sig, run_signal_name(sig),
-                     WCOREDUMP(status) ? ", core dumped" : "");
+        report(job, RUN_EXIT_SIGNAL + sig, "ternrun: rank %d (%s) killed by signal %d (%s)%s",
+               r->rank, run_rank_where(job, r), sig, run_signal_name(sig),
+               WCOREDUMP(status) ? ", core dumped" : "");
     }
     if (job->proxy) run_proxy_send(job, RUN_CTL_EXIT, r->rank, status, NULL, 0);
     run_pmi_rank_gone(job);

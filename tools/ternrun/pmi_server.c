@@ -244,7 +244,7 @@ static void pmi_barrier_check(struct run_job *job)
     if (job->barrier_count == 0 || job->exit_code >= 0) return;
     for (int i = 0; i < job->nranks; i++) {
         struct run_rank *g = &job->ranks[i];
-        if (g->in_barrier || (g->alive && !g->finalized)) continue;
+        if (g->in_barrier || g->failed || (g->alive && !g->finalized)) continue;
         const struct run_rank *w = NULL;
         for (int j = 0; j < job->nranks && w == NULL; j++)
             if (job->ranks[j].in_barrier) w = &job->ranks[j];
@@ -286,7 +286,7 @@ void run_pmi_barrier_release_local(struct run_job *job)
 void run_pmi_barrier_add(struct run_job *job, int n)
 {
     job->barrier_count += n;
-    if (job->barrier_count < job->nranks || (job->proxy && job->up_barrier)) {
+    if (job->barrier_count == 0 || job->barrier_count + job->nfailed < job->nranks || (job->proxy && job->up_barrier)) {
         pmi_barrier_check(job);
         return;
     }
@@ -305,6 +305,34 @@ void run_pmi_barrier_add(struct run_job *job, int n)
         run_pmi_barrier_release_local(job);
     }
     free(buf);
+}
+
+int run_pmi_peer_failed(struct run_job *job, int rank)
+{
+    int all_tolerant = 1;
+    for (int i = 0; i < job->nranks; i++) {
+        struct run_rank *q = &job->ranks[i];
+        if (!q->alive || q->rank == rank) continue;
+        /* Only a client that said tern_tolerate expects news between replies; any other
+         * PMI client would take it for the reply it waits for. */
+        if (!q->tolerant) {
+            all_tolerant = 0;
+            continue;
+        }
+        pmi_reply(job, q, "cmd=tern_peer_failed rank=%d\n", rank);
+    }
+    if (all_tolerant && !job->proxy && job->nhosts <= 1) {
+        /* The survivors go on without it: its barriers are over. (In a multi-host job
+         * the root decides, and it ends the job instead.) */
+        for (int i = 0; i < job->nranks; i++)
+            if (job->ranks[i].rank == rank && !job->ranks[i].failed) {
+                job->ranks[i].failed = 1;
+                job->nfailed++;
+            }
+        run_pmi_barrier_add(job, 0);
+        return 1;
+    }
+    return 0;
 }
 
 void run_pmi_rank_gone(struct run_job *job)
@@ -414,7 +442,11 @@ static void pmi_handle(struct run_job *job, struct run_rank *r, char *line)
                       "cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=-1 "
                       "msg=unsupported_version\n");
         else
-            pmi_reply(job, r, "cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=0\n");
+        {
+            r->inited = 1;
+            /* tern=1: ternrun's extensions (tern_tolerate, tern_peer_failed) are spoken. */
+            pmi_reply(job, r, "cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=0 tern=1\n");
+        }
     } else if (strcmp(cmd, "get_maxes") == 0) {
         pmi_reply(job, r, "cmd=maxes kvsname_max=%d keylen_max=%d vallen_max=%d rc=0\n",
                   PMI_WIRE_KVSNAME_MAX, PMI_WIRE_KEY_MAX, PMI_WIRE_VAL_MAX);
@@ -437,6 +469,8 @@ static void pmi_handle(struct run_job *job, struct run_rank *r, char *line)
         pmi_barrier_check(job);
     } else if (strcmp(cmd, "abort") == 0) {
         pmi_abort(job, r, &m);
+    } else if (strcmp(cmd, "tern_tolerate") == 0) {
+        r->tolerant = 1; /* no reply: the client does not wait */
     } else {
         pmi_error(job, r, cmd, "unknown_command");
     }

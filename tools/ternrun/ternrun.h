@@ -80,7 +80,10 @@ struct run_rank {
     /* PMI connection (pmi_server.c). */
     int pmi_fd; /* ternrun's end of the socketpair, -1 once closed */
     int in_barrier;
+    int inited;   /* sent cmd=init: a PMI client, whose peers must hear of its death */
     int finalized;
+    int tolerant; /* said cmd=tern_tolerate: it handles peers' failures itself */
+    int failed;   /* died, and the job went on without it: barriers no longer wait */
     struct pmi_reader rd;
 
     struct run_stream out[2]; /* stdout, stderr; used only with --tag-output */
@@ -115,6 +118,7 @@ struct run_job {
     struct run_kvs *kvs;
     char mapping[PMI_WIRE_VAL_MAX + 1]; /* PMI_process_mapping */
     int barrier_count;                  /* ranks waiting in the current barrier */
+    int nfailed;                        /* ranks dead while every survivor tolerates it */
 
     /* Multi-host (root): hosts with at least one rank, in placement order. */
     struct run_host *hosts;
@@ -170,6 +174,11 @@ int run_job_run(struct run_job *job);
 void run_job_fail(struct run_job *job, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* The same first-failure line and exit code, without ending the job: for a rank's
+ * death when every survivor said it handles peer failures. */
+void run_job_note_failure(struct run_job *job, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 /* Terminate every rank now (SIGTERM, SIGKILL after the grace). */
 void run_job_terminate(struct run_job *job);
 void run_job_kill_now(struct run_job *job);
@@ -207,6 +216,10 @@ void run_pmi_fini(struct run_job *job);
 /* Read and answer what rank r sent; closes its connection at EOF or on garbage. */
 void run_pmi_readable(struct run_job *job, struct run_rank *r);
 void run_pmi_close(struct run_job *job, struct run_rank *r);
+/* Rank `rank` died: tell every live rank that said tern_tolerate (cmd=tern_peer_failed,
+ * unasked, between replies). Returns 1 when every
+ * live rank said it handles peer failures (the job may go on), else 0. */
+int run_pmi_peer_failed(struct run_job *job, int rank);
 /* A rank finished: fail the job if others now wait in a barrier it cannot enter. */
 void run_pmi_rank_gone(struct run_job *job);
 

@@ -110,6 +110,7 @@ const struct tl_ops tl_self_ops = {
     .sleep_wait = tl_stub_sleep_wait,
     .sleep_end = tl_stub_sleep_end,
     .busy = tl_stub_noop,
+    .health = tl_stub_noop,
     .limits = self_limits,
     .close = self_close,
 };

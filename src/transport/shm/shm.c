@@ -29,6 +29,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <linux/futex.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -94,10 +95,13 @@ struct shm_peer {
     struct shm_chan out; /* my channel in the peer's inbox (I produce) */
     struct shm_chan in;  /* the peer's channel in my inbox (I consume) */
     int cma;             /* single copy from this peer: 1 yes, 0 forbidden */
+    int pidfd;           /* readable once the peer has exited; -1: use kill(pid, 0) */
+    int dead;            /* reported through env->failed */
 };
 
 static struct {
     tl_recv_fn recv;
+    tl_failed_fn failed;
     struct boot *boot;
     int nlocal;
     int *lidx_of;           /* world rank -> local index, -1 if not on my node */
@@ -138,6 +142,7 @@ static int shm_open_fn(const struct tl_env *env, const int *peers, int n)
     struct boot *b = env->boot;
     memset(&shm, 0, sizeof shm);
     shm.recv = env->recv;
+    shm.failed = env->failed;
     shm.boot = b;
     shm.nlocal = b->local_size;
     shm.lidx_of = malloc((size_t)b->size * sizeof(int));
@@ -149,6 +154,7 @@ static int shm_open_fn(const struct tl_env *env, const int *peers, int n)
     for (int i = 0; i < b->local_size; i++) {
         shm.lidx_of[b->local_ranks[i]] = i;
         shm.peers[i].world_rank = b->local_ranks[i];
+        shm.peers[i].pidfd = -1;
     }
     for (int i = 0; i < n; i++) {
         int li = shm.lidx_of[peers[i]];
@@ -222,6 +228,11 @@ static int shm_connect(void)
         int rc = boot_get(b, key, val, sizeof val);
         if (rc) return rc;
         pe->pid = (pid_t)strtol(val, NULL, 10);
+        /* A pidfd says "exited" even while the process is an unreaped zombie, and cannot
+         * be fooled by a recycled pid; kernels before 5.3 fall back to kill(pid, 0). */
+#ifdef SYS_pidfd_open
+        pe->pidfd = (int)syscall(SYS_pidfd_open, pe->pid, 0);
+#endif
         pe->cma = util_tun.shm_cma ? 1 : 0;
         shm_segname(name, sizeof name, b->kvsname, pe->world_rank);
         int fd = shm_open(name, O_RDWR, 0);
@@ -487,11 +498,35 @@ static void shm_limits(struct tl_limits *out)
     out->has_get = util_tun.shm_cma;
 }
 
+/* The liveness check behind the launcher's news: find peers that exited. */
+static int shm_health(void)
+{
+    int n = 0;
+    for (int k = 0; k < shm.nactive; k++) {
+        struct shm_peer *pe = &shm.peers[shm.active[k]];
+        if (pe->dead || pe->pid <= 0) continue;
+        int gone;
+        if (pe->pidfd >= 0) {
+            struct pollfd p = {.fd = pe->pidfd, .events = POLLIN};
+            gone = poll(&p, 1, 0) > 0;
+        } else {
+            gone = kill(pe->pid, 0) != 0 && errno == ESRCH;
+        }
+        if (!gone) continue;
+        pe->dead = 1;
+        n++;
+        UTIL_DEBUG(1, "shm: rank %d (pid %d) has exited", pe->world_rank, (int)pe->pid);
+        shm.failed(pe->world_rank);
+    }
+    return n;
+}
+
 static void shm_close(void)
 {
     for (int k = 0; k < shm.nactive; k++) {
         struct shm_peer *pe = &shm.peers[shm.active[k]];
         if (pe->seg) munmap(pe->seg, pe->seg->seg_size);
+        if (pe->pidfd >= 0) close(pe->pidfd);
     }
     if (shm.named) shm_unlink(shm.my_name);
     if (shm.my_seg) munmap(shm.my_seg, shm.my_size);
@@ -515,6 +550,7 @@ const struct tl_ops tl_shm_ops = {
     .sleep_wait = shm_sleep_wait,
     .sleep_end = shm_sleep_end,
     .busy = tl_stub_noop,
+    .health = shm_health,
     .limits = shm_limits,
     .close = shm_close,
 };

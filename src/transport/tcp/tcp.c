@@ -748,6 +748,7 @@ const struct tl_ops tl_tcp_ops = {
     .sleep_wait = tcp_sleep_wait,
     .sleep_end = tl_stub_sleep_end,
     .busy = tcp_busy,
+    .health = tl_stub_noop,
     .limits = tcp_limits,
     .close = tcp_close,
 };
