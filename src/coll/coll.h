@@ -190,7 +190,16 @@ int coll_exscan(struct coll_sched *s, const void *sbuf, void *rbuf, size_t count
  * region up together (point-to-point traffic; *rc reports its errors). coll_shm_add
  * appends the one step that does the whole collective; coll_shm_step runs it (1 when
  * finished, 0 while it waits for other members). */
-enum { COLL_SHM_BARRIER = 1, COLL_SHM_BCAST, COLL_SHM_REDUCE, COLL_SHM_ALLREDUCE };
+enum {
+    COLL_SHM_BARRIER = 1,
+    COLL_SHM_BCAST,
+    COLL_SHM_REDUCE,
+    COLL_SHM_ALLREDUCE,
+    COLL_SHM_GATHER,
+    COLL_SHM_SCATTER,
+    COLL_SHM_ALLGATHER,
+    COLL_SHM_ALLTOALL
+};
 int coll_shm_usable(struct coll_sched *s, enum coll_kind kind, size_t bytes, int *rc);
 void coll_shm_add(struct coll_sched *s, int op, const void *src, void *buf, size_t count,
                   size_t bytes, int root);

@@ -1,6 +1,8 @@
 /*
  * coll_shm.c - the shared-memory fast path for small blocking collectives (barrier,
- * bcast, reduce, allreduce) among ranks of one node.
+ * bcast, reduce, allreduce, gather, scatter, allgather, alltoall) among ranks of one
+ * node: each is one step that publishes this rank's data and copies (or combines) what
+ * it needs from the others' published data.
  *
  * Why: on one node a small collective built from point-to-point messages costs
  * log p message latencies, each a fastbox write, a poll and a match. Through one
@@ -305,10 +307,11 @@ static inline int coll_shm_ready(const struct coll_shm *m, int r, uint64_t k, si
     return atomic_load_explicit(&coll_shm_line(m, r, k)->seq, memory_order_acquire) >= k;
 }
 
-static int coll_shm_all_ready(const struct coll_shm *m, uint64_t k, size_t bytes)
+/* Has every member but `skip` (-1: none) published call k? */
+static int coll_shm_all_ready(const struct coll_shm *m, uint64_t k, size_t bytes, int skip)
 {
     for (int i = 0; i < m->p; i++)
-        if (!coll_shm_ready(m, i, k, bytes)) return 0;
+        if (i != skip && !coll_shm_ready(m, i, k, bytes)) return 0;
     return 1;
 }
 
@@ -360,7 +363,7 @@ int coll_shm_step(struct coll_sched *s, struct coll_step *st)
             coll_shm_publish(s, m, NULL, 0, k);
             st->phase = 1;
         }
-        if (!coll_shm_all_ready(m, k, 0)) return 0;
+        if (!coll_shm_all_ready(m, k, 0, -1)) return 0;
         coll_shm_finish(s, m, k);
         return 1;
     case COLL_SHM_BCAST:
@@ -385,10 +388,64 @@ int coll_shm_step(struct coll_sched *s, struct coll_step *st)
                 return 1;
             }
         }
-        if (!coll_shm_all_ready(m, k, n)) return 0;
+        if (!coll_shm_all_ready(m, k, n, -1)) return 0;
         coll_shm_combine(s, m, st->buf, k, st->count, n);
         coll_shm_finish(s, m, k);
         return 1;
+    case COLL_SHM_GATHER: /* n bytes from each, to root */
+        if (me != root) {
+            if (!coll_shm_room(m, k, n)) return 0;
+            coll_shm_publish(s, m, st->src, n, k);
+            coll_shm_finish(s, m, k);
+            return 1;
+        }
+        if (!coll_shm_all_ready(m, k, n, me)) return 0;
+        for (int i = 0; i < m->p; i++)
+            if (i != me) memcpy((char *)st->buf + (size_t)i * n, coll_shm_data(m, i, k, n), n);
+        if (st->src != TERN_IN_PLACE) memcpy((char *)st->buf + (size_t)me * n, st->src, n);
+        coll_shm_finish(s, m, k);
+        return 1;
+    case COLL_SHM_SCATTER: { /* root publishes all p blocks; each takes its own */
+        size_t all = (size_t)m->p * n;
+        if (me == root) {
+            if (!coll_shm_room(m, k, all)) return 0;
+            coll_shm_publish(s, m, st->src, all, k);
+            if (st->buf != TERN_IN_PLACE)
+                memcpy(st->buf, (const char *)st->src + (size_t)me * n, n);
+            coll_shm_finish(s, m, k);
+            return 1;
+        }
+        if (!coll_shm_ready(m, root, k, all)) return 0;
+        memcpy(st->buf, (const char *)coll_shm_data(m, root, k, all) + (size_t)me * n, n);
+        coll_shm_finish(s, m, k);
+        return 1;
+    }
+    case COLL_SHM_ALLGATHER: /* src: my block (it may lie inside buf) */
+        if (st->phase == 0) {
+            if (!coll_shm_room(m, k, n)) return 0;
+            coll_shm_publish(s, m, st->src, n, k);
+            st->phase = 1;
+        }
+        if (!coll_shm_all_ready(m, k, n, me)) return 0;
+        for (int i = 0; i < m->p; i++)
+            if (i != me) memcpy((char *)st->buf + (size_t)i * n, coll_shm_data(m, i, k, n), n);
+        memmove((char *)st->buf + (size_t)me * n, st->src, n);
+        coll_shm_finish(s, m, k);
+        return 1;
+    case COLL_SHM_ALLTOALL: { /* src: p blocks (may be buf: published before buf changes) */
+        size_t all = (size_t)m->p * n;
+        if (st->phase == 0) {
+            if (!coll_shm_room(m, k, all)) return 0;
+            coll_shm_publish(s, m, st->src, all, k);
+            st->phase = 1;
+        }
+        if (!coll_shm_all_ready(m, k, all, -1)) return 0;
+        for (int i = 0; i < m->p; i++)
+            memcpy((char *)st->buf + (size_t)i * n,
+                   (const char *)coll_shm_data(m, i, k, all) + (size_t)me * n, n);
+        coll_shm_finish(s, m, k);
+        return 1;
+    }
     default:
         s->err = TERN_ERR_INTERNAL;
         return 1;

@@ -65,12 +65,13 @@ int main(int argc, char **argv)
     CHECK_OK(tern_comm_size(half, &hp));
 
     uint64_t *in = malloc(MAX_ELEM * 8), *out = malloc(MAX_ELEM * 8), *want = malloc(MAX_ELEM * 8);
-    unsigned char *bb = malloc(9 * 1024);
-    CHECK(in && out && want && bb);
+    unsigned char *bb = malloc(9 * 1024), *big = malloc((size_t)p * 9 * 1024),
+                  *big2 = malloc((size_t)p * 9 * 1024);
+    CHECK(in && out && want && bb && big && big2);
     int nshm_sized = 0;
 
     for (int round = 0; round < ROUNDS; round++) {
-        int kind = (int)(next() % 4), root = (int)(next() % (uint64_t)p);
+        int kind = (int)(next() % 8), root = (int)(next() % (uint64_t)p);
         size_t n = (size_t)(next() % MAX_ELEM) + 1; /* matrices */
         if (next() % 4 == 0) n = (size_t)(next() % 8) + 1;
         int inplace = (int)(next() % 2);
@@ -123,6 +124,55 @@ int main(int argc, char **argv)
             }
             break;
         }
+        case 4:                                 /* gather */
+        case 5:                                 /* scatter */
+        case 6:                                 /* allgather */
+        case 7: {                               /* alltoall */
+            size_t b = (n * 8) / (size_t)p + 1; /* block per rank: totals around 8 KiB */
+            size_t all = b * (size_t)p;
+#define BYTE_OF(src, dst, i) ((unsigned char)((src)*37 + (dst)*11 + (i)*3 + round))
+            for (int d = 0; d < p; d++)
+                for (size_t i = 0; i < b; i++) /* my block for rank d */
+                    big[(size_t)d * b + i] = BYTE_OF(me, d, i);
+            memset(big2, 0xee, all);
+            if (kind == 4 || kind == 6) {
+                const unsigned char *mine = big + (size_t)me * b; /* my block: BYTE_OF(me, me, i) */
+                if (inplace && (kind == 6 || me == root)) {
+                    memcpy(big2 + (size_t)me * b, mine, b);
+                    CHECK_OK(kind == 4 ? tern_gather(TERN_IN_PLACE, b, big2, root, TERN_COMM_WORLD)
+                                       : tern_allgather(TERN_IN_PLACE, big2, b, TERN_COMM_WORLD));
+                } else {
+                    CHECK_OK(kind == 4 ? tern_gather(mine, b, big2, root, TERN_COMM_WORLD)
+                                       : tern_allgather(mine, big2, b, TERN_COMM_WORLD));
+                }
+                if (kind == 6 || me == root)
+                    for (int src = 0; src < p; src++)
+                        for (size_t i = 0; i < b; i++)
+                            if (big2[(size_t)src * b + i] != BYTE_OF(src, src, i))
+                                MP_FAIL("gather/allgather block %d byte %zu", src, i);
+            } else if (kind == 5) {
+                unsigned char *got = big2 + (size_t)me * b;
+                if (inplace && me == root) {
+                    CHECK_OK(tern_scatter(big, TERN_IN_PLACE, b, root, TERN_COMM_WORLD));
+                } else {
+                    CHECK_OK(tern_scatter(big, got, b, root, TERN_COMM_WORLD));
+                    for (size_t i = 0; i < b; i++)
+                        if (got[i] != BYTE_OF(root, me, i)) MP_FAIL("scatter byte %zu", i);
+                }
+            } else {
+                if (inplace) {
+                    memcpy(big2, big, all);
+                    CHECK_OK(tern_alltoall(TERN_IN_PLACE, big2, b, TERN_COMM_WORLD));
+                } else {
+                    CHECK_OK(tern_alltoall(big, big2, b, TERN_COMM_WORLD));
+                }
+                for (int src = 0; src < p; src++)
+                    for (size_t i = 0; i < b; i++)
+                        if (big2[(size_t)src * b + i] != BYTE_OF(src, me, i))
+                            MP_FAIL("alltoall block from %d byte %zu", src, i);
+            }
+            break;
+        }
         }
         if (round % 50 == 7) {
             /* A non-blocking collective (message path) around a blocking one. */
@@ -149,6 +199,8 @@ int main(int argc, char **argv)
     free(out);
     free(want);
     free(bb);
+    free(big);
+    free(big2);
     if (me == 0) printf("coll_shm: %d rounds ok on %d ranks\n", ROUNDS, p);
     return tern_finalize() == TERN_OK ? 0 : 1;
 }
