@@ -18,7 +18,7 @@
  *
  * Every rank numbers the shm-path collectives of the communicator 1, 2, 3 ... (they are
  * blocking, so every member sees the same sequence). Call k uses line k % COLL_SHM_LINES
- * of each rank: one cache line holding the call number and up to 56 bytes of data, so a
+ * of each rank: one cache line holding the call number and up to 48 bytes of data, so a
  * small contribution and its "it is there" travel as one line. Larger data goes to big
  * buffer k & 1 with the big-data flag raised to k. A rank raises done = k once it has
  * read all it needs for call k. Before reusing a line (call k + LINES) or a big buffer
@@ -54,11 +54,11 @@
 #define COLL_SHM_MAGIC 0x7465726e73686d31ull /* "ternshm1" */
 
 #define COLL_SHM_LINES  16 /* calls a rank may run ahead through small lines */
-#define COLL_SHM_INLINE 56 /* data bytes that fit in a line beside its call number */
+#define COLL_SHM_INLINE 48 /* data bytes that fit in a line beside its call number */
 
 struct coll_shm_line {
-    _Alignas(64) _Atomic uint64_t seq; /* the call whose data the line holds */
-    char data[COLL_SHM_INLINE];
+    _Alignas(64) _Atomic uint64_t seq;       /* the call whose data the line holds */
+    _Alignas(16) char data[COLL_SHM_INLINE]; /* aligned for any element (long double) */
 };
 
 struct coll_shm_rank {
