@@ -78,18 +78,31 @@ enum coll_alg {
  * table's. TERN_ERR_TUNABLE if the variable names no algorithm of that collective.
  */
 int coll_select(enum coll_kind kind, size_t bytes, int p, enum coll_alg *alg);
+/* Did TERN_COLL_<KIND> force an algorithm? (then the shared-memory path stays out) */
+int coll_forced(enum coll_kind kind);
 const char *coll_alg_name(enum coll_alg alg);
 
 /* ---- schedules ------------------------------------------------------------- */
 
-enum coll_step_kind { COLL_S_SEND = 1, COLL_S_RECV, COLL_S_WAIT, COLL_S_REDUCE, COLL_S_COPY };
+enum coll_step_kind {
+    COLL_S_SEND = 1,
+    COLL_S_RECV,
+    COLL_S_WAIT,
+    COLL_S_REDUCE,
+    COLL_S_COPY,
+    COLL_S_SHM /* a whole collective through the communicator's shared region */
+};
 
 struct coll_step {
     uint8_t kind;
     int peer;        /* SEND/RECV: rank in the communicator */
     void *buf;       /* SEND: data; RECV: destination; REDUCE: inout; COPY: destination */
     const void *src; /* REDUCE: in; COPY: source */
-    size_t n;        /* bytes (SEND/RECV/COPY) or elements (REDUCE) */
+    size_t n;        /* bytes (SEND/RECV/COPY/SHM) or elements (REDUCE) */
+    uint8_t sub;     /* SHM: which collective */
+    uint8_t phase;   /* SHM: how far it got */
+    size_t count;    /* SHM: elements to reduce */
+    uint64_t seq;    /* SHM: the call's number on the communicator */
 };
 
 #define COLL_INLINE_STEPS 48
@@ -134,6 +147,9 @@ void coll_copy(struct coll_sched *s, void *dst, const void *src, size_t n);
 void coll_sendrecv(struct coll_sched *s, const void *sbuf, size_t sn, int dst, void *rbuf,
                    size_t rn, int src);
 
+/* Append a blank step of `kind` (NULL and s->err set when out of memory). */
+struct coll_step *coll_sched_step(struct coll_sched *s, int kind);
+
 /* Run a built schedule to completion and release it. `rc` is the builder's result. */
 int coll_sched_run(struct coll_sched *s, int rc);
 /* Start a heap schedule in the background; *req completes through tern_wait/tern_test. */
@@ -167,6 +183,27 @@ int coll_reduce_scatter(struct coll_sched *s, const void *sbuf, void *rbuf, cons
 int coll_reduce_scatter_block(struct coll_sched *s, const void *sbuf, void *rbuf, size_t count);
 int coll_scan(struct coll_sched *s, const void *sbuf, void *rbuf, size_t count);
 int coll_exscan(struct coll_sched *s, const void *sbuf, void *rbuf, size_t count);
+
+/* ---- the shared-memory fast path (coll_shm.c) ---------------------------------
+ * coll_shm_usable: may this blocking collective of `bytes` go through the
+ * communicator's shared region? At the first call on a communicator all members set the
+ * region up together (point-to-point traffic; *rc reports its errors). coll_shm_add
+ * appends the one step that does the whole collective; coll_shm_step runs it (1 when
+ * finished, 0 while it waits for other members). */
+enum {
+    COLL_SHM_BARRIER = 1,
+    COLL_SHM_BCAST,
+    COLL_SHM_REDUCE,
+    COLL_SHM_ALLREDUCE,
+    COLL_SHM_GATHER,
+    COLL_SHM_SCATTER,
+    COLL_SHM_ALLGATHER,
+    COLL_SHM_ALLTOALL
+};
+int coll_shm_usable(struct coll_sched *s, enum coll_kind kind, size_t bytes, int *rc);
+void coll_shm_add(struct coll_sched *s, int op, const void *src, void *buf, size_t count,
+                  size_t bytes, int root);
+int coll_shm_step(struct coll_sched *s, struct coll_step *st);
 
 /* Small helpers shared by the builders. */
 static inline int coll_pof2_floor(int p)

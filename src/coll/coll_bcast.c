@@ -14,7 +14,12 @@
 
 int coll_barrier(struct coll_sched *s)
 {
-    int p = s->comm->size, r = s->comm->rank;
+    int p = s->comm->size, r = s->comm->rank, rc;
+    if (coll_shm_usable(s, COLL_BARRIER, 0, &rc)) {
+        coll_shm_add(s, COLL_SHM_BARRIER, NULL, NULL, 0, 0, 0);
+        return s->err;
+    }
+    if (rc) return rc;
     for (int k = 1; k < p; k <<= 1) {
         coll_token_recv(s, (r - k + p) % p);
         coll_token_send(s, (r + k) % p);
@@ -99,8 +104,14 @@ int coll_bcast(struct coll_sched *s, void *buf, size_t bytes, int root)
 {
     int p = s->comm->size;
     if (p == 1 || bytes == 0) return 0;
+    int rc;
+    if (coll_shm_usable(s, COLL_BCAST, bytes, &rc)) {
+        coll_shm_add(s, COLL_SHM_BCAST, NULL, buf, 0, bytes, root);
+        return s->err;
+    }
+    if (rc) return rc;
     enum coll_alg alg;
-    int rc = coll_select(COLL_BCAST, bytes, p, &alg);
+    rc = coll_select(COLL_BCAST, bytes, p, &alg);
     if (rc) return rc;
     if (alg == COLL_ALG_SCATTER_RD && (p & (p - 1))) alg = COLL_ALG_SCATTER_RING;
     if (alg == COLL_ALG_BINOMIAL) {

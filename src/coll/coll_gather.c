@@ -72,8 +72,14 @@ int coll_gather(struct coll_sched *s, const void *sbuf, void *rbuf, size_t bytes
     int p = s->comm->size, r = s->comm->rank;
     if (bytes == 0) return 0;
     const char *own = sbuf == TERN_IN_PLACE ? (char *)rbuf + (size_t)r * bytes : sbuf;
+    int rc;
+    if (coll_shm_usable(s, COLL_GATHER, bytes * (size_t)p, &rc)) {
+        coll_shm_add(s, COLL_SHM_GATHER, sbuf, rbuf, 0, bytes, root);
+        return s->err;
+    }
+    if (rc) return rc;
     enum coll_alg alg;
-    int rc = coll_select(COLL_GATHER, bytes * (size_t)p, p, &alg);
+    rc = coll_select(COLL_GATHER, bytes * (size_t)p, p, &alg);
     if (rc) return rc;
     if (alg == COLL_ALG_BINOMIAL)
         gather_binomial(s, own, rbuf, bytes, root);
@@ -159,8 +165,14 @@ int coll_scatter(struct coll_sched *s, const void *sbuf, void *rbuf, size_t byte
     int p = s->comm->size;
     if (bytes == 0) return 0;
     char *own = rbuf == TERN_IN_PLACE ? NULL : rbuf;
+    int rc;
+    if (coll_shm_usable(s, COLL_SCATTER, bytes * (size_t)p, &rc)) {
+        coll_shm_add(s, COLL_SHM_SCATTER, sbuf, rbuf, 0, bytes, root);
+        return s->err;
+    }
+    if (rc) return rc;
     enum coll_alg alg;
-    int rc = coll_select(COLL_SCATTER, bytes * (size_t)p, p, &alg);
+    rc = coll_select(COLL_SCATTER, bytes * (size_t)p, p, &alg);
     if (rc) return rc;
     if (alg == COLL_ALG_BINOMIAL)
         scatter_binomial(s, sbuf, own, bytes, root);
@@ -234,8 +246,14 @@ int coll_allgather(struct coll_sched *s, const void *sbuf, void *rbuf, size_t by
     if (bytes == 0) return 0;
     char *rb = rbuf;
     const char *own = sbuf == TERN_IN_PLACE ? rb + (size_t)r * bytes : sbuf;
+    int rc;
+    if (coll_shm_usable(s, COLL_ALLGATHER, bytes * (size_t)p, &rc)) {
+        coll_shm_add(s, COLL_SHM_ALLGATHER, own, rb, 0, bytes, 0);
+        return s->err;
+    }
+    if (rc) return rc;
     enum coll_alg alg;
-    int rc = coll_select(COLL_ALLGATHER, bytes * (size_t)p, p, &alg);
+    rc = coll_select(COLL_ALLGATHER, bytes * (size_t)p, p, &alg);
     if (rc) return rc;
     if (alg == COLL_ALG_RD && (p & (p - 1))) alg = COLL_ALG_BRUCK;
     if (alg == COLL_ALG_BRUCK) {
@@ -310,8 +328,14 @@ int coll_alltoall(struct coll_sched *s, const void *sbuf, void *rbuf, size_t byt
 {
     int p = s->comm->size;
     if (bytes == 0) return 0;
+    int rc;
+    if (coll_shm_usable(s, COLL_ALLTOALL, bytes * (size_t)p, &rc)) {
+        coll_shm_add(s, COLL_SHM_ALLTOALL, sbuf == TERN_IN_PLACE ? rbuf : sbuf, rbuf, 0, bytes, 0);
+        return s->err;
+    }
+    if (rc) return rc;
     enum coll_alg alg;
-    int rc = coll_select(COLL_ALLTOALL, bytes, p, &alg);
+    rc = coll_select(COLL_ALLTOALL, bytes, p, &alg);
     if (rc) return rc;
     if (alg == COLL_ALG_BRUCK) {
         /* Bruck reads every input block (into scratch) before it writes any output. */

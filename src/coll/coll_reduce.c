@@ -230,8 +230,14 @@ int coll_reduce(struct coll_sched *s, const void *sbuf, void *rbuf, size_t count
         coll_copy(s, rbuf, in, n);
         return s->err;
     }
+    int rc;
+    if (coll_shm_usable(s, COLL_REDUCE, n, &rc)) {
+        coll_shm_add(s, COLL_SHM_REDUCE, in, r == root ? rbuf : NULL, count, n, root);
+        return s->err;
+    }
+    if (rc) return rc;
     enum coll_alg alg;
-    int rc = coll_select(COLL_REDUCE, n, p, &alg);
+    rc = coll_select(COLL_REDUCE, n, p, &alg);
     if (rc) return rc;
     if (alg == COLL_ALG_RABENSEIFNER)
         reduce_rabenseifner(s, in, r == root ? rbuf : NULL, count, root);
@@ -324,10 +330,16 @@ int coll_allreduce(struct coll_sched *s, const void *sbuf, void *rbuf, size_t co
     int p = s->comm->size;
     size_t n = count * s->op.esize;
     if (count == 0) return 0;
+    int rc;
+    if (p > 1 && coll_shm_usable(s, COLL_ALLREDUCE, n, &rc)) {
+        coll_shm_add(s, COLL_SHM_ALLREDUCE, sbuf == TERN_IN_PLACE ? rbuf : sbuf, rbuf, count, n, 0);
+        return s->err;
+    }
+    if (p > 1 && rc) return rc;
     if (sbuf != TERN_IN_PLACE) coll_copy(s, rbuf, sbuf, n);
     if (p == 1) return s->err;
     enum coll_alg alg;
-    int rc = coll_select(COLL_ALLREDUCE, n, p, &alg);
+    rc = coll_select(COLL_ALLREDUCE, n, p, &alg);
     if (rc) return rc;
     if (alg == COLL_ALG_RING && !s->op.commute) alg = COLL_ALG_RABENSEIFNER;
     if (alg == COLL_ALG_RING)

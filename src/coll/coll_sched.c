@@ -148,6 +148,11 @@ static struct coll_step *coll_step_add(struct coll_sched *s, int kind)
     return st;
 }
 
+struct coll_step *coll_sched_step(struct coll_sched *s, int kind)
+{
+    return coll_step_add(s, kind);
+}
+
 static void coll_xfer(struct coll_sched *s, int kind, const void *buf, size_t n, int peer)
 {
     struct coll_step *st = coll_step_add(s, kind);
@@ -293,6 +298,9 @@ static int coll_sched_advance(struct coll_sched *s, int *moved)
             break;
         case COLL_S_COPY:
             memmove(st->buf, st->src, st->n);
+            break;
+        case COLL_S_SHM:
+            if (!coll_shm_step(s, st)) return 0; /* stays the current step */
             break;
         default:
             rc = TERN_ERR_INTERNAL;

@@ -118,22 +118,22 @@ static const struct {
 };
 
 /* Parsed once, at the first collective: -1 bad name, 0 auto, else the algorithm. */
-static int coll_forced[COLL_NKINDS];
+static int coll_forced_alg[COLL_NKINDS];
 static int coll_parsed;
 
 static void coll_parse_vars(void)
 {
     for (int k = 0; k < COLL_NKINDS; k++) {
         const char *v = *(const char *const *)((const char *)&util_tun + coll_vars[k].offset);
-        coll_forced[k] = -1;
+        coll_forced_alg[k] = -1;
         if (v == NULL || *v == '\0' || strcmp(v, "auto") == 0) {
-            coll_forced[k] = COLL_ALG_AUTO;
+            coll_forced_alg[k] = COLL_ALG_AUTO;
             continue;
         }
         for (int i = 0; i < 4 && coll_vars[k].algs[i]; i++)
             if (strcmp(v, coll_alg_names[coll_vars[k].algs[i]]) == 0)
-                coll_forced[k] = coll_vars[k].algs[i];
-        if (coll_forced[k] < 0) {
+                coll_forced_alg[k] = coll_vars[k].algs[i];
+        if (coll_forced_alg[k] < 0) {
             /* One write, so the lines of several ranks do not interleave. */
             char msg[512];
             int n = snprintf(msg, sizeof msg,
@@ -148,10 +148,16 @@ static void coll_parse_vars(void)
     coll_parsed = 1;
 }
 
+int coll_forced(enum coll_kind kind)
+{
+    if (!coll_parsed) coll_parse_vars();
+    return coll_forced_alg[kind] != COLL_ALG_AUTO;
+}
+
 int coll_select(enum coll_kind kind, size_t bytes, int p, enum coll_alg *alg)
 {
     if (!coll_parsed) coll_parse_vars();
-    int f = coll_forced[kind];
+    int f = coll_forced_alg[kind];
     if (f < 0) return TERN_ERR_TUNABLE;
     if (f > 0) {
         *alg = (enum coll_alg)f;

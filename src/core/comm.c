@@ -248,6 +248,8 @@ int core_comm_split(struct tern_comm *comm, int color, int key, struct tern_comm
 
 int core_comm_free(struct tern_comm *comm)
 {
+    if (comm->on_free) comm->on_free(comm);
+    comm->on_free = NULL;
     core_ctx_mark(comm->ctx, 0);
     comm->magic = 0;
     free(comm->world_of);
@@ -261,10 +263,14 @@ void core_comm_fini(void)
     while (core_comm_all) {
         struct tern_comm *c = core_comm_all;
         core_comm_all = c->next_alloc;
+        if (c->on_free) c->on_free(c);
         free(c->world_of);
         free(c->comm_of);
         free(c);
     }
+    if (tern__comm_world.on_free) tern__comm_world.on_free(&tern__comm_world);
+    if (tern__comm_self.on_free) tern__comm_self.on_free(&tern__comm_self);
+    tern__comm_world.on_free = tern__comm_self.on_free = NULL;
     free(tern__comm_self.world_of);
     free(tern__comm_self.comm_of);
     tern__comm_self.world_of = tern__comm_self.comm_of = NULL;

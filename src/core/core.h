@@ -104,10 +104,13 @@ struct tern_comm {
     uint16_t ctx; /* point-to-point; ctx + 1 is for collectives */
     int rank;     /* mine */
     int size;
-    int *world_of;                /* comm rank -> world rank; NULL: identity (world) */
-    int *comm_of;                 /* world rank -> comm rank or -1; NULL: identity */
-    uint32_t coll_seq;            /* collectives started on this communicator */
-    struct tern_comm *next_alloc; /* every communicator made by dup/split, for finalize */
+    int *world_of;                        /* comm rank -> world rank; NULL: identity (world) */
+    int *comm_of;                         /* world rank -> comm rank or -1; NULL: identity */
+    uint32_t coll_seq;                    /* collectives started on this communicator */
+    void *coll_shm;                       /* the collectives' shared region (coll_shm.c), or NULL */
+    int coll_shm_state;                   /* 0 not tried, 1 attached, -1 unavailable */
+    void (*on_free)(struct tern_comm *c); /* set by a layer that hangs state on c */
+    struct tern_comm *next_alloc;         /* every communicator made by dup/split, for finalize */
 };
 
 static inline int core_comm_world(const struct tern_comm *c, int rank)
@@ -183,7 +186,7 @@ struct core_state {
     int nfinis;
     void (*failhooks[8])(int rank); /* told by core_peer_failed, after core's own requests */
     int nfailhooks;
-    int in_progress; /* guards against re-entering poll from an up-call */
+    int in_progress;      /* guards against re-entering poll from an up-call */
     unsigned health_tick; /* progress calls since the clock was last read for health */
     double health_last;   /* when core_health last ran (seconds, monotonic) */
     int launcher_gone;    /* the PMI connection closed: the job is over */
@@ -262,6 +265,12 @@ static inline int core_comm_has_failed(const struct tern_comm *c)
     for (int i = 0; i < c->size; i++)
         if (core.peers[core_comm_world(c, i)].failed) return 1;
     return 0;
+}
+
+/* Ring world rank's doorbell if it sleeps (after publishing to it outside frames). */
+static inline void core_wake(int rank)
+{
+    core.peers[rank].tl->wake(rank);
 }
 
 static inline int core_alive(void)

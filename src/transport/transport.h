@@ -74,6 +74,11 @@ struct tl_ops {
     /* No longer sleeping. */
     void (*sleep_end)(void);
 
+    /* Ring world rank `rank`'s doorbell if it sleeps: for a layer that published something
+     * to it outside of frames (the collectives' shared region). No-op where a frame is
+     * the only way to wake a peer. */
+    void (*wake)(int rank);
+
     /* Nonzero while frames that send() accepted are not yet wholly handed to the system
      * (e.g. the unsent tail of a partial socket write); the core keeps progressing
      * before finalize's barrier until it is 0. */
@@ -97,6 +102,7 @@ void tl_stub_sleep_begin(void);
 void tl_stub_sleep_wait(int timeout_ms);
 void tl_stub_sleep_end(void);
 int tl_stub_noop(void);
+void tl_stub_wake(int rank);
 
 /* Registry, in order of preference. */
 extern const struct tl_ops tl_self_ops;

@@ -498,6 +498,14 @@ static void shm_limits(struct tl_limits *out)
     out->has_get = util_tun.shm_cma;
 }
 
+/* Ring a local peer's doorbell (it published nothing through us: the collectives'
+ * shared region did). */
+static void shm_wake_rank(int rank)
+{
+    int li = shm.lidx_of[rank];
+    if (li >= 0 && shm.peers[li].seg) shm_wake(&shm.peers[li]);
+}
+
 /* The liveness check behind the launcher's news: find peers that exited. */
 static int shm_health(void)
 {
@@ -549,6 +557,7 @@ const struct tl_ops tl_shm_ops = {
     .sleep_begin = shm_sleep_begin,
     .sleep_wait = shm_sleep_wait,
     .sleep_end = shm_sleep_end,
+    .wake = shm_wake_rank,
     .busy = tl_stub_noop,
     .health = shm_health,
     .limits = shm_limits,

@@ -747,6 +747,7 @@ const struct tl_ops tl_tcp_ops = {
     .sleep_begin = tl_stub_sleep_begin,
     .sleep_wait = tcp_sleep_wait,
     .sleep_end = tl_stub_sleep_end,
+    .wake = tl_stub_wake,
     .busy = tcp_busy,
     .health = tl_stub_noop,
     .limits = tcp_limits,

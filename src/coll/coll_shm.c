@@ -1,0 +1,453 @@
+/*
+ * coll_shm.c - the shared-memory fast path for small blocking collectives (barrier,
+ * bcast, reduce, allreduce, gather, scatter, allgather, alltoall) among ranks of one
+ * node: each is one step that publishes this rank's data and copies (or combines) what
+ * it needs from the others' published data.
+ *
+ * Why: on one node a small collective built from point-to-point messages costs
+ * log p message latencies, each a fastbox write, a poll and a match. Through one
+ * region that every member maps, it costs one store of the data and one flag per rank,
+ * and one read of the others' flags: an allreduce of 8 bytes among 4 ranks becomes
+ * "write my 8 bytes, raise my flag, wait for three flags, add four numbers".
+ *
+ * The region of a communicator (made at its first eligible blocking collective, by its
+ * rank 0, attached by the others, unlinked at once so nothing is ever left in /dev/shm):
+ *
+ *   header | per rank: done flag, big-data flag, ring of COLL_SHM_LINES lines | per rank:
+ *   two big buffers of TERN_COLL_SHM_MAX bytes
+ *
+ * Every rank numbers the shm-path collectives of the communicator 1, 2, 3 ... (they are
+ * blocking, so every member sees the same sequence). Call k uses line k % COLL_SHM_LINES
+ * of each rank: one cache line holding the call number and up to 48 bytes of data, so a
+ * small contribution and its "it is there" travel as one line. Larger data goes to big
+ * buffer k & 1 with the big-data flag raised to k. A rank raises done = k once it has
+ * read all it needs for call k. Before reusing a line (call k + LINES) or a big buffer
+ * (call k + 2), a rank checks that every member's done has passed the call that last
+ * used it - a check answered from a cached minimum almost always, so the ring lets a
+ * bcast root run up to LINES calls ahead of slow readers without touching their lines.
+ * Flags only grow. Reductions read the contributions in rank order on every rank, so
+ * non-commutative operations and floating point give the same rank-ordered result
+ * everywhere.
+ *
+ * Waiting goes through the schedule engine (core_block: spin, yield, sleep on the shm
+ * doorbell, failure checks). A rank that raises a flag rings the doorbells of members
+ * that sleep (core_wake), so an oversubscribed job does not wait out a sleep.
+ *
+ * Only blocking calls use the region: a non-blocking collective may complete after a
+ * later blocking one, which would break the "done only grows in call order" rule. They,
+ * and communicators that span nodes or talk over TCP, use the point-to-point schedules.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "coll/coll.h"
+#include "transport/transport.h"
+#include "util/log.h"
+#include "util/tunables.h"
+
+#define COLL_SHM_MAGIC 0x7465726e73686d31ull /* "ternshm1" */
+
+#define COLL_SHM_LINES  16 /* calls a rank may run ahead through small lines */
+#define COLL_SHM_INLINE 48 /* data bytes that fit in a line beside its call number */
+
+struct coll_shm_line {
+    _Alignas(64) _Atomic uint64_t seq;       /* the call whose data the line holds */
+    _Alignas(16) char data[COLL_SHM_INLINE]; /* aligned for any element (long double) */
+};
+
+struct coll_shm_rank {
+    _Alignas(64) _Atomic uint64_t done; /* I have finished reading for call `done` */
+    _Alignas(64) _Atomic uint64_t big;  /* my data for call `big` is in my big buffer */
+    struct coll_shm_line line[COLL_SHM_LINES];
+};
+
+struct coll_shm_hdr {
+    uint64_t magic;
+    uint32_t nprocs;
+    uint32_t slot;
+};
+
+struct coll_shm {
+    char *base;
+    size_t size;
+    struct coll_shm_rank *ranks;
+    char *data; /* p * 2 big buffers of `slot` bytes */
+    size_t slot;
+    int p, me;
+    uint64_t seq;      /* shm-path calls issued on this communicator */
+    uint64_t min_done; /* every member's done was at least this when last looked at */
+};
+
+static inline char *coll_shm_big(const struct coll_shm *m, int rank, uint64_t k)
+{
+    return m->data + ((size_t)rank * 2 + (k & 1)) * m->slot;
+}
+
+static inline struct coll_shm_line *coll_shm_line(const struct coll_shm *m, int rank, uint64_t k)
+{
+    return &m->ranks[rank].line[k % COLL_SHM_LINES];
+}
+
+static void coll_shm_unmap(struct tern_comm *c)
+{
+    struct coll_shm *m = c->coll_shm;
+    if (m) {
+        munmap(m->base, m->size);
+        free(m);
+    }
+    c->coll_shm = NULL;
+    c->coll_shm_state = 0;
+}
+
+static size_t coll_shm_region_size(int p, size_t slot)
+{
+    size_t flags = 64 + (size_t)p * sizeof(struct coll_shm_rank);
+    return (flags + (size_t)p * 2 * slot + 4095) & ~(size_t)4095;
+}
+
+/* Can the region work on c at all? The same answer on every member: it depends only on
+ * the job's layout and transport choice, which every member sees alike. */
+static int coll_shm_eligible(const struct tern_comm *c)
+{
+    if (c->size < 2 || util_tun.coll_shm_max == 0) return 0;
+    const int *node = core.boot.node_of;
+    for (int i = 0; i < c->size; i++) {
+        int w = core_comm_world(c, i);
+        if (node && node[w] != node[core.rank]) return 0;
+        /* A peer reached by a transport that cannot ring its doorbell (tcp forced on
+         * one node) would sleep through our flags. */
+        if (w != core.rank && core.peers[w].tl->wake == tl_stub_wake) return 0;
+    }
+    return 1;
+}
+
+/* The region's name: the job's prefix (ternrun's backstop removes it), the context id
+ * and the world rank of member 0 (split gives disjoint communicators one context). */
+#define COLL_SHM_NAME_MAX 320
+static void coll_shm_name(char out[COLL_SHM_NAME_MAX], const struct tern_comm *c)
+{
+    snprintf(out, COLL_SHM_NAME_MAX, "/tern-%s-c%u-%d", core.boot.kvsname, (unsigned)c->ctx,
+             core_comm_world(c, 0));
+}
+
+/* Map (or create) the region; 0 or an error. */
+static int coll_shm_map(struct tern_comm *c, int create, struct coll_shm **out)
+{
+    char name[COLL_SHM_NAME_MAX];
+    coll_shm_name(name, c);
+    size_t slot = (util_tun.coll_shm_max + 63) & ~(size_t)63;
+    size_t size = coll_shm_region_size(c->size, slot);
+    int fd = create ? shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600) : shm_open(name, O_RDWR, 0);
+    if (fd < 0) return TERN_ERR_NOMEM;
+    if (create && ftruncate(fd, (off_t)size) != 0) {
+        close(fd);
+        shm_unlink(name);
+        return TERN_ERR_NOMEM;
+    }
+    void *base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (base == MAP_FAILED) {
+        if (create) shm_unlink(name);
+        return TERN_ERR_NOMEM;
+    }
+    struct coll_shm *m = calloc(1, sizeof *m);
+    if (m == NULL) {
+        munmap(base, size);
+        if (create) shm_unlink(name);
+        return TERN_ERR_NOMEM;
+    }
+    m->base = base;
+    m->size = size;
+    m->ranks = (struct coll_shm_rank *)(m->base + 64);
+    m->data = m->base + 64 + (size_t)c->size * sizeof(struct coll_shm_rank);
+    m->slot = slot;
+    m->p = c->size;
+    m->me = c->rank;
+    struct coll_shm_hdr *h = base;
+    if (create) { /* the pages are zero: flags start at 0 */
+        h->nprocs = (uint32_t)c->size;
+        h->slot = (uint32_t)slot;
+        h->magic = COLL_SHM_MAGIC;
+    } else if (h->magic != COLL_SHM_MAGIC || h->nprocs != (uint32_t)c->size ||
+               h->slot != (uint32_t)slot) {
+        /* Members disagree on the slot size (TERN_COLL_SHM_MAX differs between them). */
+        munmap(base, size);
+        free(m);
+        return TERN_ERR_TUNABLE;
+    }
+    *out = m;
+    return 0;
+}
+
+/*
+ * Attach c's region, collectively (every member calls this at the same blocking
+ * collective): rank 0 creates it; after a barrier the others map it; an AND over
+ * everyone's success decides, so the members agree on using it; then rank 0 unlinks
+ * the name. Returns 0 (the region may still be unavailable: coll_shm_state says), or an
+ * error of the point-to-point traffic itself.
+ */
+static int coll_shm_attach(struct tern_comm *c)
+{
+    struct coll_shm *m = NULL;
+    int32_t ok = 1;
+    int rc;
+    if (c->rank == 0) ok = coll_shm_map(c, 1, &m) == 0;
+    c->coll_shm_state = -2; /* setting up: the traffic below goes by messages */
+    struct coll_sched s;
+    coll_sched_init(&s, c);
+    rc = coll_sched_run(&s, coll_barrier(&s));
+    if (rc) goto fail;
+    if (c->rank != 0) ok = coll_shm_map(c, 0, &m) == 0;
+    int32_t in = ok;
+    coll_sched_init(&s, c);
+    rc = coll_op_resolve(TERN_LAND, TERN_INT32, &s.op);
+    if (rc == 0) rc = coll_sched_run(&s, coll_allreduce(&s, &in, &ok, 1));
+    if (c->rank == 0 && m) {
+        char name[COLL_SHM_NAME_MAX];
+        coll_shm_name(name, c);
+        shm_unlink(name);
+    }
+    if (rc) goto fail;
+    if (!ok) {
+        UTIL_DEBUG(1, "coll: no shared region for a communicator of %d; using messages", c->size);
+        if (m) {
+            munmap(m->base, m->size);
+            free(m);
+        }
+        c->coll_shm_state = -1;
+        return 0;
+    }
+    c->coll_shm = m;
+    c->coll_shm_state = 1;
+    c->on_free = coll_shm_unmap;
+    return 0;
+fail:
+    if (m) {
+        munmap(m->base, m->size);
+        free(m);
+    }
+    c->coll_shm_state = -1;
+    return rc;
+}
+
+int coll_shm_usable(struct coll_sched *s, enum coll_kind kind, size_t bytes, int *rc)
+{
+    struct tern_comm *c = s->comm;
+    *rc = 0;
+    if (s->heap || bytes > util_tun.coll_shm_max || c->coll_shm_state < 0) return 0;
+    if (coll_forced(kind)) return 0; /* a forced algorithm runs as asked */
+    if (c->coll_shm_state == 0) {
+        if (!coll_shm_eligible(c)) {
+            c->coll_shm_state = -1;
+            return 0;
+        }
+        *rc = coll_shm_attach(c);
+        if (*rc) return 0;
+    }
+    return c->coll_shm_state == 1;
+}
+
+void coll_shm_add(struct coll_sched *s, int op, const void *src, void *buf, size_t count,
+                  size_t bytes, int root)
+{
+    struct coll_shm *m = s->comm->coll_shm;
+    struct coll_step *st = coll_sched_step(s, COLL_S_SHM);
+    if (st == NULL) return;
+    st->sub = (uint8_t)op;
+    st->phase = 0;
+    st->peer = root;
+    st->src = src;
+    st->buf = buf;
+    st->n = bytes;
+    st->count = count;
+    st->seq = ++m->seq;
+}
+
+/* Wake the members that sleep: a flag of ours changed. */
+static void coll_shm_ring(const struct tern_comm *c)
+{
+    for (int i = 0; i < c->size; i++)
+        if (i != c->rank) core_wake(core_comm_world(c, i));
+}
+
+/* Every member's done >= upto (0: nothing to wait for). Looks at the flags only when
+ * the cached minimum is not enough. */
+static int coll_shm_done_upto(struct coll_shm *m, uint64_t upto)
+{
+    if (m->min_done >= upto) return 1;
+    uint64_t lo = UINT64_MAX;
+    for (int i = 0; i < m->p; i++) {
+        uint64_t d = atomic_load_explicit(&m->ranks[i].done, memory_order_acquire);
+        if (d < lo) lo = d;
+    }
+    m->min_done = lo;
+    return lo >= upto;
+}
+
+/* May we write our data of `bytes` for call k? Its line (last used by call k - LINES)
+ * and, for big data, its big buffer (call k - 2) must be read by everyone. */
+static int coll_shm_room(struct coll_shm *m, uint64_t k, size_t bytes)
+{
+    uint64_t need = k > COLL_SHM_LINES ? k - COLL_SHM_LINES : 0;
+    if (bytes > COLL_SHM_INLINE && k > 2 && k - 2 > need) need = k - 2;
+    return coll_shm_done_upto(m, need);
+}
+
+/* Has rank r's data (of `bytes`) for call k arrived? */
+static inline int coll_shm_ready(const struct coll_shm *m, int r, uint64_t k, size_t bytes)
+{
+    if (bytes > COLL_SHM_INLINE)
+        return atomic_load_explicit(&m->ranks[r].big, memory_order_acquire) >= k;
+    return atomic_load_explicit(&coll_shm_line(m, r, k)->seq, memory_order_acquire) >= k;
+}
+
+/* Has every member but `skip` (-1: none) published call k? */
+static int coll_shm_all_ready(const struct coll_shm *m, uint64_t k, size_t bytes, int skip)
+{
+    for (int i = 0; i < m->p; i++)
+        if (i != skip && !coll_shm_ready(m, i, k, bytes)) return 0;
+    return 1;
+}
+
+static inline const void *coll_shm_data(const struct coll_shm *m, int r, uint64_t k, size_t bytes)
+{
+    return bytes > COLL_SHM_INLINE ? coll_shm_big(m, r, k) : coll_shm_line(m, r, k)->data;
+}
+
+/* Publish our data for call k (from src, bytes). */
+static void coll_shm_publish(struct coll_sched *s, struct coll_shm *m, const void *src,
+                             size_t bytes, uint64_t k)
+{
+    if (bytes > COLL_SHM_INLINE) {
+        memcpy(coll_shm_big(m, m->me, k), src, bytes);
+        atomic_store_explicit(&m->ranks[m->me].big, k, memory_order_release);
+    } else {
+        struct coll_shm_line *l = coll_shm_line(m, m->me, k);
+        if (bytes) memcpy(l->data, src, bytes);
+        atomic_store_explicit(&l->seq, k, memory_order_release);
+    }
+    coll_shm_ring(s->comm);
+}
+
+static void coll_shm_finish(struct coll_sched *s, struct coll_shm *m, uint64_t k)
+{
+    atomic_store_explicit(&m->ranks[m->me].done, k, memory_order_release);
+    coll_shm_ring(s->comm);
+}
+
+/* Combine every member's data of call k in rank order into out (count elements). */
+static void coll_shm_combine(struct coll_sched *s, struct coll_shm *m, void *out, uint64_t k,
+                             size_t count, size_t bytes)
+{
+    memcpy(out, coll_shm_data(m, m->p - 1, k, bytes), bytes);
+    for (int i = m->p - 2; i >= 0; i--)
+        s->op.fn(coll_shm_data(m, i, k, bytes), out, count, s->op.dt);
+}
+
+int coll_shm_step(struct coll_sched *s, struct coll_step *st)
+{
+    struct coll_shm *m = s->comm->coll_shm;
+    uint64_t k = st->seq;
+    size_t n = st->n;
+    int me = m->me, root = st->peer;
+    switch (st->sub) {
+    case COLL_SHM_BARRIER:
+        if (st->phase == 0) {
+            if (!coll_shm_room(m, k, 0)) return 0;
+            coll_shm_publish(s, m, NULL, 0, k);
+            st->phase = 1;
+        }
+        if (!coll_shm_all_ready(m, k, 0, -1)) return 0;
+        coll_shm_finish(s, m, k);
+        return 1;
+    case COLL_SHM_BCAST:
+        if (me == root) {
+            if (!coll_shm_room(m, k, n)) return 0;
+            coll_shm_publish(s, m, st->buf, n, k);
+            coll_shm_finish(s, m, k);
+            return 1;
+        }
+        if (!coll_shm_ready(m, root, k, n)) return 0;
+        memcpy(st->buf, coll_shm_data(m, root, k, n), n);
+        coll_shm_finish(s, m, k);
+        return 1;
+    case COLL_SHM_REDUCE:
+    case COLL_SHM_ALLREDUCE:
+        if (st->phase == 0) {
+            if (!coll_shm_room(m, k, n)) return 0;
+            coll_shm_publish(s, m, st->src, n, k);
+            st->phase = 1;
+            if (st->sub == COLL_SHM_REDUCE && me != root) {
+                coll_shm_finish(s, m, k); /* reads nothing */
+                return 1;
+            }
+        }
+        if (!coll_shm_all_ready(m, k, n, -1)) return 0;
+        coll_shm_combine(s, m, st->buf, k, st->count, n);
+        coll_shm_finish(s, m, k);
+        return 1;
+    case COLL_SHM_GATHER: /* n bytes from each, to root */
+        if (me != root) {
+            if (!coll_shm_room(m, k, n)) return 0;
+            coll_shm_publish(s, m, st->src, n, k);
+            coll_shm_finish(s, m, k);
+            return 1;
+        }
+        if (!coll_shm_all_ready(m, k, n, me)) return 0;
+        for (int i = 0; i < m->p; i++)
+            if (i != me) memcpy((char *)st->buf + (size_t)i * n, coll_shm_data(m, i, k, n), n);
+        if (st->src != TERN_IN_PLACE) memcpy((char *)st->buf + (size_t)me * n, st->src, n);
+        coll_shm_finish(s, m, k);
+        return 1;
+    case COLL_SHM_SCATTER: { /* root publishes all p blocks; each takes its own */
+        size_t all = (size_t)m->p * n;
+        if (me == root) {
+            if (!coll_shm_room(m, k, all)) return 0;
+            coll_shm_publish(s, m, st->src, all, k);
+            if (st->buf != TERN_IN_PLACE)
+                memcpy(st->buf, (const char *)st->src + (size_t)me * n, n);
+            coll_shm_finish(s, m, k);
+            return 1;
+        }
+        if (!coll_shm_ready(m, root, k, all)) return 0;
+        memcpy(st->buf, (const char *)coll_shm_data(m, root, k, all) + (size_t)me * n, n);
+        coll_shm_finish(s, m, k);
+        return 1;
+    }
+    case COLL_SHM_ALLGATHER: /* src: my block (it may lie inside buf) */
+        if (st->phase == 0) {
+            if (!coll_shm_room(m, k, n)) return 0;
+            coll_shm_publish(s, m, st->src, n, k);
+            st->phase = 1;
+        }
+        if (!coll_shm_all_ready(m, k, n, me)) return 0;
+        for (int i = 0; i < m->p; i++)
+            if (i != me) memcpy((char *)st->buf + (size_t)i * n, coll_shm_data(m, i, k, n), n);
+        memmove((char *)st->buf + (size_t)me * n, st->src, n);
+        coll_shm_finish(s, m, k);
+        return 1;
+    case COLL_SHM_ALLTOALL: { /* src: p blocks (may be buf: published before buf changes) */
+        size_t all = (size_t)m->p * n;
+        if (st->phase == 0) {
+            if (!coll_shm_room(m, k, all)) return 0;
+            coll_shm_publish(s, m, st->src, all, k);
+            st->phase = 1;
+        }
+        if (!coll_shm_all_ready(m, k, all, -1)) return 0;
+        for (int i = 0; i < m->p; i++)
+            memcpy((char *)st->buf + (size_t)i * n,
+                   (const char *)coll_shm_data(m, i, k, all) + (size_t)me * n, n);
+        coll_shm_finish(s, m, k);
+        return 1;
+    }
+    default:
+        s->err = TERN_ERR_INTERNAL;
+        return 1;
+    }
+}
