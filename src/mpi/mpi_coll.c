@@ -13,19 +13,26 @@
 
 /* ---- operations ---------------------------------------------------------------------- */
 
+/* User ops are MPI_OP_USER_BASE + slot + MPI_OP_SLOTS * generation: freeing moves the
+ * slot's generation on, so a freed handle stays MPI_ERR_OP after the slot is reused. */
 #define MPI_OP_USER_BASE 32
+#define MPI_OP_SLOTS     4096
+#define MPI_OP_GENS      ((0x7fffffff - MPI_OP_USER_BASE) / MPI_OP_SLOTS)
 struct mpi_user_op {
     MPI_User_function *fn;
     int commute;
     int used;
+    int gen;
 };
 static struct mpi_user_op *mpi_uops;
 static int mpi_nuops;
 
 static struct mpi_user_op *mpi_uop_get(MPI_Op op)
 {
-    int i = op - MPI_OP_USER_BASE;
-    return i >= 0 && i < mpi_nuops && mpi_uops[i].used ? &mpi_uops[i] : NULL;
+    if (op < MPI_OP_USER_BASE) return NULL;
+    int v = op - MPI_OP_USER_BASE, i = v % MPI_OP_SLOTS;
+    return i < mpi_nuops && mpi_uops[i].used && mpi_uops[i].gen == v / MPI_OP_SLOTS ? &mpi_uops[i]
+                                                                                    : NULL;
 }
 
 /*
@@ -197,6 +204,7 @@ int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
             break;
         }
     if (slot < 0) {
+        if (mpi_nuops >= MPI_OP_SLOTS) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_NO_MEM);
         struct mpi_user_op *t = realloc(mpi_uops, (size_t)(mpi_nuops + 16) * sizeof *t);
         if (t == NULL) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_NO_MEM);
         memset(t + mpi_nuops, 0, 16 * sizeof *t);
@@ -204,8 +212,8 @@ int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
         slot = mpi_nuops;
         mpi_nuops += 16;
     }
-    mpi_uops[slot] = (struct mpi_user_op){user_fn, commute != 0, 1};
-    *op = MPI_OP_USER_BASE + slot;
+    mpi_uops[slot] = (struct mpi_user_op){user_fn, commute != 0, 1, mpi_uops[slot].gen};
+    *op = MPI_OP_USER_BASE + slot + MPI_OP_SLOTS * mpi_uops[slot].gen;
     return MPI_SUCCESS;
 }
 MPI_ALIAS(Op_create)
@@ -214,7 +222,9 @@ int PMPI_Op_free(MPI_Op *op)
 {
     if (op == NULL || mpi_uop_get(*op) == NULL)
         return mpi_err(MPI_COMM_WORLD, "MPI_Op_free", MPI_ERR_OP);
-    mpi_uop_get(*op)->used = 0;
+    struct mpi_user_op *u = mpi_uop_get(*op);
+    u->used = 0;
+    u->gen = (u->gen + 1) % MPI_OP_GENS;
     for (int k = 0; k < MPI_NBIND; k++)
         if (mpi_binds[k].op == *op) mpi_binds[k].op = MPI_OP_NULL;
     *op = MPI_OP_NULL;
