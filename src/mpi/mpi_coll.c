@@ -796,6 +796,9 @@ static int mpi_movev(int which, const char *fn, const void *sbuf, int scount, co
         return mpi_err(comm, fn, rc);
     if ((vr || plain_r) && (rc = mpi_chk_ct(plain_r ? rcount : 0, rtype, &rt)))
         return mpi_err(comm, fn, rc);
+    if ((plain_s && st && (rc = mpi_chk_buf(sbuf, scount, st))) ||
+        (plain_r && rt && (rc = mpi_chk_buf(rbuf, rcount, rt))))
+        return mpi_err(comm, fn, rc);
     if ((vs && st && !st->contig) || (vr && rt && !rt->contig))
         return mpi_err(comm, fn, MPI_ERR_UNSUPPORTED_OPERATION);
     if ((vs && (!scounts || !sdispls)) || (vr && (!rcounts || !rdispls)))
@@ -809,6 +812,17 @@ static int mpi_movev(int which, const char *fn, const void *sbuf, int scount, co
                 (rc = mpi_sizes(rdispls, p, rd, MPI_ERR_ARG))))) {
         free(arr);
         return mpi_err(comm, fn, rc);
+    }
+    /* A NULL buffer is fine only when its side moves nothing. */
+    size_t stotal = 0, rtotal = 0;
+    for (int i = 0; vs && i < p; i++)
+        stotal |= sc[i];
+    for (int i = 0; vr && i < p; i++)
+        rtotal |= rc_[i];
+    if ((vs && sbuf == NULL && stotal && st && st->size) ||
+        (vr && rbuf == NULL && rtotal && rt && rt->size)) {
+        free(arr);
+        return mpi_err(comm, fn, MPI_ERR_BUFFER);
     }
     struct mpi_side ss = {MPI_IN_PLACE, (size_t)-1, 0}, rs = {MPI_IN_PLACE, (size_t)-1, 0};
     if (plain_s) mpi_cx_side(x, sbuf, scount, st, &ss);
