@@ -184,7 +184,8 @@ const char *tern_err_name(int err);
  * TERN_ERR_COMM (NULL or freed communicator), TERN_ERR_RANK (peer out of range; the
  * wildcard is allowed only on receives and probes), TERN_ERR_TAG (negative tag on a send,
  * or a tag below TERN_ANY_TAG / above TERN_TAG_UB on a receive), TERN_ERR_BUFFER (NULL
- * buffer with non-zero length), TERN_ERR_INVAL (NULL request or flag pointer),
+ * buffer with non-zero length, or TERN_IN_PLACE, which only collectives take),
+ * TERN_ERR_INVAL (NULL request or flag pointer),
  * TERN_ERR_REQUEST (a request handle that is not a live request),
  * TERN_ERR_PEER_FAILED (the peer died or the launcher went away).
  * Before tern_init every call returns TERN_ERR_NOT_INIT, after tern_finalize
@@ -591,7 +592,8 @@ int tern_iexscan(const void *sbuf, void *rbuf, size_t count, tern_datatype_t dt,
  *
  * Common errors: TERN_ERR_NOT_INIT, TERN_ERR_FINALIZED, TERN_ERR_INVAL (NULL or closed
  * handle, NULL output pointer, bad name or mode, a receive on a send handle or the other
- * way round), TERN_ERR_BUFFER (NULL buffer with a non-zero length), TERN_ERR_NOMEM,
+ * way round), TERN_ERR_BUFFER (NULL buffer with a non-zero length, or TERN_IN_PLACE),
+ * TERN_ERR_NOMEM,
  * TERN_ERR_PEER_FAILED (the home process failed).
  */
 

@@ -7,7 +7,7 @@
 #   scripts/deps.sh --bench  also hyperfine and NetPIPE for bench/compare.sh
 set -euo pipefail
 pkgs=(build-essential cmake ninja-build pkg-config coreutils procps gawk sed grep iproute2
-      mpich libmpich-dev openmpi-bin libopenmpi-dev slurm-wlm munge)
+      mpich libmpich-dev openmpi-bin libopenmpi-dev slurm-wlm munge clang libclang-rt-14-dev)
 if [ "${1:-}" = "--bench" ]; then
   pkgs+=(hyperfine netpipe-openmpi netpipe-tcp)
 fi

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # test.sh - build tern and run the whole test suite twice: a normal optimised build
-# and an AddressSanitizer+UBSan build. This is the README's test command and all of CI.
+# and an AddressSanitizer+UBSan build; then the fuzz targets under libFuzzer (clang).
+# This is the README's test command and all of CI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
@@ -18,6 +19,17 @@ for kind in release asan; do
   (cd "$dir" && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
      ctest -j "$jobs" --timeout 300 --output-on-failure) || status=1
 done
+# The fuzz stage: clang + libFuzzer + ASan/UBSan, every target for a bounded time from
+# the corpus in tests/fuzz/corpus (the two builds above only replayed it briefly).
+if command -v clang >/dev/null; then
+  echo "=== fuzz (libFuzzer) ==="
+  CC=clang cmake -S . -B build-test-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTERN_WERROR=ON \
+    -DTERN_SANITIZE=address -DTERN_FUZZ=ON >/dev/null
+  cmake --build build-test-fuzz --target fuzz -j "$jobs"
+  (cd build-test-fuzz && ctest -L fuzz -j "$jobs" --timeout 300 --output-on-failure) || status=1
+else
+  echo "test.sh: clang missing (scripts/deps.sh installs it): no libFuzzer stage"; status=1
+fi
 leftover=$(ls /dev/shm | grep '^tern-' || true)
 if [ -n "$leftover" ]; then
   echo "test.sh: shared-memory segments left behind: $leftover"

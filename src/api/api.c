@@ -32,7 +32,8 @@ static inline int api_check_send(const void *buf, size_t len, int dest, int tag,
     if (api_comm(comm)) return TERN_ERR_COMM;
     if (dest < 0 || dest >= comm->size) return TERN_ERR_RANK;
     if (tag < 0) return TERN_ERR_TAG;
-    if (buf == NULL && len > 0) return TERN_ERR_BUFFER;
+    /* TERN_IN_PLACE is the address 1: only collectives know what it means. */
+    if ((buf == NULL && len > 0) || buf == TERN_IN_PLACE) return TERN_ERR_BUFFER;
     return 0;
 }
 
@@ -43,7 +44,7 @@ static inline int api_check_recv(const void *buf, size_t cap, int source, int ta
     if (api_comm(comm)) return TERN_ERR_COMM;
     if (source != TERN_ANY_SOURCE && (source < 0 || source >= comm->size)) return TERN_ERR_RANK;
     if (tag < TERN_ANY_TAG) return TERN_ERR_TAG;
-    if (buf == NULL && cap > 0) return TERN_ERR_BUFFER;
+    if ((buf == NULL && cap > 0) || buf == TERN_IN_PLACE) return TERN_ERR_BUFFER;
     return 0;
 }
 

@@ -103,17 +103,34 @@ static const coll_op_fn coll_builtin[TERN_OP_BUILTIN_COUNT][TERN_DATATYPE_COUNT]
 #undef COLL_SET
 };
 
-/* User ops are handles COLL_USER_BASE + slot. */
-#define COLL_USER_BASE 0x100
+/*
+ * User ops are handles COLL_USER_BASE + slot + COLL_USER_SLOTS * generation. A slot's
+ * generation moves on when the op is freed, so a freed handle stays invalid
+ * (TERN_ERR_INVAL) after its slot is reused, instead of naming someone else's op.
+ */
+#define COLL_USER_BASE  0x100
+#define COLL_USER_SLOTS 4096
+#define COLL_USER_GENS  ((0x7fffffff - COLL_USER_BASE) / COLL_USER_SLOTS)
 
 struct coll_user_op {
     coll_op_fn fn;
     int commute;
     int used;
+    int gen;
 };
 
 static struct coll_user_op *coll_users;
 static int coll_nusers;
+
+/* The live user op a handle names, or NULL. */
+static struct coll_user_op *coll_user_get(tern_op_t op)
+{
+    if ((int)op < COLL_USER_BASE) return NULL;
+    int v = (int)op - COLL_USER_BASE, slot = v % COLL_USER_SLOTS;
+    if (slot >= coll_nusers) return NULL;
+    struct coll_user_op *u = &coll_users[slot];
+    return u->used && u->gen == v / COLL_USER_SLOTS ? u : NULL;
+}
 
 int coll_op_resolve(tern_op_t op, tern_datatype_t dt, struct coll_op *out)
 {
@@ -123,9 +140,9 @@ int coll_op_resolve(tern_op_t op, tern_datatype_t dt, struct coll_op *out)
     int commute = 1;
     if ((int)op >= 0 && op < TERN_OP_BUILTIN_COUNT) {
         fn = coll_builtin[op][dt];
-    } else if ((int)op >= COLL_USER_BASE && (int)op - COLL_USER_BASE < coll_nusers) {
-        struct coll_user_op *u = &coll_users[(int)op - COLL_USER_BASE];
-        if (u->used) {
+    } else {
+        struct coll_user_op *u = coll_user_get(op);
+        if (u) {
             fn = u->fn;
             commute = u->commute;
         }
@@ -147,25 +164,27 @@ int coll_op_create(coll_op_fn fn, int commute, tern_op_t *out)
             break;
         }
     if (slot < 0) {
+        if (coll_nusers == COLL_USER_SLOTS) return TERN_ERR_NOMEM;
         int n = coll_nusers ? coll_nusers * 2 : 16;
         struct coll_user_op *t = realloc(coll_users, (size_t)n * sizeof *t);
         if (t == NULL) return TERN_ERR_NOMEM;
         for (int i = coll_nusers; i < n; i++)
-            t[i].used = 0;
+            t[i] = (struct coll_user_op){NULL, 0, 0, 0};
         coll_users = t;
         slot = coll_nusers;
         coll_nusers = n;
     }
-    coll_users[slot] = (struct coll_user_op){fn, commute != 0, 1};
-    *out = (tern_op_t)(COLL_USER_BASE + slot);
+    struct coll_user_op *u = &coll_users[slot];
+    *u = (struct coll_user_op){fn, commute != 0, 1, u->gen};
+    *out = (tern_op_t)(COLL_USER_BASE + slot + COLL_USER_SLOTS * u->gen);
     return 0;
 }
 
 int coll_op_free(tern_op_t op)
 {
-    int slot = (int)op - COLL_USER_BASE;
-    if ((int)op < COLL_USER_BASE || slot >= coll_nusers || !coll_users[slot].used)
-        return TERN_ERR_INVAL;
-    coll_users[slot].used = 0;
+    struct coll_user_op *u = coll_user_get(op);
+    if (u == NULL) return TERN_ERR_INVAL;
+    u->used = 0;
+    u->gen = (u->gen + 1) % COLL_USER_GENS;
     return 0;
 }

@@ -321,7 +321,7 @@ static int conv_send(tern_conv_t h, const void *buf, size_t len, int block)
     int rc = conv_api_state();
     if (rc) return rc;
     if (!conv_valid(h) || h->mode != CONV_MODE_SEND) return TERN_ERR_INVAL;
-    if (buf == NULL && len > 0) return TERN_ERR_BUFFER;
+    if ((buf == NULL && len > 0) || buf == TERN_IN_PLACE) return TERN_ERR_BUFFER;
     for (;;) {
         h->sent_done = 0;
         h->room = 0;
@@ -352,7 +352,7 @@ static inline int conv_check_recv(tern_conv_t h, const void *buf, size_t cap)
     int rc = conv_api_state();
     if (rc) return rc;
     if (!conv_valid(h) || h->mode == CONV_MODE_SEND) return TERN_ERR_INVAL;
-    if (buf == NULL && cap > 0) return TERN_ERR_BUFFER;
+    if ((buf == NULL && cap > 0) || buf == TERN_IN_PLACE) return TERN_ERR_BUFFER;
     return 0;
 }
 

@@ -13,19 +13,26 @@
 
 /* ---- operations ---------------------------------------------------------------------- */
 
+/* User ops are MPI_OP_USER_BASE + slot + MPI_OP_SLOTS * generation: freeing moves the
+ * slot's generation on, so a freed handle stays MPI_ERR_OP after the slot is reused. */
 #define MPI_OP_USER_BASE 32
+#define MPI_OP_SLOTS     4096
+#define MPI_OP_GENS      ((0x7fffffff - MPI_OP_USER_BASE) / MPI_OP_SLOTS)
 struct mpi_user_op {
     MPI_User_function *fn;
     int commute;
     int used;
+    int gen;
 };
 static struct mpi_user_op *mpi_uops;
 static int mpi_nuops;
 
 static struct mpi_user_op *mpi_uop_get(MPI_Op op)
 {
-    int i = op - MPI_OP_USER_BASE;
-    return i >= 0 && i < mpi_nuops && mpi_uops[i].used ? &mpi_uops[i] : NULL;
+    if (op < MPI_OP_USER_BASE) return NULL;
+    int v = op - MPI_OP_USER_BASE, i = v % MPI_OP_SLOTS;
+    return i < mpi_nuops && mpi_uops[i].used && mpi_uops[i].gen == v / MPI_OP_SLOTS ? &mpi_uops[i]
+                                                                                    : NULL;
 }
 
 /*
@@ -197,6 +204,7 @@ int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
             break;
         }
     if (slot < 0) {
+        if (mpi_nuops >= MPI_OP_SLOTS) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_NO_MEM);
         struct mpi_user_op *t = realloc(mpi_uops, (size_t)(mpi_nuops + 16) * sizeof *t);
         if (t == NULL) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_NO_MEM);
         memset(t + mpi_nuops, 0, 16 * sizeof *t);
@@ -204,8 +212,8 @@ int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
         slot = mpi_nuops;
         mpi_nuops += 16;
     }
-    mpi_uops[slot] = (struct mpi_user_op){user_fn, commute != 0, 1};
-    *op = MPI_OP_USER_BASE + slot;
+    mpi_uops[slot] = (struct mpi_user_op){user_fn, commute != 0, 1, mpi_uops[slot].gen};
+    *op = MPI_OP_USER_BASE + slot + MPI_OP_SLOTS * mpi_uops[slot].gen;
     return MPI_SUCCESS;
 }
 MPI_ALIAS(Op_create)
@@ -214,7 +222,9 @@ int PMPI_Op_free(MPI_Op *op)
 {
     if (op == NULL || mpi_uop_get(*op) == NULL)
         return mpi_err(MPI_COMM_WORLD, "MPI_Op_free", MPI_ERR_OP);
-    mpi_uop_get(*op)->used = 0;
+    struct mpi_user_op *u = mpi_uop_get(*op);
+    u->used = 0;
+    u->gen = (u->gen + 1) % MPI_OP_GENS;
     for (int k = 0; k < MPI_NBIND; k++)
         if (mpi_binds[k].op == *op) mpi_binds[k].op = MPI_OP_NULL;
     *op = MPI_OP_NULL;
@@ -786,6 +796,9 @@ static int mpi_movev(int which, const char *fn, const void *sbuf, int scount, co
         return mpi_err(comm, fn, rc);
     if ((vr || plain_r) && (rc = mpi_chk_ct(plain_r ? rcount : 0, rtype, &rt)))
         return mpi_err(comm, fn, rc);
+    if ((plain_s && st && (rc = mpi_chk_buf(sbuf, scount, st))) ||
+        (plain_r && rt && (rc = mpi_chk_buf(rbuf, rcount, rt))))
+        return mpi_err(comm, fn, rc);
     if ((vs && st && !st->contig) || (vr && rt && !rt->contig))
         return mpi_err(comm, fn, MPI_ERR_UNSUPPORTED_OPERATION);
     if ((vs && (!scounts || !sdispls)) || (vr && (!rcounts || !rdispls)))
@@ -799,6 +812,17 @@ static int mpi_movev(int which, const char *fn, const void *sbuf, int scount, co
                 (rc = mpi_sizes(rdispls, p, rd, MPI_ERR_ARG))))) {
         free(arr);
         return mpi_err(comm, fn, rc);
+    }
+    /* A NULL buffer is fine only when its side moves nothing. */
+    size_t stotal = 0, rtotal = 0;
+    for (int i = 0; vs && i < p; i++)
+        stotal |= sc[i];
+    for (int i = 0; vr && i < p; i++)
+        rtotal |= rc_[i];
+    if ((vs && sbuf == NULL && stotal && st && st->size) ||
+        (vr && rbuf == NULL && rtotal && rt && rt->size)) {
+        free(arr);
+        return mpi_err(comm, fn, MPI_ERR_BUFFER);
     }
     struct mpi_side ss = {MPI_IN_PLACE, (size_t)-1, 0}, rs = {MPI_IN_PLACE, (size_t)-1, 0};
     if (plain_s) mpi_cx_side(x, sbuf, scount, st, &ss);

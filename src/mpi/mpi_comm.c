@@ -5,6 +5,7 @@
  * lists of world ranks.
  */
 #include <stdio.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +20,7 @@ static int mpi_comm_slot(void)
 {
     for (int i = 3; i < mpi_ncomms; i++)
         if (mpi_comms[i] == NULL) return i;
+    if (mpi_ncomms >= MPI_COMM_SLOTS) return -1;
     int n = mpi_ncomms ? mpi_ncomms * 2 : 16;
     struct mpi_comm **t = realloc(mpi_comms, (size_t)n * sizeof *t);
     if (t == NULL) return -1;
@@ -29,12 +31,20 @@ static int mpi_comm_slot(void)
     return slot;
 }
 
-static int mpi_comm_put(int slot, struct tern_comm *tc, MPI_Errhandler errh, const char *name)
+/* Communicators made so far: the generation of the next handle. */
+static unsigned mpi_comm_serial;
+
+/* Fill slot with a new communicator; its handle is *handle (generation 0 for the
+ * predefined ones, the next generation otherwise). */
+static int mpi_comm_put(int slot, struct tern_comm *tc, MPI_Errhandler errh, const char *name,
+                        MPI_Comm *handle)
 {
     struct mpi_comm *c = calloc(1, sizeof *c);
     if (c == NULL) return -1;
     c->tc = tc;
-    c->handle = slot;
+    unsigned gen = slot < 3 ? 0 : 1 + mpi_comm_serial++ % (INT_MAX / MPI_COMM_SLOTS - 1);
+    c->handle = slot + MPI_COMM_SLOTS * (int)gen;
+    if (handle) *handle = c->handle;
     c->errh = errh;
     snprintf(c->name, sizeof c->name, "%s", name);
     mpi_comms[slot] = c;
@@ -44,8 +54,9 @@ static int mpi_comm_put(int slot, struct tern_comm *tc, MPI_Errhandler errh, con
 int mpi_comm_init(void)
 {
     if (mpi_comm_slot() < 0) return -1;
-    if (mpi_comm_put(MPI_COMM_WORLD, TERN_COMM_WORLD, MPI_ERRORS_ARE_FATAL, "MPI_COMM_WORLD") ||
-        mpi_comm_put(MPI_COMM_SELF, TERN_COMM_SELF, MPI_ERRORS_ARE_FATAL, "MPI_COMM_SELF"))
+    if (mpi_comm_put(MPI_COMM_WORLD, TERN_COMM_WORLD, MPI_ERRORS_ARE_FATAL, "MPI_COMM_WORLD",
+                     NULL) ||
+        mpi_comm_put(MPI_COMM_SELF, TERN_COMM_SELF, MPI_ERRORS_ARE_FATAL, "MPI_COMM_SELF", NULL))
         return -1;
     return 0;
 }
@@ -58,7 +69,7 @@ static void mpi_comm_destroy(struct mpi_comm *c)
     }
     free(c->dims);
     free(c->periods);
-    mpi_comms[c->handle] = NULL;
+    mpi_comms[c->handle % MPI_COMM_SLOTS] = NULL;
     free(c);
 }
 
@@ -78,11 +89,12 @@ int mpi_comm_wrap(struct tern_comm *tc, const struct mpi_comm *parent, MPI_Comm 
         return MPI_SUCCESS;
     }
     int slot = mpi_comm_slot();
-    if (slot < 0 || mpi_comm_put(slot, tc, parent ? parent->errh : MPI_ERRORS_ARE_FATAL, "")) {
+    MPI_Comm h;
+    if (slot < 0 || mpi_comm_put(slot, tc, parent ? parent->errh : MPI_ERRORS_ARE_FATAL, "", &h)) {
         core_comm_free(tc);
         return MPI_ERR_NO_MEM;
     }
-    *out = slot;
+    *out = h;
     return MPI_SUCCESS;
 }
 
@@ -298,7 +310,7 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     if (rc) return mpi_err(comm, fn, mpi_from_tern(rc));
     MPI_Comm h;
     rc = mpi_comm_wrap(tc, c, &h);
-    if (rc == 0) rc = mpi_comm_inherit(mpi_comms[comm], mpi_comms[h]);
+    if (rc == 0) rc = mpi_comm_inherit(mpi_comm_get(comm), mpi_comm_get(h));
     if (rc) return mpi_err(comm, fn, rc);
     *newcomm = h;
     return MPI_SUCCESS;

@@ -56,9 +56,18 @@ struct mpi_comm {
 extern struct mpi_comm **mpi_comms;
 extern int mpi_ncomms;
 
+/*
+ * A communicator handle is its slot + MPI_COMM_SLOTS * generation (the predefined ones
+ * have generation 0), so the handle of a freed communicator stays MPI_ERR_COMM after
+ * its slot holds a new one.
+ */
+#define MPI_COMM_SLOTS (1 << 16)
 static inline struct mpi_comm *mpi_comm_get(MPI_Comm h)
 {
-    return (unsigned)h < (unsigned)mpi_ncomms ? mpi_comms[h] : NULL;
+    if (h < 0) return NULL;
+    int slot = h % MPI_COMM_SLOTS;
+    struct mpi_comm *c = slot < mpi_ncomms ? mpi_comms[slot] : NULL;
+    return c && c->handle == h ? c : NULL;
 }
 /* Wrap a core communicator in a new handle (NULL tc gives MPI_COMM_NULL). */
 int mpi_comm_wrap(struct tern_comm *tc, const struct mpi_comm *parent, MPI_Comm *out);

@@ -7,7 +7,9 @@
  *
  *   fuzz_<name> [-max_total_time=SECONDS] [-seed=N] DIR...
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <dirent.h>
 #include <signal.h>
 #include <stdint.h>

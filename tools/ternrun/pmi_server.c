@@ -376,6 +376,9 @@ static const char *pmi_check_key(struct run_job *job, const struct pmi_msg *m)
     if (kvs != NULL && strcmp(kvs, job->kvsname) != 0) return "unknown_kvsname";
     if (key == NULL || *key == '\0') return "missing_key";
     if (strlen(key) > PMI_WIRE_KEY_MAX) return "key_too_long";
+    /* The proxy <-> root channel refuses such keys (run_pmi_kvs_merge): a put that
+     * works on one host must work on many. */
+    if (strchr(key, '=') != NULL) return "bad_key";
     return NULL;
 }
 
