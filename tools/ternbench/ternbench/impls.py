@@ -69,17 +69,25 @@ def _flavour_of(mpicc):
 
 
 def _sibling_launcher(mpicc, flavour):
-    d = os.path.dirname(os.path.realpath(mpicc)) if os.path.sep in mpicc else None
+    """The launcher of the same MPI: next to the wrapper, with the wrapper's suffix first
+    (mpicc.mpich -> mpiexec.mpich), and only one whose --version names the same flavour."""
+    base = os.path.basename(mpicc)
+    m = re.match(r"mpicc([.-].+)$", base)
+    suffixes = ([m.group(1)] if m else []) + [""]
     names = ["mpirun", "mpiexec"] if flavour == "openmpi" else ["mpiexec", "mpiexec.hydra",
                                                                   "mpirun"]
-    for dd in [os.path.dirname(os.path.abspath(mpicc)), d]:
-        if not dd:
-            continue
-        for nm in names:
-            p = os.path.join(dd, nm)
-            if os.access(p, os.X_OK):
-                return p
-    raise ImplError("no mpiexec/mpirun next to %s" % mpicc)
+    dirs = [os.path.dirname(os.path.abspath(mpicc)), os.path.dirname(os.path.realpath(mpicc))]
+    for suf in suffixes:
+        for dd in dirs:
+            for nm in names:
+                p = os.path.join(dd, nm + suf)
+                if not os.access(p, os.X_OK):
+                    continue
+                v = _run_text([p, "--version"])
+                is_ompi = "Open MPI" in v or "OpenRTE" in v or "PRRTE" in v
+                if (flavour == "openmpi") == is_ompi:
+                    return p
+    raise ImplError("no %s mpiexec/mpirun next to %s" % (flavour, mpicc))
 
 
 def resolve(spec, paths):

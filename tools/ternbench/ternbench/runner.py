@@ -39,7 +39,7 @@ PROFILES = {
         "timeout": 120,
     },
     "default": {
-        "p2p": ["-m", "0", "-M", "64M", "-p", "-t", "5", "-i", "10000", "-b", "64M"],
+        "p2p": ["-m", "0", "-M", "64M", "-p", "-t", "5", "-i", "5000", "-b", "32M"],
         "p2p_only": "pingpong,stream,bibw",
         "sync_only": "pingpong,stream",
         "coll_sizes": "8,64,512,4K,32K,256K,1M",
@@ -200,6 +200,9 @@ def run_job(job, env, timeout, raw_dir, writer, progress, libver):
                 writer(row)
                 progress.add(1)
             rc = proc.wait()
+        except BaseException:
+            _kill(proc)  # interrupted: take the job's ranks down with us
+            raise
         finally:
             killer.cancel()
     job.seconds = time.time() - t0
