@@ -41,12 +41,17 @@ static int bench_cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+static inline double bench_median_sorted(const double *v, int n)
+{
+    return (n % 2) ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
 /* Minimum and median of n samples (the array is sorted in place). */
 static inline void bench_stats(double *v, int n, double *min, double *med)
 {
     qsort(v, (size_t)n, sizeof *v, bench_cmp_double);
     *min = v[0];
-    *med = (n % 2) ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    *med = bench_median_sorted(v, n);
 }
 
 /* "64", "8K", "4M", "1G" (binary multiples) -> bytes; returns 0 on success. */
@@ -144,10 +149,30 @@ struct bench_row {
     int trials;
     double t_min; /* seconds per operation, best trial */
     double t_med; /* seconds per operation, median trial */
+    double t_max; /* seconds per operation, worst trial (0: not recorded) */
+    double t_mad; /* median absolute deviation of the trials from t_med */
 };
 
+/*
+ * Everything a row reports about its trials: min, median, max, and the median
+ * absolute deviation (a spread that one descheduled trial cannot inflate, unlike
+ * the standard deviation). Sorts v in place.
+ */
+static inline void bench_stats_row(double *v, int n, struct bench_row *r)
+{
+    double dev[1000];
+    bench_stats(v, n, &r->t_min, &r->t_med);
+    r->t_max = v[n - 1];
+    if (n > (int)(sizeof dev / sizeof dev[0])) n = (int)(sizeof dev / sizeof dev[0]);
+    for (int i = 0; i < n; i++)
+        dev[i] = v[i] > r->t_med ? v[i] - r->t_med : r->t_med - v[i];
+    qsort(dev, (size_t)n, sizeof *dev, bench_cmp_double);
+    r->t_mad = bench_median_sorted(dev, n);
+}
+
 static const char bench_csv_header[] =
-    "lib,pattern,mode,nprocs,bytes,iters,trials,t_min_us,t_med_us,MBps_max,MBps_med";
+    "lib,pattern,mode,nprocs,bytes,iters,trials,t_min_us,t_med_us,MBps_max,MBps_med,t_max_us,"
+    "t_mad_us";
 
 static inline void bench_print_heading(int csv, const char *lib, const char *pattern,
                                        const char *mode, int nprocs, const char *what)
@@ -164,9 +189,9 @@ static inline void bench_print_row(int csv, const struct bench_row *r)
     double bw_max = r->t_min > 0 ? (double)r->bytes / r->t_min / 1e6 : 0;
     double bw_med = r->t_med > 0 ? (double)r->bytes / r->t_med / 1e6 : 0;
     if (csv)
-        printf("%s,%s,%s,%d,%zu,%ld,%d,%.4f,%.4f,%.2f,%.2f\n", r->lib, r->pattern, r->mode,
-               r->nprocs, r->bytes, r->iters, r->trials, r->t_min * 1e6, r->t_med * 1e6, bw_max,
-               bw_med);
+        printf("%s,%s,%s,%d,%zu,%ld,%d,%.4f,%.4f,%.2f,%.2f,%.4f,%.4f\n", r->lib, r->pattern,
+               r->mode, r->nprocs, r->bytes, r->iters, r->trials, r->t_min * 1e6, r->t_med * 1e6,
+               bw_max, bw_med, r->t_max * 1e6, r->t_mad * 1e6);
     else
         printf("%10zu %9ld %12.3f %12.3f %12.1f %12.1f\n", r->bytes, r->iters, r->t_min * 1e6,
                r->t_med * 1e6, bw_max, bw_med);

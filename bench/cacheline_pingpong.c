@@ -135,8 +135,8 @@ static int run_cacheline(const struct opts *o, int pinned, const cpu_set_t *all,
     sched_setaffinity(0, sizeof *all, all);
 
     *r = (struct bench_row){
-        "raw", "cacheline", pinned ? "pinned" : "unpinned", 2, 64, n, o->trials, 0, 0};
-    bench_stats(samples, o->trials, &r->t_min, &r->t_med);
+        "raw", "cacheline", pinned ? "pinned" : "unpinned", 2, 64, n, o->trials, 0, 0, 0, 0};
+    bench_stats_row(samples, o->trials, r);
     return 0;
 }
 
@@ -164,8 +164,8 @@ static void run_memcpy(const struct opts *o)
             }
             if (t >= 0) samples[t] = (bench_now() - t0) / (double)iters;
         }
-        struct bench_row r = {"raw", "memcpy", "-", 1, len, n, o->trials, 0, 0};
-        bench_stats(samples, o->trials, &r.t_min, &r.t_med);
+        struct bench_row r = {"raw", "memcpy", "-", 1, len, n, o->trials, 0, 0, 0, 0};
+        bench_stats_row(samples, o->trials, &r);
         bench_print_row(o->csv, &r);
     }
     free(dst);

@@ -1,74 +1,76 @@
 /*
- * mpi_coll.c - the MPI twin of tern_coll.c: the same collectives, sizes and timing
- * (coll_timing.h), built with another MPI's mpicc by bench/compare_coll.sh.
+ * mpi_coll.c - every collective over sizes on MPI, the twin of tern_coll.c: the same
+ * operations, sizes and timing (coll_timing.h). Plain MPI calls only, so the same source
+ * builds with terncc and with any other MPI's mpicc (bench/compare_coll.sh, ternbench).
  */
-#include <mpi.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "prims_mpi.h"
 
-static void mpi_max(double *in, double *out)
-{
-    MPI_Allreduce(in, out, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-}
-#define COLL_NOW()        MPI_Wtime()
-#define COLL_BARRIER()    MPI_Barrier(MPI_COMM_WORLD)
-#define COLL_MAX(in, out) mpi_max(in, out)
 #include "coll_timing.h"
 
-static char *sbuf, *rbuf;
+static MPI_Op noop;
+
+/* The reduction that computes nothing: reduce_noop against reduce gives t_c. */
+static void noop_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    (void)in, (void)inout, (void)len, (void)dt;
+}
+
+static void coll_setup(void)
+{
+    MPI_Op_create(noop_fn, 1, &noop);
+}
+
+static void coll_teardown(void)
+{
+    MPI_Op_free(&noop);
+}
 
 static void coll_one(int op, size_t bytes)
 {
     MPI_Comm w = MPI_COMM_WORLD;
-    int cnt = (int)(bytes / 8 ? bytes / 8 : 1), b = (int)bytes;
+    char *s = coll_sbuf, *r = coll_rbuf;
+    int cnt = (int)(bytes / 8 ? bytes / 8 : 1), b = bp_count(bytes);
     switch (op) {
     case BARRIER:
         MPI_Barrier(w);
         break;
     case BCAST:
-        MPI_Bcast(sbuf, b, MPI_BYTE, 0, w);
+        MPI_Bcast(s, b, MPI_BYTE, 0, w);
         break;
     case REDUCE:
-        MPI_Reduce(sbuf, rbuf, cnt, MPI_DOUBLE, MPI_SUM, 0, w);
+        MPI_Reduce(s, r, cnt, MPI_DOUBLE, MPI_SUM, 0, w);
+        break;
+    case REDUCE_NOOP:
+        MPI_Reduce(s, r, cnt, MPI_DOUBLE, noop, 0, w);
         break;
     case ALLREDUCE:
-        MPI_Allreduce(sbuf, rbuf, cnt, MPI_DOUBLE, MPI_SUM, w);
+        MPI_Allreduce(s, r, cnt, MPI_DOUBLE, MPI_SUM, w);
+        break;
+    case ALLREDUCE_NOOP:
+        MPI_Allreduce(s, r, cnt, MPI_DOUBLE, noop, w);
         break;
     case GATHER:
-        MPI_Gather(sbuf, b, MPI_BYTE, rbuf, b, MPI_BYTE, 0, w);
+        MPI_Gather(s, b, MPI_BYTE, r, b, MPI_BYTE, 0, w);
         break;
     case SCATTER:
-        MPI_Scatter(sbuf, b, MPI_BYTE, rbuf, b, MPI_BYTE, 0, w);
+        MPI_Scatter(s, b, MPI_BYTE, r, b, MPI_BYTE, 0, w);
         break;
     case ALLGATHER:
-        MPI_Allgather(sbuf, b, MPI_BYTE, rbuf, b, MPI_BYTE, w);
+        MPI_Allgather(s, b, MPI_BYTE, r, b, MPI_BYTE, w);
         break;
     case ALLTOALL:
-        MPI_Alltoall(sbuf, b, MPI_BYTE, rbuf, b, MPI_BYTE, w);
+        MPI_Alltoall(s, b, MPI_BYTE, r, b, MPI_BYTE, w);
         break;
     case RSB:
-        MPI_Reduce_scatter_block(sbuf, rbuf, cnt, MPI_DOUBLE, MPI_SUM, w);
+        MPI_Reduce_scatter_block(s, r, cnt, MPI_DOUBLE, MPI_SUM, w);
         break;
     case SCAN:
-        MPI_Scan(sbuf, rbuf, cnt, MPI_DOUBLE, MPI_SUM, w);
+        MPI_Scan(s, r, cnt, MPI_DOUBLE, MPI_SUM, w);
         break;
     }
 }
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    int me, np;
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    MPI_Comm_size(MPI_COMM_WORLD, &np);
-    size_t cap = (size_t)np * (1 << 20) + 64;
-    sbuf = calloc(1, cap);
-    rbuf = calloc(1, cap);
-    const char *lib = argc > 2 ? argv[2] : "mpi";
-    coll_table(me, np, lib, argc > 1 ? atof(argv[1]) : 1.0);
-    free(sbuf);
-    free(rbuf);
-    MPI_Finalize();
-    return 0;
+    return coll_main(argc, argv);
 }

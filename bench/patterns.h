@@ -1,5 +1,6 @@
 /*
- * patterns.h - the benchmark patterns themselves (ping-pong, streaming, ring),
+ * patterns.h - the benchmark patterns themselves (ping-pong, streaming,
+ * bidirectional streaming, ring),
  * written once against the bp_* primitives so that tern and every MPI run exactly
  * the same loops with exactly the same timing. Include prims_tern.h or prims_mpi.h
  * first, then this file; the program's main() is then one call to
@@ -33,7 +34,8 @@ struct bp_opts {
     size_t min, max, budget;
     long max_iters;
     int trials, window, sync, csv, perturb;
-    int do_pingpong, do_stream;
+    int do_pingpong, do_stream, do_bibw;
+    int meta; /* --meta: first print "# library: <version>" (for ternbench) */
     const char *label;
     const char *size_list; /* --sizes: explicit comma-separated list, overrides -m/-M/-p */
     /* ring */
@@ -50,6 +52,13 @@ static inline int bp_window_for(const struct bp_opts *o, size_t len)
         if (w > o->window) w = o->window;
     }
     return w;
+}
+
+/* "# library: <version>": which library ran, for ternbench's run metadata. */
+static inline void bp_print_meta(void)
+{
+    printf("# library: %s\n", bp_lib_version());
+    fflush(stdout);
 }
 
 static inline size_t bp_stride(size_t len)
@@ -100,6 +109,34 @@ static inline void bp_stream_iters(const struct bp_opts *o, char *sbuf, char *rb
     }
 }
 
+/*
+ * ---- bidirectional: both ranks keep a window of sends and a window of receives in flight
+ * at once, then exchange an ack. Time per message counts the messages of both directions,
+ * so bytes / time is the aggregate of the two directions.
+ */
+static inline void bp_bibw_iters(const struct bp_opts *o, char *sbuf, char *rbuf, bp_req_t *reqs,
+                                 size_t len, int w, long windows, int me)
+{
+    char ack[8] = {0};
+    size_t stride = bp_stride(len);
+    int peer = 1 - me;
+    if (me > 1) return;
+    for (long k = 0; k < windows; k++) {
+        for (int j = 0; j < w; j++)
+            bp_irecv(rbuf + (size_t)j * stride, len, peer, BP_TAG_DATA, &reqs[j]);
+        for (int j = 0; j < w; j++)
+            bp_isend(sbuf, len, peer, BP_TAG_DATA, o->sync, &reqs[w + j]);
+        bp_waitall(2 * w, reqs);
+        if (me == 0) {
+            bp_send(ack, 0, 1, BP_TAG_ACK, 0);
+            bp_recv(ack, 0, 1, BP_TAG_ACK);
+        } else {
+            bp_recv(ack, 0, 0, BP_TAG_ACK);
+            bp_send(ack, 0, 0, BP_TAG_ACK, 0);
+        }
+    }
+}
+
 /* "8,1M,64M" -> sizes; returns how many, or -1 if the list is malformed. */
 static inline int bp_size_list(const char *list, size_t *out, int cap)
 {
@@ -129,22 +166,30 @@ static inline void bp_usage_pingpong(const char *prog)
             "  -t, --trials N      timed trials per size (default 5)\n"
             "  -w, --window N      sends in flight when streaming (default 64)\n"
             "      --sync          synchronous sends (default: standard mode)\n"
-            "      --only WHAT     pingpong or stream (default: both)\n"
+            "      --only LIST     of pingpong,stream,bibw (default: pingpong,stream)\n"
             "      --csv           machine-readable output\n"
+            "      --meta          first print the library version as a # comment\n"
             "      --label NAME    value of the lib column\n",
             prog);
 }
 
 static inline int bp_parse_pingpong(int argc, char **argv, struct bp_opts *o)
 {
-    static const struct option lo[] = {
-        {"min", required_argument, 0, 'm'},    {"max", required_argument, 0, 'M'},
-        {"perturb", no_argument, 0, 'p'},      {"iters", required_argument, 0, 'i'},
-        {"budget", required_argument, 0, 'b'}, {"trials", required_argument, 0, 't'},
-        {"window", required_argument, 0, 'w'}, {"sync", no_argument, 0, 'S'},
-        {"only", required_argument, 0, 'O'},   {"csv", no_argument, 0, 'C'},
-        {"label", required_argument, 0, 'L'},  {"sizes", required_argument, 0, 's'},
-        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
+    static const struct option lo[] = {{"min", required_argument, 0, 'm'},
+                                       {"max", required_argument, 0, 'M'},
+                                       {"perturb", no_argument, 0, 'p'},
+                                       {"iters", required_argument, 0, 'i'},
+                                       {"budget", required_argument, 0, 'b'},
+                                       {"trials", required_argument, 0, 't'},
+                                       {"window", required_argument, 0, 'w'},
+                                       {"sync", no_argument, 0, 'S'},
+                                       {"only", required_argument, 0, 'O'},
+                                       {"csv", no_argument, 0, 'C'},
+                                       {"label", required_argument, 0, 'L'},
+                                       {"sizes", required_argument, 0, 's'},
+                                       {"meta", no_argument, 0, 'V'},
+                                       {"help", no_argument, 0, 'h'},
+                                       {0, 0, 0, 0}};
     int c;
     *o = (struct bp_opts){.min = 0,
                           .max = (size_t)64 << 20,
@@ -184,10 +229,26 @@ static inline int bp_parse_pingpong(int argc, char **argv, struct bp_opts *o)
         case 'S':
             o->sync = 1;
             break;
-        case 'O':
-            o->do_pingpong = !strcmp(optarg, "pingpong");
-            o->do_stream = !strcmp(optarg, "stream");
-            if (!o->do_pingpong && !o->do_stream) return -1;
+        case 'O': {
+            char tmp[64];
+            if (strlen(optarg) >= sizeof tmp) return -1;
+            strcpy(tmp, optarg);
+            o->do_pingpong = o->do_stream = o->do_bibw = 0;
+            for (char *save = NULL, *tok = strtok_r(tmp, ",", &save); tok;
+                 tok = strtok_r(NULL, ",", &save)) {
+                if (!strcmp(tok, "pingpong"))
+                    o->do_pingpong = 1;
+                else if (!strcmp(tok, "stream"))
+                    o->do_stream = 1;
+                else if (!strcmp(tok, "bibw"))
+                    o->do_bibw = 1;
+                else
+                    return -1;
+            }
+            break;
+        }
+        case 'V':
+            o->meta = 1;
             break;
         case 'C':
             o->csv = 1;
@@ -245,12 +306,14 @@ static inline int bench_pingpong_main(int argc, char **argv)
         if (need > stream_bytes) stream_bytes = need;
     }
     char *sbuf = bench_alloc(o.max);
-    char *rbuf = bench_alloc(o.do_stream && me == 1 ? stream_bytes : o.max);
-    bp_req_t *reqs = calloc((size_t)o.window, sizeof *reqs);
+    char *rbuf =
+        bench_alloc((o.do_stream && me == 1) || (o.do_bibw && me < 2) ? stream_bytes : o.max);
+    bp_req_t *reqs = calloc(2 * (size_t)o.window, sizeof *reqs);
     if (!sbuf || !rbuf || !reqs) {
         fprintf(stderr, "%s: rank %d: out of memory\n", argv[0], me);
         bp_abort(2);
     }
+    if (me == 0 && o.meta) bp_print_meta();
     if (me == 0 && o.csv) printf("%s\n", bench_csv_header);
 
     if (o.do_pingpong) {
@@ -269,8 +332,8 @@ static inline int bench_pingpong_main(int argc, char **argv)
                 samples[t] = (bench_now() - t0) / (2.0 * (double)n);
             }
             if (me == 0) {
-                struct bench_row r = {lib, "pingpong", mode, 2, len, n, o.trials, 0, 0};
-                bench_stats(samples, o.trials, &r.t_min, &r.t_med);
+                struct bench_row r = {lib, "pingpong", mode, 2, len, n, o.trials, 0, 0, 0, 0};
+                bench_stats_row(samples, o.trials, &r);
                 bench_print_row(o.csv, &r);
             }
         }
@@ -294,8 +357,34 @@ static inline int bench_pingpong_main(int argc, char **argv)
                 samples[t] = (bench_now() - t0) / ((double)windows * w);
             }
             if (me == 0) {
-                struct bench_row r = {lib, "stream", mode, 2, len, windows * w, o.trials, 0, 0};
-                bench_stats(samples, o.trials, &r.t_min, &r.t_med);
+                struct bench_row r = {lib,      "stream", mode, 2, len, windows * w,
+                                      o.trials, 0,        0,    0, 0};
+                bench_stats_row(samples, o.trials, &r);
+                bench_print_row(o.csv, &r);
+            }
+        }
+    }
+
+    if (o.do_bibw) {
+        if (me == 0)
+            bench_print_heading(o.csv, lib, "bibw", mode, 2,
+                                "per message of either direction, both ranks stream at once");
+        for (int k = 0; k < nsizes; k++) {
+            size_t len = sizes[k];
+            int w = bp_window_for(&o, len);
+            long maxw = 2 * o.max_iters / w;
+            long windows = bench_iters(len * (size_t)w, o.budget, maxw < 4 ? 4 : maxw, 4);
+            bp_barrier();
+            bp_bibw_iters(&o, sbuf, rbuf, reqs, len, w, bench_warmup(windows), me);
+            for (int t = 0; t < o.trials; t++) {
+                bp_barrier();
+                double t0 = bench_now();
+                bp_bibw_iters(&o, sbuf, rbuf, reqs, len, w, windows, me);
+                samples[t] = (bench_now() - t0) / ((double)windows * w * 2);
+            }
+            if (me == 0) {
+                struct bench_row r = {lib, "bibw", mode, 2, len, windows * w, o.trials, 0, 0, 0, 0};
+                bench_stats_row(samples, o.trials, &r);
                 bench_print_row(o.csv, &r);
             }
         }
@@ -451,8 +540,9 @@ static inline int bench_ring_main(int argc, char **argv)
     if (me == 0) {
         if (o.csv) printf("%s\n", bench_csv_header);
         bench_print_heading(o.csv, lib, "ring", mode, np, "per hop = lap time / nprocs");
-        struct bench_row r = {lib, "ring", mode, np, o.ring_bytes, min_laps * np, o.trials, 0, 0};
-        bench_stats(samples, o.trials, &r.t_min, &r.t_med);
+        struct bench_row r = {lib, "ring", mode, np, o.ring_bytes, min_laps * np, o.trials,
+                              0,   0,      0,    0};
+        bench_stats_row(samples, o.trials, &r);
         bench_print_row(o.csv, &r);
     }
     bp_barrier();

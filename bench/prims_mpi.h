@@ -48,6 +48,14 @@ static void bp_abort(int code)
     MPI_Abort(MPI_COMM_WORLD, code);
 }
 
+/* The largest x over all ranks, on every rank (the slowest rank's time). */
+static inline double bp_max_double(double x)
+{
+    double m = 0;
+    MPI_Allreduce(&x, &m, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return m;
+}
+
 /* Which MPI this is, for the "lib" column: openmpi, mpich, tern-mpi or mpi. */
 static const char *bp_lib_name(void)
 {
@@ -60,6 +68,18 @@ static const char *bp_lib_name(void)
     if (strstr(v, "tern")) return "tern-mpi";
 #endif
     return BENCH_LIB_DEFAULT;
+}
+
+/* The library's own description of itself (first line), for run metadata. */
+static inline const char *bp_lib_version(void)
+{
+    static char v[4096] = "unknown MPI";
+#ifdef MPI_MAX_LIBRARY_VERSION_STRING
+    int n = 0;
+    MPI_Get_library_version(v, &n);
+    v[strcspn(v, "\n")] = 0;
+#endif
+    return v;
 }
 
 /* Message sizes of the benchmarks stay far below INT_MAX bytes (64 MiB by default). */

@@ -50,9 +50,24 @@ static void bp_abort(int code)
 {
     tern_abort(code);
 }
+/* The largest x over all ranks, on every rank (the slowest rank's time). */
+static inline double bp_max_double(double x)
+{
+    double m = 0;
+    bp_check(tern_allreduce(&x, &m, 1, TERN_DOUBLE, TERN_MAX, TERN_COMM_WORLD), "tern_allreduce");
+    return m;
+}
 static const char *bp_lib_name(void)
 {
     return BENCH_LIB_DEFAULT;
+}
+
+static inline const char *bp_lib_version(void)
+{
+    static char v[64];
+    snprintf(v, sizeof v, "tern %d.%d.%d (native API)", TERN_VERSION_MAJOR, TERN_VERSION_MINOR,
+             TERN_VERSION_PATCH);
+    return v;
 }
 
 static inline void bp_send(const void *buf, size_t len, int peer, int tag, int sync)

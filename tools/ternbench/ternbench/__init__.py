@@ -1,0 +1,1 @@
+"""ternbench: measure, model and compare the cost of communication (see cli.py)."""
