@@ -161,6 +161,18 @@ struct core_peer {
 
 typedef void (*core_am_fn)(int src, const void *payload, size_t len);
 
+/*
+ * What this process is blocked in, for the hang report (diag.c). core_block keeps it;
+ * callers that know more name the wait first. A few stores per blocking call, nothing
+ * per progress poll; `since` is read from the clock only once a wait stops spinning.
+ */
+struct core_doing {
+    const char *what;             /* "recv", "tern_allreduce", ...; NULL: not blocked */
+    const core_req_t *req;        /* the request waited for, if one */
+    const struct tern_comm *comm; /* a collective's communicator */
+    double since;                 /* when the wait began to yield (monotonic s); 0: spinning */
+};
+
 struct core_state {
     int initialized;
     int finalized;
@@ -188,6 +200,7 @@ struct core_state {
     double health_last;   /* when core_health last ran (seconds, monotonic) */
     int launcher_gone;    /* the PMI connection closed: the job is over */
     int nfailed;          /* peers known failed */
+    struct core_doing doing; /* what the caller waits in (diag.c reads it) */
 };
 
 extern struct core_state core;
@@ -271,6 +284,11 @@ static inline int core_alive(void)
 int core_wait(core_req_t *r);
 int core_wait_any(core_req_t *const *reqs, size_t n, size_t *index);
 int core_wait_pending(void); /* until every pending queue is empty, transports drained */
+
+/* diag.c: answer the launcher's "what are you blocked in" (ternrun --timeout, kill -USR1
+ * of ternrun) from a signal handler: the wait above, the requests under way, a stack. */
+void core_diag_init(void);
+double core_diag_now(void);
 
 /* comm.c */
 int core_comm_init_builtin(void);

@@ -154,6 +154,25 @@ sigterm)
     grep -q '^ternrun: received SIGTERM; ending the job$' "$D/err" || fail "no line about SIGTERM"
     no_leftovers
     ;;
+report)
+    # A deadlock across hosts under --timeout: each proxy gathers its ranks' reports
+    # (stacks symbolised on their host) and the root prints them all, then exit 124.
+    run -H $A,$B,$C --timeout 4 "$BIN/diag_block" deadlock
+    expect_rc 124 "a deadlocked job across hosts"
+    grep -q '^ternrun: job timed out after 4 s; ending it$' "$D/err" || fail "no timeout line"
+    grep -Eq "^\[0\] pid [0-9]+ on $A: blocked [0-9.]+ s in a receive from rank 1, tag 10, communicator world, up to 16 bytes$" "$D/err" ||
+        fail "no blocked-in line for rank 0 on $A"
+    grep -Eq "^\[1\] pid [0-9]+ on $B: blocked [0-9.]+ s in a receive from rank 0, tag 11, communicator world, up to 16 bytes$" "$D/err" ||
+        fail "no blocked-in line for rank 1 on $B"
+    grep -Eq "^\[2\] pid [0-9]+ on $C: blocked [0-9.]+ s in allreduce on communicator world \(3 ranks\)$" "$D/err" ||
+        fail "no blocked-in line for rank 2 on $C"
+    for r in 0 1; do
+        grep -Eq "^\[$r\]   #[0-9 ]+ diag_wait_for_partner at .*diag_block\.c:[0-9]+" "$D/err" ||
+            fail "rank $r's stack does not name diag_wait_for_partner"
+    done
+    grep -Eq "^\[2\]   #[0-9 ]+ main at .*diag_block\.c:[0-9]+" "$D/err" || fail "rank 2's stack lacks main"
+    no_leftovers
+    ;;
 netem)
     # 5 ms each way on C's link; the job must still complete correctly.
     if err=$(ip netns exec $C tc qdisc add dev tern0 root netem delay 5ms 2>&1); then

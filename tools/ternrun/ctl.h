@@ -18,6 +18,8 @@
  *   START  start the ranks                 FINALIZED   arg=rank
  *   BARRIER_OUT  new entries; release      EXIT        arg=rank, arg2=wait status
  *   SIGNAL arg=signal for every rank       FAIL        arg=exit code, the one line
+ *   REPORT_REQ  hang report wanted         REPORT      arg=rank, its report block;
+ *                                                      arg=-1 after the host's last
  *
  * The root closing the channel (or dying) means: kill every rank now and exit.
  */
@@ -37,12 +39,14 @@ enum run_ctl_type {
     RUN_CTL_START,
     RUN_CTL_BARRIER_OUT,
     RUN_CTL_SIGNAL,
+    RUN_CTL_REPORT_REQ, /* ask every rank for the hang report */
     RUN_CTL_STARTED = 32,
     RUN_CTL_OUT,
     RUN_CTL_BARRIER_IN,
     RUN_CTL_FINALIZED,
     RUN_CTL_EXIT,
     RUN_CTL_FAIL,
+    RUN_CTL_REPORT, /* arg=rank: its block of the hang report; arg=-1: all sent */
 };
 
 struct run_ctl_hdr {

@@ -16,6 +16,7 @@
  * entries to every proxy with barrier_out, so a get is always answered on the host.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -469,6 +470,12 @@ static void pmi_handle(struct run_job *job, struct run_rank *r, char *line)
         pmi_barrier_check(job);
     } else if (strcmp(cmd, "abort") == 0) {
         pmi_abort(job, r, &m);
+    } else if (strcmp(cmd, "tern_report_ready") == 0) {
+        int sig; /* no reply: the client does not wait */
+        if (pmi_msg_get_int(&m, "sig", &sig) == 0 && sig >= SIGRTMIN && sig <= SIGRTMAX)
+            r->report_sig = sig;
+    } else if (strcmp(cmd, "tern_report") == 0) {
+        run_report_answer(job, r, &m); /* unasked, from a signal handler: no reply */
     } else if (strcmp(cmd, "tern_tolerate") == 0) {
         r->tolerant = 1; /* no reply: the client does not wait */
     } else {

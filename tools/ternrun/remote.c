@@ -322,6 +322,10 @@ static int remote_frame(struct run_job *job, struct run_host *h, const struct ru
             run_pmi_rank_gone(job);
         }
         return 0;
+    case RUN_CTL_REPORT:
+        if (f->arg != -1 && r < 0) return -1;
+        run_report_remote(job, f->arg == -1 ? -1 : r, p);
+        return 0;
     case RUN_CTL_FAIL: {
         int code = f->arg >= 1 && f->arg <= 255 ? f->arg : RUN_EXIT_FAIL;
         /* One line, as the proxy wrote it; control characters are not passed on. */
@@ -371,6 +375,18 @@ void run_remote_signal(struct run_job *job, int sig)
     for (int i = 0; i < job->nhosts; i++)
         if (!job->hosts[i].local && job->hosts[i].nlive > 0)
             remote_send(job, &job->hosts[i], RUN_CTL_SIGNAL, sig, 0, NULL, 0);
+}
+
+int run_remote_report_req(struct run_job *job)
+{
+    int n = 0;
+    for (int i = 0; i < job->nhosts; i++) {
+        struct run_host *h = &job->hosts[i];
+        if (h->local || h->nlive == 0 || h->ctl_fd < 0) continue;
+        remote_send(job, h, RUN_CTL_REPORT_REQ, 0, 0, NULL, 0);
+        n++;
+    }
+    return n;
 }
 
 void run_remote_barrier_out(struct run_job *job, const char *buf, size_t len)
