@@ -52,9 +52,9 @@ deadlock() {
     [ "$n" = 1 ] || fail "$n 'ternrun:' lines, wanted the one about the timeout"
     has '^ternrun: job timed out after 3 s; ending it$'
     has '^tern report: 3 rank\(s\), the job timed out$'
-    has '^\[0\] pid [0-9]+: blocked [0-9.]+ s in a receive from rank 1, tag 10, communicator world, up to 16 bytes$'
-    has '^\[1\] pid [0-9]+: blocked [0-9.]+ s in a receive from rank 0, tag 11, communicator world, up to 16 bytes$'
-    has '^\[2\] pid [0-9]+: blocked [0-9.]+ s in allreduce on communicator world \(3 ranks\)$'
+    has '^\[0\] pid [0-9]+ on [^:]+: blocked [0-9.]+ s in a receive from rank 1, tag 10, communicator world, up to 16 bytes$'
+    has '^\[1\] pid [0-9]+ on [^:]+: blocked [0-9.]+ s in a receive from rank 0, tag 11, communicator world, up to 16 bytes$'
+    has '^\[2\] pid [0-9]+ on [^:]+: blocked [0-9.]+ s in allreduce on communicator world \(3 ranks\)$'
     # The allreduce shows whom it waits for.
     has '^\[2\]   pending: receive from rank [01], collective tag [0-9]+, communicator world \(collective\), 8 bytes$'
     stack_has 0 diag_wait_for_partner
@@ -101,8 +101,8 @@ usr1)
     [ "$(grep -c '^diag-done' "$D/out")" = 2 ] || fail "the ranks did not complete"
     grep -q '^ternrun: ' "$D/err" && fail "a 'ternrun:' line in a job that went well"
     has '^tern report: 2 rank\(s\), asked by SIGUSR1; the job goes on$'
-    has '^\[0\] pid [0-9]+: blocked [0-9.]+ s in a receive from rank 1, tag 12, communicator world, up to 16 bytes$'
-    has '^\[1\] pid [0-9]+: not in a tern call \(running its own code\)$'
+    has '^\[0\] pid [0-9]+ on [^:]+: blocked [0-9.]+ s in a receive from rank 1, tag 12, communicator world, up to 16 bytes$'
+    has '^\[1\] pid [0-9]+ on [^:]+: not in a tern call \(running its own code\)$'
     stack_has 0 diag_wait_for_partner
     stack_has 1 diag_poll_for_file
     ;;

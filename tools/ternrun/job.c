@@ -39,11 +39,14 @@ double run_now(void)
 const char *run_rank_where(const struct run_job *job, const struct run_rank *r)
 {
     static char buf[RUN_HOST_NAME_MAX + 64];
+    static char me[RUN_HOST_NAME_MAX + 1];
     const char *host = r->host ? r->host->name : job->hostname;
-    if (host)
-        snprintf(buf, sizeof buf, "pid %d on %s", (int)r->pid, host);
-    else
-        snprintf(buf, sizeof buf, "pid %d", (int)r->pid);
+    if (host == NULL) {
+        /* One host: still name it, so the line alone says where to look. */
+        if (me[0] == '\0' && gethostname(me, sizeof me - 1) != 0) strcpy(me, "localhost");
+        host = me;
+    }
+    snprintf(buf, sizeof buf, "pid %d on %s", (int)r->pid, host);
     return buf;
 }
 

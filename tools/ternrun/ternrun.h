@@ -189,7 +189,7 @@ void run_job_note_failure(struct run_job *job, int code, const char *fmt, ...)
 /* Terminate every rank now (SIGTERM, SIGKILL after the grace). */
 void run_job_terminate(struct run_job *job);
 void run_job_kill_now(struct run_job *job);
-/* "pid 123" or, in a multi-host job, "pid 123 on host": for messages about r. */
+/* "pid 123 on host": for messages about r. */
 const char *run_rank_where(const struct run_job *job, const struct run_rank *r);
 
 /* launch.c */
