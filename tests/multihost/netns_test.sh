@@ -154,6 +154,29 @@ sigterm)
     grep -q '^ternrun: received SIGTERM; ending the job$' "$D/err" || fail "no line about SIGTERM"
     no_leftovers
     ;;
+peer_fail)
+    # A rank dies in a job across hosts whose ranks all said tern_tolerate_failures: the
+    # job goes on. The victim (rank 3) shares host B with rank 2 (shm: its proxy tells
+    # it) or is alone on C (every survivor is on another host: tcp connection loss, and
+    # the root's news through the proxies). Every way to die; detection times printed.
+    for hosts in "$A:2,$B:2" "$A:2,$B,$C"; do
+        for how in kill:137 segv:139 exit:3 leave:0; do
+            MP_FAIL_HOW=${how%%:*} run -H $hosts -x MP_FAIL_HOW --timeout 60 "$BIN/mp_peer_fail"
+            expect_rc ${how#*:} "rank 3 ${how%%:*} on $hosts"
+            grep '^FAIL' "$D/out" "$D/err" && fail "a survivor's check failed (${how%%:*}, $hosts)"
+            n=$(grep -c '^mp-done rank' "$D/out")
+            [ "$n" = 3 ] || fail "$n survivors finished, wanted 3 (${how%%:*}, $hosts)"
+            echo "detection ($hosts, ${how%%:*}):" $(sed -n 's/^rank \([0-9]\): told of the failure after \([0-9.]*\) s.*/r\1=\2s/p' "$D/out")
+            case ${how#*:} in
+            0) ;;
+            *) [ "$(grep -c '^ternrun: ' "$D/err")" = 1 ] || fail "not one 'ternrun:' line"
+               grep -Eq "^ternrun: rank 3 \(pid [0-9]+ on tern[BC][0-9]+\) " "$D/err" ||
+                   fail "the line does not name rank 3 and its host" ;;
+            esac
+            no_leftovers
+        done
+    done
+    ;;
 report)
     # A deadlock across hosts under --timeout: each proxy gathers its ranks' reports
     # (stacks symbolised on their host) and the root prints them all, then exit 124.

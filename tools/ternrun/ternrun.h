@@ -105,6 +105,7 @@ struct run_host {
     struct run_ctl_queue q; /* writes go to a dup of ctl_fd, watched for EPOLLOUT */
     int q_watched;
     int nlive;      /* ranks not yet reported exited */
+    int nfailed;    /* its ranks that died while the job went on */
     int in_barrier; /* the proxy's barrier_in arrived */
 };
 
@@ -227,6 +228,8 @@ void run_pmi_close(struct run_job *job, struct run_rank *r);
  * unasked, between replies). Returns 1 when every
  * live rank said it handles peer failures (the job may go on), else 0. */
 int run_pmi_peer_failed(struct run_job *job, int rank);
+/* Count rank as failed: barriers stop waiting for it. */
+void run_pmi_mark_failed(struct run_job *job, int rank);
 /* A rank finished: fail the job if others now wait in a barrier it cannot enter. */
 void run_pmi_rank_gone(struct run_job *job);
 
@@ -250,6 +253,8 @@ void run_remote_readable(struct run_job *job, struct run_host *h);
 void run_remote_writable(struct run_job *job, struct run_host *h);
 /* Ask every proxy with ranks running for the hang report; returns how many were asked. */
 int run_remote_report_req(struct run_job *job);
+/* Tell every proxy that `rank` died and the job goes on. */
+void run_remote_peer_failed(struct run_job *job, int rank);
 /* Send sig to every rank on every remote host (through its proxy). */
 void run_remote_signal(struct run_job *job, int sig);
 /* A reaped child: 1 if it was a launch agent (and is dealt with), else 0. */
