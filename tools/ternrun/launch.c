@@ -315,8 +315,8 @@ static void launch_exited(struct run_job *job, struct run_rank *r, int status)
     if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
         code = WEXITSTATUS(status);
         if (r->exec_errno)
-            snprintf(line, sizeof line, "ternrun: rank %d (%s) could not execute '%s': %s",
-                     r->rank, run_rank_where(job, r), job->path, strerror(r->exec_errno));
+            snprintf(line, sizeof line, "ternrun: rank %d (%s) could not execute '%s': %s", r->rank,
+                     run_rank_where(job, r), job->path, strerror(r->exec_errno));
         else
             snprintf(line, sizeof line, "ternrun: rank %d (%s) exited with code %d", r->rank,
                      run_rank_where(job, r), code);
