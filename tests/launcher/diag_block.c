@@ -8,12 +8,18 @@
  *   diag_block wait FILE     rank 0 receives from rank 1 (tag 12); rank 1 runs its own
  *                            code (polls for FILE), then sends; the job then completes.
  *
+ * With DIAG_NO_PDEATHSIG=1 a rank first cancels the parent-death signal ternrun set, so
+ * only the library's own check of the launcher (its PMI socket closing) can end it when
+ * ternrun dies (hygiene_test.sh).
+ *
  * The waits sit in named functions (never inlined) so that a report's stack can be
  * checked for them.
  */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <sys/prctl.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -50,6 +56,8 @@ int main(int argc, char **argv)
 {
     CHECK(tern_init(&argc, &argv));
     int me = tern_rank();
+    if (getenv("DIAG_NO_PDEATHSIG") && strcmp(getenv("DIAG_NO_PDEATHSIG"), "1") == 0)
+        prctl(PR_SET_PDEATHSIG, 0);
     const char *mode = argc > 1 ? argv[1] : "deadlock";
     if (strcmp(mode, "deadlock") == 0) {
         printf("diag-blocking rank %d\n", me);
