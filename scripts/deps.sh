@@ -3,11 +3,12 @@
 #   scripts/deps.sh          build and test: compiler, CMake, Ninja, pkg-config, iproute2
 #                            (network namespaces as hosts), MPICH (Hydra launches tern
 #                            jobs), Open MPI (the MPI tests also run against it), Slurm and
-#                            munge (a one-node cluster runs srun --mpi=pmi2)
+#                            munge (a one-node cluster runs srun --mpi=pmi2), nftables
+#                            (packet loss on the soak test's links where netem is missing)
 #   scripts/deps.sh --bench  also hyperfine and NetPIPE for bench/compare.sh
 set -euo pipefail
 pkgs=(build-essential cmake ninja-build pkg-config coreutils procps gawk sed grep iproute2
-      mpich libmpich-dev openmpi-bin libopenmpi-dev slurm-wlm munge)
+      mpich libmpich-dev openmpi-bin libopenmpi-dev slurm-wlm munge nftables)
 if [ "${1:-}" = "--bench" ]; then
   pkgs+=(hyperfine netpipe-openmpi netpipe-tcp)
 fi

@@ -161,6 +161,42 @@ sigterm)
     grep -q '^ternrun: received SIGTERM; ending the job$' "$D/err" || fail "no line about SIGTERM"
     no_leftovers
     ;;
+soak)
+    # The soak (tests/mp/stress.c, MP_SOAK_SECONDS; MP_SOAK_LONG=S in the environment
+    # for longer) on B:2,C:2, so half of all traffic crosses the link, degraded as far as
+    # this kernel allows: netem delay, jitter, reordering and 1% loss when it has
+    # sch_netem; else 1% random loss by nftables, and the output says what is missing.
+    # Never pretended: the drop counters must show packets were really lost.
+    secs=${MP_SOAK_LONG:-40}
+    lossy=""
+    for ns in $B $C; do
+        if err=$(ip netns exec $ns tc qdisc add dev tern0 root netem delay 5ms 1ms reorder 25% 50% loss 1% 2>&1); then
+            echo "soak: netem on $ns's tern0: 5 ms +- 1 ms delay, 25% reordered, 1% lost"
+        else
+            echo "soak: netem unavailable on $ns ($err): this kernel lacks sch_netem; no delay or reordering"
+            if command -v nft >/dev/null 2>&1 &&
+                ip netns exec $ns nft add table inet soak 2>/dev/null &&
+                ip netns exec $ns nft add chain inet soak out '{ type filter hook output priority 0; }' &&
+                ip netns exec $ns nft add rule inet soak out oifname tern0 numgen random mod 100 '<' 1 counter drop; then
+                echo "soak: 1% of the packets $ns sends on tern0 are dropped (nftables numgen random)"
+                lossy="$lossy $ns"
+            else
+                echo "soak: nftables unavailable too: no loss on $ns's link"
+            fi
+        fi
+    done
+    run -H $B:2,$C:2 -x MP_SOAK_SECONDS=$secs --timeout $((secs + 200)) "$BIN/mp_stress"
+    cat "$D/out"
+    expect_rc 0 "the soak on $B:2,$C:2"
+    grep -q '^soak: [0-9]* rounds in .*0 lost, duplicated, reordered or corrupted; fds flat' "$D/out" ||
+        fail "no soak summary"
+    for ns in $lossy; do
+        dropped=$(ip netns exec $ns nft list chain inet soak out | sed -n 's/.*counter packets \([0-9]*\).*/\1/p')
+        echo "soak: $ns dropped ${dropped:-?} packets"
+        [ "${dropped:-0}" -gt 0 ] || fail "no packet was dropped on $ns: the loss was not real"
+    done
+    no_leftovers
+    ;;
 signals | rootkill)
     # Tern ranks blocked in receives on three hosts (diag_block deadlock). signals:
     # SIGINT, SIGTERM, SIGHUP of ternrun end every rank and proxy on every host (exit
