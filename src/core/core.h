@@ -8,6 +8,7 @@
 #ifndef TERN_CORE_H
 #define TERN_CORE_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/uio.h>
@@ -211,6 +212,7 @@ int core_init(void);
 int core_finalize(void);
 
 /* req.c */
+extern volatile sig_atomic_t core_req_growing; /* the table is being reallocated */
 core_req_t *core_req_alloc(int kind);
 void core_req_free(core_req_t *r);
 core_req_t *core_req_lookup(uint32_t id, int kind);

@@ -122,7 +122,7 @@ static void diag_handler(int sig, siginfo_t *si, void *uc)
     }
     if (d.what && d.since > 0)
         diag_field(&b, " ms=", (long long)((core_diag_now() - d.since) * 1e3));
-    if (core.initialized || core.doing.what) {
+    if ((core.initialized || core.doing.what) && !core_req_growing) {
         diag_raw(&b, " reqs=");
         int n = 0;
         for (uint32_t i = 0; i < core.nreqs && core.reqs && n < DIAG_MAX_REQS; i++) {
