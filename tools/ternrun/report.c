@@ -114,6 +114,7 @@ struct report_frame {
     const struct report_map *map;
     uintptr_t rel; /* address in the module's own numbering (what addr2line takes) */
     char *func, *where;
+    int tried; /* addr2line was run for it */
 };
 
 static int report_read_maps(pid_t pid, struct report_map **out)
@@ -166,7 +167,10 @@ static void report_addr2line(struct run_job *job, const char *path, struct repor
 {
     int idx[REPORT_MAX_FRAMES], k = 0;
     for (int i = 0; i < n; i++)
-        if (fr[i].map && strcmp(fr[i].map->path, path) == 0 && fr[i].func == NULL) idx[k++] = i;
+        if (fr[i].map && strcmp(fr[i].map->path, path) == 0 && !fr[i].tried) {
+            fr[i].tried = 1;
+            idx[k++] = i;
+        }
     if (k == 0) return;
     char addrs[REPORT_MAX_FRAMES][24];
     char *argv[REPORT_MAX_FRAMES + 6];
@@ -252,9 +256,19 @@ static void report_stack(struct run_job *job, struct report_text *t, int rank, p
             break;
         }
     for (int i = 0; i < n; i++)
-        if (fr[i].map && fr[i].func == NULL) report_addr2line(job, fr[i].map->path, fr, n);
+        if (fr[i].map && !fr[i].tried) report_addr2line(job, fr[i].map->path, fr, n);
+    /* Frames of the signal's delivery (a sanitizer adds its own wrapper) are noise. */
+    int first = 0;
+    for (int i = 0; i < n && i < 4; i++)
+        if (fr[i].func && strcmp(fr[i].func, "__restore_rt") == 0) first = i + 1;
+    int shown = 0;
     for (int i = 0; i < n; i++) {
-        rt_printf(t, "[%d]   #%-2d ", rank, i);
+        if (i < first || shown < 0) {
+            free(fr[i].func);
+            free(fr[i].where);
+            continue;
+        }
+        rt_printf(t, "[%d]   #%-2d ", rank, shown++);
         const char *mod = fr[i].map ? strrchr(fr[i].map->path, '/') + 1 : NULL;
         if (fr[i].func && fr[i].where)
             rt_printf(t, "%s at %s\n", fr[i].func, fr[i].where);
@@ -265,12 +279,9 @@ static void report_stack(struct run_job *job, struct report_text *t, int rank, p
         else
             rt_printf(t, "0x%" PRIxPTR "\n", fr[i].pc);
         /* What runs before main (libc's start-up) says nothing about the hang. */
-        int last = fr[i].func && strcmp(fr[i].func, "main") == 0;
-        for (int j = last ? i : n; j < n; j++) {
-            free(fr[j].func);
-            free(fr[j].where);
-        }
-        if (last) break;
+        if (fr[i].func && strcmp(fr[i].func, "main") == 0) shown = -1;
+        free(fr[i].func);
+        free(fr[i].where);
     }
     if (n == 0) rt_printf(t, "[%d]   (no stack)\n", rank);
     free(maps);
