@@ -46,8 +46,21 @@ static int boot_news(struct boot *b, const struct pmi_msg *msg)
 }
 
 /* Send one command line and read the one-line reply whose cmd= is `expect`. */
+static int boot_call_wait(struct boot *b, const char *req, const char *expect, char *line_out,
+                          struct pmi_msg *msg);
+
+/* A PMI call, recorded for the hang report while it waits (a stuck barrier shows). */
 static int boot_call(struct boot *b, const char *req, const char *expect, char *line_out,
                      struct pmi_msg *msg)
+{
+    b->in_call = expect;
+    int rc = boot_call_wait(b, req, expect, line_out, msg);
+    b->in_call = NULL;
+    return rc;
+}
+
+static int boot_call_wait(struct boot *b, const char *req, const char *expect, char *line_out,
+                          struct pmi_msg *msg)
 {
     if (pmi_write_all(b->fd, req, strlen(req)) != 0) {
         UTIL_ERROR("PMI write failed: %s", strerror(errno));
@@ -264,6 +277,14 @@ int boot_tolerate(struct boot *b)
     if (b->singleton || b->fd < 0 || !b->ternrun) return 0;
     static const char req[] = "cmd=tern_tolerate\n"; /* no reply */
     return pmi_write_all(b->fd, req, sizeof req - 1) == 0 ? 0 : TERN_ERR_BOOT;
+}
+
+int boot_report_ready(struct boot *b, int sig)
+{
+    if (b->singleton || b->fd < 0 || !b->ternrun) return 0;
+    char req[64];
+    int n = snprintf(req, sizeof req, "cmd=tern_report_ready sig=%d\n", sig); /* no reply */
+    return pmi_write_all(b->fd, req, (size_t)n) == 0 ? 0 : TERN_ERR_BOOT;
 }
 
 int boot_poll(struct boot *b, void (*failed)(int rank))

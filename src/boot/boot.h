@@ -21,6 +21,7 @@ struct boot {
     int ternrun;              /* the launcher is ternrun: its extensions may be used */
     int *failed_news;         /* ranks the launcher said failed, not yet taken by boot_poll */
     int nfailed_news, failed_news_cap;
+    const char *volatile in_call; /* the reply a PMI call waits for (hang report), or NULL */
 };
 
 /* Join the job. Returns 0, TERN_ERR_BOOT or TERN_ERR_NOMEM. */
@@ -52,6 +53,10 @@ void boot_abort(struct boot *b, int code, const char *msg);
  * itself is gone, else 0.
  */
 int boot_tolerate(struct boot *b);
+
+/* ternrun extension: this process answers hang reports (see core/diag.c) when sent
+ * signal `sig`. No reply; a no-op under other launchers. */
+int boot_report_ready(struct boot *b, int sig);
 int boot_poll(struct boot *b, void (*failed)(int rank));
 
 /* Release memory held by b (after finalize, or on a failed init). */

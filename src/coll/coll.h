@@ -110,6 +110,7 @@ struct coll_step {
 #define COLL_MAX_TMP      8
 
 struct coll_sched {
+    const char *name; /* the API call, for the hang report */
     struct tern_comm *comm;
     int tag;
     uint16_t ctx;

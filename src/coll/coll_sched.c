@@ -29,6 +29,7 @@ static int coll_failhook_added;
 
 void coll_sched_init(struct coll_sched *s, struct tern_comm *comm)
 {
+    s->name = "collective";
     s->comm = comm;
     s->ctx = (uint16_t)(comm->ctx + 1);
     s->tag = COLL_TAG_BASE | (int)(comm->coll_seq++ & COLL_TAG_MASK);
@@ -349,7 +350,13 @@ int coll_sched_run(struct coll_sched *s, int rc)
     if (rc == 0) {
         s->next = coll_blocking;
         coll_blocking = s;
+        const char *saved_what = core.doing.what;
+        const struct tern_comm *saved_comm = core.doing.comm;
+        core.doing.what = s->name;
+        core.doing.comm = s->comm;
         rc = core_block(coll_blocking_done, s);
+        core.doing.what = saved_what;
+        core.doing.comm = saved_comm;
         coll_blocking = s->next;
         if (rc == 0) rc = s->err;
         if (rc && s->nout) { /* core_block gave up (launcher gone) */

@@ -116,6 +116,7 @@ int core_init(void)
     memset(&core, 0, sizeof core);
     rc = boot_init(&core.boot);
     if (rc) goto fail_boot;
+    core_diag_init();
     core.rank = core.boot.rank;
     core.size = core.boot.size;
     util_log_rank = core.rank;

@@ -8,6 +8,7 @@
 #ifndef TERN_CORE_H
 #define TERN_CORE_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/uio.h>
@@ -164,6 +165,18 @@ struct core_peer {
 
 typedef void (*core_am_fn)(int src, const void *payload, size_t len);
 
+/*
+ * What this process is blocked in, for the hang report (diag.c). core_block keeps it;
+ * callers that know more name the wait first. A few stores per blocking call, nothing
+ * per progress poll; `since` is read from the clock only once a wait stops spinning.
+ */
+struct core_doing {
+    const char *what;             /* "recv", "tern_allreduce", ...; NULL: not blocked */
+    const core_req_t *req;        /* the request waited for, if one */
+    const struct tern_comm *comm; /* a collective's communicator */
+    double since;                 /* when the wait began to yield (monotonic s); 0: spinning */
+};
+
 struct core_state {
     int initialized;
     int finalized;
@@ -191,6 +204,7 @@ struct core_state {
     double health_last;   /* when core_health last ran (seconds, monotonic) */
     int launcher_gone;    /* the PMI connection closed: the job is over */
     int nfailed;          /* peers known failed */
+    struct core_doing doing; /* what the caller waits in (diag.c reads it) */
 };
 
 extern struct core_state core;
@@ -201,6 +215,7 @@ int core_init(void);
 int core_finalize(void);
 
 /* req.c */
+extern volatile sig_atomic_t core_req_growing; /* the table is being reallocated */
 core_req_t *core_req_alloc(int kind);
 void core_req_free(core_req_t *r);
 core_req_t *core_req_lookup(uint32_t id, int kind);
@@ -280,6 +295,11 @@ static inline int core_alive(void)
 int core_wait(core_req_t *r);
 int core_wait_any(core_req_t *const *reqs, size_t n, size_t *index);
 int core_wait_pending(void); /* until every pending queue is empty, transports drained */
+
+/* diag.c: answer the launcher's "what are you blocked in" (ternrun --timeout, kill -USR1
+ * of ternrun) from a signal handler: the wait above, the requests under way, a stack. */
+void core_diag_init(void);
+double core_diag_now(void);
 
 /* comm.c */
 int core_comm_init_builtin(void);

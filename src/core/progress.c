@@ -25,9 +25,7 @@ static inline void core_cpu_relax(void)
 
 static double core_now(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+    return core_diag_now();
 }
 
 int core_health(void)
@@ -96,7 +94,7 @@ int core_progress_hook_add(int (*hook)(void))
 }
 
 /* Block until done(arg), escalating spin -> yield -> sleep. */
-int core_block(core_done_fn done, const void *arg)
+static int core_block_loop(core_done_fn done, const void *arg)
 {
     long spin_max = core.oversubscribed ? util_tun.oversub_spin_count : util_tun.spin_count;
     long yield_max = spin_max + util_tun.yield_count;
@@ -113,6 +111,8 @@ int core_block(core_done_fn done, const void *arg)
             core_cpu_relax();
             continue;
         }
+        /* A long wait: note when it began, for the hang report. */
+        if (core.doing.since == 0) core.doing.since = core_now();
         /* Never sleep with frames queued for a full peer: nobody would ring us when
          * room appears. */
         if (spins < yield_max || core.npending) {
@@ -140,6 +140,18 @@ int core_block(core_done_fn done, const void *arg)
     }
 }
 
+int core_block(core_done_fn done, const void *arg)
+{
+    /* Nested waits (a collective's done() test never blocks, but a failure hook may)
+     * restore what the outer wait recorded. */
+    struct core_doing saved = core.doing;
+    if (core.doing.what == NULL) core.doing.what = "wait";
+    core.doing.since = 0;
+    int rc = core_block_loop(done, arg);
+    core.doing = saved;
+    return rc;
+}
+
 static int core_req_done(const void *arg)
 {
     return ((const core_req_t *)arg)->state == CORE_RS_DONE;
@@ -147,7 +159,19 @@ static int core_req_done(const void *arg)
 
 int core_wait(core_req_t *r)
 {
-    return core_block(core_req_done, r);
+    if (r->state == CORE_RS_DONE) return 0;
+    const char *saved_what = core.doing.what;
+    const core_req_t *saved_req = core.doing.req;
+    if (saved_what == NULL)
+        core.doing.what = r->kind == CORE_REQ_RECV   ? "recv"
+                          : r->sync                  ? "ssend"
+                          : r->kind == CORE_REQ_SEND ? "send"
+                                                     : "wait";
+    core.doing.req = r;
+    int rc = core_block(core_req_done, r);
+    core.doing.what = saved_what;
+    core.doing.req = saved_req;
+    return rc;
 }
 
 struct core_any {
@@ -170,7 +194,11 @@ static int core_any_done(const void *arg)
 int core_wait_any(core_req_t *const *reqs, size_t n, size_t *index)
 {
     struct core_any a = {reqs, n, index};
-    return core_block(core_any_done, &a);
+    const char *saved = core.doing.what;
+    if (saved == NULL) core.doing.what = "waitany";
+    int rc = core_block(core_any_done, &a);
+    core.doing.what = saved;
+    return rc;
 }
 
 static int core_nothing_pending(const void *arg)
@@ -185,5 +213,9 @@ static int core_nothing_pending(const void *arg)
 
 int core_wait_pending(void)
 {
-    return core_block(core_nothing_pending, NULL);
+    const char *saved = core.doing.what;
+    if (saved == NULL) core.doing.what = "flush";
+    int rc = core_block(core_nothing_pending, NULL);
+    core.doing.what = saved;
+    return rc;
 }

@@ -3,12 +3,15 @@
  * runs: a free list recycles them and each keeps its table index (id) for life, so an
  * id carried in a frame always names a real object.
  */
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/core.h"
 
-static int core_req_grow(void)
+volatile sig_atomic_t core_req_growing;
+
+static int core_req_grow_table(void)
 {
     uint32_t add = core.nreqs ? core.nreqs : 64;
     if (core.nreqs > UINT32_MAX / 4) return TERN_ERR_NOMEM;
@@ -28,6 +31,14 @@ static int core_req_grow(void)
     }
     core.nreqs += add;
     return 0;
+}
+
+static int core_req_grow(void)
+{
+    core_req_growing = 1; /* the hang report's handler must not walk the table now */
+    int rc = core_req_grow_table();
+    core_req_growing = 0;
+    return rc;
 }
 
 core_req_t *core_req_alloc(int kind)

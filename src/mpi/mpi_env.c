@@ -135,6 +135,17 @@ int mpi_err(MPI_Comm comm, const char *fn, int code)
         mpi_ehs[eh - MPI_EH_USER_BASE](&h, &code);
         return code;
     }
+    if (code == MPI_ERR_PROC_FAILED && core.initialized && core.boot.ternrun) {
+        /* Another rank died and ternrun is ending the job with one line that names it.
+         * An abort from here could reach ternrun first (a closed tcp connection is seen
+         * before the dead process is reaped) and the line would blame this rank: give
+         * the launcher time to end the job, and abort only if it does not. */
+        double until = core_diag_now() + 2.0;
+        while (core_diag_now() < until && core_health() == 0) {
+            struct timespec ts = {0, 10 * 1000 * 1000};
+            nanosleep(&ts, NULL);
+        }
+    }
     const char *text = (unsigned)code <= MPI_ERR_LASTCODE ? mpi_err_text[code] : "unknown error";
     char msg[512];
     snprintf(msg, sizeof msg, "%s: %s", fn, text);

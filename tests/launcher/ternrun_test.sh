@@ -123,13 +123,13 @@ exit_code)
     run -n 4 sh -c 'if [ "$PMI_RANK" = 1 ]; then exit 3; fi; sleep $S'
     expect_rc 3 "rank 1 exits 3"
     [ $ms -lt 10000 ] || fail "took $ms ms"
-    one_line '^ternrun: rank 1 \(pid [0-9]+\) exited with code 3$'
+    one_line '^ternrun: rank 1 \(pid [0-9]+ on [^)]+\) exited with code 3$'
     no_strays $S
     # Same, with the shell staying between ternrun and sleep (sleep is a grandchild).
     run -n 3 sh -c 'if [ "$PMI_RANK" = 2 ]; then sleep 0.2; exit 4; fi; sleep $S; true'
     expect_rc 4 "rank 2 exits 4"
     [ $ms -lt 10000 ] || fail "took $ms ms"
-    one_line '^ternrun: rank 2 \(pid [0-9]+\) exited with code 4$'
+    one_line '^ternrun: rank 2 \(pid [0-9]+ on [^)]+\) exited with code 4$'
     no_strays $S
     ;;
 
@@ -145,7 +145,7 @@ first_failure)
         2) sleep 0.3; exit 9 ;;
         esac'
     expect_rc 5 "first failure exit 5"
-    one_line '^ternrun: rank 1 \(pid [0-9]+\) exited with code 5$'
+    one_line '^ternrun: rank 1 \(pid [0-9]+ on [^)]+\) exited with code 5$'
     [ $ms -ge 400 ] || fail "SIGKILL came before the grace period ($ms ms)"
     [ $ms -lt 5000 ] || fail "a rank ignoring SIGTERM kept the job alive $ms ms"
     no_strays $S
@@ -154,7 +154,7 @@ first_failure)
 killed)
     run -n 3 sh -c 'if [ "$PMI_RANK" = 2 ]; then kill -9 $$; fi; sleep $S'
     expect_rc 137 "rank killed by SIGKILL"
-    one_line '^ternrun: rank 2 \(pid [0-9]+\) killed by signal 9 \(SIGKILL\)$'
+    one_line '^ternrun: rank 2 \(pid [0-9]+ on [^)]+\) killed by signal 9 \(SIGKILL\)$'
     no_strays $S
     run -n 1 sh -c 'kill -SEGV $$'
     expect_rc 139 "rank killed by SIGSEGV"
@@ -282,7 +282,7 @@ not_found)
     chmod 755 "$D/badinterp"
     run -n 2 "$D/badinterp"
     expect_rc 127 "missing interpreter"
-    one_line "rank [01] \\(pid [0-9]+\\) could not execute '.*badinterp': No such file"
+    one_line "rank [01] \\(pid [0-9]+ on [^)]+\\) could not execute '.*badinterp': No such file"
     # A script without #! runs under sh, as with execvp.
     printf 'exit 6\n' >"$D/script"
     chmod 755 "$D/script"
@@ -382,7 +382,7 @@ pmi_deadlock)
 pmi_abort)
     run --timeout 20 -n 3 "$CLIENT" abort
     expect_rc 7 "abort exitcode=7"
-    one_line '^ternrun: rank 1 \(pid [0-9]+\) called abort with code 7: test_abort$'
+    one_line '^ternrun: rank 1 \(pid [0-9]+ on [^)]+\) called abort with code 7: test_abort$'
     ;;
 
 shm_cleanup)

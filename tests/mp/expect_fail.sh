@@ -12,6 +12,8 @@
 # With EXPECT_DONE=K in the environment, the job's output must also hold K lines
 # "mp-done rank R" (the ranks that must get to the end, e.g. the survivors of a peer
 # failure: their own failures would not change ternrun's exit code, the first failure's).
+# With EXPECT_LINE=REGEX, stderr must hold exactly one line starting "ternrun: " (the
+# one line that says why the job ended) and it must match REGEX (extended).
 set -u
 expected=$1
 limit=$2
@@ -27,11 +29,13 @@ trap 'rm -f "$before" "$after"' EXIT
 shm_list >"$before"
 
 out=$(mktemp)
-trap 'rm -f "$before" "$after" "$out"' EXIT
+err=$(mktemp)
+trap 'rm -f "$before" "$after" "$out" "$err"' EXIT
 start=$(date +%s.%N)
-"$@" >"$out"
+"$@" >"$out" 2>"$err"
 code=$?
 cat "$out"
+cat "$err" >&2
 end=$(date +%s.%N)
 elapsed=$(awk "BEGIN{printf \"%.2f\", $end - $start}")
 
@@ -50,6 +54,18 @@ if [ -n "${EXPECT_DONE:-}" ]; then
     done_lines=$(grep -c '^mp-done rank' "$out")
     if [ "$done_lines" -ne "$EXPECT_DONE" ]; then
         echo "FAIL: $done_lines ranks got to the end, expected $EXPECT_DONE"
+        fail=1
+    fi
+fi
+
+if [ -n "${EXPECT_LINE:-}" ]; then
+    n=$(grep -c '^ternrun: ' "$err")
+    if [ "$n" -ne 1 ]; then
+        echo "FAIL: $n lines start with 'ternrun: ', expected exactly one"
+        fail=1
+    elif ! grep -Eq "$EXPECT_LINE" "$err"; then
+        echo "FAIL: ternrun's line does not match /$EXPECT_LINE/:"
+        grep '^ternrun: ' "$err"
         fail=1
     fi
 fi

@@ -33,7 +33,7 @@ static void victim_die(const char *how)
 {
     if (strcmp(how, "kill") == 0) raise(SIGKILL);
     if (strcmp(how, "segv") == 0) {
-        signal(SIGSEGV, SIG_DFL); /* a sanitizer's handler would turn it into an abort */
+        signal(SIGSEGV, SIG_DFL); /* a sanitizer's handler would turn it into exit(1) */
         raise(SIGSEGV);
     }
     if (strcmp(how, "exit") == 0) _exit(3);

@@ -15,8 +15,42 @@
  * receiver checks each message completely, and because receives posted earlier match
  * earlier messages of a source, it checks that each source's messages came in the order
  * sent: nothing lost, duplicated, reordered or corrupted.
+ *
+ * Soak (MP_SOAK_SECONDS=S, or MP_SOAK_LONG=S from the caller's environment to run longer
+ * than the test list says): rounds of the above until S seconds have passed, each with a
+ * new seed and MP_STRESS_COUNT messages (default 2000 in a soak) on one of three
+ * communicators in turn (comm, a duplicate, a split with the ranks reversed),
+ * so every (source, communicator) stream is checked. Each round also runs a
+ * non-blocking allreduce and bcast on that communicator while its traffic flows (checked
+ * when done), and ends with an allreduce proving the job-wide message and byte counts
+ * sent and received agree. After every round each rank counts its open file descriptors
+ * and the bytes its heap holds (mallinfo2; not under AddressSanitizer, whose
+ * LeakSanitizer checks leaks at exit instead): from the third round on, the descriptors
+ * must stay exactly as they were and the heap must not grow by more than SOAK_HEAP_SLACK.
+ * Rank 0 prints the volume: rounds, messages, bytes.
  */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <malloc.h>
+
 #include "mp_check.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define SOAK_HEAP_CHECK 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SOAK_HEAP_CHECK 0
+#endif
+#endif
+#ifndef SOAK_HEAP_CHECK
+#define SOAK_HEAP_CHECK 1
+#endif
+/* Heap growth allowed after the warm-up rounds: request tables and caches settle at the
+ * largest burst seen; a leak of a few bytes per message exceeds it within rounds. Over
+ * tcp each connection also keeps a send and a receive buffer that grow once to the
+ * largest frame (512 KiB): SOAK_TCP_SLACK more per tcp peer. */
+#define SOAK_HEAP_SLACK ((size_t)256 << 10)
+#define SOAK_TCP_SLACK  ((size_t)1280 << 10)
 
 #define MAX_MSG   ((size_t)4 << 20)
 #define SEND_WIN  8
@@ -31,6 +65,7 @@ struct msg {
 
 static int me, np;
 static uint64_t seed0;
+static tern_comm_t comm; /* the round's communicator; me and np are ranks in it */
 
 static uint64_t rng_next(uint64_t *s)
 {
@@ -185,15 +220,17 @@ static void check_order(const struct got *got, uint64_t n)
     free(next);
 }
 
-int main(int argc, char **argv)
+/* What one round moved, summed over the job at its end. */
+struct volume {
+    uint64_t sent_msgs, sent_bytes, recv_msgs, recv_bytes;
+};
+
+static void run_round(int total, int quiet, struct volume *vol)
 {
-    mp_init(&argc, &argv);
-    me = mp_rank;
-    np = tern_size();
-    seed0 = (uint64_t)mp_env_int("MP_STRESS_SEED", 20240601);
-    int total = mp_env_int("MP_STRESS_COUNT", 3000);
     MP_WHERE("seed %llu, planning", (unsigned long long)seed0);
     double t0 = mp_now();
+    CHECK_OK(tern_comm_rank(comm, &me));
+    CHECK_OK(tern_comm_size(comm, &np));
 
     /* Everyone's plan, and from it what I must receive. */
     plan = mp_malloc(sizeof *plan * (size_t)np);
@@ -215,12 +252,16 @@ int main(int argc, char **argv)
     size_t ncr = 0;
     for (int r = 0; r < np; r++) {
         if (r == me) continue;
-        CHECK_OK(tern_irecv(&count_from[r], sizeof(uint64_t), r, TAG_COUNT, TERN_COMM_WORLD,
-                            &cr[ncr++]));
-        CHECK_OK(
-            tern_isend(&count_to[r], sizeof(uint64_t), r, TAG_COUNT, TERN_COMM_WORLD, &cr[ncr++]));
+        CHECK_OK(tern_irecv(&count_from[r], sizeof(uint64_t), r, TAG_COUNT, comm, &cr[ncr++]));
+        CHECK_OK(tern_isend(&count_to[r], sizeof(uint64_t), r, TAG_COUNT, comm, &cr[ncr++]));
     }
     CHECK_OK(tern_waitall(ncr, cr, NULL));
+    /* Collectives on the same communicator, under way while the traffic flows. */
+    int64_t ared_in[2] = {me + 1, (int64_t)seed0 & 0xffff}, ared_out[2] = {0, 0};
+    uint64_t bc = me == np - 1 ? mp_mix64(seed0) : 0;
+    tern_request_t creq[2];
+    CHECK_OK(tern_iallreduce(ared_in, ared_out, 2, TERN_INT64, TERN_SUM, comm, &creq[0]));
+    CHECK_OK(tern_ibcast(&bc, sizeof bc, np - 1, comm, &creq[1]));
     count_from[me] = count_to[me];
     uint64_t expect_total = 0;
     for (int r = 0; r < np; r++) {
@@ -255,8 +296,7 @@ int main(int argc, char **argv)
                  (unsigned long long)expect_total, next_send, nmine, sends_open);
         for (int i = 0; i < RECV_WIN && posted < expect_total; i++) {
             if (req[i] != TERN_REQUEST_NULL) continue;
-            CHECK_OK(tern_irecv(rbuf[i], MAX_MSG, TERN_ANY_SOURCE, TERN_ANY_TAG, TERN_COMM_WORLD,
-                                &req[i]));
+            CHECK_OK(tern_irecv(rbuf[i], MAX_MSG, TERN_ANY_SOURCE, TERN_ANY_TAG, comm, &req[i]));
             rpost[i] = posted++;
         }
         for (int i = 0; i < SEND_WIN && next_send < nmine; i++) {
@@ -266,7 +306,7 @@ int main(int argc, char **argv)
             free(sbuf[i]);
             sbuf[i] = mp_malloc(m->size);
             make_payload(sbuf[i], me, next_send, m->size);
-            CHECK_OK(tern_isend(sbuf[i], m->size, m->dest, m->tag, TERN_COMM_WORLD, sr));
+            CHECK_OK(tern_isend(sbuf[i], m->size, m->dest, m->tag, comm, sr));
             volume += m->size;
             next_send++;
             sends_open++;
@@ -314,18 +354,38 @@ int main(int argc, char **argv)
     }
     MP_WHERE("seed %llu: order check", (unsigned long long)seed0);
     check_order(got, expect_total);
+    MP_WHERE("seed %llu: collectives", (unsigned long long)seed0);
+    CHECK_OK(tern_waitall(2, creq, NULL));
+    CHECK_EQ_INT(ared_out[0], (int64_t)np * (np + 1) / 2);
+    CHECK_EQ_INT(ared_out[1], (int64_t)np * (int64_t)(seed0 & 0xffff));
+    CHECKF(bc == mp_mix64(seed0), "ibcast delivered %llx", (unsigned long long)bc);
+    size_t rbytes = 0;
+    for (uint64_t i = 0; i < expect_total; i++)
+        rbytes += got[i].bytes;
+    uint64_t mine[4] = {(uint64_t)nmine, volume, received, rbytes}, all[4];
+    CHECK_OK(tern_allreduce(mine, all, 4, TERN_UINT64, TERN_SUM, comm));
+    CHECKF(all[0] == all[2] && all[1] == all[3],
+           "job-wide: %llu messages (%llu bytes) sent, %llu (%llu bytes) received",
+           (unsigned long long)all[0], (unsigned long long)all[1], (unsigned long long)all[2],
+           (unsigned long long)all[3]);
+    vol->sent_msgs += all[0];
+    vol->sent_bytes += all[1];
+    vol->recv_msgs += all[2];
+    vol->recv_bytes += all[3];
 
     /* Nothing else may arrive. */
-    CHECK_OK(tern_barrier(TERN_COMM_WORLD));
+    CHECK_OK(tern_barrier(comm));
     int flag = 1;
     tern_status_t st = mp_status_poison();
-    CHECK_OK(tern_iprobe(TERN_ANY_SOURCE, TERN_ANY_TAG, TERN_COMM_WORLD, &flag, &st));
+    CHECK_OK(tern_iprobe(TERN_ANY_SOURCE, TERN_ANY_TAG, comm, &flag, &st));
     CHECKF(!flag, "unexpected extra message from %d, tag %d, %zu bytes", st.source, st.tag,
            st.bytes);
-    CHECK_OK(tern_barrier(TERN_COMM_WORLD));
-    printf("stress: rank %d sent %d messages (%zu bytes), received %llu; %d waitany, %d testall; "
-           "%.2f s\n",
-           me, nmine, volume, (unsigned long long)received, waitanys, testalls, mp_now() - t0);
+    CHECK_OK(tern_barrier(comm));
+    if (!quiet)
+        printf(
+            "stress: rank %d sent %d messages (%zu bytes), received %llu; %d waitany, %d testall; "
+            "%.2f s\n",
+            me, nmine, volume, (unsigned long long)received, waitanys, testalls, mp_now() - t0);
 
     for (int i = 0; i < RECV_WIN; i++)
         free(rbuf[i]);
@@ -339,6 +399,121 @@ int main(int argc, char **argv)
     free(cr);
     free(count_to);
     free(count_from);
+}
+
+static int count_fds(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    CHECK(d != NULL);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        n += e->d_name[0] != '.';
+    closedir(d);
+    return n - 1; /* the directory's own descriptor */
+}
+
+static size_t heap_bytes(void)
+{
+    struct mallinfo2 mi = mallinfo2();
+    return mi.uordblks + mi.hblkhd;
+}
+
+static long rss_kib(void)
+{
+    FILE *f = fopen("/proc/self/statm", "r");
+    long pages = 0, res = 0;
+    if (f) {
+        if (fscanf(f, "%ld %ld", &pages, &res) != 2) res = 0;
+        fclose(f);
+    }
+    return res * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+int main(int argc, char **argv)
+{
+    mp_init(&argc, &argv);
+    seed0 = (uint64_t)mp_env_int("MP_STRESS_SEED", 20240601);
+    double soak = mp_env_int("MP_SOAK_SECONDS", 0);
+    if (getenv("MP_SOAK_LONG")) soak = mp_env_int("MP_SOAK_LONG", 0);
+    int total = mp_env_int("MP_STRESS_COUNT", soak > 0 ? 2000 : 3000);
+    comm = TERN_COMM_WORLD;
+    if (soak <= 0) {
+        struct volume v = {0};
+        run_round(total, 0, &v);
+        CHECK_OK(tern_finalize());
+        return 0;
+    }
+
+    mp_watchdog((int)soak + 120);
+    int wme = tern_rank(), wnp = tern_size();
+    tern_comm_t comms[3] = {TERN_COMM_WORLD, TERN_COMM_NULL, TERN_COMM_NULL};
+    CHECK_OK(tern_comm_dup(TERN_COMM_WORLD, &comms[1]));
+    CHECK_OK(tern_comm_split(TERN_COMM_WORLD, 0, wnp - 1 - wme, &comms[2]));
+    /* Does tcp carry some of my traffic? Only if allowed, and shm is not or some peer is
+     * on another host. */
+    const char *tl = getenv("TERN_TRANSPORTS") ? getenv("TERN_TRANSPORTS") : "self,shm,tcp";
+    int lsize = mp_env_int("TERN_LOCAL_SIZE", wnp);
+    int tcp_peers = strstr(tl, "tcp") == NULL   ? 0
+                    : strstr(tl, "shm") == NULL ? wnp - 1
+                                                : wnp - lsize;
+    size_t slack =
+        (size_t)mp_env_int("MP_SOAK_HEAP_SLACK_KIB", (int)(SOAK_HEAP_SLACK >> 10)) * 1024 +
+        (size_t)tcp_peers * SOAK_TCP_SLACK;
+    struct volume v = {0};
+    int fd0 = -1;
+    size_t heap0 = 0;
+    double start = mp_now();
+    uint64_t base_seed = seed0;
+    int round = 0;
+    for (;; round++) {
+        seed0 = base_seed + (uint64_t)round * 1000003u;
+        comm = comms[round % 3];
+        run_round(total, 1, &v);
+        comm = TERN_COMM_WORLD;
+        int fds = count_fds();
+        size_t heap = heap_bytes();
+        if (wme == 0)
+            printf("soak: round %d (%s) done at %.1f s: %llu messages, %llu bytes so far; "
+                   "rank 0 has %d fds, heap %zu bytes, RSS %ld KiB\n",
+                   round,
+                   round % 3 == 0   ? "world"
+                   : round % 3 == 1 ? "dup"
+                                    : "split reversed",
+                   mp_now() - start, (unsigned long long)v.sent_msgs,
+                   (unsigned long long)v.sent_bytes, fds, heap, rss_kib());
+        MP_WHERE("soak round %d: resources", round);
+        if (round == 2) {
+            fd0 = fds;
+            heap0 = heap;
+        } else if (round > 2 && getenv("MP_SOAK_TRACE")) {
+            printf("soak: rank %d round %d: heap %zu (%+ld since round 2), fds %d\n", wme, round,
+                   heap, (long)heap - (long)heap0, fds);
+        }
+        if (round > 2) {
+            CHECKF(fds == fd0, "round %d: %d file descriptors open, %d after round 2", round, fds,
+                   fd0);
+            if (SOAK_HEAP_CHECK)
+                CHECKF(heap <= heap0 + slack,
+                       "round %d: the heap holds %zu bytes, %zu after round 2, more than %zu "
+                       "bytes of growth (leak?)",
+                       round, heap, heap0, slack);
+        }
+        /* Rank 0's clock decides, so every rank runs the same number of rounds. */
+        int more = mp_now() - start < soak || round < 4;
+        CHECK_OK(tern_bcast(&more, sizeof more, 0, TERN_COMM_WORLD));
+        if (!more) break;
+    }
+    if (wme == 0) {
+        printf("soak: %d rounds in %.1f s on %d ranks: %llu messages, %llu bytes, all checked; "
+               "0 lost, duplicated, reordered or corrupted; fds flat; heap %s\n",
+               round + 1, mp_now() - start, wnp, (unsigned long long)v.sent_msgs,
+               (unsigned long long)v.sent_bytes,
+               SOAK_HEAP_CHECK ? "flat" : "not checked (AddressSanitizer: LeakSanitizer at exit)");
+        if (!SOAK_HEAP_CHECK) printf("soak: heap check skipped under AddressSanitizer\n");
+    }
+    CHECK_OK(tern_comm_free(&comms[1]));
+    CHECK_OK(tern_comm_free(&comms[2]));
     CHECK_OK(tern_finalize());
     return 0;
 }

@@ -18,6 +18,10 @@
  *   START  start the ranks                 FINALIZED   arg=rank
  *   BARRIER_OUT  new entries; release      EXIT        arg=rank, arg2=wait status
  *   SIGNAL arg=signal for every rank       FAIL        arg=exit code, the one line
+ *   REPORT_REQ  hang report wanted         REPORT      arg=rank, its report block;
+ *                                                      arg=-1 after the host's last
+ *   PEER_FAILED arg=rank died, the job     TOLERANT    arg=rank handles peer failures
+ *               goes on                    DIED        arg=rank, arg2=code, its line
  *
  * The root closing the channel (or dying) means: kill every rank now and exit.
  */
@@ -37,12 +41,17 @@ enum run_ctl_type {
     RUN_CTL_START,
     RUN_CTL_BARRIER_OUT,
     RUN_CTL_SIGNAL,
+    RUN_CTL_REPORT_REQ, /* ask every rank for the hang report */
+    RUN_CTL_PEER_FAILED, /* arg=rank died and the job goes on: tell tolerant ranks */
     RUN_CTL_STARTED = 32,
     RUN_CTL_OUT,
     RUN_CTL_BARRIER_IN,
     RUN_CTL_FINALIZED,
     RUN_CTL_EXIT,
     RUN_CTL_FAIL,
+    RUN_CTL_REPORT, /* arg=rank: its block of the hang report; arg=-1: all sent */
+    RUN_CTL_TOLERANT, /* arg=rank said tern_tolerate */
+    RUN_CTL_DIED,     /* arg=rank died (arg2=exit code, payload its line): root judges */
 };
 
 struct run_ctl_hdr {

@@ -39,11 +39,14 @@ double run_now(void)
 const char *run_rank_where(const struct run_job *job, const struct run_rank *r)
 {
     static char buf[RUN_HOST_NAME_MAX + 64];
+    static char me[RUN_HOST_NAME_MAX + 1];
     const char *host = r->host ? r->host->name : job->hostname;
-    if (host)
-        snprintf(buf, sizeof buf, "pid %d on %s", (int)r->pid, host);
-    else
-        snprintf(buf, sizeof buf, "pid %d", (int)r->pid);
+    if (host == NULL) {
+        /* One host: still name it, so the line alone says where to look. */
+        if (me[0] == '\0' && gethostname(me, sizeof me - 1) != 0) strcpy(me, "localhost");
+        host = me;
+    }
+    snprintf(buf, sizeof buf, "pid %d on %s", (int)r->pid, host);
     return buf;
 }
 
@@ -110,6 +113,14 @@ static void job_on_signal(struct run_job *job, int sig)
         run_launch_reap(job);
         break;
     case SIGUSR1:
+        /* The hang report, and the job goes on (a proxy never gets this from the root:
+         * the report is asked with REPORT_REQ). */
+        if (!job->proxy) {
+            run_report_start(job, 0);
+            break;
+        }
+        run_launch_signal_all(job, sig);
+        break;
     case SIGUSR2:
         run_launch_signal_all(job, sig);
         break;
@@ -181,8 +192,8 @@ static void job_dispatch(struct run_job *job, unsigned long long what)
 static int job_wait_ms(const struct run_job *job, double abandon_at)
 {
     double next = 0;
-    const double t[3] = {job->timeout_at, job->kill_at, abandon_at};
-    for (int i = 0; i < 3; i++)
+    const double t[4] = {job->timeout_at, job->kill_at, abandon_at, job->report_at};
+    for (int i = 0; i < 4; i++)
         if (t[i] > 0 && (next == 0 || t[i] < next)) next = t[i];
     if (next == 0) return -1;
     double ms = (next - run_now()) * 1e3;
@@ -243,9 +254,13 @@ int run_job_run(struct run_job *job)
         double now = run_now();
         if (job->timeout_at > 0 && now >= job->timeout_at) {
             job->timeout_at = 0;
-            run_job_fail(job, RUN_EXIT_TIMEOUT, "ternrun: job timed out after %g s; ending it",
-                         job->opts.timeout);
+            if (job->opts.no_report || job->terminating)
+                run_job_fail(job, RUN_EXIT_TIMEOUT, "ternrun: job timed out after %g s; ending it",
+                             job->opts.timeout);
+            else
+                run_report_start(job, 1); /* the job ends (124) once the report is out */
         }
+        if (job->report_at > 0 && now >= job->report_at) run_report_deadline(job);
         if (job->kill_at > 0 && now >= job->kill_at) run_job_kill_now(job);
         if (job->terminating && job->kill_at == 0 && abandon_at == 0)
             abandon_at = now + JOB_ABANDON_SECONDS;
@@ -272,6 +287,7 @@ int run_job_run(struct run_job *job)
             job_dispatch(job, ev[i].data.u64);
     }
 
+    if (job->report_at > 0) run_report_deadline(job); /* ranks ended while it was asked */
     /* Processes a rank left behind are ended with a job that failed; after a clean
      * run they are the user's business, as they would be under a shell. */
     if (job->terminating) run_launch_kill_strays(SIGKILL);

@@ -310,24 +310,35 @@ static void launch_exited(struct run_job *job, struct run_rank *r, int status)
      * at once. If every survivor handles peer failures itself the job goes on (the
      * failure still sets the exit code); otherwise it ends. */
     int died = (WIFEXITED(status) && WEXITSTATUS(status) != 0) || WIFSIGNALED(status);
-    int tolerated = 0;
-    if ((died || (r->inited && !r->finalized)) && !job->terminating)
-        tolerated = run_pmi_peer_failed(job, r->rank) && job->nalive > 0;
-    void (*report)(struct run_job *, int, const char *, ...) =
-        tolerated ? run_job_note_failure : run_job_fail;
+    char line[1024] = "";
+    int code = 0;
     if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
-        int code = WEXITSTATUS(status);
+        code = WEXITSTATUS(status);
         if (r->exec_errno)
-            report(job, code, "ternrun: rank %d (%s) could not execute '%s': %s", r->rank,
-                   run_rank_where(job, r), job->path, strerror(r->exec_errno));
+            snprintf(line, sizeof line, "ternrun: rank %d (%s) could not execute '%s': %s", r->rank,
+                     run_rank_where(job, r), job->path, strerror(r->exec_errno));
         else
-            report(job, code, "ternrun: rank %d (%s) exited with code %d", r->rank,
-                   run_rank_where(job, r), code);
+            snprintf(line, sizeof line, "ternrun: rank %d (%s) exited with code %d", r->rank,
+                     run_rank_where(job, r), code);
     } else if (WIFSIGNALED(status)) {
         int sig = WTERMSIG(status);
-        report(job, RUN_EXIT_SIGNAL + sig, "ternrun: rank %d (%s) killed by signal %d (%s)%s",
-               r->rank, run_rank_where(job, r), sig, run_signal_name(sig),
-               WCOREDUMP(status) ? ", core dumped" : "");
+        code = RUN_EXIT_SIGNAL + sig;
+        snprintf(line, sizeof line, "ternrun: rank %d (%s) killed by signal %d (%s)%s", r->rank,
+                 run_rank_where(job, r), sig, run_signal_name(sig),
+                 WCOREDUMP(status) ? ", core dumped" : "");
+    }
+    int early = (died || (r->inited && !r->finalized)) && !job->terminating;
+    if (job->proxy && early && r->inited) {
+        /* This host's tolerant ranks hear of it now; whether the job goes on is the
+         * root's call, which knows every host's ranks (remote.c, RUN_CTL_DIED). */
+        (void)run_pmi_peer_failed(job, r->rank);
+        run_proxy_send(job, RUN_CTL_DIED, r->rank, code, line, strlen(line));
+    } else {
+        int tolerated = early && run_pmi_peer_failed(job, r->rank) && job->nalive > 0;
+        if (line[0] && tolerated)
+            run_job_note_failure(job, code, "%s", line);
+        else if (line[0])
+            run_job_fail(job, code, "%s", line);
     }
     if (job->proxy) run_proxy_send(job, RUN_CTL_EXIT, r->rank, status, NULL, 0);
     run_pmi_rank_gone(job);

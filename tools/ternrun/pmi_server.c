@@ -16,6 +16,7 @@
  * entries to every proxy with barrier_out, so a get is always answered on the host.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -307,6 +308,16 @@ void run_pmi_barrier_add(struct run_job *job, int n)
     free(buf);
 }
 
+void run_pmi_mark_failed(struct run_job *job, int rank)
+{
+    for (int i = 0; i < job->nranks; i++)
+        if (job->ranks[i].rank == rank && !job->ranks[i].failed) {
+            job->ranks[i].failed = 1;
+            job->nfailed++;
+            if (job->ranks[i].host) job->ranks[i].host->nfailed++;
+        }
+}
+
 int run_pmi_peer_failed(struct run_job *job, int rank)
 {
     int all_tolerant = 1;
@@ -321,14 +332,12 @@ int run_pmi_peer_failed(struct run_job *job, int rank)
         }
         pmi_reply(job, q, "cmd=tern_peer_failed rank=%d\n", rank);
     }
-    if (all_tolerant && !job->proxy && job->nhosts <= 1) {
-        /* The survivors go on without it: its barriers are over. (In a multi-host job
-         * the root decides, and it ends the job instead.) */
-        for (int i = 0; i < job->nranks; i++)
-            if (job->ranks[i].rank == rank && !job->ranks[i].failed) {
-                job->ranks[i].failed = 1;
-                job->nfailed++;
-            }
+    if (all_tolerant && !job->proxy) {
+        /* The survivors go on without it: its barriers are over. Ranks on other hosts
+         * hear it from their proxies (which also stop counting it in their barriers). A
+         * proxy never decides this: the root knows every host's ranks. */
+        run_pmi_mark_failed(job, rank);
+        run_remote_peer_failed(job, rank);
         run_pmi_barrier_add(job, 0);
         return 1;
     }
@@ -472,8 +481,15 @@ static void pmi_handle(struct run_job *job, struct run_rank *r, char *line)
         pmi_barrier_check(job);
     } else if (strcmp(cmd, "abort") == 0) {
         pmi_abort(job, r, &m);
+    } else if (strcmp(cmd, "tern_report_ready") == 0) {
+        int sig; /* no reply: the client does not wait */
+        if (pmi_msg_get_int(&m, "sig", &sig) == 0 && sig >= SIGRTMIN && sig <= SIGRTMAX)
+            r->report_sig = sig;
+    } else if (strcmp(cmd, "tern_report") == 0) {
+        run_report_answer(job, r, &m); /* unasked, from a signal handler: no reply */
     } else if (strcmp(cmd, "tern_tolerate") == 0) {
         r->tolerant = 1; /* no reply: the client does not wait */
+        if (job->proxy) run_proxy_send(job, RUN_CTL_TOLERANT, r->rank, 0, NULL, 0);
     } else {
         pmi_error(job, r, cmd, "unknown_command");
     }

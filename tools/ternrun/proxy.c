@@ -191,6 +191,16 @@ static int proxy_frame(struct run_job *job, const struct run_ctl_hdr *f, const c
         if (run_pmi_kvs_merge(job, p, f->len, 0) != 0) return -1;
         run_pmi_barrier_release_local(job);
         return 0;
+    case RUN_CTL_PEER_FAILED:
+        if (f->arg < 0 || f->arg >= job->size) return -1;
+        run_pmi_mark_failed(job, f->arg); /* when it is ours: our barriers stop waiting */
+        (void)run_pmi_peer_failed(job, f->arg);
+        run_pmi_barrier_add(job, 0);
+        return 0;
+    case RUN_CTL_REPORT_REQ:
+        if (!job->started) return -1;
+        run_report_start(job, 0);
+        return 0;
     case RUN_CTL_SIGNAL:
         if (f->arg == SIGKILL) {
             run_job_kill_now(job);

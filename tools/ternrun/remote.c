@@ -306,7 +306,8 @@ static int remote_frame(struct run_job *job, struct run_host *h, const struct ru
         h->in_barrier = 1;
         for (int i = h->first; i < h->first + h->count; i++)
             job->ranks[i].in_barrier = 1;
-        run_pmi_barrier_add(job, h->count);
+        /* Its failed ranks are counted already (job->nfailed). */
+        run_pmi_barrier_add(job, h->count - h->nfailed);
         return 0;
     case RUN_CTL_FINALIZED:
         if (r < 0) return -1;
@@ -321,6 +322,28 @@ static int remote_frame(struct run_job *job, struct run_host *h, const struct ru
             h->nlive--;
             run_pmi_rank_gone(job);
         }
+        return 0;
+    case RUN_CTL_TOLERANT:
+        if (r < 0) return -1;
+        job->ranks[r].tolerant = 1;
+        return 0;
+    case RUN_CTL_DIED: {
+        if (r < 0) return -1;
+        for (char *c = p; *c; c++)
+            if ((unsigned char)*c < ' ') *c = ' ';
+        int code = f->arg2 >= 0 && f->arg2 <= 255 ? f->arg2 : RUN_EXIT_FAIL;
+        /* Its proxy has told the host's tolerant ranks; the root decides for the job. */
+        int tolerated = !job->terminating && run_pmi_peer_failed(job, r);
+        if (p[0] == '\0') return 0; /* left without finalize, exit code 0: no line */
+        if (tolerated)
+            run_job_note_failure(job, code, "%.900s", p);
+        else
+            run_job_fail(job, code, "%.900s", p);
+        return 0;
+    }
+    case RUN_CTL_REPORT:
+        if (f->arg != -1 && r < 0) return -1;
+        run_report_remote(job, f->arg == -1 ? -1 : r, p);
         return 0;
     case RUN_CTL_FAIL: {
         int code = f->arg >= 1 && f->arg <= 255 ? f->arg : RUN_EXIT_FAIL;
@@ -371,6 +394,25 @@ void run_remote_signal(struct run_job *job, int sig)
     for (int i = 0; i < job->nhosts; i++)
         if (!job->hosts[i].local && job->hosts[i].nlive > 0)
             remote_send(job, &job->hosts[i], RUN_CTL_SIGNAL, sig, 0, NULL, 0);
+}
+
+void run_remote_peer_failed(struct run_job *job, int rank)
+{
+    for (int i = 0; i < job->nhosts; i++)
+        if (!job->hosts[i].local && job->hosts[i].nlive > 0)
+            remote_send(job, &job->hosts[i], RUN_CTL_PEER_FAILED, rank, 0, NULL, 0);
+}
+
+int run_remote_report_req(struct run_job *job)
+{
+    int n = 0;
+    for (int i = 0; i < job->nhosts; i++) {
+        struct run_host *h = &job->hosts[i];
+        if (h->local || h->nlive == 0 || h->ctl_fd < 0) continue;
+        remote_send(job, h, RUN_CTL_REPORT_REQ, 0, 0, NULL, 0);
+        n++;
+    }
+    return n;
 }
 
 void run_remote_barrier_out(struct run_job *job, const char *buf, size_t len)

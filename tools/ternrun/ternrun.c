@@ -42,7 +42,10 @@ static const char run_usage[] =
     "  --env VAR=value       set VAR for the ranks\n"
     "  -genv, -env VAR value set VAR for the ranks (MPICH spelling)\n"
     "  --tag-output, -l      prefix each output line of rank r with \"[r] \"\n"
-    "  --timeout SECONDS     end the job after SECONDS, exit 124 (also MPIEXEC_TIMEOUT)\n"
+    "  --timeout SECONDS     end the job after SECONDS, exit 124 (also MPIEXEC_TIMEOUT),\n"
+    "                        after a report of what every rank is blocked in, with stacks\n"
+    "  --report-on-timeout   print that report on timeout (the default)\n"
+    "  --no-report-on-timeout  end a timed-out job without the report\n"
     "  --kill-grace SECONDS  wait between SIGTERM and SIGKILL when ending a job (1)\n"
     "  --info                version, tunables, and what this machine allows\n"
     "  -h, --help            this text\n"
@@ -57,7 +60,8 @@ static const char run_usage[] =
     "ranks on other hosts also get the variables named with -x, --env and -genv.\n"
     "Exit status: 0 if every rank exits 0; else that of the first failure (128+signal\n"
     "for a signal), 124 on timeout, 126/127 if program cannot run, 2 for a bad command\n"
-    "line. SIGINT, SIGTERM or SIGHUP end the whole job.\n";
+    "line. SIGINT, SIGTERM or SIGHUP end the whole job; SIGUSR1 prints the report of\n"
+    "what every rank is blocked in and lets the job go on; SIGUSR2 is passed to the ranks.\n";
 
 enum opt_id {
     OPT_NP,
@@ -66,6 +70,8 @@ enum opt_id {
     OPT_GENV,
     OPT_TAG,
     OPT_TIMEOUT,
+    OPT_REPORT,
+    OPT_NO_REPORT,
     OPT_GRACE,
     OPT_INFO,
     OPT_HELP,
@@ -91,6 +97,8 @@ static const struct opt_def opt_table[] = {
     {{"-genv", "-env", "--genv"}, 2, OPT_GENV},
     {{"--tag-output", "-tag-output", "-l", "--prepend-rank", "-prepend-rank"}, 0, OPT_TAG},
     {{"--timeout", "-timeout"}, 1, OPT_TIMEOUT},
+    {{"--report-on-timeout", "-report-on-timeout"}, 0, OPT_REPORT},
+    {{"--no-report-on-timeout"}, 0, OPT_NO_REPORT},
     {{"--kill-grace"}, 1, OPT_GRACE},
     {{"--info", "-info"}, 0, OPT_INFO},
     {{"-h", "--help", "-help"}, 0, OPT_HELP},
@@ -263,6 +271,12 @@ static void opt_parse(int argc, char **argv, struct run_opts *o)
             break;
         case OPT_TIMEOUT:
             o->timeout = opt_seconds("--timeout", vals[0]);
+            break;
+        case OPT_REPORT:
+            o->no_report = 0;
+            break;
+        case OPT_NO_REPORT:
+            o->no_report = 1;
             break;
         case OPT_GRACE:
             o->kill_grace = opt_seconds("--kill-grace", vals[0]);

@@ -53,6 +53,7 @@ struct run_opts {
     int nenv_pairs;
     int tag_output;
     double timeout;    /* seconds; 0 means none */
+    int no_report;     /* --no-report-on-timeout: end a timed-out job without the report */
     double kill_grace; /* seconds between SIGTERM and SIGKILL when ending a job */
     char **argv;       /* the program and its arguments, NULL-terminated */
 };
@@ -84,6 +85,9 @@ struct run_rank {
     int finalized;
     int tolerant; /* said cmd=tern_tolerate: it handles peers' failures itself */
     int failed;   /* died, and the job went on without it: barriers no longer wait */
+    int report_sig; /* said tern_report_ready: answers hang reports on this signal */
+    int report_asked;  /* signalled for the report under way, no answer yet */
+    char *report_text; /* its block of the report under way, formatted */
     struct pmi_reader rd;
 
     struct run_stream out[2]; /* stdout, stderr; used only with --tag-output */
@@ -101,6 +105,7 @@ struct run_host {
     struct run_ctl_queue q; /* writes go to a dup of ctl_fd, watched for EPOLLOUT */
     int q_watched;
     int nlive;      /* ranks not yet reported exited */
+    int nfailed;    /* its ranks that died while the job went on */
     int in_barrier; /* the proxy's barrier_in arrived */
 };
 
@@ -139,6 +144,9 @@ struct run_job {
     int terminating; /* SIGTERM sent to the ranks: the job is ending */
     double kill_at;  /* monotonic time to send SIGKILL, 0 if none pending */
     double timeout_at;
+    double report_at;     /* deadline of the hang report under way, 0 if none */
+    int report_then_end;  /* the report is for --timeout: end the job (124) after it */
+    int report_remote;    /* root: proxies asked that have not answered */
 
     int epfd;       /* epoll set */
     int sigfd;      /* signalfd of the signals in sigmask */
@@ -182,7 +190,7 @@ void run_job_note_failure(struct run_job *job, int code, const char *fmt, ...)
 /* Terminate every rank now (SIGTERM, SIGKILL after the grace). */
 void run_job_terminate(struct run_job *job);
 void run_job_kill_now(struct run_job *job);
-/* "pid 123" or, in a multi-host job, "pid 123 on host": for messages about r. */
+/* "pid 123 on host": for messages about r. */
 const char *run_rank_where(const struct run_job *job, const struct run_rank *r);
 
 /* launch.c */
@@ -220,6 +228,8 @@ void run_pmi_close(struct run_job *job, struct run_rank *r);
  * unasked, between replies). Returns 1 when every
  * live rank said it handles peer failures (the job may go on), else 0. */
 int run_pmi_peer_failed(struct run_job *job, int rank);
+/* Count rank as failed: barriers stop waiting for it. */
+void run_pmi_mark_failed(struct run_job *job, int rank);
 /* A rank finished: fail the job if others now wait in a barrier it cannot enter. */
 void run_pmi_rank_gone(struct run_job *job);
 
@@ -241,6 +251,10 @@ void run_out_close(struct run_stream *s, int rank);
 void run_remote_start(struct run_job *job);
 void run_remote_readable(struct run_job *job, struct run_host *h);
 void run_remote_writable(struct run_job *job, struct run_host *h);
+/* Ask every proxy with ranks running for the hang report; returns how many were asked. */
+int run_remote_report_req(struct run_job *job);
+/* Tell every proxy that `rank` died and the job goes on. */
+void run_remote_peer_failed(struct run_job *job, int rank);
 /* Send sig to every rank on every remote host (through its proxy). */
 void run_remote_signal(struct run_job *job, int sig);
 /* A reaped child: 1 if it was a launch agent (and is dealt with), else 0. */
@@ -259,6 +273,17 @@ void run_proxy_readable(struct run_job *job);
 void run_proxy_writable(struct run_job *job);
 /* Send a frame to the root (watching for EPOLLOUT when it cannot all go now). */
 void run_proxy_send(struct run_job *job, int type, int arg, int arg2, const void *p, size_t len);
+
+/* report.c: the hang report (--timeout, kill -USR1 of ternrun). */
+/* Ask every rank what it is blocked in (root: through proxies too); printed when all
+ * answered or at the deadline; then_end: end the job with 124 afterwards. */
+void run_report_start(struct run_job *job, int then_end);
+/* A rank's tern_report line (PMI). */
+void run_report_answer(struct run_job *job, struct run_rank *r, const struct pmi_msg *m);
+/* Root: a proxy's formatted block for `rank` (payload of RUN_CTL_REPORT); rank -1: done. */
+void run_report_remote(struct run_job *job, int rank, const char *text);
+/* The deadline passed: report what is missing and finish. */
+void run_report_deadline(struct run_job *job);
 
 /* info.c */
 void run_info_print(FILE *out);
