@@ -70,6 +70,18 @@ void run_remote_barrier_out(struct run_job *job, const char *buf, size_t len)
     fuzz_barriers_out++;
 }
 
+void run_remote_peer_failed(struct run_job *job, int rank)
+{
+    (void)job;
+    FUZZ_ASSERT(rank >= 0);
+}
+
+void run_report_answer(struct run_job *job, struct run_rank *r, const struct pmi_msg *m)
+{
+    (void)job;
+    FUZZ_ASSERT(r != NULL && m != NULL);
+}
+
 /* ---- the target ---- */
 
 /* Read every reply waiting at a rank's end and check it is made of whole lines. */
