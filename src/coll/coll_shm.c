@@ -192,7 +192,7 @@ static int coll_shm_map(struct tern_comm *c, int create, struct coll_shm **out)
  * the name. Returns 0 (the region may still be unavailable: coll_shm_state says), or an
  * error of the point-to-point traffic itself.
  */
-static int coll_shm_attach(struct tern_comm *c)
+static int coll_shm_attach(struct tern_comm *c, const char *what)
 {
     struct coll_shm *m = NULL;
     int32_t ok = 1;
@@ -201,11 +201,13 @@ static int coll_shm_attach(struct tern_comm *c)
     c->coll_shm_state = -2; /* setting up: the traffic below goes by messages */
     struct coll_sched s;
     coll_sched_init(&s, c);
+    s.name = what; /* the hang report names the caller's collective */
     rc = coll_sched_run(&s, coll_barrier(&s));
     if (rc) goto fail;
     if (c->rank != 0) ok = coll_shm_map(c, 0, &m) == 0;
     int32_t in = ok;
     coll_sched_init(&s, c);
+    s.name = what;
     rc = coll_op_resolve(TERN_LAND, TERN_INT32, &s.op);
     if (rc == 0) rc = coll_sched_run(&s, coll_allreduce(&s, &in, &ok, 1));
     if (c->rank == 0 && m) {
@@ -247,7 +249,7 @@ int coll_shm_usable(struct coll_sched *s, enum coll_kind kind, size_t bytes, int
             c->coll_shm_state = -1;
             return 0;
         }
-        *rc = coll_shm_attach(c);
+        *rc = coll_shm_attach(c, s->name);
         if (*rc) return 0;
     }
     return c->coll_shm_state == 1;
