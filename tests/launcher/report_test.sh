@@ -69,7 +69,7 @@ deadlock() {
 case "$CASE" in
 timeout)
     # Messages, not the collectives' shared region (coll_shm.c), so that rank 2's
-    # allreduce has a pending receive to show; the tcp case covers the default.
+    # allreduce has a pending receive to show (over tcp the region is never used).
     deadlock TERN_COLL_SHM_MAX=0
     ;;
 tcp)
