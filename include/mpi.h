@@ -105,6 +105,26 @@ typedef struct MPI_Status {
 /* MPI_Comm_split_type. */
 #define MPI_COMM_TYPE_SHARED 1
 
+/* RMA: lock types, assertions, window attributes, flavors and memory models */
+#define MPI_LOCK_EXCLUSIVE      234
+#define MPI_LOCK_SHARED         235
+#define MPI_MODE_NOCHECK        1024
+#define MPI_MODE_NOSTORE        2048
+#define MPI_MODE_NOPUT          4096
+#define MPI_MODE_NOPRECEDE      8192
+#define MPI_MODE_NOSUCCEED      16384
+#define MPI_WIN_BASE            101
+#define MPI_WIN_SIZE            102
+#define MPI_WIN_DISP_UNIT       103
+#define MPI_WIN_CREATE_FLAVOR   104
+#define MPI_WIN_MODEL           105
+#define MPI_WIN_FLAVOR_CREATE   1
+#define MPI_WIN_FLAVOR_ALLOCATE 2
+#define MPI_WIN_FLAVOR_DYNAMIC  3
+#define MPI_WIN_FLAVOR_SHARED   4
+#define MPI_WIN_SEPARATE        1
+#define MPI_WIN_UNIFIED         2
+
 /* Datatype combiners (MPI_Type_get_envelope). */
 #define MPI_COMBINER_NAMED          1
 #define MPI_COMBINER_DUP            2
@@ -649,7 +669,9 @@ TERN__MPI(int, Cartdim_get, (MPI_Comm comm, int *ndims));
 TERN__MPI(int, Cart_sub, (MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm));
 TERN__MPI(int, Topo_test, (MPI_Comm comm, int *status));
 
-/* Not supported (the call fails with MPI_ERR_UNSUPPORTED_OPERATION; see docs/MPI.md). */
+/* One-sided communication (RMA). Windows on one node are shared memory (direct load and
+ * store, CPU atomics); other targets are served by active messages in the target's
+ * progress engine, so a passive target is served whenever it next enters the library. */
 TERN__MPI(int, Win_create,
           (void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win));
 TERN__MPI(int, Win_allocate,
@@ -684,6 +706,30 @@ TERN__MPI(int, Fetch_and_op,
 TERN__MPI(int, Compare_and_swap,
           (const void *origin_addr, const void *compare_addr, void *result_addr,
            MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win));
+TERN__MPI(int, Win_attach, (MPI_Win win, void *base, MPI_Aint size));
+TERN__MPI(int, Win_detach, (MPI_Win win, const void *base));
+TERN__MPI(int, Win_shared_query,
+          (MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr));
+TERN__MPI(int, Win_get_group, (MPI_Win win, MPI_Group *group));
+TERN__MPI(int, Win_get_attr, (MPI_Win win, int win_keyval, void *attribute_val, int *flag));
+TERN__MPI(int, Win_set_errhandler, (MPI_Win win, MPI_Errhandler errhandler));
+TERN__MPI(int, Win_get_errhandler, (MPI_Win win, MPI_Errhandler *errhandler));
+TERN__MPI(int, Win_set_name, (MPI_Win win, const char *win_name));
+TERN__MPI(int, Win_get_name, (MPI_Win win, char *win_name, int *resultlen));
+TERN__MPI(int, Win_post, (MPI_Group group, int assert, MPI_Win win));
+TERN__MPI(int, Win_start, (MPI_Group group, int assert, MPI_Win win));
+TERN__MPI(int, Win_complete, (MPI_Win win));
+TERN__MPI(int, Win_wait, (MPI_Win win));
+TERN__MPI(int, Win_test, (MPI_Win win, int *flag));
+TERN__MPI(int, Win_flush_local, (int rank, MPI_Win win));
+TERN__MPI(int, Win_flush_local_all, (MPI_Win win));
+TERN__MPI(int, Get_accumulate,
+          (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+           void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank,
+           MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op,
+           MPI_Win win));
+
+/* Not supported (the call fails with MPI_ERR_UNSUPPORTED_OPERATION; see docs/MPI.md). */
 TERN__MPI(int, File_open,
           (MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh));
 TERN__MPI(int, File_close, (MPI_File * fh));
