@@ -39,6 +39,7 @@
 
 #include "mpi/mpi_impl.h"
 #include "util/log.h"
+#include "util/tunables.h"
 
 #define RMA_AM_REQ 4 /* origin -> target */
 #define RMA_AM_REP 5 /* target -> origin */
@@ -776,7 +777,7 @@ static int rma_setup(struct mpi_win *w, MPI_Aint size, int disp_unit, void *base
             w->p[r].direct = (char *)w->seg + at;
             at += (size_t)rma_round(w->p[r].size, w->flavor);
         } else {
-            w->p[r].cma = 1;
+            w->p[r].cma = util_tun.shm_cma ? 1 : 0; /* TERN_SHM_CMA=0: active messages */
         }
         li++;
     }

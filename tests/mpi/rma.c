@@ -13,6 +13,7 @@
 
 #define N     64  /* doubles per rank slot */
 #define ITERS 200 /* contended operations per rank */
+#define HAMMER 100000
 
 static int rank, size;
 
@@ -24,6 +25,7 @@ struct layout {
     int cas;     /* one long long CAS counter */
     int mutex;   /* one int incremented non-atomically under an exclusive lock */
     int cplx;    /* 2 * 4 ints: a double complex accumulated by everyone (locked path) */
+    int hammer;  /* 2 ints: a long long hammered by back-to-back accumulates */
     int total;   /* ints */
 };
 
@@ -36,7 +38,8 @@ static struct layout lay(void)
     l.cas = l.fop + 2;
     l.mutex = l.cas + 2;
     l.cplx = (l.mutex + 1 + 3) & ~3;
-    l.total = l.cplx + 8;
+    l.hammer = l.cplx + 8;
+    l.total = l.hammer + 2;
     return l;
 }
 
@@ -338,6 +341,14 @@ static void t_atomics(struct win *x)
                           MPI_C_DOUBLE_COMPLEX, MPI_SUM, x->w));
         if (k % 16 == 0) OK(MPI_Win_flush_all(x->w));
     }
+    /* Back-to-back accumulates from everyone at once: the sum must be exact. */
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (int k = 0; k < HAMMER; k++) {
+        long long one = 1;
+        OK(MPI_Accumulate(&one, 1, MPI_LONG_LONG, root, disp(x, root, l.hammer), 1, MPI_LONG_LONG,
+                          MPI_SUM, x->w));
+        if (k % 512 == 511) OK(MPI_Win_flush(root, x->w));
+    }
     /* Get_accumulate: fetch acc[] while adding, and NO_OP reads */
     int add[N], before[N], now[N];
     for (int i = 0; i < N; i++)
@@ -372,6 +383,8 @@ static void t_atomics(struct win *x)
         memcpy(&c, &x->mem[l.cas], 8);
         CHECKF(f == n, "fop counter %lld", f);
         CHECKF(c == n, "cas counter %lld", c);
+        memcpy(&f, &x->mem[l.hammer], 8);
+        CHECKF(f == (long long)size * HAMMER, "hammered counter %lld", f);
         double complex z;
         memcpy(&z, &x->mem[l.cplx], sizeof z);
         double want = (double)ITERS * size * (size + 1) / 2;
@@ -422,6 +435,67 @@ static void t_shared(MPI_Comm node)
     OK(MPI_Win_free(&w));
 }
 
+/* Large transfers (many active messages or CMA iovecs): contiguous and strided puts,
+ * gets and accumulates of 300 KB or more to the right neighbour. */
+static void t_big(int allocate)
+{
+    enum { BIG = 40000 }; /* doubles per rank slot */
+    MPI_Win w;
+    double *mem;
+    MPI_Aint bytes = (MPI_Aint)size * 2 * BIG * (MPI_Aint)sizeof(double);
+    if (allocate) {
+        OK(MPI_Win_allocate(bytes, sizeof(double), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &w));
+    } else {
+        mem = malloc((size_t)bytes);
+        CHECK(mem != NULL);
+        OK(MPI_Win_create(mem, bytes, sizeof(double), MPI_INFO_NULL, MPI_COMM_WORLD, &w));
+    }
+    double *src = malloc(2 * BIG * sizeof *src), *back = malloc(2 * BIG * sizeof *back);
+    CHECK(src && back);
+    for (int i = 0; i < 2 * BIG; i++)
+        src[i] = rank * 1e6 + i;
+    int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    MPI_Datatype strided;
+    OK(MPI_Type_vector(BIG / 2, 1, 2, MPI_DOUBLE, &strided)); /* BIG/2 doubles, every other */
+    OK(MPI_Type_commit(&strided));
+    OK(MPI_Win_fence(0, w));
+    for (int i = 0; i < 2 * BIG * size; i++)
+        mem[i] = 0;
+    OK(MPI_Win_fence(0, w));
+    /* contiguous BIG doubles into the first half of my slot; strided origin into the
+     * even doubles of the second half (strided target) */
+    OK(MPI_Put(src, BIG, MPI_DOUBLE, right, (MPI_Aint)rank * 2 * BIG, BIG, MPI_DOUBLE, w));
+    OK(MPI_Put(src, 1, strided, right, (MPI_Aint)rank * 2 * BIG + BIG, 1, strided, w));
+    OK(MPI_Win_fence(0, w));
+    /* accumulate 1.0 onto every odd double of the second half */
+    for (int i = 0; i < BIG; i++)
+        back[i] = 1.0;
+    OK(MPI_Accumulate(back, BIG / 2, MPI_DOUBLE, right, (MPI_Aint)rank * 2 * BIG + BIG + 1, 1,
+                      strided, MPI_SUM, w));
+    OK(MPI_Win_fence(0, w));
+    double *s = mem + (size_t)left * 2 * BIG;
+    for (int i = 0; i < BIG; i++)
+        CHECKF(s[i] == left * 1e6 + i, "big put [%d] = %g", i, s[i]);
+    for (int i = 0; i < BIG; i += 2) {
+        CHECKF(s[BIG + i] == left * 1e6 + i, "big strided put [%d]", i);
+        CHECKF(s[BIG + i + 1] == 1.0, "big strided acc [%d]", i);
+    }
+    /* and read it all back in one Get */
+    memset(back, 0, 2 * BIG * sizeof *back);
+    OK(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, w));
+    OK(MPI_Get(back, 2 * BIG, MPI_DOUBLE, right, (MPI_Aint)rank * 2 * BIG, 2 * BIG, MPI_DOUBLE, w));
+    OK(MPI_Win_unlock(right, w));
+    for (int i = 0; i < BIG; i++)
+        CHECKF(back[i] == src[i], "big get [%d]", i);
+    for (int i = 0; i < BIG; i += 2)
+        CHECKF(back[BIG + i] == src[i] && back[BIG + i + 1] == 1.0, "big get strided [%d]", i);
+    MPI_Type_free(&strided);
+    OK(MPI_Win_free(&w));
+    if (!allocate) free(mem);
+    free(src);
+    free(back);
+}
+
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv);
@@ -443,6 +517,8 @@ int main(int argc, char **argv)
         win_close(&x);
         if (rank == 0) printf("rma %s: ok\n", fname[f]);
     }
+    t_big(0);
+    t_big(1);
     t_shared(node);
     MPI_Comm_free(&node);
     return mt_done("rma");
