@@ -638,6 +638,15 @@ TERN__MPI(int, Iallgatherv,
 TERN__MPI(int, Ialltoall,
           (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
            MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request));
+TERN__MPI(int, Alltoallw,
+          (const void *sendbuf, const int sendcounts[], const int sdispls[],
+           const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+           const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm));
+TERN__MPI(int, Ialltoallw,
+          (const void *sendbuf, const int sendcounts[], const int sdispls[],
+           const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+           const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+           MPI_Request *request));
 TERN__MPI(int, Ialltoallv,
           (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
            void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
@@ -791,10 +800,7 @@ TERN__MPI(int, Neighbor_allgather,
 TERN__MPI(int, Neighbor_alltoall,
           (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
            MPI_Datatype recvtype, MPI_Comm comm));
-TERN__MPI(int, Alltoallw,
-          (const void *sendbuf, const int sendcounts[], const int sdispls[],
-           const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
-           const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm));
+
 
 #pragma GCC visibility pop
 

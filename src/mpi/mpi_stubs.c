@@ -1,6 +1,6 @@
 /*
  * mpi_stubs.c - MPI entry points tern does not implement (parallel I/O, dynamic
- * processes, matched probes, graph topologies, neighbourhood collectives, alltoallw).
+ * processes, matched probes, graph topologies, neighbourhood collectives).
  * They exist so programs that mention them link; a call reports
  * MPI_ERR_UNSUPPORTED_OPERATION, naming the function, through the error handler of the
  * communicator involved (MPI_COMM_WORLD's when there is none). See docs/MPI.md.
@@ -91,9 +91,4 @@ MPI_STUB(Neighbor_allgather,
 MPI_STUB(Neighbor_alltoall,
          (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
           MPI_Datatype recvtype, MPI_Comm comm),
-         comm)
-MPI_STUB(Alltoallw,
-         (const void *sendbuf, const int sendcounts[], const int sdispls[],
-          const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
-          const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm),
          comm)
