@@ -4,7 +4,7 @@
  * so it never shadows another MPI's header.
  *
  * What is implemented and what is not is listed in docs/MPI.md; entry points that are not
- * implemented (RMA, I/O, spawn, ...) exist so programs link, and fail with
+ * implemented (I/O, spawn, ...) exist so programs link, and fail with
  * MPI_ERR_UNSUPPORTED_OPERATION through the communicator's error handler.
  *
  * Handles are integers (like MPICH's): every predefined handle is a compile-time constant,
