@@ -55,8 +55,9 @@ int main(int argc, char **argv)
         shapes[0][1] = atoi(argv[3]);
         nshapes = 1;
     }
-    if (rank == 0) printf("%-14s %9s %11s %11s %7s\n", "blocks x len", "bytes", "vector_us",
-                          "contig_us", "ratio");
+    if (rank == 0)
+        printf("%-14s %9s %11s %11s %7s\n", "blocks x len", "bytes", "vector_us", "contig_us",
+               "ratio");
     for (size_t s = 0; s < nshapes; s++) {
         int blocks = shapes[s][0], blen = shapes[s][1];
         size_t bytes = (size_t)blocks * (size_t)blen;

@@ -866,13 +866,13 @@ static int mpi_movev(int which, const char *fn, const void *sbuf, int scount, co
         if (rvt != MPI_DATATYPE_NULL) PMPI_Type_free(&rvt);
         return mpi_cx_fail(x, MPI_ERR_NO_MEM);
     }
-    const void *sp = plain_s  ? mpi_cx_in(x, sbuf, scount, st, &ss)
+    const void *sp = plain_s ? mpi_cx_in(x, sbuf, scount, st, &ss)
                      : sconv ? mpi_cx_in(x, sbuf, 1, mpi_types[svt], &ss)
                      : sbuf == MPI_IN_PLACE || !st
                          ? sbuf
                          : (const void *)((uintptr_t)sbuf + (uintptr_t)st->contig_off);
     /* In place, the caller's own block is in rbuf already: the temporary starts as rbuf. */
-    void *rp = plain_r  ? mpi_cx_out(x, rbuf, rcount, rt, &rs, 0)
+    void *rp = plain_r ? mpi_cx_out(x, rbuf, rcount, rt, &rs, 0)
                : rconv ? mpi_cx_out(x, rbuf, 1, mpi_types[rvt], &rs, sbuf == MPI_IN_PLACE)
                : rbuf == MPI_IN_PLACE || !rt
                    ? rbuf

@@ -283,7 +283,8 @@ static int mpi_type_build(int npieces, const struct mpi_piece *p, int combiner, 
                 basic = c->basic_size;
             else if (basic != c->basic_size)
                 basic = 0;
-            if (!bt_any) bt = c->basic;
+            if (!bt_any)
+                bt = c->basic;
             else if (bt != c->basic)
                 bt = MPI_DATATYPE_NULL;
             bt_any = 1;

@@ -96,9 +96,9 @@ struct rma_peer {
     struct rma_ctl *ctl; /* its control block mapped here, or NULL */
     uint64_t base;       /* its base address in its own process (CMA) */
     int pid;
-    int cma;             /* process_vm_* may be tried */
-    uint32_t am_ops;     /* AM operations since its last completion */
-    uint32_t fetching;   /* replies still due */
+    int cma;           /* process_vm_* may be tried */
+    uint32_t am_ops;   /* AM operations since its last completion */
+    uint32_t fetching; /* replies still due */
     uint32_t acks, ack_want;
     uint32_t posts;     /* PSCW: POSTs from it not yet taken by Win_start */
     uint32_t completes; /* PSCW: COMPLETEs from it not yet taken by Win_wait */
@@ -280,11 +280,30 @@ struct rma_acc {
 static int rma_is_int(MPI_Datatype dt)
 {
     switch (dt) {
-    case MPI_CHAR: case MPI_SIGNED_CHAR: case MPI_UNSIGNED_CHAR: case MPI_BYTE: case MPI_WCHAR:
-    case MPI_SHORT: case MPI_UNSIGNED_SHORT: case MPI_INT: case MPI_UNSIGNED: case MPI_LONG:
-    case MPI_UNSIGNED_LONG: case MPI_LONG_LONG: case MPI_UNSIGNED_LONG_LONG: case MPI_INT8_T:
-    case MPI_INT16_T: case MPI_INT32_T: case MPI_INT64_T: case MPI_UINT8_T: case MPI_UINT16_T:
-    case MPI_UINT32_T: case MPI_UINT64_T: case MPI_AINT: case MPI_OFFSET: case MPI_COUNT:
+    case MPI_CHAR:
+    case MPI_SIGNED_CHAR:
+    case MPI_UNSIGNED_CHAR:
+    case MPI_BYTE:
+    case MPI_WCHAR:
+    case MPI_SHORT:
+    case MPI_UNSIGNED_SHORT:
+    case MPI_INT:
+    case MPI_UNSIGNED:
+    case MPI_LONG:
+    case MPI_UNSIGNED_LONG:
+    case MPI_LONG_LONG:
+    case MPI_UNSIGNED_LONG_LONG:
+    case MPI_INT8_T:
+    case MPI_INT16_T:
+    case MPI_INT32_T:
+    case MPI_INT64_T:
+    case MPI_UINT8_T:
+    case MPI_UINT16_T:
+    case MPI_UINT32_T:
+    case MPI_UINT64_T:
+    case MPI_AINT:
+    case MPI_OFFSET:
+    case MPI_COUNT:
         return 1;
     default:
         return 0;
@@ -362,10 +381,18 @@ static void rma_apply(struct rma_ctl *ctl, const struct rma_acc *a, char *tgt, c
     if (rma_atomic_ok(es, tgt)) {
         for (size_t k = 0; k < n; k += es, tgt += es, src += es, res = res ? res + es : NULL) {
             switch (es) {
-            case 1: RMA_ELEM(uint8_t); break;
-            case 2: RMA_ELEM(uint16_t); break;
-            case 4: RMA_ELEM(uint32_t); break;
-            default: RMA_ELEM(uint64_t); break;
+            case 1:
+                RMA_ELEM(uint8_t);
+                break;
+            case 2:
+                RMA_ELEM(uint16_t);
+                break;
+            case 4:
+                RMA_ELEM(uint32_t);
+                break;
+            default:
+                RMA_ELEM(uint64_t);
+                break;
             }
         }
         return;
@@ -407,10 +434,18 @@ static void rma_cas(struct rma_ctl *ctl, size_t es, char *tgt, const char *cmp, 
         memcpy(res, &c, sizeof c);                                                                 \
     } while (0)
         switch (es) {
-        case 1: RMA_CAS(uint8_t); break;
-        case 2: RMA_CAS(uint16_t); break;
-        case 4: RMA_CAS(uint32_t); break;
-        default: RMA_CAS(uint64_t); break;
+        case 1:
+            RMA_CAS(uint8_t);
+            break;
+        case 2:
+            RMA_CAS(uint16_t);
+            break;
+        case 4:
+            RMA_CAS(uint32_t);
+            break;
+        default:
+            RMA_CAS(uint64_t);
+            break;
         }
         return;
     }
@@ -557,8 +592,7 @@ static void rma_am_req(int src, const void *payload, size_t len)
         return;
     case RK_CAS:
         if (h.nseg != 1 || total != a.esize || rest != 2 * total) goto bad;
-        rma_cas(w->myctl, a.esize, rma_taddr(w, seg[0].off, seg[0].len), p, p + total,
-                rma_scratch);
+        rma_cas(w->myctl, a.esize, rma_taddr(w, seg[0].off, seg[0].len), p, p + total, rma_scratch);
         rma_reply(src, &r, rma_scratch, total);
         return;
     case RK_LOCK: {
@@ -670,7 +704,8 @@ static int rma_local(const struct mpi_win *w, int world)
 {
     if (world == core.rank) return 1;
     if (w->flavor == MPI_WIN_FLAVOR_SHARED)
-        return core.boot.node_of == NULL || core.boot.node_of[world] == core.boot.node_of[core.rank];
+        return core.boot.node_of == NULL ||
+               core.boot.node_of[world] == core.boot.node_of[core.rank];
     return core.peers[world].tl == &tl_shm_ops;
 }
 
@@ -696,8 +731,8 @@ static MPI_Aint rma_round(MPI_Aint n, int flavor)
 static int rma_setup(struct mpi_win *w, MPI_Aint size, int disp_unit, void *base)
 {
     int n = w->size;
-    struct rma_card mine = {size, (uint64_t)(uintptr_t)base, disp_unit, (int32_t)getpid(),
-                            ++rma_seq, 0};
+    struct rma_card mine = {
+        size, (uint64_t)(uintptr_t)base, disp_unit, (int32_t)getpid(), ++rma_seq, 0};
     struct rma_card *all = calloc((size_t)n, sizeof *all);
     w->p = calloc((size_t)n, sizeof *w->p);
     if (all == NULL || w->p == NULL) {
@@ -917,8 +952,8 @@ int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm
                       MPI_Win *win)
 {
     (void)info;
-    return rma_allocate("MPI_Win_allocate", MPI_WIN_FLAVOR_ALLOCATE, size, disp_unit, comm,
-                        baseptr, win);
+    return rma_allocate("MPI_Win_allocate", MPI_WIN_FLAVOR_ALLOCATE, size, disp_unit, comm, baseptr,
+                        win);
 }
 MPI_ALIAS(Win_allocate)
 
@@ -1040,10 +1075,10 @@ static uint32_t rma_fetch_slot(void)
  * to the target), RK_GET (target data into the result buffer), RK_GACC (both).
  * `toff` is the target offset (an address in dynamic windows) of the target type's origin.
  */
-static int rma_am_op(struct mpi_win *w, int r, int kind, const char *obuf, const struct mpi_type *ot,
-                     MPI_Count ocount, uint64_t toff, const struct mpi_type *tt, MPI_Count tcount,
-                     const struct rma_acc *a, char *rbuf, const struct mpi_type *rt,
-                     MPI_Count rcount)
+static int rma_am_op(struct mpi_win *w, int r, int kind, const char *obuf,
+                     const struct mpi_type *ot, MPI_Count ocount, uint64_t toff,
+                     const struct mpi_type *tt, MPI_Count tcount, const struct rma_acc *a,
+                     char *rbuf, const struct mpi_type *rt, MPI_Count rcount)
 {
     struct rma_peer *pe = &w->p[r];
     size_t room = rma_room(pe->world);
@@ -1135,10 +1170,18 @@ static void rma_direct_op(struct rma_ctl *ctl, int kind, char *obuf, const struc
         if (ro == 0 || rt == 0) break;
         size_t n = ro < rt ? ro : rt;
         switch (kind) {
-        case RK_PUT: memcpy(tbase + to, obuf + oo, n); break;
-        case RK_GET: memcpy(obuf + oo, tbase + to, n); break;
-        case RK_ACC: rma_apply(ctl, a, tbase + to, obuf + oo, n, NULL); break;
-        default: rma_apply(ctl, a, tbase + to, obuf + oo, n, res + s); break;
+        case RK_PUT:
+            memcpy(tbase + to, obuf + oo, n);
+            break;
+        case RK_GET:
+            memcpy(obuf + oo, tbase + to, n);
+            break;
+        case RK_ACC:
+            rma_apply(ctl, a, tbase + to, obuf + oo, n, NULL);
+            break;
+        default:
+            rma_apply(ctl, a, tbase + to, obuf + oo, n, res + s);
+            break;
         }
         it_adv(&oi, n);
         it_adv(&ti, n);
@@ -1260,8 +1303,8 @@ static int rma_putget(const char *fn, int kind, void *obuf, int oc, MPI_Datatype
 }
 
 int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
-             int target_rank, MPI_Aint target_disp, int target_count,
-             MPI_Datatype target_datatype, MPI_Win win)
+             int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype,
+             MPI_Win win)
 {
     return rma_putget("MPI_Put", RK_PUT, (void *)origin_addr, origin_count, origin_datatype,
                       target_rank, target_disp, target_count, target_datatype, win);
@@ -1356,8 +1399,7 @@ int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype d
 MPI_ALIAS(Fetch_and_op)
 
 int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr,
-                          MPI_Datatype datatype, int target_rank, MPI_Aint target_disp,
-                          MPI_Win win)
+                          MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win)
 {
     static const char fn[] = "MPI_Compare_and_swap";
     WIN_CHECK(fn, win);
@@ -1385,8 +1427,12 @@ int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, voi
     mpi_type_ref(t);
     rma_fetches[token] = (struct rma_fetch){1, pe, result_addr, t, 1, a.esize};
     pe->fetching++;
-    struct rma_hdr h = {.ctx = w->tc->ctx, .kind = RK_CAS, .op = MPI_REPLACE, .dt = datatype,
-                        .nseg = 1, .token = token};
+    struct rma_hdr h = {.ctx = w->tc->ctx,
+                        .kind = RK_CAS,
+                        .op = MPI_REPLACE,
+                        .dt = datatype,
+                        .nseg = 1,
+                        .token = token};
     struct rma_seg seg = {toff, a.esize};
     struct iovec v[4] = {{&h, sizeof h},
                          {&seg, sizeof seg},
@@ -1419,10 +1465,14 @@ static int rma_peer_ready(const struct rma_wait *x, int r)
     struct rma_peer *pe = &x->w->p[r];
     if (core.peers[pe->world].failed) return 1;
     switch (x->what) {
-    case 0: return pe->fetching == 0 && pe->acks >= pe->ack_want;
-    case 1: return pe->granted;
-    case 2: return pe->posts > 0;
-    default: return pe->completes > 0;
+    case 0:
+        return pe->fetching == 0 && pe->acks >= pe->ack_want;
+    case 1:
+        return pe->granted;
+    case 2:
+        return pe->posts > 0;
+    default:
+        return pe->completes > 0;
     }
 }
 
@@ -1667,7 +1717,8 @@ static int rma_group_ranks(struct mpi_win *w, MPI_Group g, int **out, int *n)
     int gs, rc;
     MPI_Group wg;
     if ((rc = PMPI_Group_size(g, &gs))) return rc;
-    int *in = malloc((size_t)(gs ? gs : 1) * sizeof *in), *o = malloc((size_t)(gs ? gs : 1) * sizeof *o);
+    int *in = malloc((size_t)(gs ? gs : 1) * sizeof *in),
+        *o = malloc((size_t)(gs ? gs : 1) * sizeof *o);
     if (in == NULL || o == NULL) {
         free(in);
         free(o);
@@ -1778,7 +1829,8 @@ int PMPI_Win_test(MPI_Win win, int *flag)
 }
 MPI_ALIAS(Win_test)
 
-/* ---- queries ---------------------------------------------------------------------------------- */
+/* ---- queries ----------------------------------------------------------------------------------
+ */
 
 int PMPI_Win_get_group(MPI_Win win, MPI_Group *group)
 {
@@ -1795,12 +1847,24 @@ int PMPI_Win_get_attr(MPI_Win win, int keyval, void *attribute_val, int *flag)
     if (attribute_val == NULL || flag == NULL) return mpi_err(w->comm, fn, MPI_ERR_ARG);
     void *v;
     switch (keyval) {
-    case MPI_WIN_BASE: v = w->base; break;
-    case MPI_WIN_SIZE: v = &w->wsize; break;
-    case MPI_WIN_DISP_UNIT: v = &w->disp_unit; break;
-    case MPI_WIN_CREATE_FLAVOR: v = &w->flavor; break;
-    case MPI_WIN_MODEL: v = &w->model; break;
-    default: *flag = 0; return MPI_SUCCESS;
+    case MPI_WIN_BASE:
+        v = w->base;
+        break;
+    case MPI_WIN_SIZE:
+        v = &w->wsize;
+        break;
+    case MPI_WIN_DISP_UNIT:
+        v = &w->disp_unit;
+        break;
+    case MPI_WIN_CREATE_FLAVOR:
+        v = &w->flavor;
+        break;
+    case MPI_WIN_MODEL:
+        v = &w->model;
+        break;
+    default:
+        *flag = 0;
+        return MPI_SUCCESS;
     }
     *(void **)attribute_val = v;
     *flag = 1;

@@ -425,8 +425,7 @@ static void vtypes(int nb)
     for (int root = 0; root < np; root++) {
         for (int i = 0; i < 3 * total; i++)
             r[i] = -1;
-        RUN(nb,
-            MPI_Gatherv(s, 2 * (me + 1), MPI_INT, r, counts, displs, E, root, MPI_COMM_WORLD),
+        RUN(nb, MPI_Gatherv(s, 2 * (me + 1), MPI_INT, r, counts, displs, E, root, MPI_COMM_WORLD),
             MPI_Igatherv(s, 2 * (me + 1), MPI_INT, r, counts, displs, E, root, MPI_COMM_WORLD,
                          &rq_));
         if (me == root)

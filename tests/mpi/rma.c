@@ -11,22 +11,22 @@
 
 #include "mpi_check.h"
 
-#define N     64  /* doubles per rank slot */
-#define ITERS 200 /* contended operations per rank */
+#define N      64  /* doubles per rank slot */
+#define ITERS  200 /* contended operations per rank */
 #define HAMMER 100000
 
 static int rank, size;
 
 /* Window memory: slots[size][N] ints, then counters. Same layout in every flavor. */
 struct layout {
-    int slots;   /* offset (in ints) of size*N ints written by puts */
-    int acc;     /* N ints accumulated by everyone */
-    int fop;     /* one long long fetch-and-add counter (8-aligned int index) */
-    int cas;     /* one long long CAS counter */
-    int mutex;   /* one int incremented non-atomically under an exclusive lock */
-    int cplx;    /* 2 * 4 ints: a double complex accumulated by everyone (locked path) */
-    int hammer;  /* 2 ints: a long long hammered by back-to-back accumulates */
-    int total;   /* ints */
+    int slots;  /* offset (in ints) of size*N ints written by puts */
+    int acc;    /* N ints accumulated by everyone */
+    int fop;    /* one long long fetch-and-add counter (8-aligned int index) */
+    int cas;    /* one long long CAS counter */
+    int mutex;  /* one int incremented non-atomically under an exclusive lock */
+    int cplx;   /* 2 * 4 ints: a double complex accumulated by everyone (locked path) */
+    int hammer; /* 2 ints: a long long hammered by back-to-back accumulates */
+    int total;  /* ints */
 };
 
 static struct layout lay(void)
@@ -229,8 +229,8 @@ static void t_types(struct win *x)
     CHECK(back[3] == 0 && back[9] == 0); /* the gaps of idx untouched */
     long sum = (long)size * (size + 1) / 2;
     for (int i = 0; i < N; i++)
-        CHECKF(x->mem[l.acc + i] == (int)(5 * sum * (i + 1)) + (i % 2 == 0),
-               "vector acc[%d] = %d", i, x->mem[l.acc + i]);
+        CHECKF(x->mem[l.acc + i] == (int)(5 * sum * (i + 1)) + (i % 2 == 0), "vector acc[%d] = %d",
+               i, x->mem[l.acc + i]);
     MPI_Type_free(&vec);
     MPI_Type_free(&vec4);
     MPI_Type_free(&idx);
@@ -321,16 +321,15 @@ static void t_atomics(struct win *x)
     OK(MPI_Win_lock_all(0, x->w));
     for (int k = 0; k < ITERS; k++) {
         long long one = 1, old = -1;
-        OK(MPI_Fetch_and_op(&one, &old, MPI_LONG_LONG, root, disp(x, root, l.fop), MPI_SUM,
-                            x->w));
+        OK(MPI_Fetch_and_op(&one, &old, MPI_LONG_LONG, root, disp(x, root, l.fop), MPI_SUM, x->w));
         OK(MPI_Win_flush(root, x->w));
         seen[k] = old;
         /* CAS increment loop */
         long long cur = 0, res;
         for (;;) {
             long long nv = cur + 1;
-            OK(MPI_Compare_and_swap(&nv, &cur, &res, MPI_LONG_LONG, root,
-                                    disp(x, root, l.cas), x->w));
+            OK(MPI_Compare_and_swap(&nv, &cur, &res, MPI_LONG_LONG, root, disp(x, root, l.cas),
+                                    x->w));
             OK(MPI_Win_flush(root, x->w));
             if (res == cur) break;
             cur = res;
@@ -356,8 +355,8 @@ static void t_atomics(struct win *x)
     OK(MPI_Get_accumulate(add, N, MPI_INT, before, N, MPI_INT, root, disp(x, root, l.acc), N,
                           MPI_INT, MPI_SUM, x->w));
     OK(MPI_Win_flush_local(root, x->w));
-    OK(MPI_Get_accumulate(NULL, 0, MPI_INT, now, N, MPI_INT, root, disp(x, root, l.acc), N,
-                          MPI_INT, MPI_NO_OP, x->w));
+    OK(MPI_Get_accumulate(NULL, 0, MPI_INT, now, N, MPI_INT, root, disp(x, root, l.acc), N, MPI_INT,
+                          MPI_NO_OP, x->w));
     OK(MPI_Win_flush(root, x->w));
     for (int i = 0; i < N; i++)
         CHECKF(now[i] > before[i], "get_accumulate [%d]: %d then %d", i, before[i], now[i]);
