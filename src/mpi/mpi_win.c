@@ -539,7 +539,7 @@ static void rma_am_req(int src, const void *payload, size_t len)
     if (len < sizeof h) goto bad;
     memcpy(&h, payload, sizeof h);
     struct mpi_win *w = rma_by_ctx[h.ctx];
-    if (w == NULL) goto bad;
+    if (w == NULL || w->myctl == NULL) goto bad; /* no such window (or it failed) */
     int crank = core_comm_rank_of(w->tc, src);
     if (crank < 0) goto bad;
     const char *p = (const char *)payload + sizeof h;
@@ -788,6 +788,29 @@ static int rma_setup(struct mpi_win *w, MPI_Aint size, int disp_unit, void *base
         close(fd);
     }
     if (w->seg == MAP_FAILED) w->seg = NULL;
+    /* Ready to serve before the last collective: a peer leaves it (and may send its
+     * first lock or put) as soon as it has my contribution. */
+    if (w->seg) {
+        int li = 0;
+        size_t at = ctl_bytes;
+        for (int r = 0; r < n; r++) {
+            if (!rma_local(w, w->p[r].world)) continue;
+            w->p[r].ctl = (struct rma_ctl *)((char *)w->seg + (size_t)li * sizeof(struct rma_ctl));
+            if (alloc) {
+                w->p[r].direct = (char *)w->seg + at;
+                at += (size_t)rma_round(w->p[r].size, w->flavor);
+            } else {
+                w->p[r].cma = util_tun.shm_cma ? 1 : 0; /* TERN_SHM_CMA=0: active messages */
+            }
+            li++;
+        }
+        w->myctl = w->p[w->rank].ctl;
+        if (alloc)
+            w->base = w->p[w->rank].direct;
+        else
+            w->p[w->rank].direct = base;
+        w->p[w->rank].cma = 0;
+    }
     int bad = w->seg == NULL, anybad = 0;
     {
         struct coll_sched s;
@@ -803,25 +826,6 @@ static int rma_setup(struct mpi_win *w, MPI_Aint size, int disp_unit, void *base
         free(all);
         return rc;
     }
-    int li = 0;
-    size_t at = ctl_bytes;
-    for (int r = 0; r < n; r++) {
-        if (!rma_local(w, w->p[r].world)) continue;
-        w->p[r].ctl = (struct rma_ctl *)((char *)w->seg + (size_t)li * sizeof(struct rma_ctl));
-        if (alloc) {
-            w->p[r].direct = (char *)w->seg + at;
-            at += (size_t)rma_round(w->p[r].size, w->flavor);
-        } else {
-            w->p[r].cma = util_tun.shm_cma ? 1 : 0; /* TERN_SHM_CMA=0: active messages */
-        }
-        li++;
-    }
-    w->myctl = w->p[w->rank].ctl;
-    if (alloc)
-        w->base = w->p[w->rank].direct;
-    else
-        w->p[w->rank].direct = base;
-    w->p[w->rank].cma = 0;
     free(all);
     return MPI_SUCCESS;
 }

@@ -83,6 +83,10 @@ static void win_open(struct win *x, enum flavor f, MPI_Comm comm)
         break;
     }
     }
+    /* At once, with no barrier: a neighbour may still be finishing its own creation. */
+    int next = (rank + 1) % size;
+    OK(MPI_Win_lock(MPI_LOCK_SHARED, next, 0, x->w));
+    OK(MPI_Win_unlock(next, x->w));
     OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank, 0, x->w));
     memset(x->mem, 0, (size_t)bytes);
     OK(MPI_Win_unlock(rank, x->w));
