@@ -73,8 +73,8 @@ struct rma_hdr {
     int32_t dt;
     uint32_t nseg;
     uint32_t token; /* replies to fetching requests go to this origin slot */
-    uint32_t pad;
-    uint64_t roff; /* where the reply's bytes go in the result stream */
+    uint32_t len;   /* requests: bytes of the record after this header */
+    uint64_t roff;  /* where the reply's bytes go in the result stream */
 };
 
 struct rma_seg {
@@ -104,6 +104,8 @@ struct rma_peer {
     uint32_t completes; /* PSCW: COMPLETEs from it not yet taken by Win_wait */
     int granted;        /* LOCK_ACK arrived */
     int locked;         /* I hold its lock: 0, MPI_LOCK_SHARED or MPI_LOCK_EXCLUSIVE */
+    char *batch;        /* small Puts/Accumulates not sent yet (one AM frame of records) */
+    size_t blen;
 };
 
 struct rma_lockq {
@@ -533,7 +535,7 @@ static int rma_hook(void)
 
 static char rma_scratch[1 << 17];
 
-static void rma_am_req(int src, const void *payload, size_t len)
+static void rma_am_one(int src, const void *payload, size_t len)
 {
     struct rma_hdr h;
     if (len < sizeof h) goto bad;
@@ -637,6 +639,22 @@ static void rma_am_req(int src, const void *payload, size_t len)
     }
 bad:
     UTIL_ERROR("RMA: dropping a malformed request (%zu bytes) from rank %d", len, src);
+}
+
+/* An RMA request frame holds one or more records (small ones are batched), in order. */
+static void rma_am_req(int src, const void *payload, size_t len)
+{
+    const char *p = payload;
+    while (len >= sizeof(struct rma_hdr)) {
+        struct rma_hdr h;
+        memcpy(&h, p, sizeof h);
+        size_t rl = sizeof h + (size_t)h.len;
+        if (rl > len) break;
+        rma_am_one(src, p, rl);
+        p += rl;
+        len -= rl;
+    }
+    if (len) UTIL_ERROR("RMA: dropping %zu bytes of a malformed request from rank %d", len, src);
 }
 
 static void rma_am_rep(int src, const void *payload, size_t len)
@@ -896,6 +914,8 @@ static void rma_win_release(struct mpi_win *w)
     }
     if (w->seg) munmap(w->seg, w->seglen);
     PMPI_Comm_free(&w->comm);
+    for (int r = 0; r < w->size && w->p; r++)
+        free(w->p[r].batch);
     free(w->p);
     free(w->reg);
     free(w->agroup);
@@ -1060,6 +1080,44 @@ static size_t rma_room(int world)
     return r;
 }
 
+#define RMA_BATCH_REC 2048 /* records up to this size wait in the batch */
+
+/* Send what waits in r's batch. */
+static int rma_batch_flush(struct mpi_win *w, int r)
+{
+    struct rma_peer *pe = &w->p[r];
+    if (pe->blen == 0) return 0;
+    struct iovec v = {pe->batch, pe->blen};
+    pe->blen = 0;
+    return core_am_sendv(pe->world, RMA_AM_REQ, &v, 1);
+}
+
+/*
+ * Send one request record (v[0] is its header, whose len this sets). Small Puts and
+ * Accumulates (batch) are gathered into one frame per target, sent when it fills or
+ * before any other request to that target: a run of small puts costs one frame, not
+ * one system call each. Order is kept. Returns a tern error code.
+ */
+static int rma_send_req(struct mpi_win *w, int r, struct iovec *v, int n, int batch)
+{
+    struct rma_peer *pe = &w->p[r];
+    size_t len = 0;
+    for (int i = 0; i < n; i++)
+        len += v[i].iov_len;
+    ((struct rma_hdr *)v[0].iov_base)->len = (uint32_t)(len - sizeof(struct rma_hdr));
+    size_t room = core_am_room(pe->world);
+    int rc;
+    if (batch && len <= RMA_BATCH_REC && room >= 4 * RMA_BATCH_REC) {
+        if (pe->blen + len > room && (rc = rma_batch_flush(w, r))) return rc;
+        if (pe->batch == NULL && (pe->batch = malloc(room)) == NULL) return TERN_ERR_NOMEM;
+        tl_iov_copy(pe->batch + pe->blen, v, n);
+        pe->blen += len;
+        return 0;
+    }
+    if ((rc = rma_batch_flush(w, r))) return rc;
+    return core_am_sendv(pe->world, RMA_AM_REQ, v, n);
+}
+
 static uint32_t rma_fetch_slot(void)
 {
     for (uint32_t i = 0; i < rma_nfetches; i++)
@@ -1143,7 +1201,7 @@ static int rma_am_op(struct mpi_win *w, int r, int kind, const char *obuf,
             }
             v[2].iov_len = dlen;
         }
-        rc = core_am_sendv(pe->world, RMA_AM_REQ, v, 3);
+        rc = rma_send_req(w, r, v, 3, kind == RK_PUT || kind == RK_ACC);
         if (rc) break;
         stream += dlen;
         pe->am_ops++;
@@ -1442,7 +1500,7 @@ int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, voi
                          {&seg, sizeof seg},
                          {(void *)compare_addr, a.esize},
                          {(void *)origin_addr, a.esize}};
-    rc = core_am_sendv(pe->world, RMA_AM_REQ, v, 4);
+    rc = rma_send_req(w, target_rank, v, 4, 0);
     if (rc) {
         rma_fetches[token].used = 0;
         mpi_type_unref(t);
@@ -1505,7 +1563,7 @@ static int rma_send_ctl(struct mpi_win *w, int r, int kind, int excl)
 {
     struct rma_hdr h = {.ctx = w->tc->ctx, .kind = (uint8_t)kind, .lock = (uint8_t)excl};
     struct iovec v = {&h, sizeof h};
-    int rc = core_am_sendv(w->p[r].world, RMA_AM_REQ, &v, 1);
+    int rc = rma_send_req(w, r, &v, 1, 0);
     return rc ? mpi_from_tern(rc) : MPI_SUCCESS;
 }
 
@@ -1941,6 +1999,8 @@ void mpi_win_fini(void)
         if (rma_wins[i]) {
             struct mpi_win *w = rma_wins[i];
             if (w->seg) munmap(w->seg, w->seglen);
+            for (int r = 0; r < w->size; r++)
+                free(w->p[r].batch);
             free(w->p);
             free(w->reg);
             free(w->agroup);
