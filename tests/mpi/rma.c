@@ -499,6 +499,30 @@ static void t_big(int allocate)
     free(back);
 }
 
+/* Bad input gives the right error class (MPI_ERRORS_RETURN on the window). */
+static void t_errors(void)
+{
+    MPI_Win w;
+    int *mem;
+    OK(MPI_Win_allocate(4 * (MPI_Aint)sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mem,
+                        &w));
+    OK(MPI_Win_set_errhandler(w, MPI_ERRORS_RETURN));
+    int v = 1;
+    FAILS(MPI_Win_unlock(0, w), MPI_ERR_RMA_SYNC);         /* not locked */
+    FAILS(MPI_Win_lock(12345, 0, 0, w), MPI_ERR_LOCKTYPE); /* no such lock type */
+    OK(MPI_Win_lock_all(0, w));
+    FAILS(MPI_Put(&v, 1, MPI_INT, size, 0, 1, MPI_INT, w), MPI_ERR_RANK);
+    FAILS(MPI_Put(&v, -1, MPI_INT, 0, 0, -1, MPI_INT, w), MPI_ERR_COUNT);
+    FAILS(MPI_Accumulate(&v, 1, MPI_INT, 0, 0, 1, MPI_INT, MPI_OP_NULL, w), MPI_ERR_OP);
+#ifdef TERN_MPI /* MPI leaves detecting this to the implementation; Open MPI does not */
+    FAILS(MPI_Put(&v, 1, MPI_INT, 0, 4, 1, MPI_INT, w), MPI_ERR_RMA_RANGE); /* past the end */
+#endif
+    OK(MPI_Put(&v, 1, MPI_INT, MPI_PROC_NULL, 0, 1, MPI_INT, w)); /* a no-op */
+    OK(MPI_Win_unlock_all(w));
+    OK(MPI_Win_free(&w));
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv);
@@ -523,6 +547,7 @@ int main(int argc, char **argv)
     t_big(0);
     t_big(1);
     t_shared(node);
+    t_errors();
     MPI_Comm_free(&node);
     return mt_done("rma");
 }
