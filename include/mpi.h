@@ -4,7 +4,7 @@
  * so it never shadows another MPI's header.
  *
  * What is implemented and what is not is listed in docs/MPI.md; entry points that are not
- * implemented (RMA, I/O, spawn, ...) exist so programs link, and fail with
+ * implemented (I/O, spawn, ...) exist so programs link, and fail with
  * MPI_ERR_UNSUPPORTED_OPERATION through the communicator's error handler.
  *
  * Handles are integers (like MPICH's): every predefined handle is a compile-time constant,
@@ -104,6 +104,26 @@ typedef struct MPI_Status {
 
 /* MPI_Comm_split_type. */
 #define MPI_COMM_TYPE_SHARED 1
+
+/* RMA: lock types, assertions, window attributes, flavors and memory models */
+#define MPI_LOCK_EXCLUSIVE      234
+#define MPI_LOCK_SHARED         235
+#define MPI_MODE_NOCHECK        1024
+#define MPI_MODE_NOSTORE        2048
+#define MPI_MODE_NOPUT          4096
+#define MPI_MODE_NOPRECEDE      8192
+#define MPI_MODE_NOSUCCEED      16384
+#define MPI_WIN_BASE            101
+#define MPI_WIN_SIZE            102
+#define MPI_WIN_DISP_UNIT       103
+#define MPI_WIN_CREATE_FLAVOR   104
+#define MPI_WIN_MODEL           105
+#define MPI_WIN_FLAVOR_CREATE   1
+#define MPI_WIN_FLAVOR_ALLOCATE 2
+#define MPI_WIN_FLAVOR_DYNAMIC  3
+#define MPI_WIN_FLAVOR_SHARED   4
+#define MPI_WIN_SEPARATE        1
+#define MPI_WIN_UNIFIED         2
 
 /* Datatype combiners (MPI_Type_get_envelope). */
 #define MPI_COMBINER_NAMED          1
@@ -618,6 +638,15 @@ TERN__MPI(int, Iallgatherv,
 TERN__MPI(int, Ialltoall,
           (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
            MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request));
+TERN__MPI(int, Alltoallw,
+          (const void *sendbuf, const int sendcounts[], const int sdispls[],
+           const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+           const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm));
+TERN__MPI(int, Ialltoallw,
+          (const void *sendbuf, const int sendcounts[], const int sdispls[],
+           const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+           const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+           MPI_Request *request));
 TERN__MPI(int, Ialltoallv,
           (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
            void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
@@ -649,7 +678,9 @@ TERN__MPI(int, Cartdim_get, (MPI_Comm comm, int *ndims));
 TERN__MPI(int, Cart_sub, (MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm));
 TERN__MPI(int, Topo_test, (MPI_Comm comm, int *status));
 
-/* Not supported (the call fails with MPI_ERR_UNSUPPORTED_OPERATION; see docs/MPI.md). */
+/* One-sided communication (RMA). Windows on one node are shared memory (direct load and
+ * store, CPU atomics); other targets are served by active messages in the target's
+ * progress engine, so a passive target is served whenever it next enters the library. */
 TERN__MPI(int, Win_create,
           (void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win));
 TERN__MPI(int, Win_allocate,
@@ -684,6 +715,30 @@ TERN__MPI(int, Fetch_and_op,
 TERN__MPI(int, Compare_and_swap,
           (const void *origin_addr, const void *compare_addr, void *result_addr,
            MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win));
+TERN__MPI(int, Win_attach, (MPI_Win win, void *base, MPI_Aint size));
+TERN__MPI(int, Win_detach, (MPI_Win win, const void *base));
+TERN__MPI(int, Win_shared_query,
+          (MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr));
+TERN__MPI(int, Win_get_group, (MPI_Win win, MPI_Group *group));
+TERN__MPI(int, Win_get_attr, (MPI_Win win, int win_keyval, void *attribute_val, int *flag));
+TERN__MPI(int, Win_set_errhandler, (MPI_Win win, MPI_Errhandler errhandler));
+TERN__MPI(int, Win_get_errhandler, (MPI_Win win, MPI_Errhandler *errhandler));
+TERN__MPI(int, Win_set_name, (MPI_Win win, const char *win_name));
+TERN__MPI(int, Win_get_name, (MPI_Win win, char *win_name, int *resultlen));
+TERN__MPI(int, Win_post, (MPI_Group group, int assert, MPI_Win win));
+TERN__MPI(int, Win_start, (MPI_Group group, int assert, MPI_Win win));
+TERN__MPI(int, Win_complete, (MPI_Win win));
+TERN__MPI(int, Win_wait, (MPI_Win win));
+TERN__MPI(int, Win_test, (MPI_Win win, int *flag));
+TERN__MPI(int, Win_flush_local, (int rank, MPI_Win win));
+TERN__MPI(int, Win_flush_local_all, (MPI_Win win));
+TERN__MPI(int, Get_accumulate,
+          (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+           void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank,
+           MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op,
+           MPI_Win win));
+
+/* Not supported (the call fails with MPI_ERR_UNSUPPORTED_OPERATION; see docs/MPI.md). */
 TERN__MPI(int, File_open,
           (MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh));
 TERN__MPI(int, File_close, (MPI_File * fh));
@@ -745,10 +800,7 @@ TERN__MPI(int, Neighbor_allgather,
 TERN__MPI(int, Neighbor_alltoall,
           (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
            MPI_Datatype recvtype, MPI_Comm comm));
-TERN__MPI(int, Alltoallw,
-          (const void *sendbuf, const int sendcounts[], const int sdispls[],
-           const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
-           const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm));
+
 
 #pragma GCC visibility pop
 

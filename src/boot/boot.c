@@ -262,12 +262,9 @@ void boot_abort(struct boot *b, int code, const char *msg)
 {
     if (b->singleton || b->fd < 0) return;
     char req[512];
-    char clean[200];
-    size_t i = 0;
-    /* The wire format forbids spaces in values. */
-    for (; msg && msg[i] && i < sizeof clean - 1; i++)
-        clean[i] = msg[i] == ' ' ? '_' : msg[i];
-    clean[i] = '\0';
+    char clean[400];
+    /* Values carry no spaces: escape them (ternrun decodes; other launchers show it). */
+    pmi_wire_escape(msg, clean, sizeof clean);
     int n = snprintf(req, sizeof req, "cmd=abort exitcode=%d msg=%s\n", code, clean);
     if (n > 0) (void)pmi_write_all(b->fd, req, (size_t)n < sizeof req ? (size_t)n : sizeof req - 1);
 }

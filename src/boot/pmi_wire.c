@@ -87,6 +87,51 @@ ssize_t pmi_reader_fill(struct pmi_reader *r, int fd)
     return n;
 }
 
+size_t pmi_wire_escape(const char *in, char *out, size_t cap)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    size_t n = 0;
+    if (cap == 0) return 0;
+    for (; in && *in; in++) {
+        unsigned char c = (unsigned char)*in;
+        int plain = c > ' ' && c < 0x7f && c != '%' && c != '=';
+        size_t need = plain ? 1 : 3;
+        if (n + need >= cap) break;
+        if (plain) {
+            out[n++] = (char)c;
+        } else {
+            out[n++] = '%';
+            out[n++] = hex[c >> 4];
+            out[n++] = hex[c & 15];
+        }
+    }
+    out[n] = '\0';
+    return n;
+}
+
+static int pmi_hexval(char c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    return -1;
+}
+
+void pmi_wire_unescape(char *s)
+{
+    char *o = s;
+    for (; *s; s++) {
+        int hi, lo;
+        if (*s == '%' && (hi = pmi_hexval(s[1])) >= 0 && (lo = pmi_hexval(s[2])) >= 0) {
+            *o++ = (char)(hi << 4 | lo);
+            s += 2;
+        } else {
+            *o++ = *s;
+        }
+    }
+    *o = '\0';
+}
+
 int pmi_write_all(int fd, const char *buf, size_t len)
 {
     int sock = 1;

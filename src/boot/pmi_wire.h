@@ -60,6 +60,16 @@ int pmi_reader_line(struct pmi_reader *r, char **line);
  */
 ssize_t pmi_reader_fill(struct pmi_reader *r, int fd);
 
+/*
+ * Free text as one wire value: bytes other than printable ASCII, and ' ', '%', '=',
+ * become %XX (so "MPI_Send: bad rank" travels as "MPI_Send:%20bad%20rank"). Launchers
+ * that know nothing of this (Hydra) still parse the line; ternrun decodes it.
+ * Writes at most cap bytes with the NUL, cutting only between escapes. Returns the length.
+ */
+size_t pmi_wire_escape(const char *in, char *out, size_t cap);
+/* Decode %XX escapes in place (a malformed escape stays as it is). */
+void pmi_wire_unescape(char *s);
+
 /* Write all of buf to fd, retrying on EINTR/short writes. Returns 0 or -1. */
 int pmi_write_all(int fd, const char *buf, size_t len);
 

@@ -237,6 +237,13 @@ void core_match_release_all(void);
 /* proto.c: point-to-point on world ranks and context ids */
 int core_isend(const void *buf, size_t len, int dest, int tag, uint16_t ctx, int sync,
                core_req_t **out);
+/* An eager send gathered from the caller's pieces (a non-contiguous datatype) with no
+ * temporary: at most CORE_SENDV_MAX_IOV pieces of len bytes in all, len <= the peer's
+ * eager_max. The pieces may be reused when it returns. TERN_ERR_UNSUPPORTED when the
+ * message does not qualify (the caller packs and calls core_isend). */
+#define CORE_SENDV_MAX_IOV (TL_MAX_IOV - 1)
+int core_isendv(const struct iovec *iov, int iovcnt, size_t len, int dest, int tag, uint16_t ctx,
+                int sync, core_req_t **out);
 int core_irecv(void *buf, size_t cap, int src, int tag, uint16_t ctx, struct tern_comm *comm,
                core_req_t **out);
 int core_iprobe(int src, int tag, uint16_t ctx, int *flag, int *out_src, int *out_tag,

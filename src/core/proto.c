@@ -175,6 +175,47 @@ int core_isend(const void *buf, size_t len, int dest, int tag, uint16_t ctx, int
     return 0;
 }
 
+int core_isendv(const struct iovec *iov, int iovcnt, size_t len, int dest, int tag, uint16_t ctx,
+                int sync, core_req_t **out)
+{
+    struct core_peer *p = &core.peers[dest];
+    if (iovcnt > CORE_SENDV_MAX_IOV || len > p->eager_max ||
+        sizeof(struct core_hdr) + len > p->lim.max_frame)
+        return TERN_ERR_UNSUPPORTED;
+    if (p->failed) return TERN_ERR_PEER_FAILED;
+    core_req_t *r = core_req_alloc(CORE_REQ_SEND);
+    if (r == NULL) return TERN_ERR_NOMEM;
+    r->peer = dest;
+    r->tag = tag;
+    r->ctx = ctx;
+    r->buf = NULL;
+    r->len = len;
+    r->sync = (uint8_t)sync;
+    r->rndv = 0;
+    struct core_hdr h = {.type = CORE_FRAME_EAGER,
+                         .flags = sync ? CORE_FLAG_SYNC : 0,
+                         .ctx = ctx,
+                         .tag = tag,
+                         .sreq = r->id};
+    struct iovec v[TL_MAX_IOV];
+    v[0] = (struct iovec){&h, sizeof h};
+    int n = 1;
+    for (int i = 0; i < iovcnt; i++)
+        if (iov[i].iov_len) v[n++] = iov[i];
+    /* Sent now, or copied whole behind what waits for this peer (order is kept). */
+    int rc = core_send_frame(dest, v, n, sizeof h + len);
+    if (rc) {
+        core_req_free(r);
+        return rc;
+    }
+    if (sync)
+        r->state = CORE_RS_WAIT_ACK;
+    else
+        core_req_complete(r, TERN_OK);
+    *out = r;
+    return 0;
+}
+
 /* A matched receive pulls (or asks for) the data of a rendezvous message. */
 static void core_recv_rndv(core_req_t *r, int src, uint32_t sreq, uint64_t len, uint64_t addr)
 {

@@ -770,6 +770,30 @@ static int mpi_sizes(const int *v, int p, size_t *out, int err)
     return 0;
 }
 
+/*
+ * One datatype for a whole side of a v collective: rank i's block is counts[i] elements
+ * of types[i] at byte displacement bdispls[i] of the buffer. Packing one instance lays
+ * the blocks end to end; bytes[i] and off[i] (may be NULL) receive each block's packed
+ * size and offset. Lets non-contiguous sides travel through one packed temporary.
+ */
+static int mpi_vside_type(int p, const int *counts, const MPI_Aint *bdispls,
+                          const MPI_Datatype *types, MPI_Datatype *out, size_t *bytes, size_t *off)
+{
+    size_t at = 0;
+    for (int i = 0; i < p; i++) {
+        struct mpi_type *t = mpi_type_ok(types[i]);
+        if (t == NULL) return MPI_ERR_TYPE;
+        if (counts[i] < 0) return MPI_ERR_COUNT;
+        size_t b = (size_t)counts[i] * (size_t)t->size;
+        if (bytes) bytes[i] = b;
+        if (off) off[i] = at;
+        at += b;
+    }
+    int rc = PMPI_Type_create_struct(p, counts, bdispls, types, out);
+    if (rc == 0) rc = PMPI_Type_commit(out);
+    return rc;
+}
+
 static int mpi_movev(int which, const char *fn, const void *sbuf, int scount, const int *scounts,
                      const int *sdispls, MPI_Datatype stype, void *rbuf, int rcount,
                      const int *rcounts, const int *rdispls, MPI_Datatype rtype, int root,
@@ -799,8 +823,6 @@ static int mpi_movev(int which, const char *fn, const void *sbuf, int scount, co
     if ((plain_s && st && (rc = mpi_chk_buf(sbuf, scount, st))) ||
         (plain_r && rt && (rc = mpi_chk_buf(rbuf, rcount, rt))))
         return mpi_err(comm, fn, rc);
-    if ((vs && st && !st->contig) || (vr && rt && !rt->contig))
-        return mpi_err(comm, fn, MPI_ERR_UNSUPPORTED_OPERATION);
     if ((vs && (!scounts || !sdispls)) || (vr && (!rcounts || !rdispls)))
         return mpi_err(comm, fn, MPI_ERR_ARG);
     size_t *arr = malloc(4 * (size_t)p * sizeof(size_t));
@@ -824,27 +846,66 @@ static int mpi_movev(int which, const char *fn, const void *sbuf, int scount, co
         free(arr);
         return mpi_err(comm, fn, MPI_ERR_BUFFER);
     }
+    /* A non-contiguous vector side becomes one datatype covering every block, packed to
+     * (or unpacked from) the temporary with per-rank byte counts and packed offsets. */
+    MPI_Datatype svt = MPI_DATATYPE_NULL, rvt = MPI_DATATYPE_NULL;
+    int sconv = vs && st && !st->contig && sbuf != MPI_IN_PLACE, rconv = vr && rt && !rt->contig;
+    if (sconv || rconv) {
+        MPI_Aint *bd = calloc((size_t)p, sizeof *bd);
+        MPI_Datatype *ty = calloc((size_t)p, sizeof *ty);
+        rc = bd && ty ? 0 : MPI_ERR_NO_MEM;
+        if (rc == 0 && sconv) {
+            for (int i = 0; i < p; i++)
+                bd[i] = (MPI_Aint)sdispls[i] * mpi_type_extent(st), ty[i] = stype;
+            rc = mpi_vside_type(p, scounts, bd, ty, &svt, sc, sd);
+        }
+        if (rc == 0 && rconv) {
+            for (int i = 0; i < p; i++)
+                bd[i] = (MPI_Aint)rdispls[i] * mpi_type_extent(rt), ty[i] = rtype;
+            rc = mpi_vside_type(p, rcounts, bd, ty, &rvt, rc_, rd);
+        }
+        free(bd);
+        free(ty);
+        if (rc) {
+            if (svt != MPI_DATATYPE_NULL) PMPI_Type_free(&svt);
+            free(arr);
+            return mpi_err(comm, fn, rc);
+        }
+    }
     struct mpi_side ss = {MPI_IN_PLACE, (size_t)-1, 0}, rs = {MPI_IN_PLACE, (size_t)-1, 0};
     if (plain_s) mpi_cx_side(x, sbuf, scount, st, &ss);
     if (plain_r) mpi_cx_side(x, rbuf, rcount, rt, &rs);
+    if (sconv) mpi_cx_side(x, sbuf, 1, mpi_types[svt], &ss);
+    if (rconv) mpi_cx_side(x, rbuf, 1, mpi_types[rvt], &rs);
     if ((rc = mpi_cx_alloc(x))) {
         free(arr);
+        if (svt != MPI_DATATYPE_NULL) PMPI_Type_free(&svt);
+        if (rvt != MPI_DATATYPE_NULL) PMPI_Type_free(&rvt);
         return mpi_cx_fail(x, rc);
     }
     struct coll_sched *s = mpi_cx_sched(x);
     if (s == NULL) {
         free(arr);
+        if (svt != MPI_DATATYPE_NULL) PMPI_Type_free(&svt);
+        if (rvt != MPI_DATATYPE_NULL) PMPI_Type_free(&rvt);
         return mpi_cx_fail(x, MPI_ERR_NO_MEM);
     }
     const void *sp = plain_s ? mpi_cx_in(x, sbuf, scount, st, &ss)
+                     : sconv ? mpi_cx_in(x, sbuf, 1, mpi_types[svt], &ss)
                      : sbuf == MPI_IN_PLACE || !st
                          ? sbuf
                          : (const void *)((uintptr_t)sbuf + (uintptr_t)st->contig_off);
+    /* In place, the caller's own block is in rbuf already: the temporary starts as rbuf. */
     void *rp = plain_r ? mpi_cx_out(x, rbuf, rcount, rt, &rs, 0)
+               : rconv ? mpi_cx_out(x, rbuf, 1, mpi_types[rvt], &rs, sbuf == MPI_IN_PLACE)
                : rbuf == MPI_IN_PLACE || !rt
                    ? rbuf
                    : (void *)((uintptr_t)rbuf + (uintptr_t)rt->contig_off);
     size_t su = st ? (size_t)mpi_type_extent(st) : 1, ru = rt ? (size_t)mpi_type_extent(rt) : 1;
+    if (sconv) su = 1;
+    if (rconv) ru = 1;
+    /* The packed temporaries' own references keep the types; the handles can go. */
+    if (svt != MPI_DATATYPE_NULL) PMPI_Type_free(&svt);
     switch (which) {
     case MPI_C_GATHERV:
         rc = coll_gatherv(s, sp, ss.bytes, rp, rc_, rd, ru, root);
@@ -869,7 +930,9 @@ static int mpi_movev(int which, const char *fn, const void *sbuf, int scount, co
         break;
     }
     free(arr);
-    return mpi_cx_end(x, s, rc);
+    rc = mpi_cx_end(x, s, rc);
+    if (rvt != MPI_DATATYPE_NULL) PMPI_Type_free(&rvt); /* a pending request holds its own */
+    return rc;
 }
 
 int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -947,3 +1010,82 @@ int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdisp
                      recvbuf, 0, recvcounts, rdispls, recvtype, 0, comm, request);
 }
 MPI_ALIAS(Ialltoallv)
+
+/* ---- alltoallw ---------------------------------------------------------------------------
+ * Per-peer datatypes and byte displacements: each side becomes one struct datatype over
+ * all its blocks, packed into a temporary that the byte-unit alltoallv moves. */
+
+static int mpi_alltoallw(const char *fn, const void *sbuf, const int scounts[], const int sdispls[],
+                         const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
+                         const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm,
+                         MPI_Request *req)
+{
+    CX_BEGIN(fn, comm, req);
+    int inplace = sbuf == MPI_IN_PLACE;
+    if (rbuf == MPI_IN_PLACE) return mpi_err(comm, fn, MPI_ERR_BUFFER);
+    if (!rcounts || !rdispls || !rtypes || (!inplace && (!scounts || !sdispls || !stypes)))
+        return mpi_err(comm, fn, MPI_ERR_ARG);
+    size_t *arr = malloc(4 * (size_t)p * sizeof(size_t));
+    MPI_Aint *bd = calloc((size_t)p, sizeof *bd);
+    MPI_Datatype svt = MPI_DATATYPE_NULL, rvt = MPI_DATATYPE_NULL;
+    rc = arr && bd ? 0 : MPI_ERR_NO_MEM;
+    size_t *sc = arr, *sd = arr + p, *rcn = arr + 2 * p, *rd = arr + 3 * p;
+    if (rc == 0 && !inplace) {
+        for (int i = 0; i < p; i++)
+            bd[i] = sdispls[i];
+        rc = mpi_vside_type(p, scounts, bd, stypes, &svt, sc, sd);
+    }
+    if (rc == 0) {
+        for (int i = 0; i < p; i++)
+            bd[i] = rdispls[i];
+        rc = mpi_vside_type(p, rcounts, bd, rtypes, &rvt, rcn, rd);
+    }
+    free(bd);
+    for (int i = 0; rc == 0 && !inplace && i < p; i++)
+        if (sc[i] && !sbuf) rc = MPI_ERR_BUFFER;
+    if (rc) {
+        free(arr);
+        if (svt != MPI_DATATYPE_NULL) PMPI_Type_free(&svt);
+        if (rvt != MPI_DATATYPE_NULL) PMPI_Type_free(&rvt);
+        return mpi_err(comm, fn, rc);
+    }
+    struct mpi_side ss = {MPI_IN_PLACE, (size_t)-1, 0}, rs;
+    if (!inplace) mpi_cx_side(x, sbuf, 1, mpi_types[svt], &ss);
+    mpi_cx_side(x, rbuf, 1, mpi_types[rvt], &rs);
+    struct coll_sched *s = NULL;
+    if ((rc = mpi_cx_alloc(x)) == 0 && (s = mpi_cx_sched(x)) == NULL) rc = MPI_ERR_NO_MEM;
+    if (rc) {
+        free(arr);
+        if (svt != MPI_DATATYPE_NULL) PMPI_Type_free(&svt);
+        PMPI_Type_free(&rvt);
+        return mpi_cx_fail(x, rc);
+    }
+    const void *sp = inplace ? MPI_IN_PLACE : mpi_cx_in(x, sbuf, 1, mpi_types[svt], &ss);
+    void *rp = mpi_cx_out(x, rbuf, 1, mpi_types[rvt], &rs, inplace);
+    if (svt != MPI_DATATYPE_NULL) PMPI_Type_free(&svt);
+    rc = coll_alltoallv(s, sp, inplace ? NULL : sc, inplace ? NULL : sd, rp, rcn, rd, 1);
+    free(arr);
+    rc = mpi_cx_end(x, s, rc);
+    PMPI_Type_free(&rvt);
+    return rc;
+}
+
+int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                   const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                   const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+    return mpi_alltoallw("MPI_Alltoallw", sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+                         recvcounts, rdispls, recvtypes, comm, NULL);
+}
+MPI_ALIAS(Alltoallw)
+
+int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                    const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                    const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                    MPI_Request *request)
+{
+    if (request == NULL) return mpi_err(comm, "MPI_Ialltoallw", MPI_ERR_ARG);
+    return mpi_alltoallw("MPI_Ialltoallw", sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+                         recvcounts, rdispls, recvtypes, comm, request);
+}
+MPI_ALIAS(Ialltoallw)

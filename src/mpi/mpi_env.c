@@ -311,6 +311,7 @@ int PMPI_Finalize(void)
     void *b;
     int sz;
     PMPI_Buffer_detach(&b, &sz);
+    mpi_win_fini();
     mpi_p2p_fini();
     mpi_coll_fini();
     int rc = core_finalize();

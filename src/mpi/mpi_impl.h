@@ -94,6 +94,7 @@ struct mpi_type {
     MPI_Aint contig_off;
     int tdt;             /* the coll datatype of a predefined type, -1 if none */
     MPI_Aint basic_size; /* size of the basic type when the type holds one kind only, else 0 */
+    MPI_Datatype basic;  /* the predefined type it is made of when only one, else NULL */
     int combiner;
     char name[MPI_MAX_OBJECT_NAME];
 };
@@ -180,6 +181,7 @@ int mpi_req_complete(struct mpi_req *mr, MPI_Status *st);
  * MPI_ERR_TYPE when the pair is not defined. */
 int mpi_op_resolve(MPI_Op op, MPI_Datatype dt, struct coll_op *out);
 void mpi_coll_fini(void);
+void mpi_win_fini(void); /* mpi_win.c: windows left at MPI_Finalize */
 
 /* ---- helpers ---------------------------------------------------------------------- */
 

@@ -5,12 +5,14 @@
  * Fast path: a contiguous send or receive checks its arguments and calls core_isend /
  * core_irecv on the user's buffer; the only object is the core request (a blocking call
  * makes no MPI request at all, a non-blocking one takes a request object from a pool).
- * Non-contiguous datatypes go through a packed temporary.
+ * Non-contiguous datatypes: an eager send of few blocks is gathered by the transport
+ * from the user's pieces (core_isendv); otherwise they go through a packed temporary.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "mpi/mpi_impl.h"
+#include "util/tunables.h"
 
 struct mpi_req **mpi_reqs;
 int mpi_nreqs;
@@ -313,6 +315,24 @@ static inline int mpi_send_post(const void *buf, MPI_Count count, const struct m
     const void *p = (const void *)((uintptr_t)buf + (uintptr_t)t->contig_off); /* MPI_BOTTOM-safe */
     *tmp = NULL;
     if (__builtin_expect(!t->contig && count > 0, 0)) {
+        /* Eager and few blocks: the transport gathers straight from the user's pieces. */
+        if ((MPI_Count)t->nblk * count <= CORE_SENDV_MAX_IOV &&
+            (size_t)t->size >= (size_t)t->nblk * util_tun.mpi_sendv_min_block) {
+            struct iovec v[CORE_SENDV_MAX_IOV];
+            int k = 0;
+            MPI_Aint ext = mpi_type_extent(t);
+            for (MPI_Count i = 0; i < count; i++)
+                for (int b = 0; b < t->nblk; b++) {
+                    char *q = (char *)((uintptr_t)buf + (uintptr_t)(i * ext + t->blk[b].off));
+                    if (k && (char *)v[k - 1].iov_base + v[k - 1].iov_len == q)
+                        v[k - 1].iov_len += (size_t)t->blk[b].len; /* adjacent instances */
+                    else
+                        v[k++] = (struct iovec){q, (size_t)t->blk[b].len};
+                }
+            int rc = core_isendv(v, k, n, core_comm_world(tc, dest), tag, tc->ctx,
+                                 mode == MPI_SM_SYNC, r);
+            if (rc != TERN_ERR_UNSUPPORTED) return rc ? mpi_from_tern(rc) : MPI_SUCCESS;
+        }
         if ((*tmp = malloc(n ? n : 1)) == NULL) return MPI_ERR_NO_MEM;
         mpi_pack(buf, count, t, *tmp);
         p = *tmp;

@@ -1,6 +1,6 @@
 /*
- * mpi_stubs.c - MPI entry points tern does not implement (RMA, parallel I/O, dynamic
- * processes, matched probes, graph topologies, neighbourhood collectives, alltoallw).
+ * mpi_stubs.c - MPI entry points tern does not implement (parallel I/O, dynamic
+ * processes, matched probes, graph topologies, neighbourhood collectives).
  * They exist so programs that mention them link; a call reports
  * MPI_ERR_UNSUPPORTED_OPERATION, naming the function, through the error handler of the
  * communicator involved (MPI_COMM_WORLD's when there is none). See docs/MPI.md.
@@ -16,46 +16,6 @@
 
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 
-MPI_STUB(Win_create,
-         (void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win),
-         comm)
-MPI_STUB(Win_allocate,
-         (MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win),
-         comm)
-MPI_STUB(Win_allocate_shared,
-         (MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win),
-         comm)
-MPI_STUB(Win_create_dynamic, (MPI_Info info, MPI_Comm comm, MPI_Win *win), comm)
-MPI_STUB(Win_free, (MPI_Win * win), MPI_COMM_WORLD)
-MPI_STUB(Win_fence, (int assert, MPI_Win win), MPI_COMM_WORLD)
-MPI_STUB(Win_lock, (int lock_type, int rank, int assert, MPI_Win win), MPI_COMM_WORLD)
-MPI_STUB(Win_unlock, (int rank, MPI_Win win), MPI_COMM_WORLD)
-MPI_STUB(Win_lock_all, (int assert, MPI_Win win), MPI_COMM_WORLD)
-MPI_STUB(Win_unlock_all, (MPI_Win win), MPI_COMM_WORLD)
-MPI_STUB(Win_flush, (int rank, MPI_Win win), MPI_COMM_WORLD)
-MPI_STUB(Win_flush_all, (MPI_Win win), MPI_COMM_WORLD)
-MPI_STUB(Win_sync, (MPI_Win win), MPI_COMM_WORLD)
-MPI_STUB(Put,
-         (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
-          MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win),
-         MPI_COMM_WORLD)
-MPI_STUB(Get,
-         (void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
-          MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win),
-         MPI_COMM_WORLD)
-MPI_STUB(Accumulate,
-         (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
-          MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op,
-          MPI_Win win),
-         MPI_COMM_WORLD)
-MPI_STUB(Fetch_and_op,
-         (const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank,
-          MPI_Aint target_disp, MPI_Op op, MPI_Win win),
-         MPI_COMM_WORLD)
-MPI_STUB(Compare_and_swap,
-         (const void *origin_addr, const void *compare_addr, void *result_addr,
-          MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win),
-         MPI_COMM_WORLD)
 MPI_STUB(File_open, (MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh),
          comm)
 MPI_STUB(File_close, (MPI_File * fh), MPI_COMM_WORLD)
@@ -131,9 +91,4 @@ MPI_STUB(Neighbor_allgather,
 MPI_STUB(Neighbor_alltoall,
          (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
           MPI_Datatype recvtype, MPI_Comm comm),
-         comm)
-MPI_STUB(Alltoallw,
-         (const void *sendbuf, const int sendcounts[], const int sdispls[],
-          const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
-          const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm),
          comm)

@@ -124,6 +124,7 @@ static int mpi_type_predef(MPI_Datatype h, const char *name, MPI_Aint size, MPI_
     t->true_ub = blk[nblk - 1].off + blk[nblk - 1].len;
     t->tdt = tdt;
     t->basic_size = basic;
+    t->basic = h;
     t->combiner = MPI_COMBINER_NAMED;
     snprintf(t->name, sizeof t->name, "%s", name);
     mpi_type_finish(t);
@@ -261,6 +262,8 @@ static int mpi_type_build(int npieces, const struct mpi_piece *p, int combiner, 
     int any = 0, anyt = 0;
     MPI_Count size = 0;
     MPI_Aint basic = -1;
+    MPI_Datatype bt = MPI_DATATYPE_NULL; /* the one predefined type, if only one (for RMA) */
+    int bt_any = 0;
     for (int i = 0; i < npieces; i++) {
         const struct mpi_type *c = p[i].ct;
         MPI_Aint ext = mpi_type_extent(c);
@@ -280,6 +283,11 @@ static int mpi_type_build(int npieces, const struct mpi_piece *p, int combiner, 
                 basic = c->basic_size;
             else if (basic != c->basic_size)
                 basic = 0;
+            if (!bt_any)
+                bt = c->basic;
+            else if (bt != c->basic)
+                bt = MPI_DATATYPE_NULL;
+            bt_any = 1;
         }
         if (c->contig) {
             mpi_bl_add(&l, p[i].disp + c->contig_off, (MPI_Aint)p[i].bl * c->size);
@@ -303,6 +311,7 @@ static int mpi_type_build(int npieces, const struct mpi_piece *p, int combiner, 
     t->true_lb = tlb;
     t->true_ub = tub;
     t->basic_size = basic < 0 ? 0 : basic;
+    t->basic = bt;
     t->combiner = combiner;
     mpi_type_finish(t);
     int h = -1;

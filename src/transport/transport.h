@@ -32,6 +32,9 @@ struct tl_env {
     tl_failed_fn failed;
 };
 
+/* Pieces of one frame every transport's send() takes (a header plus a datatype's blocks). */
+#define TL_MAX_IOV 64
+
 struct tl_limits {
     size_t max_frame;  /* largest frame send() accepts, header included */
     size_t max_inline; /* frames up to this size take the fastest path (e.g. one cache line) */
@@ -56,7 +59,8 @@ struct tl_ops {
     /* Every peer attached (after the second fence): drop names, e.g. unlink segments. */
     int (*ready)(void);
 
-    /* Send one whole frame gathered from iov (total bytes <= max_frame).
+    /* Send one whole frame gathered from iov (total bytes <= max_frame, at most
+     * TL_MAX_IOV pieces).
      * Returns 0, TERN_ERR_AGAIN if there is no room now (nothing was sent), or an error. */
     int (*send)(int dest, const struct iovec *iov, int iovcnt, size_t total);
 

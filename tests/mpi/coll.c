@@ -1,7 +1,8 @@
 /*
  * coll.c - every MPI collective, blocking and non-blocking, in place where MPI allows,
  * with exact data checks: barrier, bcast, reduce, allreduce, scan, exscan,
- * reduce_scatter(_block), gather(v), scatter(v), allgather(v), alltoall(v); built-in ops on
+ * reduce_scatter(_block), gather(v), scatter(v), allgather(v), alltoall(v/w) (also with
+ * non-contiguous types on the per-process side); built-in ops on
  * several types (MPI_SUM on MPI_CHAR, MINLOC/MAXLOC pairs), user ops commutative or not,
  * Reduce_local, derived datatypes in data movement. Run on odd and even process counts.
  */
@@ -377,6 +378,162 @@ static void vmovement(int nb)
     free(counts), free(displs), free(s), free(r);
 }
 
+/* The v collectives and alltoallw with a non-contiguous type on the side with the
+ * per-process arrays: E is two ints at offsets 0 and 2 of a 3-int extent (the middle
+ * int must stay untouched). Block p holds p + 1 E elements = 2 (p + 1) ints. */
+static MPI_Datatype mkE(void)
+{
+    MPI_Datatype v, e;
+    OK(MPI_Type_vector(2, 1, 2, MPI_INT, &v));
+    OK(MPI_Type_create_resized(v, 0, 3 * (MPI_Aint)sizeof(int), &e));
+    OK(MPI_Type_commit(&e));
+    OK(MPI_Type_free(&v));
+    return e;
+}
+
+/* Check rank p's block of n E elements at element displacement d of b. */
+static void checkE(const int *b, int d, int n, int p, int base)
+{
+    for (int k = 0; k < n; k++) {
+        CHECKF(b[3 * (d + k)] == val(p, base + 2 * k), "E block of %d [%d].0", p, k);
+        CHECKF(b[3 * (d + k) + 1] == -1, "E block of %d [%d] gap written", p, k);
+        CHECKF(b[3 * (d + k) + 2] == val(p, base + 2 * k + 1), "E block of %d [%d].1", p, k);
+    }
+}
+
+static void putE(int *b, int d, int n, int p, int base)
+{
+    for (int k = 0; k < n; k++) {
+        b[3 * (d + k)] = val(p, base + 2 * k);
+        b[3 * (d + k) + 2] = val(p, base + 2 * k + 1);
+    }
+}
+
+static void vtypes(int nb)
+{
+    MPI_Datatype E = mkE();
+    int *counts = malloc((size_t)np * sizeof(int)), *displs = malloc((size_t)np * sizeof(int));
+    int total = 0;
+    for (int p = 0; p < np; p++) {
+        counts[p] = p + 1;
+        displs[p] = total;
+        total += p + 2; /* one element of gap between blocks */
+    }
+    int *r = malloc((size_t)(3 * total) * sizeof(int)), s[128], got[128];
+    for (int i = 0; i < 2 * (me + 1); i++)
+        s[i] = val(me, i);
+    for (int root = 0; root < np; root++) {
+        for (int i = 0; i < 3 * total; i++)
+            r[i] = -1;
+        RUN(nb, MPI_Gatherv(s, 2 * (me + 1), MPI_INT, r, counts, displs, E, root, MPI_COMM_WORLD),
+            MPI_Igatherv(s, 2 * (me + 1), MPI_INT, r, counts, displs, E, root, MPI_COMM_WORLD,
+                         &rq_));
+        if (me == root)
+            for (int p = 0; p < np; p++) {
+                checkE(r, displs[p], p + 1, p, 0);
+                CHECK(r[3 * (displs[p] + p + 1)] == -1); /* the gap element */
+            }
+        for (int i = 0; i < 128; i++)
+            got[i] = -7;
+        RUN(nb,
+            MPI_Scatterv(r, counts, displs, E, got, 2 * (me + 1), MPI_INT, root, MPI_COMM_WORLD),
+            MPI_Iscatterv(r, counts, displs, E, got, 2 * (me + 1), MPI_INT, root, MPI_COMM_WORLD,
+                          &rq_));
+        for (int i = 0; i < 2 * (me + 1); i++)
+            CHECK(got[i] == val(me, i));
+        CHECK(got[2 * (me + 1)] == -7);
+    }
+    /* Allgatherv, then in place (my block already in r). */
+    for (int ip = 0; ip < 2; ip++) {
+        for (int i = 0; i < 3 * total; i++)
+            r[i] = -1;
+        if (ip) putE(r, displs[me], me + 1, me, 0);
+        const void *sb = ip ? MPI_IN_PLACE : (const void *)s;
+        RUN(nb, MPI_Allgatherv(sb, 2 * (me + 1), MPI_INT, r, counts, displs, E, MPI_COMM_WORLD),
+            MPI_Iallgatherv(sb, 2 * (me + 1), MPI_INT, r, counts, displs, E, MPI_COMM_WORLD, &rq_));
+        for (int p = 0; p < np; p++)
+            checkE(r, displs[p], p + 1, p, 0);
+    }
+    /* Alltoallv with E on both sides: me sends me + 1 elements to q (base q * 100);
+     * q's block from p is p + 1 elements at displs[p]. */
+    int *sc = malloc((size_t)np * sizeof(int)), *sd = malloc((size_t)np * sizeof(int));
+    int *sbuf = malloc((size_t)(3 * np * (me + 1)) * sizeof(int));
+    for (int q = 0; q < np; q++) {
+        sc[q] = me + 1;
+        sd[q] = q * (me + 1);
+        putE(sbuf, sd[q], me + 1, me, q * 100);
+    }
+    for (int i = 0; i < 3 * total; i++)
+        r[i] = -1;
+    RUN(nb, MPI_Alltoallv(sbuf, sc, sd, E, r, counts, displs, E, MPI_COMM_WORLD),
+        MPI_Ialltoallv(sbuf, sc, sd, E, r, counts, displs, E, MPI_COMM_WORLD, &rq_));
+    for (int p = 0; p < np; p++)
+        checkE(r, displs[p], p + 1, p, me * 100);
+    /* Alltoallw: to even q plain ints, to odd q E elements; from q with q % 3 == 0 plain
+     * ints, else E elements; displacements in bytes. */
+    int *wsc = malloc((size_t)np * sizeof(int)), *wsd = malloc((size_t)np * sizeof(int));
+    int *wrc = malloc((size_t)np * sizeof(int)), *wrd = malloc((size_t)np * sizeof(int));
+    MPI_Datatype *wst = malloc((size_t)np * sizeof *wst), *wrt = malloc((size_t)np * sizeof *wrt);
+    int *ws = malloc((size_t)(3 * np * (me + 1)) * sizeof(int));
+    for (int i = 0; i < 3 * np * (me + 1); i++)
+        ws[i] = -1;
+    for (int q = 0; q < np; q++) {
+        int at = q * 3 * (me + 1); /* ints */
+        wsd[q] = at * (int)sizeof(int);
+        if (q % 2 == 0) {
+            wst[q] = MPI_INT;
+            wsc[q] = 2 * (me + 1);
+            for (int i = 0; i < 2 * (me + 1); i++)
+                ws[at + i] = val(me, q * 100 + i);
+        } else {
+            wst[q] = E;
+            wsc[q] = me + 1;
+            putE(ws, at / 3, me + 1, me, q * 100);
+        }
+        wrd[q] = 3 * displs[q] * (int)sizeof(int);
+        wrt[q] = q % 3 == 0 ? MPI_INT : E;
+        wrc[q] = q % 3 == 0 ? 2 * (q + 1) : q + 1;
+    }
+    for (int i = 0; i < 3 * total; i++)
+        r[i] = -1;
+    RUN(nb, MPI_Alltoallw(ws, wsc, wsd, wst, r, wrc, wrd, wrt, MPI_COMM_WORLD),
+        MPI_Ialltoallw(ws, wsc, wsd, wst, r, wrc, wrd, wrt, MPI_COMM_WORLD, &rq_));
+    for (int p = 0; p < np; p++) {
+        if (p % 3 == 0) {
+            for (int i = 0; i < 2 * (p + 1); i++)
+                CHECKF(r[3 * displs[p] + i] == val(p, me * 100 + i), "alltoallw ints from %d", p);
+            CHECK(r[3 * displs[p] + 2 * (p + 1)] == -1);
+        } else {
+            checkE(r, displs[p], p + 1, p, me * 100);
+        }
+    }
+    /* Alltoallw in place: the receive side describes both. */
+    for (int i = 0; i < 3 * total; i++)
+        r[i] = -1;
+    for (int q = 0; q < np; q++) {
+        wrt[q] = q % 2 ? E : MPI_INT;
+        wrc[q] = q % 2 ? (me < q ? me : q) + 1 : 2 * ((me < q ? me : q) + 1);
+        if (q % 2)
+            putE(r, displs[q], wrc[q], me, q * 100);
+        else
+            for (int i = 0; i < wrc[q]; i++)
+                r[3 * displs[q] + i] = val(me, q * 100 + i);
+    }
+    RUN(nb, MPI_Alltoallw(MPI_IN_PLACE, NULL, NULL, NULL, r, wrc, wrd, wrt, MPI_COMM_WORLD),
+        MPI_Ialltoallw(MPI_IN_PLACE, NULL, NULL, NULL, r, wrc, wrd, wrt, MPI_COMM_WORLD, &rq_));
+    for (int q = 0; q < np; q++) {
+        int n = (me < q ? me : q) + 1;
+        if (q % 2)
+            checkE(r, displs[q], n, q, me * 100);
+        else
+            for (int i = 0; i < 2 * n; i++)
+                CHECKF(r[3 * displs[q] + i] == val(q, me * 100 + i), "in-place alltoallw %d", q);
+    }
+    free(wsc), free(wsd), free(wrc), free(wrd), free(wst), free(wrt), free(ws);
+    free(sc), free(sd), free(sbuf), free(r), free(counts), free(displs);
+    OK(MPI_Type_free(&E));
+}
+
 /* Several non-blocking collectives in flight at once, completed in reverse order. */
 static void overlap(void)
 {
@@ -403,6 +560,7 @@ int main(int argc, char **argv)
         reductions(nb);
         movement(nb);
         vmovement(nb);
+        vtypes(nb);
     }
     overlap();
     return mt_done("coll");

@@ -143,6 +143,14 @@ static void roundtrip(MPI_Datatype t, int count, const int *map, int nmap, int s
     OK(MPI_Wait(&q, MPI_STATUS_IGNORE));
     for (int i = 0; i < total; i++)
         CHECK(back[i] == (hit[i] ? other * 100000 + i : -1));
+    /* Synchronous mode: the acknowledgement of a gathered eager send. */
+    for (int i = 0; i < total; i++)
+        back[i] = -1;
+    OK(MPI_Irecv(back, count, t, other, 4, MPI_COMM_WORLD, &q));
+    OK(MPI_Ssend(lay, count, t, other, 4, MPI_COMM_WORLD));
+    OK(MPI_Wait(&q, MPI_STATUS_IGNORE));
+    for (int i = 0; i < total; i++)
+        CHECK(back[i] == (hit[i] ? other * 100000 + i : -1));
     free(packed);
     free(hit);
     free(lay);

@@ -107,8 +107,29 @@ static void test_mapping(void)
     CHECK(pmi_wire_parse_mapping("", 2, node) != 0);
 }
 
+static void test_escape(void)
+{
+    char b[64];
+    CHECK_EQ(pmi_wire_escape("MPI_Send: bad rank=3 50%", b, sizeof b), strlen(b));
+    CHECK(strcmp(b, "MPI_Send:%20bad%20rank%3D3%2050%25") == 0);
+    char line[128];
+    snprintf(line, sizeof line, "cmd=abort exitcode=1 msg=%s", b);
+    struct pmi_msg m;
+    CHECK_EQ(pmi_wire_parse(line, &m), 0); /* still one word */
+    char v[64];
+    snprintf(v, sizeof v, "%s", pmi_msg_get(&m, "msg"));
+    pmi_wire_unescape(v);
+    CHECK(strcmp(v, "MPI_Send: bad rank=3 50%") == 0);
+    CHECK_EQ(pmi_wire_escape("a b c", b, 6), 5); /* never cuts an escape: "a%20b" */
+    CHECK(strcmp(b, "a%20b") == 0);
+    strcpy(v, "x%2 y%zz%41");
+    pmi_wire_unescape(v);
+    CHECK(strcmp(v, "x%2 y%zzA") == 0);
+}
+
 int main(void)
 {
+    test_escape();
     test_parse();
     test_reader();
     test_mapping();

@@ -287,7 +287,8 @@ void run_pmi_barrier_release_local(struct run_job *job)
 void run_pmi_barrier_add(struct run_job *job, int n)
 {
     job->barrier_count += n;
-    if (job->barrier_count == 0 || job->barrier_count + job->nfailed < job->nranks || (job->proxy && job->up_barrier)) {
+    if (job->barrier_count == 0 || job->barrier_count + job->nfailed < job->nranks ||
+        (job->proxy && job->up_barrier)) {
         pmi_barrier_check(job);
         return;
     }
@@ -427,8 +428,13 @@ static void pmi_abort(struct run_job *job, struct run_rank *r, const struct pmi_
     /* Exit statuses are 8 bits; a code that would read as success or wrap becomes 1. */
     if (pmi_msg_get_int(m, "exitcode", &code) != 0 || code < 1 || code > 255) code = 1;
     const char *msg = pmi_msg_get(m, "msg");
+    char text[PMI_WIRE_VAL_MAX];
+    snprintf(text, sizeof text, "%s", msg ? msg : "");
+    pmi_wire_unescape(text);      /* boot_abort escapes spaces and the like */
+    for (char *c = text; *c; c++) /* one line of printable text whatever was sent */
+        if ((unsigned char)*c < ' ' || *c == 0x7f) *c = '?';
     run_job_fail(job, code, "ternrun: rank %d (%s) called abort with code %d%s%.200s", r->rank,
-                 run_rank_where(job, r), code, msg && *msg ? ": " : "", msg ? msg : "");
+                 run_rank_where(job, r), code, *text ? ": " : "", text);
 }
 
 static void pmi_handle(struct run_job *job, struct run_rank *r, char *line)
@@ -453,8 +459,7 @@ static void pmi_handle(struct run_job *job, struct run_rank *r, char *line)
             pmi_reply(job, r,
                       "cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=-1 "
                       "msg=unsupported_version\n");
-        else
-        {
+        else {
             r->inited = 1;
             /* tern=1: ternrun's extensions (tern_tolerate, tern_peer_failed) are spoken. */
             pmi_reply(job, r, "cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=0 tern=1\n");

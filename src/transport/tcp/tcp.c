@@ -68,7 +68,7 @@
 #define TCP_READ_BATCH         ((size_t)64 << 10) /* bytes per recv when frames are small */
 #define TCP_MAX_STRANGERS      64                 /* connections still in their handshake */
 #define TCP_CONNECT_TIMEOUT_MS 60000
-#define TCP_MAX_IOV            8
+#define TCP_MAX_IOV            (TL_MAX_IOV + 1) /* + the TCP frame header */
 
 struct tcp_conn {
     int fd;

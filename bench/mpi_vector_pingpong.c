@@ -1,0 +1,82 @@
+/*
+ * mpi_vector_pingpong.c - ping-pong of a non-contiguous message (MPI_Type_vector of
+ * `blocks` blocks of `blen` bytes, stride 2 * blen) next to the same bytes sent
+ * contiguously: what a derived datatype costs on top of the data. Portable MPI: build it
+ * with terncc, mpicc.openmpi or mpicc.mpich and run it on 2 ranks.
+ *
+ * usage: mpi_vector_pingpong [iterations [blocks blen]]   prints: shape bytes vector_us contig_us
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static double pingpong(int rank, void *buf, int count, MPI_Datatype t, int iters)
+{
+    int peer = 1 - rank;
+    for (int i = 0; i < iters / 10 + 10; i++) { /* warm-up */
+        if (rank == 0) {
+            MPI_Send(buf, count, t, peer, 0, MPI_COMM_WORLD);
+            MPI_Recv(buf, count, t, peer, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        } else {
+            MPI_Recv(buf, count, t, peer, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Send(buf, count, t, peer, 0, MPI_COMM_WORLD);
+        }
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    for (int i = 0; i < iters; i++) {
+        if (rank == 0) {
+            MPI_Send(buf, count, t, peer, 0, MPI_COMM_WORLD);
+            MPI_Recv(buf, count, t, peer, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        } else {
+            MPI_Recv(buf, count, t, peer, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Send(buf, count, t, peer, 0, MPI_COMM_WORLD);
+        }
+    }
+    return (MPI_Wtime() - t0) / iters / 2 * 1e6; /* one-way microseconds */
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (size != 2) {
+        if (rank == 0) fprintf(stderr, "run on 2 ranks\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    int iters = argc > 1 ? atoi(argv[1]) : 20000;
+    static int shapes[][2] = {{8, 64}, {16, 256}, {32, 1024}, {60, 1000}, {8, 65536}};
+    size_t nshapes = sizeof shapes / sizeof shapes[0];
+    if (argc > 3) { /* one shape */
+        shapes[0][0] = atoi(argv[2]);
+        shapes[0][1] = atoi(argv[3]);
+        nshapes = 1;
+    }
+    if (rank == 0)
+        printf("%-14s %9s %11s %11s %7s\n", "blocks x len", "bytes", "vector_us", "contig_us",
+               "ratio");
+    for (size_t s = 0; s < nshapes; s++) {
+        int blocks = shapes[s][0], blen = shapes[s][1];
+        size_t bytes = (size_t)blocks * (size_t)blen;
+        char *buf = malloc(2 * bytes);
+        memset(buf, rank, 2 * bytes);
+        MPI_Datatype v;
+        MPI_Type_vector(blocks, blen, 2 * blen, MPI_BYTE, &v);
+        MPI_Type_commit(&v);
+        int it = bytes > 100000 ? iters / 10 : iters;
+        double tv = pingpong(rank, buf, 1, v, it);
+        double tc = pingpong(rank, buf, (int)bytes, MPI_BYTE, it);
+        if (rank == 0) {
+            char shape[32];
+            snprintf(shape, sizeof shape, "%d x %d", blocks, blen);
+            printf("%-14s %9zu %11.3f %11.3f %7.2f\n", shape, bytes, tv, tc, tv / tc);
+        }
+        MPI_Type_free(&v);
+        free(buf);
+    }
+    MPI_Finalize();
+    return 0;
+}
