@@ -35,6 +35,8 @@ enum conv_op {
     CONV_OP_PEEK,     /* member -> home: how many messages wait in the FCFS queue? */
     CONV_OP_PEEKED,   /* home -> member: len = that number */
     CONV_OP_MORE,     /* the next piece of the message being reassembled from src */
+    CONV_OP_FAILED,   /* home -> receiver: sender src of the conversation died; len: how
+                       * many of this receiver's wants the home dropped (FCFS) */
 };
 
 #define CONV_FLAG_LINGER 0x1
@@ -72,10 +74,14 @@ size_t conv_wire_room(int dest);
  * NULL when len is 0). */
 void conv_home_recv(int src, const struct conv_wire *w, unsigned char *data, size_t len);
 void conv_home_fini(void);
+/* Rank `rank` died: it leaves every conversation homed here. */
+void conv_home_failed(int rank);
 
 /* conv_api.c: a whole message for a member */
 void conv_member_recv(int src, const struct conv_wire *w, unsigned char *data, size_t len);
 void conv_member_fini(void);
+/* Rank `rank` died: handles on conversations homed there fail. */
+void conv_member_failed(int rank);
 
 /* FNV-1a of a name; the home is hash % world size. */
 static inline uint32_t conv_hash(const char *name, size_t len)

@@ -37,6 +37,7 @@ struct tern_conv {
     uint8_t state;
     uint8_t mode; /* TERN_FCFS, TERN_BROADCAST or CONV_MODE_SEND */
     uint8_t linger;
+    uint8_t home_failed; /* the home died: every later operation fails */
     int home;
     uint32_t cid, mid; /* the home's ids */
     /* answers of the home */
@@ -146,6 +147,32 @@ static void conv_consumed(struct tern_conv *h, size_t len)
     }
 }
 
+/* Fail the oldest n posted receives of h with err. */
+static void conv_fail_pending(struct tern_conv *h, size_t n, int err)
+{
+    while (n-- && h->pend_head) {
+        core_req_t *r = h->pend_head;
+        h->pend_head = r->next;
+        if (h->pend_head == NULL) h->pend_tail = NULL;
+        h->npend--;
+        r->user = NULL;
+        core_req_complete(r, err);
+    }
+}
+
+/* The home of some of our handles died: they lose their conversation. What a broadcast
+ * receiver already holds in its inbox can still be received; everything else, waiting
+ * or later, ends with TERN_ERR_PEER_FAILED (tern_conv_close just releases the handle). */
+void conv_member_failed(int rank)
+{
+    for (uint32_t i = 0; i < memb.n; i++) {
+        struct tern_conv *h = memb.tab[i];
+        if (h->state == CONV_H_FREE || h->home != rank) continue;
+        h->home_failed = 1;
+        conv_fail_pending(h, SIZE_MAX, TERN_ERR_PEER_FAILED);
+    }
+}
+
 void conv_member_recv(int src, const struct conv_wire *w, unsigned char *data, size_t len)
 {
     struct tern_conv *h = w->hid < memb.n ? memb.tab[w->hid] : NULL;
@@ -175,6 +202,11 @@ void conv_member_recv(int src, const struct conv_wire *w, unsigned char *data, s
     case CONV_OP_PEEKED:
         h->peek = w->len;
         h->peek_done = 1;
+        break;
+    case CONV_OP_FAILED:
+        /* Sender w->src died: the receives waiting now may have waited for it. */
+        conv_fail_pending(h, h->mode == TERN_FCFS ? (size_t)w->len : SIZE_MAX,
+                          TERN_ERR_PEER_FAILED);
         break;
     case CONV_OP_DELIVER: {
         core_req_t *r = h->pend_head;
@@ -208,22 +240,26 @@ void conv_member_recv(int src, const struct conv_wire *w, unsigned char *data, s
 
 static int conv_op_done(const void *arg)
 {
-    return ((const struct tern_conv *)arg)->op_done;
+    const struct tern_conv *h = arg;
+    return h->op_done || h->home_failed;
 }
 
 static int conv_sent_done(const void *arg)
 {
-    return ((const struct tern_conv *)arg)->sent_done;
+    const struct tern_conv *h = arg;
+    return h->sent_done || h->home_failed;
 }
 
 static int conv_room_done(const void *arg)
 {
-    return ((const struct tern_conv *)arg)->room;
+    const struct tern_conv *h = arg;
+    return h->room || h->home_failed;
 }
 
 static int conv_peek_done(const void *arg)
 {
-    return ((const struct tern_conv *)arg)->peek_done;
+    const struct tern_conv *h = arg;
+    return h->peek_done || h->home_failed;
 }
 
 /* ---- checks --------------------------------------------------------------------- */
@@ -264,10 +300,13 @@ static int conv_open(const char *name, int mode, tern_conv_t *conv)
     struct conv_wire w = {.op = CONV_OP_OPEN, .mode = (uint8_t)mode, .hid = h->hid, .len = len};
     rc = conv_wire_send(h->home, &w, name, len);
     if (rc == 0) rc = core_block(conv_op_done, h);
-    if (rc == 0) rc = h->op_status;
+    if (rc == 0) rc = h->home_failed ? TERN_ERR_PEER_FAILED : h->op_status;
     if (rc) {
-        /* Not answered (the job is failing) or refused: nothing of it lives at home. */
-        if (h->op_done || rc != TERN_ERR_PEER_FAILED) conv_handle_release(h);
+        /* Refused, or the home died: nothing of it lives at home. Only when the whole
+         * job is failing may an answer still come, so the handle is kept. */
+        if (h->op_done || h->home_failed || core.peers[h->home].failed ||
+            rc != TERN_ERR_PEER_FAILED)
+            conv_handle_release(h);
         return rc;
     }
     h->state = CONV_H_OPEN;
@@ -299,9 +338,11 @@ int tern_conv_close(tern_conv_t *conv)
     if (h->npend) return TERN_ERR_BUSY;
     h->state = CONV_H_CLOSING;
     h->op_done = 0;
-    conv_to_home(h, CONV_OP_CLOSE, h->linger ? CONV_FLAG_LINGER : 0, 0);
-    rc = core_block(conv_op_done, h);
-    if (rc) return rc;
+    if (!h->home_failed) {
+        conv_to_home(h, CONV_OP_CLOSE, h->linger ? CONV_FLAG_LINGER : 0, 0);
+        rc = core_block(conv_op_done, h);
+        if (rc) return rc;
+    }
     conv_handle_release(h);
     *conv = TERN_CONV_NULL;
     return 0;
@@ -323,6 +364,7 @@ static int conv_send(tern_conv_t h, const void *buf, size_t len, int block)
     if (!conv_valid(h) || h->mode != CONV_MODE_SEND) return TERN_ERR_INVAL;
     if (buf == NULL && len > 0) return TERN_ERR_BUFFER;
     for (;;) {
+        if (h->home_failed) return TERN_ERR_PEER_FAILED;
         h->sent_done = 0;
         h->room = 0;
         struct conv_wire w = {
@@ -330,6 +372,7 @@ static int conv_send(tern_conv_t h, const void *buf, size_t len, int block)
         rc = conv_wire_send(h->home, &w, buf, len);
         if (rc == 0) rc = core_block(conv_sent_done, h);
         if (rc) return rc;
+        if (h->home_failed) return TERN_ERR_PEER_FAILED;
         if (h->sent_status != TERN_ERR_AGAIN) return h->sent_status;
         if (!block) return TERN_ERR_AGAIN;
         rc = core_block(conv_room_done, h);
@@ -358,10 +401,12 @@ static inline int conv_check_recv(tern_conv_t h, const void *buf, size_t cap)
 
 static int conv_irecv(tern_conv_t h, void *buf, size_t cap, core_req_t **out)
 {
+    if (h->home_failed && h->in_head == NULL) return TERN_ERR_PEER_FAILED;
     core_req_t *r = core_req_alloc(CORE_REQ_RECV);
     if (r == NULL) return TERN_ERR_NOMEM;
     r->state = CORE_RS_POSTED;
-    r->peer = -1; /* no matching queue and no peer: core_peer_failed leaves it alone */
+    r->peer = -1;
+    r->ctx = CORE_CTX_NONE; /* in no matching queue: core_peer_failed leaves it to us */
     r->src = -1;
     r->buf = buf;
     r->len = cap;
@@ -418,13 +463,16 @@ int tern_conv_check(tern_conv_t conv, int *flag)
     if (!conv_valid(conv) || conv->mode == CONV_MODE_SEND || flag == NULL) return TERN_ERR_INVAL;
     if (conv->mode == TERN_BROADCAST) {
         if (conv->in_head == NULL) core_progress();
+        if (conv->in_head == NULL && conv->home_failed) return TERN_ERR_PEER_FAILED;
         *flag = conv->in_head != NULL;
         return 0;
     }
+    if (conv->home_failed) return TERN_ERR_PEER_FAILED;
     conv->peek_done = 0;
     conv_to_home(conv, CONV_OP_PEEK, 0, 0);
     rc = core_block(conv_peek_done, conv);
     if (rc) return rc;
+    if (conv->home_failed) return TERN_ERR_PEER_FAILED;
     *flag = conv->peek > 0;
     return 0;
 }

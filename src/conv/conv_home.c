@@ -385,6 +385,70 @@ void conv_home_recv(int src, const struct conv_wire *w, unsigned char *data, siz
     free(data);
 }
 
+/* How many wants of member mid wait; with drop, remove them (and any of members that
+ * are gone) from the FIFO, keeping the order of the rest. */
+static size_t home_wants_filter(struct conv_conv *c, uint32_t mid, int drop)
+{
+    size_t n = 0, k = 0;
+    for (size_t i = 0; i < c->wcount; i++) {
+        uint32_t w = c->wants[c->whead + i];
+        if (w == mid) n++;
+        if ((drop && w == mid) || c->m[w].mode != TERN_FCFS) continue;
+        c->wants[k++] = w;
+    }
+    c->whead = 0;
+    c->wcount = k;
+    return n;
+}
+
+/*
+ * Rank `rank` died: it leaves every conversation homed here, as if it had closed without
+ * lingering. Messages it had sent and the home had accepted stay. When it was a sender,
+ * every receiver is told (FAILED): a receive it has waiting may have been waiting for a
+ * message of the dead sender, so those fail with TERN_ERR_PEER_FAILED, like a wildcard
+ * receive in core; receives posted later wait normally. The home drops that receiver's
+ * wants and says how many, so the member fails exactly the receives they stood for (a
+ * WANT still in flight is matched later as usual).
+ */
+void conv_home_failed(int rank)
+{
+    for (uint32_t cid = 0; cid < home.ncid; cid++) {
+        struct conv_conv *c = home.by_cid[cid];
+        if (c == NULL) continue;
+        int gone = 0, sender = 0;
+        for (uint32_t i = 0; i < c->nm; i++) {
+            struct conv_member *m = &c->m[i];
+            if (m->mode == 0 || m->rank != rank) continue;
+            if (m->mode == CONV_MODE_SEND) sender = 1;
+            if (m->mode == TERN_FCFS) c->nfcfs--;
+            if (m->mode == TERN_BROADCAST) c->nbcast--;
+            m->mode = 0;
+            c->nmembers--;
+            gone = 1;
+        }
+        if (!gone) continue;
+        (void)home_wants_filter(c, UINT32_MAX, 0);
+        if (sender)
+            for (uint32_t i = 0; i < c->nm; i++) {
+                struct conv_member *m = &c->m[i];
+                if (m->mode != TERN_FCFS && m->mode != TERN_BROADCAST) continue;
+                size_t dropped = m->mode == TERN_FCFS ? home_wants_filter(c, i, 1) : 0;
+                struct conv_wire w = {.op = CONV_OP_FAILED, .hid = m->hid, .src = rank,
+                                      .len = dropped};
+                int rc = conv_wire_send(m->rank, &w, NULL, 0);
+                if (rc && rc != TERN_ERR_PEER_FAILED)
+                    UTIL_ERROR("conversation: cannot tell rank %d of a failure: %s", m->rank,
+                               tern_strerror(rc));
+            }
+        while (c->nm && c->m[c->nm - 1].mode == 0)
+            c->nm--;
+        UTIL_DEBUG(1, "conversation '%.*s': member rank %d failed", (int)c->namelen, c->name, rank);
+        home_wake_senders(c); /* its unread broadcast bytes no longer count */
+        home_match(c);
+        home_maybe_destroy(c);
+    }
+}
+
 void conv_home_fini(void)
 {
     for (uint32_t i = 0; i < home.ncid; i++)
