@@ -657,6 +657,15 @@ int tern_conv_send(tern_conv_t conv, const void *buf, size_t len);
 int tern_conv_trysend(tern_conv_t conv, const void *buf, size_t len);
 
 /**
+ * Wait until every message sent on this handle has reached the conversation's home
+ * (tern_conv_send may return while a message is still on its way, see "Sending" above).
+ * After it, a tern_conv_check by anyone counts them. A receiver's tern_conv_open_recv
+ * never needs it: joining waits for messages already sent on their way.
+ * Errors: TERN_ERR_INVAL (bad handle or not a send handle), common errors.
+ */
+int tern_conv_flush(tern_conv_t conv);
+
+/**
  * Receive the next message for this handle into buf (capacity cap bytes), blocking until
  * there is one; *len gets its size. A message larger than cap is still consumed: the
  * first cap bytes are stored, TERN_ERR_TRUNCATE is returned and *len holds the full

@@ -37,9 +37,15 @@ enum conv_op {
     CONV_OP_MORE,     /* the next piece of the message being reassembled from src */
     CONV_OP_FAILED,   /* home -> receiver: sender src of the conversation died; len: how
                        * many of this receiver's wants the home dropped (FCFS) */
+    CONV_OP_CREDIT,   /* home -> sender: `credit` more bytes may be sent unanswered */
+    CONV_OP_REVOKE,   /* home -> sender: hand back all your credit (a receiver joins) */
+    CONV_OP_RETURN,   /* sender -> home: `credit` unused bytes handed back */
+    CONV_OP_FLUSH,    /* sender -> home: `credit` handed back; answer when all has arrived */
+    CONV_OP_FLUSHED,  /* home -> sender */
 };
 
-#define CONV_FLAG_LINGER 0x1
+#define CONV_FLAG_LINGER   0x1
+#define CONV_FLAG_CREDITED 0x2 /* SEND: paid from credit; accepted without an answer */
 
 /* Member modes (the SEND one is internal; the receive ones are TERN_FCFS/TERN_BROADCAST). */
 #define CONV_MODE_SEND 0x10
@@ -60,6 +66,7 @@ struct conv_wire {
     uint32_t hid; /* the member's own id of its handle */
     int32_t src;  /* DELIVER: world rank that sent the message */
     uint64_t len; /* SEND/DELIVER: whole message bytes; OPEN: name bytes; PEEKED: count */
+    uint64_t credit; /* SEND/RETURN/FLUSH: credit handed back; SENT/CREDIT: credit granted */
 };
 
 /* conv_wire.c */

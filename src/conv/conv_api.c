@@ -43,7 +43,8 @@ struct tern_conv {
     /* answers of the home */
     int op_done, op_status;
     int sent_done, sent_status, room;
-    int peek_done;
+    int peek_done, flush_done;
+    size_t credit; /* sender: bytes it may send without waiting for the home */
     uint64_t peek;
     /* receives posted and not yet completed, oldest first */
     core_req_t *pend_head, *pend_tail;
@@ -114,10 +115,16 @@ void conv_member_fini(void)
 
 /* ---- the member side of the protocol --------------------------------------------- */
 
-static void conv_to_home(struct tern_conv *h, uint8_t op, uint8_t flags, uint64_t len)
+static void conv_to_home(struct tern_conv *h, uint8_t op, uint8_t flags, uint64_t len,
+                         uint64_t credit)
 {
-    struct conv_wire w = {
-        .op = op, .flags = flags, .cid = h->cid, .mid = h->mid, .hid = h->hid, .len = len};
+    struct conv_wire w = {.op = op,
+                          .flags = flags,
+                          .cid = h->cid,
+                          .mid = h->mid,
+                          .hid = h->hid,
+                          .len = len,
+                          .credit = credit};
     int rc = conv_wire_send(h->home, &w, NULL, 0);
     if (rc && rc != TERN_ERR_PEER_FAILED)
         UTIL_ERROR("conversation: cannot reach home rank %d: %s", h->home, tern_strerror(rc));
@@ -142,7 +149,7 @@ static void conv_consumed(struct tern_conv *h, size_t len)
 {
     h->unacked += CONV_MSG_COST(len);
     if (h->in_head == NULL || 2 * h->unacked >= util_tun.conv_max_queued_bytes) {
-        conv_to_home(h, CONV_OP_CONSUMED, 0, h->unacked);
+        conv_to_home(h, CONV_OP_CONSUMED, 0, h->unacked, 0);
         h->unacked = 0;
     }
 }
@@ -195,6 +202,22 @@ void conv_member_recv(int src, const struct conv_wire *w, unsigned char *data, s
     case CONV_OP_SENT:
         h->sent_status = w->status;
         h->sent_done = 1;
+        h->credit += w->credit;
+        break;
+    case CONV_OP_CREDIT:
+        if (h->state == CONV_H_OPEN) h->credit += w->credit;
+        break;
+    case CONV_OP_REVOKE:
+        /* A receiver is joining: hand every unused byte back (behind what we sent). A
+         * closing handle's CLOSE already gives it all back. */
+        if (h->state == CONV_H_OPEN) {
+            uint64_t x = h->credit;
+            h->credit = 0;
+            conv_to_home(h, CONV_OP_RETURN, 0, 0, x);
+        }
+        break;
+    case CONV_OP_FLUSHED:
+        h->flush_done = 1;
         break;
     case CONV_OP_ROOM:
         h->room = 1;
@@ -254,6 +277,12 @@ static int conv_room_done(const void *arg)
 {
     const struct tern_conv *h = arg;
     return h->room || h->home_failed;
+}
+
+static int conv_flush_done(const void *arg)
+{
+    const struct tern_conv *h = arg;
+    return h->flush_done || h->home_failed;
 }
 
 static int conv_peek_done(const void *arg)
@@ -339,7 +368,7 @@ int tern_conv_close(tern_conv_t *conv)
     h->state = CONV_H_CLOSING;
     h->op_done = 0;
     if (!h->home_failed) {
-        conv_to_home(h, CONV_OP_CLOSE, h->linger ? CONV_FLAG_LINGER : 0, 0);
+        conv_to_home(h, CONV_OP_CLOSE, h->linger ? CONV_FLAG_LINGER : 0, 0, 0);
         rc = core_block(conv_op_done, h);
         if (rc) return rc;
     }
@@ -363,12 +392,32 @@ static int conv_send(tern_conv_t h, const void *buf, size_t len, int block)
     if (rc) return rc;
     if (!conv_valid(h) || h->mode != CONV_MODE_SEND) return TERN_ERR_INVAL;
     if (buf == NULL && len > 0) return TERN_ERR_BUFFER;
+    size_t cost = CONV_MSG_COST(len);
+    /* Paid from credit: on its way, and accepted when it arrives (the home lent us the
+     * room). The home tops the credit up as it goes; pick up what has come. */
+    if (h->credit < cost && h->credit > 0) core_progress();
+    if (h->credit >= cost && !h->home_failed) {
+        h->credit -= cost;
+        struct conv_wire w = {.op = CONV_OP_SEND,
+                              .flags = CONV_FLAG_CREDITED,
+                              .cid = h->cid,
+                              .mid = h->mid,
+                              .hid = h->hid,
+                              .len = len};
+        return conv_wire_send(h->home, &w, buf, len);
+    }
     for (;;) {
         if (h->home_failed) return TERN_ERR_PEER_FAILED;
         h->sent_done = 0;
         h->room = 0;
-        struct conv_wire w = {
-            .op = CONV_OP_SEND, .cid = h->cid, .mid = h->mid, .hid = h->hid, .len = len};
+        /* Too little credit for this one: hand it back and wait for the answer. */
+        struct conv_wire w = {.op = CONV_OP_SEND,
+                              .cid = h->cid,
+                              .mid = h->mid,
+                              .hid = h->hid,
+                              .len = len,
+                              .credit = h->credit};
+        h->credit = 0;
         rc = conv_wire_send(h->home, &w, buf, len);
         if (rc == 0) rc = core_block(conv_sent_done, h);
         if (rc) return rc;
@@ -388,6 +437,21 @@ int tern_conv_send(tern_conv_t conv, const void *buf, size_t len)
 int tern_conv_trysend(tern_conv_t conv, const void *buf, size_t len)
 {
     return conv_send(conv, buf, len, 0);
+}
+
+int tern_conv_flush(tern_conv_t h)
+{
+    int rc = conv_api_state();
+    if (rc) return rc;
+    if (!conv_valid(h) || h->mode != CONV_MODE_SEND) return TERN_ERR_INVAL;
+    if (h->home_failed) return TERN_ERR_PEER_FAILED;
+    h->flush_done = 0;
+    uint64_t x = h->credit;
+    h->credit = 0;
+    conv_to_home(h, CONV_OP_FLUSH, 0, 0, x);
+    rc = core_block(conv_flush_done, h);
+    if (rc) return rc;
+    return h->home_failed ? TERN_ERR_PEER_FAILED : 0;
 }
 
 static inline int conv_check_recv(tern_conv_t h, const void *buf, size_t cap)
@@ -429,7 +493,7 @@ static int conv_irecv(tern_conv_t h, void *buf, size_t cap, core_req_t **out)
         h->pend_head = r;
     h->pend_tail = r;
     h->npend++;
-    if (h->mode == TERN_FCFS) conv_to_home(h, CONV_OP_WANT, 0, 0);
+    if (h->mode == TERN_FCFS) conv_to_home(h, CONV_OP_WANT, 0, 0, 0);
     return 0;
 }
 
@@ -469,7 +533,7 @@ int tern_conv_check(tern_conv_t conv, int *flag)
     }
     if (conv->home_failed) return TERN_ERR_PEER_FAILED;
     conv->peek_done = 0;
-    conv_to_home(conv, CONV_OP_PEEK, 0, 0);
+    conv_to_home(conv, CONV_OP_PEEK, 0, 0, 0);
     rc = core_block(conv_peek_done, conv);
     if (rc) return rc;
     if (conv->home_failed) return TERN_ERR_PEER_FAILED;

@@ -55,6 +55,8 @@ static void conv_dispatch(int src, const struct conv_wire *w, unsigned char *dat
     case CONV_OP_WANT:
     case CONV_OP_CONSUMED:
     case CONV_OP_PEEK:
+    case CONV_OP_RETURN:
+    case CONV_OP_FLUSH:
         conv_home_recv(src, w, data, len);
         return;
     case CONV_OP_OPENED:
@@ -64,6 +66,9 @@ static void conv_dispatch(int src, const struct conv_wire *w, unsigned char *dat
     case CONV_OP_DELIVER:
     case CONV_OP_PEEKED:
     case CONV_OP_FAILED:
+    case CONV_OP_CREDIT:
+    case CONV_OP_REVOKE:
+    case CONV_OP_FLUSHED:
         conv_member_recv(src, w, data, len);
         return;
     default:
