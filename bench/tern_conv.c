@@ -239,8 +239,8 @@ static void run(const char *pattern, int trials)
                        len, n, trials, mn * 1e6 / n, med * 1e6 / n, bytes / mn / 1e6,
                        bytes / med / 1e6);
             else
-                printf("%10zu %8d %12.3f %12.1f %12.1f\n", len, n, mn * 1e6 / n,
-                       bytes / mn / 1e6, bytes / med / 1e6);
+                printf("%10zu %8d %12.3f %12.1f %12.1f\n", len, n, mn * 1e6 / n, bytes / mn / 1e6,
+                       bytes / med / 1e6);
             fflush(stdout);
         }
     }

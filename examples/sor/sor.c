@@ -208,7 +208,8 @@ static int serial_solve(struct grid *g, double tol, int every, int maxit)
 static void factor(int size, int *px, int *py)
 {
     int a = (int)sqrt((double)size);
-    while (a > 1 && size % a) a--;
+    while (a > 1 && size % a)
+        a--;
     *px = a;
     *py = size / a;
 }

@@ -61,11 +61,11 @@ struct conv_wire {
     uint8_t flags;
     uint8_t pad;
     int32_t status;
-    uint32_t cid; /* the home's id of the conversation */
-    uint32_t mid; /* the home's id of the member */
-    uint32_t hid; /* the member's own id of its handle */
-    int32_t src;  /* DELIVER: world rank that sent the message */
-    uint64_t len; /* SEND/DELIVER: whole message bytes; OPEN: name bytes; PEEKED: count */
+    uint32_t cid;    /* the home's id of the conversation */
+    uint32_t mid;    /* the home's id of the member */
+    uint32_t hid;    /* the member's own id of its handle */
+    int32_t src;     /* DELIVER: world rank that sent the message */
+    uint64_t len;    /* SEND/DELIVER: whole message bytes; OPEN: name bytes; PEEKED: count */
     uint64_t credit; /* SEND/RETURN/FLUSH: credit handed back; SENT/CREDIT: credit granted */
 };
 

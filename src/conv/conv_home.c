@@ -615,8 +615,8 @@ void conv_home_failed(int rank)
                 struct conv_member *m = &c->m[i];
                 if (m->mode != TERN_FCFS && m->mode != TERN_BROADCAST) continue;
                 size_t dropped = m->mode == TERN_FCFS ? home_wants_filter(c, i, 1) : 0;
-                struct conv_wire w = {.op = CONV_OP_FAILED, .hid = m->hid, .src = rank,
-                                      .len = dropped};
+                struct conv_wire w = {
+                    .op = CONV_OP_FAILED, .hid = m->hid, .src = rank, .len = dropped};
                 int rc = conv_wire_send(m->rank, &w, NULL, 0);
                 if (rc && rc != TERN_ERR_PEER_FAILED)
                     UTIL_ERROR("conversation: cannot tell rank %d of a failure: %s", m->rank,

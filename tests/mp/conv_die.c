@@ -80,8 +80,8 @@ int main(int argc, char **argv)
     pick(B, sizeof B, "B", 1, size);
     pick(C, sizeof C, "C", 0, size);
 
-    tern_conv_t as = TERN_CONV_NULL, ar = TERN_CONV_NULL, bs = TERN_CONV_NULL,
-                br = TERN_CONV_NULL, cs = TERN_CONV_NULL, cr = TERN_CONV_NULL;
+    tern_conv_t as = TERN_CONV_NULL, ar = TERN_CONV_NULL, bs = TERN_CONV_NULL, br = TERN_CONV_NULL,
+                cs = TERN_CONV_NULL, cr = TERN_CONV_NULL;
     MP_WHERE("open");
     if (me == VICTIM) {
         CHECK_OK(tern_conv_open_send(A, &as));

@@ -57,8 +57,7 @@ int main(int argc, char **argv)
                 conv_t_send(s, S, i, CONV_T_DATA);
             double t = tern_wtime() - t0;
             /* The home sleeps: had the sends waited for it, this would take ~0.3 s. */
-            printf("variant %d: %d sends returned in %.3f s while the home slept\n", variant, K,
-                   t);
+            printf("variant %d: %d sends returned in %.3f s while the home slept\n", variant, K, t);
             CHECKF(t < 0.2, "sends waited %.3f s for a sleeping home: no credit?", t);
             CHECK_OK(tern_send(&tok, 1, R, 1, TERN_COMM_WORLD));
             CHECK_OK(tern_recv(&tok, 1, R, 2, TERN_COMM_WORLD, NULL));
