@@ -8,6 +8,8 @@
 #                                         # also run that build's tern_conv, interleaved
 #                                         # pattern by pattern, and print base/new ratios
 #
+# Under load (a shared machine) the median of the trials is the steadier figure; the
+# best is shown in parentheses. Every run's CSV lands in bench/results/.
 # Environment: BUILD_DIR (default build-bench), NPS (default "2 4"), TRIALS (default 5),
 # PATTERNS (default all), RUN_TIMEOUT seconds per run (default 600).
 set -eu
@@ -40,6 +42,11 @@ for np in $NPS; do
     done
 done
 echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+mkdir -p "$ROOT/bench/results"
+stamp=$(date -u +%Y%m%d-%H%M)-$(hostname)
+cp "$out/new.csv" "$ROOT/bench/results/conv-$stamp.csv"
+[ -n "$BASE_BUILD" ] && cp "$out/base.csv" "$ROOT/bench/results/conv-$stamp-base.csv"
+echo "# CSV: bench/results/conv-$stamp.csv"
 
 # CSV: lib,pattern,mode,nprocs,bytes,iters,trials,t_min_us,t_med_us,MBps_max,MBps_med
 if [ -z "$BASE_BUILD" ]; then
@@ -47,8 +54,8 @@ if [ -z "$BASE_BUILD" ]; then
                printf "%8s %10.1f %10.1f\n", $5, $10, $11 }' "$out/new.csv"
 else
     awk -F, 'NR == FNR { b[$2 " " $4 " " $5] = $10; bm[$2 " " $4 " " $5] = $11; next }
-             { k = $2 " " $4; if (k != last) { printf "\n%s, %s processes: MB/s (1e6 B/s), best of %s trials (median)\n%8s %18s %18s %7s\n", substr($2, 6), $4, $7, "bytes", "before", "after", "ratio"; last = k }
+             { k = $2 " " $4; if (k != last) { printf "\n%s, %s processes: MB/s (1e6 B/s), median (best) of %s trials; ratio of medians\n%8s %18s %18s %7s\n", substr($2, 6), $4, $7, "bytes", "before", "after", "ratio"; last = k }
                kk = $2 " " $4 " " $5
-               printf "%8s %9.1f (%6.1f) %9.1f (%6.1f) %6.2fx\n", $5, b[kk], bm[kk], $10, $11, (b[kk] > 0 ? $10 / b[kk] : 0) }' \
+               printf "%8s %9.1f (%6.1f) %9.1f (%6.1f) %6.2fx\n", $5, bm[kk], b[kk], $11, $10, (bm[kk] > 0 ? $11 / bm[kk] : 0) }' \
         "$out/base.csv" "$out/new.csv"
 fi
