@@ -581,10 +581,10 @@ int tern_iexscan(const void *sbuf, void *rbuf, size_t count, tern_datatype_t dt,
  * blocks in tern_conv_send, or gets TERN_ERR_AGAIN from tern_conv_trysend; nothing is
  * ever dropped silently.
  *
- * Sending: tern_conv_send returns once the message is accepted - usually at once, paid
- * from credit the home lent the sender (TERN_CONV_CREDIT bytes of the bound), the
- * message then still on its way to the home; without enough credit, after a round trip
- * to the home. Either way it will reach the conversation, in order with the sender's
+ * Sending: tern_conv_send returns once the message is accepted - for messages up to a
+ * quarter of TERN_CONV_CREDIT (32 KiB by default) usually at once, paid from credit the
+ * home lent the sender, the message then still on its way to the home; otherwise after a
+ * round trip to the home. Either way it will reach the conversation, in order with the sender's
  * other messages, and counts as sent before anything the sender does afterwards as far
  * as joining receivers are concerned (a receiver's open waits for such messages). To
  * know that the home holds them (before telling another process to send a "last"

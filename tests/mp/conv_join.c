@@ -18,6 +18,15 @@
 
 #define K 20
 
+/* Message seq of S, small (credit pays only for messages up to a quarter of it). */
+static void send_small(tern_conv_t s, int sender, int seq)
+{
+    unsigned char buf[300];
+    size_t len = sizeof(struct conv_msg_hdr) + (size_t)(seq * 7 % 200);
+    conv_t_fill(buf, sender, seq, 2, len);
+    CHECK_OK(tern_conv_send(s, buf, len));
+}
+
 static int home_of(const char *name, int size)
 {
     uint32_t h = 2166136261u;
@@ -46,7 +55,7 @@ int main(int argc, char **argv)
         tern_conv_t s = TERN_CONV_NULL, r = TERN_CONV_NULL;
         if (me == S) {
             CHECK_OK(tern_conv_open_send(name, &s));
-            conv_t_send(s, S, 0, CONV_T_DATA); /* a first send: the answer lends credit */
+            send_small(s, S, 0); /* a first send: the answer lends credit */
         }
         CHECK_OK(tern_barrier(TERN_COMM_WORLD));
         char tok = 0;
@@ -54,14 +63,14 @@ int main(int argc, char **argv)
         if (me == S) {
             double t0 = tern_wtime();
             for (int i = 1; i <= K; i++)
-                conv_t_send(s, S, i, CONV_T_DATA);
+                send_small(s, S, i);
             double t = tern_wtime() - t0;
             /* The home sleeps: had the sends waited for it, this would take ~0.3 s. */
             printf("variant %d: %d sends returned in %.3f s while the home slept\n", variant, K, t);
             CHECKF(t < 0.2, "sends waited %.3f s for a sleeping home: no credit?", t);
             CHECK_OK(tern_send(&tok, 1, R, 1, TERN_COMM_WORLD));
             CHECK_OK(tern_recv(&tok, 1, R, 2, TERN_COMM_WORLD, NULL));
-            conv_t_send(s, S, K + 1, CONV_T_DATA);
+            send_small(s, S, K + 1);
         }
         if (me == R) {
             CHECK_OK(tern_recv(&tok, 1, S, 1, TERN_COMM_WORLD, NULL));
@@ -89,7 +98,7 @@ int main(int argc, char **argv)
         if (me == H) usleep(100 * 1000);
         if (me == S) {
             for (int i = K + 2; i < K + 12; i++)
-                conv_t_send(s, S, i, CONV_T_DATA);
+                conv_t_send(s, S, i, CONV_T_DATA); /* of every size */
             CHECK_OK(tern_conv_flush(s));
         }
         CHECK_OK(tern_barrier(TERN_COMM_WORLD));
