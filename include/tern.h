@@ -582,6 +582,24 @@ int tern_iexscan(const void *sbuf, void *rbuf, size_t count, tern_datatype_t dt,
  * blocks in tern_conv_send, or gets TERN_ERR_AGAIN from tern_conv_trysend; nothing is
  * ever dropped silently.
  *
+ * Sending: tern_conv_send returns once the message is accepted - for messages up to a
+ * quarter of TERN_CONV_CREDIT (32 KiB by default) usually at once, paid from credit the
+ * home lent the sender, the message then still on its way to the home; otherwise after a
+ * round trip to the home. Either way it will reach the conversation, in order with the sender's
+ * other messages, and counts as sent before anything the sender does afterwards as far
+ * as joining receivers are concerned (a receiver's open waits for such messages). To
+ * know that the home holds them (before telling another process to send a "last"
+ * message, say), call tern_conv_flush.
+ *
+ * Failure (after tern_tolerate_failures): a member that dies leaves every conversation
+ * as if it had closed without lingering (messages the home had from it stay). When a
+ * sender dies, the receives its conversation's receivers have waiting at that moment
+ * complete with TERN_ERR_PEER_FAILED (they may have waited for it); later ones wait
+ * normally. When the home dies, its conversations are gone: every operation on a handle
+ * of them returns TERN_ERR_PEER_FAILED (waiting ones end with it; a broadcast receiver
+ * can still receive what had been delivered to it), tern_conv_close releases the handle
+ * and returns TERN_OK, and opening the name fails. Conversations homed elsewhere go on.
+ *
  * Where it lives: each name has a home process (a hash of the name modulo the job size)
  * that keeps the conversation and serves it from its progress engine. The home serves
  * only while it is inside a tern call (any blocking call - a receive, a wait, a barrier -
@@ -645,18 +663,29 @@ int tern_conv_linger(tern_conv_t conv, int on);
 
 /**
  * Send `len` bytes of buf to the conversation (conv must come from tern_conv_open_send).
- * Returns once the message is safely queued at the conversation's home (buf may then be
- * reused); if the conversation is full (TERN_CONV_MAX_QUEUED_BYTES), it blocks until
- * receivers have made room. It does not wait for a receiver to take the message.
+ * Returns once the message is accepted (buf may then be reused): paid from credit, or
+ * answered by the home (see "Sending" above); if the conversation is full
+ * (TERN_CONV_MAX_QUEUED_BYTES), it blocks until receivers have made room. It does not
+ * wait for a receiver to take the message.
  * Errors: TERN_ERR_INVAL (bad handle or not a send handle), TERN_ERR_BUFFER, common errors.
  */
 int tern_conv_send(tern_conv_t conv, const void *buf, size_t len);
 
 /**
  * Like tern_conv_send, but when the conversation is full it returns TERN_ERR_AGAIN at
- * once (after one round trip to the home) and the message is not sent.
+ * once (after one round trip to the home) and the message is not sent. A message paid
+ * from credit is never refused.
  */
 int tern_conv_trysend(tern_conv_t conv, const void *buf, size_t len);
+
+/**
+ * Wait until every message sent on this handle has reached the conversation's home
+ * (tern_conv_send may return while a message is still on its way, see "Sending" above).
+ * After it, a tern_conv_check by anyone counts them. A receiver's tern_conv_open_recv
+ * never needs it: joining waits for messages already sent on their way.
+ * Errors: TERN_ERR_INVAL (bad handle or not a send handle), common errors.
+ */
+int tern_conv_flush(tern_conv_t conv);
 
 /**
  * Receive the next message for this handle into buf (capacity cap bytes), blocking until
@@ -686,7 +715,8 @@ int tern_conv_irecv(tern_conv_t conv, void *buf, size_t cap, tern_request_t *req
  * step). For an FCFS receiver it asks the home (one round trip) whether its queue holds
  * a message; that message is not reserved, so another FCFS receiver may still take it
  * first and a tern_conv_recv that follows may block. Use tern_conv_irecv + tern_test
- * to be sure.
+ * to be sure. A message whose send returned but that is still on its way to the home is
+ * not counted yet (its sender's tern_conv_flush makes sure it is).
  * Errors: TERN_ERR_INVAL (bad handle, not a receive handle, NULL flag), common errors.
  */
 int tern_conv_check(tern_conv_t conv, int *flag);

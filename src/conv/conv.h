@@ -35,9 +35,17 @@ enum conv_op {
     CONV_OP_PEEK,     /* member -> home: how many messages wait in the FCFS queue? */
     CONV_OP_PEEKED,   /* home -> member: len = that number */
     CONV_OP_MORE,     /* the next piece of the message being reassembled from src */
+    CONV_OP_FAILED,   /* home -> receiver: sender src of the conversation died; len: how
+                       * many of this receiver's wants the home dropped (FCFS) */
+    CONV_OP_CREDIT,   /* home -> sender: `credit` more bytes may be sent unanswered */
+    CONV_OP_REVOKE,   /* home -> sender: hand back all your credit (a receiver joins) */
+    CONV_OP_RETURN,   /* sender -> home: `credit` unused bytes handed back */
+    CONV_OP_FLUSH,    /* sender -> home: `credit` handed back; answer when all has arrived */
+    CONV_OP_FLUSHED,  /* home -> sender */
 };
 
-#define CONV_FLAG_LINGER 0x1
+#define CONV_FLAG_LINGER   0x1
+#define CONV_FLAG_CREDITED 0x2 /* SEND: paid from credit; accepted without an answer */
 
 /* Member modes (the SEND one is internal; the receive ones are TERN_FCFS/TERN_BROADCAST). */
 #define CONV_MODE_SEND 0x10
@@ -53,11 +61,12 @@ struct conv_wire {
     uint8_t flags;
     uint8_t pad;
     int32_t status;
-    uint32_t cid; /* the home's id of the conversation */
-    uint32_t mid; /* the home's id of the member */
-    uint32_t hid; /* the member's own id of its handle */
-    int32_t src;  /* DELIVER: world rank that sent the message */
-    uint64_t len; /* SEND/DELIVER: whole message bytes; OPEN: name bytes; PEEKED: count */
+    uint32_t cid;    /* the home's id of the conversation */
+    uint32_t mid;    /* the home's id of the member */
+    uint32_t hid;    /* the member's own id of its handle */
+    int32_t src;     /* DELIVER: world rank that sent the message */
+    uint64_t len;    /* SEND/DELIVER: whole message bytes; OPEN: name bytes; PEEKED: count */
+    uint64_t credit; /* SEND/RETURN/FLUSH: credit handed back; SENT/CREDIT: credit granted */
 };
 
 /* conv_wire.c */
@@ -72,10 +81,14 @@ size_t conv_wire_room(int dest);
  * NULL when len is 0). */
 void conv_home_recv(int src, const struct conv_wire *w, unsigned char *data, size_t len);
 void conv_home_fini(void);
+/* Rank `rank` died: it leaves every conversation homed here. */
+void conv_home_failed(int rank);
 
 /* conv_api.c: a whole message for a member */
 void conv_member_recv(int src, const struct conv_wire *w, unsigned char *data, size_t len);
 void conv_member_fini(void);
+/* Rank `rank` died: handles on conversations homed there fail. */
+void conv_member_failed(int rank);
 
 /* FNV-1a of a name; the home is hash % world size. */
 static inline uint32_t conv_hash(const char *name, size_t len)

@@ -37,12 +37,14 @@ struct tern_conv {
     uint8_t state;
     uint8_t mode; /* TERN_FCFS, TERN_BROADCAST or CONV_MODE_SEND */
     uint8_t linger;
+    uint8_t home_failed; /* the home died: every later operation fails */
     int home;
     uint32_t cid, mid; /* the home's ids */
     /* answers of the home */
     int op_done, op_status;
     int sent_done, sent_status, room;
-    int peek_done;
+    int peek_done, flush_done;
+    size_t credit; /* sender: bytes it may send without waiting for the home */
     uint64_t peek;
     /* receives posted and not yet completed, oldest first */
     core_req_t *pend_head, *pend_tail;
@@ -113,10 +115,16 @@ void conv_member_fini(void)
 
 /* ---- the member side of the protocol --------------------------------------------- */
 
-static void conv_to_home(struct tern_conv *h, uint8_t op, uint8_t flags, uint64_t len)
+static void conv_to_home(struct tern_conv *h, uint8_t op, uint8_t flags, uint64_t len,
+                         uint64_t credit)
 {
-    struct conv_wire w = {
-        .op = op, .flags = flags, .cid = h->cid, .mid = h->mid, .hid = h->hid, .len = len};
+    struct conv_wire w = {.op = op,
+                          .flags = flags,
+                          .cid = h->cid,
+                          .mid = h->mid,
+                          .hid = h->hid,
+                          .len = len,
+                          .credit = credit};
     int rc = conv_wire_send(h->home, &w, NULL, 0);
     if (rc && rc != TERN_ERR_PEER_FAILED)
         UTIL_ERROR("conversation: cannot reach home rank %d: %s", h->home, tern_strerror(rc));
@@ -141,8 +149,34 @@ static void conv_consumed(struct tern_conv *h, size_t len)
 {
     h->unacked += CONV_MSG_COST(len);
     if (h->in_head == NULL || 2 * h->unacked >= util_tun.conv_max_queued_bytes) {
-        conv_to_home(h, CONV_OP_CONSUMED, 0, h->unacked);
+        conv_to_home(h, CONV_OP_CONSUMED, 0, h->unacked, 0);
         h->unacked = 0;
+    }
+}
+
+/* Fail the oldest n posted receives of h with err. */
+static void conv_fail_pending(struct tern_conv *h, size_t n, int err)
+{
+    while (n-- && h->pend_head) {
+        core_req_t *r = h->pend_head;
+        h->pend_head = r->next;
+        if (h->pend_head == NULL) h->pend_tail = NULL;
+        h->npend--;
+        r->user = NULL;
+        core_req_complete(r, err);
+    }
+}
+
+/* The home of some of our handles died: they lose their conversation. What a broadcast
+ * receiver already holds in its inbox can still be received; everything else, waiting
+ * or later, ends with TERN_ERR_PEER_FAILED (tern_conv_close just releases the handle). */
+void conv_member_failed(int rank)
+{
+    for (uint32_t i = 0; i < memb.n; i++) {
+        struct tern_conv *h = memb.tab[i];
+        if (h->state == CONV_H_FREE || h->home != rank) continue;
+        h->home_failed = 1;
+        conv_fail_pending(h, SIZE_MAX, TERN_ERR_PEER_FAILED);
     }
 }
 
@@ -168,6 +202,22 @@ void conv_member_recv(int src, const struct conv_wire *w, unsigned char *data, s
     case CONV_OP_SENT:
         h->sent_status = w->status;
         h->sent_done = 1;
+        h->credit += w->credit;
+        break;
+    case CONV_OP_CREDIT:
+        if (h->state == CONV_H_OPEN) h->credit += w->credit;
+        break;
+    case CONV_OP_REVOKE:
+        /* A receiver is joining: hand every unused byte back (behind what we sent). A
+         * closing handle's CLOSE already gives it all back. */
+        if (h->state == CONV_H_OPEN) {
+            uint64_t x = h->credit;
+            h->credit = 0;
+            conv_to_home(h, CONV_OP_RETURN, 0, 0, x);
+        }
+        break;
+    case CONV_OP_FLUSHED:
+        h->flush_done = 1;
         break;
     case CONV_OP_ROOM:
         h->room = 1;
@@ -175,6 +225,11 @@ void conv_member_recv(int src, const struct conv_wire *w, unsigned char *data, s
     case CONV_OP_PEEKED:
         h->peek = w->len;
         h->peek_done = 1;
+        break;
+    case CONV_OP_FAILED:
+        /* Sender w->src died: the receives waiting now may have waited for it. */
+        conv_fail_pending(h, h->mode == TERN_FCFS ? (size_t)w->len : SIZE_MAX,
+                          TERN_ERR_PEER_FAILED);
         break;
     case CONV_OP_DELIVER: {
         core_req_t *r = h->pend_head;
@@ -208,22 +263,32 @@ void conv_member_recv(int src, const struct conv_wire *w, unsigned char *data, s
 
 static int conv_op_done(const void *arg)
 {
-    return ((const struct tern_conv *)arg)->op_done;
+    const struct tern_conv *h = arg;
+    return h->op_done || h->home_failed;
 }
 
 static int conv_sent_done(const void *arg)
 {
-    return ((const struct tern_conv *)arg)->sent_done;
+    const struct tern_conv *h = arg;
+    return h->sent_done || h->home_failed;
 }
 
 static int conv_room_done(const void *arg)
 {
-    return ((const struct tern_conv *)arg)->room;
+    const struct tern_conv *h = arg;
+    return h->room || h->home_failed;
+}
+
+static int conv_flush_done(const void *arg)
+{
+    const struct tern_conv *h = arg;
+    return h->flush_done || h->home_failed;
 }
 
 static int conv_peek_done(const void *arg)
 {
-    return ((const struct tern_conv *)arg)->peek_done;
+    const struct tern_conv *h = arg;
+    return h->peek_done || h->home_failed;
 }
 
 /* ---- checks --------------------------------------------------------------------- */
@@ -264,10 +329,13 @@ static int conv_open(const char *name, int mode, tern_conv_t *conv)
     struct conv_wire w = {.op = CONV_OP_OPEN, .mode = (uint8_t)mode, .hid = h->hid, .len = len};
     rc = conv_wire_send(h->home, &w, name, len);
     if (rc == 0) rc = core_block(conv_op_done, h);
-    if (rc == 0) rc = h->op_status;
+    if (rc == 0) rc = h->home_failed ? TERN_ERR_PEER_FAILED : h->op_status;
     if (rc) {
-        /* Not answered (the job is failing) or refused: nothing of it lives at home. */
-        if (h->op_done || rc != TERN_ERR_PEER_FAILED) conv_handle_release(h);
+        /* Refused, or the home died: nothing of it lives at home. Only when the whole
+         * job is failing may an answer still come, so the handle is kept. */
+        if (h->op_done || h->home_failed || core.peers[h->home].failed ||
+            rc != TERN_ERR_PEER_FAILED)
+            conv_handle_release(h);
         return rc;
     }
     h->state = CONV_H_OPEN;
@@ -299,9 +367,11 @@ int tern_conv_close(tern_conv_t *conv)
     if (h->npend) return TERN_ERR_BUSY;
     h->state = CONV_H_CLOSING;
     h->op_done = 0;
-    conv_to_home(h, CONV_OP_CLOSE, h->linger ? CONV_FLAG_LINGER : 0, 0);
-    rc = core_block(conv_op_done, h);
-    if (rc) return rc;
+    if (!h->home_failed) {
+        conv_to_home(h, CONV_OP_CLOSE, h->linger ? CONV_FLAG_LINGER : 0, 0, 0);
+        rc = core_block(conv_op_done, h);
+        if (rc) return rc;
+    }
     conv_handle_release(h);
     *conv = TERN_CONV_NULL;
     return 0;
@@ -322,14 +392,42 @@ static int conv_send(tern_conv_t h, const void *buf, size_t len, int block)
     if (rc) return rc;
     if (!conv_valid(h) || h->mode != CONV_MODE_SEND) return TERN_ERR_INVAL;
     if ((buf == NULL && len > 0) || buf == TERN_IN_PLACE) return TERN_ERR_BUFFER;
+    size_t cost = CONV_MSG_COST(len);
+    /* Paid from credit: on its way, and accepted when it arrives (the home lent us the
+     * room). The home tops the credit up as it goes; pick up what has come. Only
+     * messages of at most a quarter of the credit go this way: pipelining pays where the
+     * round trip costs more than the copies, and deep queues of large messages through
+     * the home measured slower (cache-cold copies) than one at a time. */
+    size_t pipe_max = util_tun.conv_max_queued_bytes / 4;
+    if (util_tun.conv_credit < pipe_max) pipe_max = util_tun.conv_credit;
+    pipe_max /= 4;
+    if (cost <= pipe_max && h->credit < cost && h->credit > 0) core_progress();
+    if (cost <= pipe_max && h->credit >= cost && !h->home_failed) {
+        h->credit -= cost;
+        struct conv_wire w = {.op = CONV_OP_SEND,
+                              .flags = CONV_FLAG_CREDITED,
+                              .cid = h->cid,
+                              .mid = h->mid,
+                              .hid = h->hid,
+                              .len = len};
+        return conv_wire_send(h->home, &w, buf, len);
+    }
     for (;;) {
+        if (h->home_failed) return TERN_ERR_PEER_FAILED;
         h->sent_done = 0;
         h->room = 0;
-        struct conv_wire w = {
-            .op = CONV_OP_SEND, .cid = h->cid, .mid = h->mid, .hid = h->hid, .len = len};
+        /* Too little credit for this one: hand it back and wait for the answer. */
+        struct conv_wire w = {.op = CONV_OP_SEND,
+                              .cid = h->cid,
+                              .mid = h->mid,
+                              .hid = h->hid,
+                              .len = len,
+                              .credit = h->credit};
+        h->credit = 0;
         rc = conv_wire_send(h->home, &w, buf, len);
         if (rc == 0) rc = core_block(conv_sent_done, h);
         if (rc) return rc;
+        if (h->home_failed) return TERN_ERR_PEER_FAILED;
         if (h->sent_status != TERN_ERR_AGAIN) return h->sent_status;
         if (!block) return TERN_ERR_AGAIN;
         rc = core_block(conv_room_done, h);
@@ -347,6 +445,21 @@ int tern_conv_trysend(tern_conv_t conv, const void *buf, size_t len)
     return conv_send(conv, buf, len, 0);
 }
 
+int tern_conv_flush(tern_conv_t h)
+{
+    int rc = conv_api_state();
+    if (rc) return rc;
+    if (!conv_valid(h) || h->mode != CONV_MODE_SEND) return TERN_ERR_INVAL;
+    if (h->home_failed) return TERN_ERR_PEER_FAILED;
+    h->flush_done = 0;
+    uint64_t x = h->credit;
+    h->credit = 0;
+    conv_to_home(h, CONV_OP_FLUSH, 0, 0, x);
+    rc = core_block(conv_flush_done, h);
+    if (rc) return rc;
+    return h->home_failed ? TERN_ERR_PEER_FAILED : 0;
+}
+
 static inline int conv_check_recv(tern_conv_t h, const void *buf, size_t cap)
 {
     int rc = conv_api_state();
@@ -358,10 +471,12 @@ static inline int conv_check_recv(tern_conv_t h, const void *buf, size_t cap)
 
 static int conv_irecv(tern_conv_t h, void *buf, size_t cap, core_req_t **out)
 {
+    if (h->home_failed && h->in_head == NULL) return TERN_ERR_PEER_FAILED;
     core_req_t *r = core_req_alloc(CORE_REQ_RECV);
     if (r == NULL) return TERN_ERR_NOMEM;
     r->state = CORE_RS_POSTED;
-    r->peer = -1; /* no matching queue and no peer: core_peer_failed leaves it alone */
+    r->peer = -1;
+    r->ctx = CORE_CTX_NONE; /* in no matching queue: core_peer_failed leaves it to us */
     r->src = -1;
     r->buf = buf;
     r->len = cap;
@@ -384,7 +499,7 @@ static int conv_irecv(tern_conv_t h, void *buf, size_t cap, core_req_t **out)
         h->pend_head = r;
     h->pend_tail = r;
     h->npend++;
-    if (h->mode == TERN_FCFS) conv_to_home(h, CONV_OP_WANT, 0, 0);
+    if (h->mode == TERN_FCFS) conv_to_home(h, CONV_OP_WANT, 0, 0, 0);
     return 0;
 }
 
@@ -418,13 +533,16 @@ int tern_conv_check(tern_conv_t conv, int *flag)
     if (!conv_valid(conv) || conv->mode == CONV_MODE_SEND || flag == NULL) return TERN_ERR_INVAL;
     if (conv->mode == TERN_BROADCAST) {
         if (conv->in_head == NULL) core_progress();
+        if (conv->in_head == NULL && conv->home_failed) return TERN_ERR_PEER_FAILED;
         *flag = conv->in_head != NULL;
         return 0;
     }
+    if (conv->home_failed) return TERN_ERR_PEER_FAILED;
     conv->peek_done = 0;
-    conv_to_home(conv, CONV_OP_PEEK, 0, 0);
+    conv_to_home(conv, CONV_OP_PEEK, 0, 0, 0);
     rc = core_block(conv_peek_done, conv);
     if (rc) return rc;
+    if (conv->home_failed) return TERN_ERR_PEER_FAILED;
     *flag = conv->peek > 0;
     return 0;
 }

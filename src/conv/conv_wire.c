@@ -55,6 +55,8 @@ static void conv_dispatch(int src, const struct conv_wire *w, unsigned char *dat
     case CONV_OP_WANT:
     case CONV_OP_CONSUMED:
     case CONV_OP_PEEK:
+    case CONV_OP_RETURN:
+    case CONV_OP_FLUSH:
         conv_home_recv(src, w, data, len);
         return;
     case CONV_OP_OPENED:
@@ -63,6 +65,10 @@ static void conv_dispatch(int src, const struct conv_wire *w, unsigned char *dat
     case CONV_OP_ROOM:
     case CONV_OP_DELIVER:
     case CONV_OP_PEEKED:
+    case CONV_OP_FAILED:
+    case CONV_OP_CREDIT:
+    case CONV_OP_REVOKE:
+    case CONV_OP_FLUSHED:
         conv_member_recv(src, w, data, len);
         return;
     default:
@@ -133,6 +139,17 @@ static void conv_am(int src, const void *payload, size_t plen)
     conv_dispatch(src, &w, data, len);
 }
 
+/* A peer died: drop what it was sending us, and let the home and member sides react. */
+static void conv_failed(int rank)
+{
+    struct conv_part *pt = &conv_parts[rank];
+    free(pt->data);
+    pt->data = NULL;
+    pt->active = 0;
+    conv_home_failed(rank);
+    conv_member_failed(rank);
+}
+
 static void conv_fini(void)
 {
     conv_member_fini();
@@ -151,6 +168,7 @@ int conv_init(void)
     if (conv_parts == NULL) return TERN_ERR_NOMEM;
     int rc = core_am_register(CONV_AM_HANDLER, conv_am);
     if (rc == 0) rc = core_atfini(conv_fini);
+    if (rc == 0) rc = core_failure_hook_add(conv_failed);
     if (rc) {
         free(conv_parts);
         conv_parts = NULL;

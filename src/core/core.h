@@ -99,6 +99,9 @@ typedef struct tern_request core_req_t;
 
 #define CORE_COMM_MAGIC 0x636f6d6du /* "comm" */
 #define CORE_CTX_MAX    4096        /* context ids; a communicator takes two */
+/* The ctx of a receive no matching queue knows (conversations keep their own FIFO):
+ * core_peer_failed leaves it to the layer that owns it. */
+#define CORE_CTX_NONE 0xffff
 
 struct tern_comm {
     uint32_t magic;

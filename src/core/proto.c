@@ -446,7 +446,7 @@ void core_peer_failed(int rank)
             if (r->peer == rank) core_req_complete(r, TERN_ERR_PEER_FAILED);
         } else if (r->state == CORE_RS_STREAM) {
             if (r->src == rank) core_req_complete(r, TERN_ERR_PEER_FAILED);
-        } else if (r->state == CORE_RS_POSTED &&
+        } else if (r->state == CORE_RS_POSTED && r->ctx != CORE_CTX_NONE &&
                    (r->peer == rank || (r->peer < 0 && core_req_may_hear(r, rank)))) {
             /* A wildcard receive waiting when a possible sender died fails too: it may
              * have been waiting for that very message. Later ones are posted normally. */

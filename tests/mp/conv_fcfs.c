@@ -4,8 +4,9 @@
  * over the whole job), byte for byte, and each receiver must see every sender's messages
  * in increasing order (the order-preserving sub-stream).
  *
- * Termination: once every rank's sends have returned (they are then queued at the home,
- * in order) an ibarrier completes; rank 0 then sends one STOP per rank. STOPs are queued
+ * Termination: once every rank has sent all and flushed (tern_conv_flush: its messages
+ * have then reached the home, in order; a send alone may return while its message is on
+ * its way) an ibarrier completes; rank 0 then sends one STOP per rank. STOPs are queued
  * behind every data message, so all data has been handed out before anyone stops.
  */
 #include "conv_common.h"
@@ -36,8 +37,10 @@ int main(int argc, char **argv)
             MP_WHERE("sending seq %d", sent);
             if (conv_t_trysend(s, rank, sent, CONV_T_DATA) == TERN_ERR_AGAIN)
                 again++;
-            else if (++sent == M)
+            else if (++sent == M) {
+                CHECK_OK(tern_conv_flush(s));
                 CHECK_OK(tern_ibarrier(TERN_COMM_WORLD, &bar));
+            }
         }
         if (bar_done && stops < (rank == 0 ? size : 0) &&
             conv_t_trysend(s, 0, M + stops, CONV_T_STOP) == TERN_OK)
