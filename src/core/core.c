@@ -93,7 +93,13 @@ static int core_transports_open(void)
         }
         core.peers[r].tl = pick;
     }
-    struct tl_env env = {.boot = b, .recv = core_frame_recv, .failed = core_peer_failed};
+    struct tl_env env = {.boot = b,
+                         .recv = core_frame_recv,
+                         .failed = core_peer_failed,
+                         .place = core_frame_place,
+                         .placed = core_frame_placed,
+                         .place_head = sizeof(struct core_data),
+                         .sent = core_frame_sent};
     int rc = 0;
     for (int i = 0; tl_registry[i] && rc == 0; i++) {
         const struct tl_ops *tl = tl_registry[i];

@@ -59,6 +59,10 @@ core_req_t *core_req_lookup(uint32_t id, int kind)
 
 void core_req_complete(core_req_t *r, int err)
 {
+    if (r->tlref) { /* ended early (error, failure, abandon): the transport lets go */
+        r->tlref = 0;
+        core.peers[r->peer].tl->unref(r->peer);
+    }
     r->err = err;
     r->state = CORE_RS_DONE;
     if (r->on_complete) r->on_complete(r);
@@ -80,6 +84,15 @@ void core_req_abandon(core_req_t *r)
         core_req_free(r);
         return;
     }
+    if (r->kind == CORE_REQ_SEND && r->tlref) {
+        /* The transport still reads buf for a partly written frame: it copies the rest. */
+        r->tlref = 0;
+        core.peers[r->peer].tl->unref(r->peer);
+        if (r->state == CORE_RS_WAIT_SENT) {
+            core_req_free(r);
+            return;
+        }
+    }
     /* Under way with a live peer: let it end on its own without touching the buffer
      * again. A streaming receive drops the rest of its data; a send not started goes
      * out empty; a streaming send stops where it is. */
@@ -92,6 +105,11 @@ void core_req_abandon(core_req_t *r)
         r->len = r->offset;
     }
     r->on_complete = core_req_free_when_done;
+    if (r->kind == CORE_REQ_RECV && r->state == CORE_RS_STREAM && r->src >= 0 &&
+        core.peers[r->src].placing == r) {
+        /* The transport is writing into buf right now: divert the rest to scratch. */
+        core.peers[r->src].tl->place_abort(r->src);
+    }
 }
 
 void core_req_release_all(void)

@@ -69,6 +69,8 @@
 #define TCP_MAX_STRANGERS      64                 /* connections still in their handshake */
 #define TCP_CONNECT_TIMEOUT_MS 60000
 #define TCP_MAX_IOV            8
+#define TCP_PLACE_MIN          ((size_t)32 << 10) /* frames worth reading in place */
+#define TCP_HEAD_MAX           64                 /* bytes of head place() may want */
 
 struct tcp_conn {
     int fd;
@@ -82,15 +84,34 @@ struct tcp_conn {
     /* receive buffer: frames from their first byte */
     unsigned char *rbuf;
     size_t rcap, rlen;
-    /* the unsent tail of the last accepted frame */
+    /* the unsent tail of the last accepted frame: copied bytes, then referenced ones */
     unsigned char *sbuf;
     size_t scap, soff, slen;
+    const unsigned char *ref; /* send_ref(): the unsent part of the caller's payload */
+    size_t reflen;
+    void *cookie; /* sent() owed once the tail is gone */
+    /* a frame being read in place (place() gave dst) */
+    unsigned char *dst;
+    size_t dst_len, dst_got; /* payload bytes after the head: wanted, arrived */
+    int discard;             /* place_abort(): read the rest into rbuf instead */
+    unsigned char head[TCP_HEAD_MAX];
+    size_t hlen, flen;
+    int asked; /* place() was asked about the frame at rbuf[0] */
+    int exact; /* the last frame was large: read the next head alone (it may be placed) */
     struct tcp_conn *next; /* all connections */
 };
 
 static struct {
     tl_recv_fn recv;
     tl_failed_fn failed;
+    tl_place_fn place;
+    tl_placed_fn placed;
+    tl_sent_fn sent;
+    size_t place_head;
+    int nowed; /* connections owing a sent() up-call with their tail gone */
+    /* what the copy-avoidance achieved, reported at TERN_DEBUG=1 when the job ends */
+    unsigned long n_placed, n_buffered, n_ref, n_tail;
+    unsigned long long b_placed, b_precopy, b_buffered, b_ref, b_tail;
     struct boot *boot;
     int rank, size;
     int epfd, lfd;
@@ -167,8 +188,11 @@ static void tcp_conn_close(struct tcp_conn *c)
     if (c->dead) return;
     c->dead = 1;
     tcp.reap = 1;
-    if (c->slen) tcp.nbusy--;
-    c->slen = 0;
+    if (c->slen || c->reflen) tcp.nbusy--;
+    if (c->cookie && !c->slen && !c->reflen) tcp.nowed--;
+    c->slen = c->reflen = 0;
+    c->cookie = NULL; /* the core fails the request through the failed() up-call */
+    c->dst = NULL;
     if (!c->authed && !c->outgoing) tcp.nstrangers--;
     close(c->fd); /* also leaves the epoll set */
     c->fd = -1;
@@ -220,30 +244,75 @@ static void tcp_reap(void)
 
 /* ---- sending --------------------------------------------------------------- */
 
-/* Push the unsent tail as far as the socket takes it (the connection may die). */
-static void tcp_conn_flush(struct tcp_conn *c)
+/* Push the unsent tail as far as the socket takes it (the connection may die). When it
+ * is gone and a sent() up-call is owed, it is made here if `upcall`, else by poll(). */
+static void tcp_conn_flush(struct tcp_conn *c, int upcall)
 {
-    while (c->slen) {
-        ssize_t w = send(c->fd, c->sbuf + c->soff, c->slen, MSG_NOSIGNAL);
+    while (c->slen || c->reflen) {
+        struct iovec v[2];
+        int n = 0;
+        if (c->slen) v[n++] = (struct iovec){c->sbuf + c->soff, c->slen};
+        if (c->reflen) v[n++] = (struct iovec){(void *)c->ref, c->reflen};
+        struct msghdr mh = {.msg_iov = v, .msg_iovlen = (size_t)n};
+        ssize_t w = sendmsg(c->fd, &mh, MSG_NOSIGNAL);
         if (w < 0) {
             if (errno == EINTR) continue;
             if (errno == EAGAIN || errno == EWOULDBLOCK) return;
             tcp_conn_fail(c, strerror(errno));
             return;
         }
-        c->soff += (size_t)w;
-        c->slen -= (size_t)w;
+        size_t done = (size_t)w, k = done < c->slen ? done : c->slen;
+        c->soff += k;
+        c->slen -= k;
+        done -= k;
+        c->ref += done;
+        c->reflen -= done;
     }
     tcp.nbusy--;
     tcp_epoll_set(c, EPOLLIN);
+    if (c->cookie) {
+        if (upcall) {
+            void *ck = c->cookie;
+            c->cookie = NULL;
+            tcp.sent(ck);
+        } else {
+            tcp.nowed++;
+        }
+    }
+}
+
+/* Make the sent() up-calls owed by connections whose tails went out inside send(). */
+static void tcp_sent_owed(void)
+{
+    for (struct tcp_conn *c = tcp.conns; c && tcp.nowed; c = c->next) {
+        if (c->dead || !c->cookie || c->slen || c->reflen) continue;
+        void *ck = c->cookie;
+        c->cookie = NULL;
+        tcp.nowed--;
+        tcp.sent(ck);
+    }
+}
+
+/* Make sure sbuf holds at least `need` bytes from its start. */
+static int tcp_sbuf_room(struct tcp_conn *c, size_t need)
+{
+    if (c->scap >= need) return 0;
+    size_t cap = tcp.max_len + sizeof(struct tcp_fhdr);
+    if (cap < need) cap = need;
+    unsigned char *b = realloc(c->sbuf, cap);
+    if (b == NULL) return -1;
+    c->sbuf = b;
+    c->scap = cap;
+    return 0;
 }
 
 /*
- * Write a whole frame gathered from v[0..n-1] (total bytes) or nothing.
- * Returns 0 (all sent, or the rest kept as the tail), TERN_ERR_AGAIN or
- * TERN_ERR_PEER_FAILED.
+ * Write a whole frame gathered from v[0..n-1] (total bytes) or nothing. With a cookie,
+ * the unsent part of v[n-1] is referenced, not copied, and sent(cookie) is owed.
+ * Returns 0 (all sent, or the rest kept as the tail), 1 (the tail references v[n-1]),
+ * TERN_ERR_AGAIN or TERN_ERR_PEER_FAILED.
  */
-static int tcp_conn_write(struct tcp_conn *c, struct iovec *v, int n, size_t total)
+static int tcp_conn_write(struct tcp_conn *c, struct iovec *v, int n, size_t total, void *cookie)
 {
     struct msghdr mh = {.msg_iov = v, .msg_iovlen = (size_t)n};
     ssize_t w;
@@ -259,20 +328,20 @@ static int tcp_conn_write(struct tcp_conn *c, struct iovec *v, int n, size_t tot
     if (done == total) return 0;
     /* Partial: the frame is accepted, its tail waits in the connection. */
     size_t rest = total - done;
-    if (c->scap < rest) {
-        size_t cap = tcp.max_len + sizeof(struct tcp_fhdr);
-        if (cap < rest) cap = rest;
-        unsigned char *b = realloc(c->sbuf, cap);
-        if (b == NULL) {
-            /* Half a frame is on the wire: the stream cannot be repaired. */
-            tcp_conn_fail(c, "out of memory for a send tail");
-            return TERN_ERR_PEER_FAILED;
-        }
-        c->sbuf = b;
-        c->scap = cap;
+    int ncopy = n; /* iov entries whose unsent part is copied */
+    size_t refd = 0;
+    if (cookie) {
+        size_t last = v[n - 1].iov_len, before = total - last;
+        refd = done > before ? total - done : last;
+        ncopy = n - 1;
+    }
+    if (tcp_sbuf_room(c, rest - refd) != 0) {
+        /* Half a frame is on the wire: the stream cannot be repaired. */
+        tcp_conn_fail(c, "out of memory for a send tail");
+        return TERN_ERR_PEER_FAILED;
     }
     size_t at = 0;
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < ncopy; i++) {
         size_t len = v[i].iov_len;
         if (done >= len) {
             done -= len;
@@ -283,21 +352,34 @@ static int tcp_conn_write(struct tcp_conn *c, struct iovec *v, int n, size_t tot
         done = 0;
     }
     c->soff = 0;
-    c->slen = rest;
+    c->slen = rest - refd;
+    tcp.n_tail++;
+    tcp.b_tail += rest - refd;
+    if (refd) {
+        tcp.n_ref++;
+        tcp.b_ref += refd;
+    }
+    if (refd) {
+        c->ref = (const unsigned char *)v[n - 1].iov_base + (v[n - 1].iov_len - refd);
+        c->reflen = refd;
+        c->cookie = cookie;
+    }
     tcp.nbusy++;
     tcp_epoll_set(c, EPOLLIN | EPOLLOUT);
-    return 0;
+    return refd ? 1 : 0;
 }
 
-static int tcp_send(int dest, const struct iovec *iov, int iovcnt, size_t total)
+static int tcp_send_ref(int dest, const struct iovec *iov, int iovcnt, size_t total, void *cookie)
 {
     struct tcp_conn *c = tcp.peer[dest];
     if (c == NULL || c->dead) return TERN_ERR_PEER_FAILED;
-    if (c->slen) {
-        tcp_conn_flush(c);
+    if (c->slen || c->reflen) {
+        tcp_conn_flush(c, 0);
         if (c->dead) return TERN_ERR_PEER_FAILED;
-        if (c->slen) return TERN_ERR_AGAIN;
+        if (c->slen || c->reflen) return TERN_ERR_AGAIN;
     }
+    /* An owed sent() goes first (from poll), so a request never has two frames out. */
+    if (c->cookie) return TERN_ERR_AGAIN;
     if (iovcnt + 1 > TCP_MAX_IOV || total == 0 || total > tcp.max_len) return TERN_ERR_INTERNAL;
     struct tcp_fhdr h = {.magic = TCP_FRAME_MAGIC, .type = TCP_FRAME_MSG, .len = (uint32_t)total};
     struct iovec v[TCP_MAX_IOV];
@@ -305,7 +387,41 @@ static int tcp_send(int dest, const struct iovec *iov, int iovcnt, size_t total)
     v[0].iov_len = sizeof h;
     for (int i = 0; i < iovcnt; i++)
         v[i + 1] = iov[i];
-    return tcp_conn_write(c, v, iovcnt + 1, sizeof h + total);
+    return tcp_conn_write(c, v, iovcnt + 1, sizeof h + total, cookie);
+}
+
+static int tcp_send(int dest, const struct iovec *iov, int iovcnt, size_t total)
+{
+    return tcp_send_ref(dest, iov, iovcnt, total, NULL);
+}
+
+/* The caller takes back the payload a tail points at: copy the unsent part. */
+static void tcp_unref(int dest)
+{
+    struct tcp_conn *c = tcp.peer[dest];
+    if (c == NULL || c->dead) return;
+    if (c->cookie && !c->slen && !c->reflen) tcp.nowed--;
+    c->cookie = NULL;
+    if (c->reflen == 0) return;
+    if (c->soff) { /* keep the copied part at the start */
+        memmove(c->sbuf, c->sbuf + c->soff, c->slen);
+        c->soff = 0;
+    }
+    if (tcp_sbuf_room(c, c->slen + c->reflen) != 0) {
+        tcp_conn_fail(c, "out of memory for a send tail");
+        return;
+    }
+    memcpy(c->sbuf + c->slen, c->ref, c->reflen);
+    tcp.b_tail += c->reflen;
+    c->slen += c->reflen;
+    c->reflen = 0;
+    c->ref = NULL;
+}
+
+static void tcp_place_abort(int src)
+{
+    struct tcp_conn *c = tcp.peer[src];
+    if (c && !c->dead && c->dst) c->discard = 1;
 }
 
 static int tcp_send_hello(struct tcp_conn *c)
@@ -313,7 +429,7 @@ static int tcp_send_hello(struct tcp_conn *c)
     struct tcp_hello_frame f;
     tcp_hello_make(&f, tcp.secret, tcp.rank, tcp.size);
     struct iovec v = {&f, sizeof f};
-    int rc = tcp_conn_write(c, &v, 1, sizeof f);
+    int rc = tcp_conn_write(c, &v, 1, sizeof f, NULL);
     /* A fresh socket always has room for 40 bytes. */
     return rc == TERN_ERR_AGAIN ? TERN_ERR_TRANSPORT : rc;
 }
@@ -363,6 +479,33 @@ static void tcp_conn_hello(struct tcp_conn *c, const void *payload, size_t len)
     UTIL_DEBUG(1, "tcp: connection with rank %d (%s) admitted", c->rank, c->who);
 }
 
+/* Ask the core where the payload of the incomplete frame at `off` goes (its header
+ * `h`, `total` bytes with it). On an answer, the bytes of it already here are moved
+ * there and the connection reads the rest straight in: returns 1. */
+static int tcp_conn_place(struct tcp_conn *c, size_t off, const struct tcp_fhdr *h, size_t total)
+{
+    size_t avail = c->rlen - off, hl = tcp.place_head < h->len ? tcp.place_head : h->len;
+    if (c->asked || tcp.place == NULL || h->len < TCP_PLACE_MIN || avail < sizeof *h + hl) return 0;
+    c->asked = 1;
+    const unsigned char *head = c->rbuf + off + sizeof *h;
+    unsigned char *dst = tcp.place(c->rank, head, hl, h->len);
+    if (dst == NULL) return 0;
+    memcpy(c->head, head, hl);
+    c->hlen = hl;
+    c->flen = h->len;
+    c->dst = dst;
+    c->dst_len = h->len - hl;
+    c->dst_got = avail - sizeof *h - hl; /* < dst_len: the frame is incomplete */
+    c->discard = 0;
+    if (c->dst_got) memcpy(dst, head + hl, c->dst_got);
+    tcp.n_placed++;
+    tcp.b_placed += h->len;
+    tcp.b_precopy += c->dst_got;
+    c->rlen = off; /* the frame's bytes are no longer in rbuf */
+    (void)total;
+    return 1;
+}
+
 /* Deliver every complete frame in the buffer; keep the partial rest at its start. */
 static int tcp_conn_deliver(struct tcp_conn *c)
 {
@@ -382,12 +525,21 @@ static int tcp_conn_deliver(struct tcp_conn *c)
             }
             return n;
         }
-        if ((size_t)total > c->rlen - off) break;
+        if ((size_t)total > c->rlen - off) {
+            if (c->authed && h.type == TCP_FRAME_MSG) tcp_conn_place(c, off, &h, (size_t)total);
+            break;
+        }
         const unsigned char *payload = c->rbuf + off + sizeof h;
         off += (size_t)total;
+        c->asked = 0;
+        c->exact = h.len >= TCP_PLACE_MIN;
         if (h.type == TCP_FRAME_HELLO) {
             tcp_conn_hello(c, payload, h.len);
         } else {
+            if (h.len >= TCP_PLACE_MIN) {
+                tcp.n_buffered++;
+                tcp.b_buffered += h.len;
+            }
             tcp.recv(c->rank, payload, h.len);
             n++;
         }
@@ -400,19 +552,61 @@ static int tcp_conn_deliver(struct tcp_conn *c)
     return n;
 }
 
-/* How many bytes the next recv should ask for. */
+/* How many bytes the next recv into rbuf should ask for. */
 static size_t tcp_conn_want(const struct tcp_conn *c)
 {
     struct tcp_fhdr h;
+    size_t head = sizeof h + tcp.place_head;
     if (c->authed && c->rlen >= sizeof h) {
         memcpy(&h, c->rbuf, sizeof h);
         size_t total = sizeof h + (size_t)h.len;
+        /* A frame that may be placed: its head first, alone. */
+        if (!c->asked && tcp.place && h.len >= TCP_PLACE_MIN && c->rlen < head)
+            return head - c->rlen;
         /* A large frame: read exactly its rest, so it ends at the end of the data and
          * nothing has to be moved after it. (The header was checked by deliver.) */
         if (total > TCP_READ_BATCH && total <= c->rcap) return total - c->rlen;
+    } else if (c->authed && c->exact && tcp.place && c->rlen < head) {
+        /* After a large frame another often follows: take its head alone, so its
+         * payload can go straight where it belongs. */
+        return head - c->rlen;
     }
     size_t room = c->rcap - c->rlen;
     return room < TCP_READ_BATCH ? room : TCP_READ_BATCH;
+}
+
+/* Read into the destination of a placed frame; placed() once it is all in.
+ * Returns 1 when the frame completed, 0 when the socket is drained, -1 on close. */
+static int tcp_conn_read_placed(struct tcp_conn *c)
+{
+    for (;;) {
+        size_t want = c->dst_len - c->dst_got;
+        unsigned char *to = c->dst + c->dst_got;
+        if (c->discard) {
+            to = c->rbuf;
+            if (want > c->rcap) want = c->rcap;
+        }
+        ssize_t got = recv(c->fd, to, want, 0);
+        if (got < 0) {
+            if (errno == EINTR) continue;
+            if (errno == EAGAIN || errno == EWOULDBLOCK) return 0;
+            tcp_conn_fail(c, strerror(errno));
+            return -1;
+        }
+        if (got == 0) {
+            tcp_conn_fail(c, "closed by the peer");
+            return -1;
+        }
+        c->dst_got += (size_t)got;
+        if (c->dst_got == c->dst_len) {
+            c->dst = NULL;
+            c->asked = 0;
+            c->exact = 1;
+            tcp.placed(c->rank, c->head, c->hlen, c->flen);
+            return 1;
+        }
+        if (!c->discard) return 0; /* short read: drained */
+    }
 }
 
 static int tcp_conn_read(struct tcp_conn *c)
@@ -420,6 +614,12 @@ static int tcp_conn_read(struct tcp_conn *c)
     int n = 0;
     /* A bounded number of reads, so one busy peer cannot starve the others. */
     for (int round = 0; round < 16 && !c->dead; round++) {
+        if (c->dst) {
+            int k = tcp_conn_read_placed(c);
+            if (k <= 0) break;
+            n++;
+            continue;
+        }
         size_t want = tcp_conn_want(c);
         if (want == 0) { /* cannot happen: deliver always makes room */
             tcp_conn_close(c);
@@ -444,7 +644,7 @@ static int tcp_conn_read(struct tcp_conn *c)
         }
         c->rlen += (size_t)got;
         n += tcp_conn_deliver(c);
-        if ((size_t)got < want) break; /* drained */
+        if ((size_t)got < want && c->dst == NULL) break; /* drained */
     }
     return n;
 }
@@ -482,8 +682,9 @@ static void tcp_accept_all(void)
 static int tcp_poll(void)
 {
     struct epoll_event ev[32];
-    int k = epoll_wait(tcp.epfd, ev, 32, 0);
     int n = 0;
+    if (tcp.nowed) tcp_sent_owed(); /* before any failure up-call of this poll */
+    int k = epoll_wait(tcp.epfd, ev, 32, 0);
     for (int i = 0; i < k; i++) {
         struct tcp_conn *c = ev[i].data.ptr;
         if (c == NULL) {
@@ -491,7 +692,7 @@ static int tcp_poll(void)
             continue;
         }
         if (c->dead) continue;
-        if ((ev[i].events & EPOLLOUT) && c->slen) tcp_conn_flush(c);
+        if ((ev[i].events & EPOLLOUT) && (c->slen || c->reflen)) tcp_conn_flush(c, 1);
         if (!c->dead && (ev[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR))) n += tcp_conn_read(c);
     }
     tcp_reap();
@@ -542,6 +743,10 @@ static int tcp_open(const struct tl_env *env, const int *peers, int n)
     tcp.lfd = tcp.epfd = -1;
     tcp.recv = env->recv;
     tcp.failed = env->failed;
+    tcp.place = env->placed && env->place_head <= TCP_HEAD_MAX ? env->place : NULL;
+    tcp.placed = env->placed;
+    tcp.place_head = env->place_head;
+    tcp.sent = env->sent;
     tcp.boot = b;
     tcp.rank = b->rank;
     tcp.size = b->size;
@@ -719,6 +924,12 @@ static void tcp_limits(struct tl_limits *out)
 
 static void tcp_close(void)
 {
+    UTIL_DEBUG(1,
+               "tcp: received in place %lu frames (%llu B, %llu B of them copied from the read "
+               "ahead), through the buffer %lu frames of 32 KiB+ (%llu B); partial writes %lu "
+               "(%llu B copied, %lu frames by reference: %llu B not copied)",
+               tcp.n_placed, tcp.b_placed, tcp.b_precopy, tcp.n_buffered, tcp.b_buffered,
+               tcp.n_tail, tcp.b_tail, tcp.n_ref, tcp.b_ref);
     for (struct tcp_conn *c = tcp.conns; c; c = c->next) {
         /* Keep the failed() up-call quiet: this is the end of the job. */
         if (c->rank >= 0 && tcp.peer[c->rank] == c) tcp.peer[c->rank] = NULL;
@@ -742,6 +953,9 @@ const struct tl_ops tl_tcp_ops = {
     .connect = tcp_connect,
     .ready = tl_stub_noop,
     .send = tcp_send,
+    .send_ref = tcp_send_ref,
+    .unref = tcp_unref,
+    .place_abort = tcp_place_abort,
     .poll = tcp_poll,
     .get = tl_stub_get,
     .sleep_begin = tl_stub_sleep_begin,
