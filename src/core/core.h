@@ -61,12 +61,12 @@ enum core_req_kind {
 
 enum core_req_state {
     CORE_RS_FREE = 0,
-    CORE_RS_POSTED,    /* recv: in the posted queue */
-    CORE_RS_QUEUED,    /* send: waiting in the peer's pending queue */
-    CORE_RS_WAIT_ACK,  /* send: sync eager sent, waiting for ACK */
-    CORE_RS_WAIT_CTS,  /* send: RTS sent, waiting for FIN or CTS */
-    CORE_RS_STREAM,    /* send: streaming DATA; recv: receiving DATA (or a placed frame) */
-    CORE_RS_WAIT_SENT, /* send: all frames accepted, the transport still reads the buffer */
+    CORE_RS_POSTED,   /* recv: in the posted queue */
+    CORE_RS_QUEUED,   /* send: waiting in the peer's pending queue */
+    CORE_RS_WAIT_ACK, /* send: sync eager sent, waiting for ACK */
+    CORE_RS_WAIT_CTS, /* send: RTS sent, waiting for FIN or CTS */
+    CORE_RS_STREAM,   /* send: streaming DATA; recv: receiving DATA or a placed frame */
+    CORE_RS_SENDING,  /* send: protocol done, the transport still reads buf (send_ref) */
     CORE_RS_DONE,
 };
 
@@ -74,12 +74,12 @@ struct tern_request {
     uint8_t kind;
     uint8_t state;
     uint8_t sync;
-    uint8_t rndv;  /* send: rendezvous (else eager) */
-    uint8_t tlref; /* send: the transport still points into buf (send_ref, until sent()) */
-    uint32_t id;   /* index in the request table, carried in frames */
-    int err;       /* result once DONE */
-    int peer;      /* send: destination world rank; recv: source world rank or -1 */
-    int tag;       /* send: tag; recv: tag or TERN_ANY_TAG */
+    uint8_t rndv; /* send: rendezvous (else eager) */
+    uint8_t ref;  /* send: the transport points into buf until its sent() up-call */
+    uint32_t id;  /* index in the request table, carried in frames */
+    int err;      /* result once DONE */
+    int peer;     /* send: destination world rank; recv: source world rank or -1 */
+    int tag;      /* send: tag; recv: tag or TERN_ANY_TAG */
     uint16_t ctx;
     struct tern_comm *comm;
     void *buf;
@@ -186,7 +186,7 @@ struct core_state {
     int nfinis;
     void (*failhooks[8])(int rank); /* told by core_peer_failed, after core's own requests */
     int nfailhooks;
-    int in_progress;      /* guards against re-entering poll from an up-call */
+    int in_progress; /* guards against re-entering poll from an up-call */
     unsigned health_tick; /* progress calls since the clock was last read for health */
     double health_last;   /* when core_health last ran (seconds, monotonic) */
     int launcher_gone;    /* the PMI connection closed: the job is over */

@@ -11,7 +11,7 @@
  * Zero copy on byte-stream transports (tcp). Payloads of CORE_REF_MIN bytes or more go
  * out with send_ref(): the transport points at the user's buffer instead of copying an
  * unsent tail, and the send request completes only at its sent() up-call (state
- * WAIT_SENT meanwhile). On the receiving side the transport asks place() where a
+ * SENDING meanwhile). On the receiving side the transport asks place() where a
  * frame's payload goes once its head is in: an EAGER frame that matches a posted
  * receive, or a DATA frame of a matched rendezvous, is then read by the transport
  * straight into the user's buffer, and placed() completes the work.
@@ -37,7 +37,7 @@ static int core_req_send(core_req_t *r, const struct iovec *iov, int n, size_t t
     if (p->tl->send_ref != tl_stub_send_ref && iov[n - 1].iov_len >= CORE_REF_MIN) {
         int rc = p->tl->send_ref(r->peer, iov, n, total, r);
         if (rc != 1) return rc;
-        r->tlref = 1;
+        r->ref = 1;
         return 0;
     }
     return p->tl->send(r->peer, iov, n, total);
@@ -46,8 +46,8 @@ static int core_req_send(core_req_t *r, const struct iovec *iov, int n, size_t t
 /* A send's protocol is done: it completes, or waits for the transport to let go. */
 static void core_send_finish(core_req_t *r)
 {
-    if (r->tlref)
-        r->state = CORE_RS_WAIT_SENT;
+    if (r->ref)
+        r->state = CORE_RS_SENDING;
     else
         core_req_complete(r, TERN_OK);
 }
@@ -55,9 +55,9 @@ static void core_send_finish(core_req_t *r)
 void core_frame_sent(void *cookie)
 {
     core_req_t *r = cookie;
-    if (!r->tlref) return;
-    r->tlref = 0;
-    if (r->state == CORE_RS_WAIT_SENT) core_req_complete(r, TERN_OK);
+    if (!r->ref) return;
+    r->ref = 0;
+    if (r->state == CORE_RS_SENDING) core_req_complete(r, TERN_OK);
 }
 
 static void core_pend_append(int dest, struct core_pend *pd)

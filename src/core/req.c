@@ -59,8 +59,8 @@ core_req_t *core_req_lookup(uint32_t id, int kind)
 
 void core_req_complete(core_req_t *r, int err)
 {
-    if (r->tlref) { /* ended early (error, failure, abandon): the transport lets go */
-        r->tlref = 0;
+    if (r->ref) { /* ended early (error, failure, abandon): the transport lets go */
+        r->ref = 0;
         core.peers[r->peer].tl->unref(r->peer);
     }
     r->err = err;
@@ -84,11 +84,11 @@ void core_req_abandon(core_req_t *r)
         core_req_free(r);
         return;
     }
-    if (r->kind == CORE_REQ_SEND && r->tlref) {
+    if (r->kind == CORE_REQ_SEND && r->ref) {
         /* The transport still reads buf for a partly written frame: it copies the rest. */
-        r->tlref = 0;
+        r->ref = 0;
         core.peers[r->peer].tl->unref(r->peer);
-        if (r->state == CORE_RS_WAIT_SENT) {
+        if (r->state == CORE_RS_SENDING) {
             core_req_free(r);
             return;
         }
