@@ -48,6 +48,7 @@
 #include <net/if.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +72,13 @@
 #define TCP_MAX_IOV            8
 #define TCP_PLACE_MIN          ((size_t)32 << 10) /* frames worth reading in place */
 #define TCP_HEAD_MAX           64                 /* bytes of head place() may want */
+#define TCP_MAX_LISTEN         8                  /* addresses published per process */
+
+struct tcp_cand {
+    struct in_addr ip, mask;
+    char name[IF_NAMESIZE];
+    int rank; /* preference: 0 up and running, 1 up without carrier, 2 virtual */
+};
 
 struct tcp_conn {
     int fd;
@@ -114,7 +122,11 @@ static struct {
     unsigned long long b_placed, b_precopy, b_buffered, b_ref, b_tail;
     struct boot *boot;
     int rank, size;
-    int epfd, lfd;
+    int epfd;
+    int lfd[TCP_MAX_LISTEN]; /* one listener per address published */
+    int nlfd;
+    struct tcp_cand *mine; /* my listening addresses, best first */
+    int nmine;
     char *is_peer;          /* by world rank: served by this transport */
     struct tcp_conn **peer; /* by world rank: the connection, or NULL */
     int npeers, nauthed, nstrangers, nbusy;
@@ -123,7 +135,6 @@ static struct {
     uint8_t secret[TCP_SECRET_BYTES];
     int have_secret;
     size_t max_len; /* largest MSG payload (a core frame) */
-    struct sockaddr_in addr;
 } tcp;
 
 static int tcp_reaches(const struct boot *boot, int rank)
@@ -651,15 +662,16 @@ static int tcp_conn_read(struct tcp_conn *c)
 
 static void tcp_accept_all(void)
 {
-    for (;;) {
+    for (int l = 0; l < tcp.nlfd;) {
         struct sockaddr_in sa;
         socklen_t sl = sizeof sa;
-        int fd = accept4(tcp.lfd, (struct sockaddr *)&sa, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        int fd = accept4(tcp.lfd[l], (struct sockaddr *)&sa, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0) {
             if (errno == EINTR || errno == ECONNABORTED) continue;
             if (errno != EAGAIN && errno != EWOULDBLOCK)
                 UTIL_ERROR("tcp: accept failed: %s", strerror(errno));
-            return;
+            l++; /* this listener is drained */
+            continue;
         }
         char who[64], ip[INET_ADDRSTRLEN] = "?";
         inet_ntop(AF_INET, &sa.sin_addr, ip, sizeof ip);
@@ -701,38 +713,137 @@ static int tcp_poll(void)
 
 /* ---- setup ----------------------------------------------------------------- */
 
-/* The address to listen on: see the top of the file. */
-static int tcp_pick_addr(const struct boot *b, struct in_addr *out)
+/*
+ * Interfaces. Names of the virtual bridges and links that container and VM tooling puts
+ * on hosts: the same private subnet (docker0's 172.17.0.1/16) often sits on every host,
+ * so an address there may well be this host's own. They are used only when nothing else
+ * reaches a peer.
+ */
+static int tcp_if_virtual(const char *name)
+{
+    static const char *const prefix[] = {"docker",  "virbr", "br-",         "veth",   "lxcbr",
+                                         "lxdbr",   "cni",   "podman",      "vnet",   "vmnet",
+                                         "flannel", "cali",  "kube-bridge", "vboxnet"};
+    for (size_t i = 0; i < sizeof prefix / sizeof prefix[0]; i++)
+        if (strncmp(name, prefix[i], strlen(prefix[i])) == 0) return 1;
+    return 0;
+}
+
+/* Is `name` in the comma-separated list? */
+static int tcp_if_listed(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = list; *p;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len == n && strncmp(p, name, n) == 0) return 1;
+        if (!end) break;
+        p = end + 1;
+    }
+    return 0;
+}
+
+/* The interface that holds local address ip, written to name (or "?"). Returns whether
+ * that interface is a virtual bridge. */
+static int tcp_if_of(struct in_addr ip, char *name, size_t cap)
+{
+    struct ifaddrs *ifs;
+    snprintf(name, cap, "?");
+    if (getifaddrs(&ifs) != 0) return 0;
+    int virt = 0;
+    for (struct ifaddrs *i = ifs; i; i = i->ifa_next) {
+        if (i->ifa_addr == NULL || i->ifa_addr->sa_family != AF_INET) continue;
+        if (((struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr != ip.s_addr) continue;
+        snprintf(name, cap, "%s", i->ifa_name);
+        virt = tcp_if_virtual(i->ifa_name);
+        break;
+    }
+    freeifaddrs(ifs);
+    return virt;
+}
+
+/*
+ * The addresses to listen on and publish, best first (see the top of the file):
+ * loopback alone when the whole job is on this node and TERN_TCP_IF is unset; the
+ * interfaces TERN_TCP_IF names, in its order; else every IPv4 interface that is up,
+ * not loopback, ordered running before carrier-less, and virtual bridges last.
+ */
+static int tcp_candidates(const struct boot *b, struct tcp_cand *out, int max)
 {
     const char *want = util_tun.tcp_if;
-    if ((want == NULL || *want == '\0') && b->local_size == b->size) {
-        out->s_addr = htonl(INADDR_LOOPBACK);
-        return 0;
+    int listed = want && *want;
+    if (!listed && b->local_size == b->size) {
+        out[0].ip.s_addr = htonl(INADDR_LOOPBACK);
+        out[0].mask.s_addr = htonl(0xff000000u);
+        snprintf(out[0].name, sizeof out[0].name, "lo");
+        out[0].rank = 0;
+        return 1;
     }
     struct ifaddrs *ifs;
     if (getifaddrs(&ifs) != 0) {
         UTIL_ERROR("tcp: getifaddrs: %s", strerror(errno));
         return TERN_ERR_TRANSPORT;
     }
-    int found = 0;
-    for (struct ifaddrs *i = ifs; i && !found; i = i->ifa_next) {
+    int n = 0;
+    for (struct ifaddrs *i = ifs; i && n < max; i = i->ifa_next) {
         if (i->ifa_addr == NULL || i->ifa_addr->sa_family != AF_INET) continue;
-        if (want && *want) {
-            if (strcmp(i->ifa_name, want) != 0) continue;
+        if (listed) {
+            if (!tcp_if_listed(want, i->ifa_name)) continue;
         } else if ((i->ifa_flags & IFF_LOOPBACK) || !(i->ifa_flags & IFF_UP)) {
             continue;
         }
-        *out = ((struct sockaddr_in *)i->ifa_addr)->sin_addr;
-        found = 1;
+        struct tcp_cand *c = &out[n++];
+        c->ip = ((struct sockaddr_in *)i->ifa_addr)->sin_addr;
+        c->mask.s_addr = i->ifa_netmask ? ((struct sockaddr_in *)i->ifa_netmask)->sin_addr.s_addr
+                                        : htonl(0xffffffffu);
+        snprintf(c->name, sizeof c->name, "%s", i->ifa_name);
+        c->rank = listed                         ? 0
+                  : tcp_if_virtual(i->ifa_name)  ? 2
+                  : (i->ifa_flags & IFF_RUNNING) ? 0
+                                                 : 1;
     }
     freeifaddrs(ifs);
-    if (!found) {
-        if (want && *want)
+    /* Stable sort by preference (TERN_TCP_IF: all 0, its order is the interfaces'). */
+    for (int a = 1; a < n; a++)
+        for (int k = a; k > 0 && out[k - 1].rank > out[k].rank; k--) {
+            struct tcp_cand t = out[k];
+            out[k] = out[k - 1];
+            out[k - 1] = t;
+        }
+    if (n == 0) {
+        if (listed)
             UTIL_ERROR("tcp: TERN_TCP_IF=%s names no interface with an IPv4 address", want);
         else
             UTIL_ERROR("tcp: no non-loopback IPv4 interface is up (set TERN_TCP_IF)");
         return TERN_ERR_TRANSPORT;
     }
+    return n;
+}
+
+/* Listen on c (any port); append "ip/prefix:port" to the published list. */
+static int tcp_listen_on(const struct tcp_cand *c, char *list, size_t cap)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) return TERN_ERR_TRANSPORT;
+    tcp_sockopts(fd); /* accepted sockets inherit the buffer sizes */
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr = c->ip};
+    socklen_t sl = sizeof sa;
+    struct epoll_event ev = {.events = EPOLLIN, .data.ptr = NULL};
+    if (bind(fd, (struct sockaddr *)&sa, sizeof sa) != 0 || listen(fd, SOMAXCONN) != 0 ||
+        getsockname(fd, (struct sockaddr *)&sa, &sl) != 0 ||
+        epoll_ctl(tcp.epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {
+        UTIL_DEBUG(1, "tcp: cannot listen on %s (%s): %s", inet_ntoa(c->ip), c->name,
+                   strerror(errno));
+        close(fd);
+        return TERN_ERR_TRANSPORT;
+    }
+    tcp.lfd[tcp.nlfd++] = fd;
+    char ip[INET_ADDRSTRLEN];
+    inet_ntop(AF_INET, &c->ip, ip, sizeof ip);
+    size_t len = strlen(list);
+    snprintf(list + len, cap - len, "%s%s/%d:%u", len ? "," : "", ip,
+             __builtin_popcount(c->mask.s_addr), (unsigned)ntohs(sa.sin_port));
+    UTIL_DEBUG(1, "tcp: listening on %s:%u (%s)", ip, (unsigned)ntohs(sa.sin_port), c->name);
     return 0;
 }
 
@@ -740,7 +851,7 @@ static int tcp_open(const struct tl_env *env, const int *peers, int n)
 {
     struct boot *b = env->boot;
     memset(&tcp, 0, sizeof tcp);
-    tcp.lfd = tcp.epfd = -1;
+    tcp.epfd = -1;
     tcp.recv = env->recv;
     tcp.failed = env->failed;
     tcp.place = env->placed && env->place_head <= TCP_HEAD_MAX ? env->place : NULL;
@@ -785,69 +896,156 @@ static int tcp_open(const struct tl_env *env, const int *peers, int n)
         UTIL_DEBUG(1, "tcp: the launcher has no tern-secret: made one and published it");
     }
 
-    struct in_addr ip;
-    int rc = tcp_pick_addr(b, &ip);
-    if (rc) return rc;
+    struct tcp_cand cand[TCP_MAX_LISTEN];
+    int ncand = tcp_candidates(b, cand, TCP_MAX_LISTEN);
+    if (ncand < 0) return ncand;
     tcp.epfd = epoll_create1(EPOLL_CLOEXEC);
-    tcp.lfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (tcp.epfd < 0 || tcp.lfd < 0) {
-        UTIL_ERROR("tcp: cannot create sockets: %s", strerror(errno));
+    if (tcp.epfd < 0) {
+        UTIL_ERROR("tcp: epoll_create1: %s", strerror(errno));
         return TERN_ERR_TRANSPORT;
     }
-    tcp_sockopts(tcp.lfd); /* accepted sockets inherit the buffer sizes */
-    tcp.addr.sin_family = AF_INET;
-    tcp.addr.sin_addr = ip;
-    tcp.addr.sin_port = 0;
-    socklen_t sl = sizeof tcp.addr;
-    if (bind(tcp.lfd, (struct sockaddr *)&tcp.addr, sizeof tcp.addr) != 0 ||
-        listen(tcp.lfd, SOMAXCONN) != 0 ||
-        getsockname(tcp.lfd, (struct sockaddr *)&tcp.addr, &sl) != 0) {
-        UTIL_ERROR("tcp: cannot listen on %s: %s", inet_ntoa(ip), strerror(errno));
+    char list[TCP_MAX_LISTEN * 32] = "";
+    tcp.mine = calloc(TCP_MAX_LISTEN, sizeof *tcp.mine);
+    if (tcp.mine == NULL) return TERN_ERR_NOMEM;
+    for (int i = 0; i < ncand; i++)
+        if (tcp_listen_on(&cand[i], list, sizeof list) == 0) tcp.mine[tcp.nmine++] = cand[i];
+    if (tcp.nlfd == 0) {
+        UTIL_ERROR("tcp: cannot listen on any interface (%s first): %s", cand[0].name,
+                   strerror(errno));
         return TERN_ERR_TRANSPORT;
     }
-    struct epoll_event ev = {.events = EPOLLIN, .data.ptr = NULL};
-    if (epoll_ctl(tcp.epfd, EPOLL_CTL_ADD, tcp.lfd, &ev) != 0) return TERN_ERR_TRANSPORT;
-
-    char key[64], val[64], ips[INET_ADDRSTRLEN];
-    inet_ntop(AF_INET, &tcp.addr.sin_addr, ips, sizeof ips);
+    char key[64];
     snprintf(key, sizeof key, "tern-tcp-%d", b->rank);
-    snprintf(val, sizeof val, "%s:%u", ips, (unsigned)ntohs(tcp.addr.sin_port));
-    UTIL_DEBUG(1, "tcp: listening on %s", val);
-    return boot_put(b, key, val);
+    return boot_put(b, key, list);
 }
 
-/* Connect to rank q (lower than mine) and send my HELLO. */
+/* One address a peer published, with how well it suits me (lower is better). */
+struct tcp_peer_addr {
+    struct sockaddr_in sa;
+    int prefix;
+    int score; /* 0 on a subnet of one of my interfaces, 1 routed through a real one,
+                  2 only through a virtual bridge, 3 one of my own addresses; -1 unroutable */
+    int order; /* position in the peer's list (its own preference) */
+};
+
+/* Score a peer's address: see struct tcp_peer_addr. The kernel is asked which local
+ * address it would use (connect() of a UDP socket sends nothing). */
+static int tcp_addr_score(const struct sockaddr_in *sa, int same_node)
+{
+    for (int i = 0; i < tcp.nmine; i++)
+        if (tcp.mine[i].ip.s_addr == sa->sin_addr.s_addr && !same_node) return 3;
+    for (int i = 0; i < tcp.nmine; i++) {
+        const struct tcp_cand *m = &tcp.mine[i];
+        if (m->rank < 2 && ((sa->sin_addr.s_addr ^ m->ip.s_addr) & m->mask.s_addr) == 0) return 0;
+    }
+    int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return 2;
+    struct sockaddr_in me;
+    socklen_t sl = sizeof me;
+    int score = -1;
+    if (connect(fd, (const struct sockaddr *)sa, sizeof *sa) == 0 &&
+        getsockname(fd, (struct sockaddr *)&me, &sl) == 0) {
+        char name[IF_NAMESIZE + 1];
+        score = tcp_if_of(me.sin_addr, name, sizeof name) ? 2 : 1;
+    }
+    close(fd);
+    return score;
+}
+
+/* Connect to sa within timeout_ms. Returns the connected (blocking) socket or -1. */
+static int tcp_dial(const struct sockaddr_in *sa, int timeout_ms, int *err)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        *err = errno;
+        return -1;
+    }
+    tcp_sockopts(fd); /* before connect: the window scale is agreed in the SYN */
+    int c = connect(fd, (const struct sockaddr *)sa, sizeof *sa);
+    if (c != 0 && errno == EINPROGRESS) {
+        struct pollfd pf = {.fd = fd, .events = POLLOUT};
+        int k;
+        do
+            k = poll(&pf, 1, timeout_ms);
+        while (k < 0 && errno == EINTR);
+        int e = ETIMEDOUT;
+        socklen_t el = sizeof e;
+        if (k == 1) getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &el);
+        c = e ? -1 : 0;
+        errno = e;
+    }
+    if (c != 0) {
+        *err = errno;
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* Connect to rank q (lower than mine) through the best of its published addresses that
+ * answers, and send my HELLO. */
 static int tcp_connect_to(int q)
 {
-    char key[64], val[64];
+    char key[64], val[TCP_MAX_LISTEN * 32];
     snprintf(key, sizeof key, "tern-tcp-%d", q);
     int rc = boot_get(tcp.boot, key, val, sizeof val);
     if (rc) return rc;
-    char *colon = strrchr(val, ':');
-    struct sockaddr_in sa = {.sin_family = AF_INET};
-    if (colon == NULL) return TERN_ERR_BOOT;
-    *colon = '\0';
-    long port = strtol(colon + 1, NULL, 10);
-    if (inet_pton(AF_INET, val, &sa.sin_addr) != 1 || port <= 0 || port > 65535) {
-        UTIL_ERROR("tcp: rank %d published a bad address '%s'", q, val);
-        return TERN_ERR_BOOT;
+    struct tcp_peer_addr pa[TCP_MAX_LISTEN];
+    int n = 0;
+    int same_node = tcp.boot->node_of && tcp.boot->node_of[q] == tcp.boot->node_of[tcp.rank];
+    for (char *save = NULL, *tok = strtok_r(val, ",", &save); tok && n < TCP_MAX_LISTEN;
+         tok = strtok_r(NULL, ",", &save)) {
+        char ip[INET_ADDRSTRLEN + 1];
+        int prefix;
+        unsigned port;
+        struct tcp_peer_addr *a = &pa[n];
+        memset(a, 0, sizeof *a);
+        a->sa.sin_family = AF_INET;
+        if (sscanf(tok, "%15[0-9.]/%d:%u", ip, &prefix, &port) != 3 ||
+            inet_pton(AF_INET, ip, &a->sa.sin_addr) != 1 || prefix < 0 || prefix > 32 ||
+            port == 0 || port > 65535) {
+            UTIL_ERROR("tcp: rank %d published a bad address '%s'", q, tok);
+            return TERN_ERR_BOOT;
+        }
+        a->sa.sin_port = htons((uint16_t)port);
+        a->prefix = prefix;
+        a->order = n;
+        a->score = tcp_addr_score(&a->sa, same_node);
+        n++;
     }
-    sa.sin_port = htons((uint16_t)port);
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0) return TERN_ERR_TRANSPORT;
-    tcp_sockopts(fd); /* before connect: the window scale is agreed in the SYN */
-    int c;
-    do
-        c = connect(fd, (struct sockaddr *)&sa, sizeof sa);
-    while (c != 0 && errno == EINTR);
-    if (c != 0) {
-        UTIL_ERROR("tcp: cannot connect to rank %d at %s:%ld: %s", q, val, port, strerror(errno));
-        close(fd);
+    /* Best score first, the peer's own order among equals (insertion sort: n <= 8). */
+    for (int a = 1; a < n; a++)
+        for (int k = a;
+             k > 0 && (pa[k - 1].score > pa[k].score ||
+                       (pa[k - 1].score == pa[k].score && pa[k - 1].order > pa[k].order));
+             k--) {
+            struct tcp_peer_addr t = pa[k];
+            pa[k] = pa[k - 1];
+            pa[k - 1] = t;
+        }
+    int fd = -1, err = ENETUNREACH, tried = 0;
+    char who[80] = "";
+    for (int i = 0; i < n && fd < 0; i++) {
+        if (pa[i].score < 0) continue; /* no route at all */
+        char ip[INET_ADDRSTRLEN];
+        inet_ntop(AF_INET, &pa[i].sa.sin_addr, ip, sizeof ip);
+        snprintf(who, sizeof who, "%s:%u", ip, (unsigned)ntohs(pa[i].sa.sin_port));
+        /* With alternatives left, do not wait long for a silent address. */
+        fd = tcp_dial(&pa[i].sa, i + 1 < n ? 5000 : TCP_CONNECT_TIMEOUT_MS, &err);
+        tried++;
+        if (fd < 0) UTIL_DEBUG(1, "tcp: rank %d at %s: %s", q, who, strerror(err));
+    }
+    if (fd < 0) {
+        UTIL_ERROR("tcp: cannot connect to rank %d (%d of its %d addresses tried, last %s): %s", q,
+                   tried, n, tried ? who : "none routable", strerror(err));
         return TERN_ERR_TRANSPORT;
     }
-    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-    char who[80];
-    snprintf(who, sizeof who, "%s:%ld", val, port);
+    struct sockaddr_in me;
+    socklen_t sl = sizeof me;
+    char ifname[IF_NAMESIZE + 1] = "?";
+    if (getsockname(fd, (struct sockaddr *)&me, &sl) == 0)
+        tcp_if_of(me.sin_addr, ifname, sizeof ifname);
+    UTIL_DEBUG(1, "tcp: rank %d reached at %s via %s", q, who, ifname);
     struct tcp_conn *conn = tcp_conn_new(fd, q, 1, who);
     if (conn == NULL) {
         close(fd);
@@ -937,12 +1135,14 @@ static void tcp_close(void)
     }
     tcp.failed = NULL;
     tcp_reap();
-    if (tcp.lfd >= 0) close(tcp.lfd);
+    for (int i = 0; i < tcp.nlfd; i++)
+        close(tcp.lfd[i]);
+    free(tcp.mine);
     if (tcp.epfd >= 0) close(tcp.epfd);
     free(tcp.is_peer);
     free(tcp.peer);
     memset(&tcp, 0, sizeof tcp);
-    tcp.lfd = tcp.epfd = -1;
+    tcp.epfd = -1;
 }
 
 const struct tl_ops tl_tcp_ops = {
