@@ -2,12 +2,20 @@
  * tcp.c - the TCP transport: peers on other nodes (and, with TERN_TRANSPORTS=tcp, on
  * this one).
  *
- * Connections. Every process listens on one socket (loopback when the whole job is on
- * one node, else TERN_TCP_IF or the first non-loopback IPv4 interface; never the
- * wildcard address) and publishes "ip:port" as tern-tcp-<rank>. After the first boot
- * fence each process connects to every tcp peer of LOWER rank and accepts the ones of
- * higher rank, so each pair has exactly one connection, made at startup. connect()
- * returns once every connection has completed its handshake both ways.
+ * Connections. Every process listens on one socket per usable address (never the
+ * wildcard address) and publishes them, best first, as tern-tcp-<rank> =
+ * "ip/prefix:port[,ip/prefix:port...]". Usable: loopback alone when the whole job is on
+ * one node; else the interfaces TERN_TCP_IF lists; else every IPv4 interface that is up
+ * and not loopback, running ones first and virtual bridges (docker0, virbr0, br-*,
+ * veth*, ...) last. After the first boot fence each process connects to every tcp peer
+ * of LOWER rank and accepts the ones of higher rank, so each pair has exactly one
+ * connection, made at startup. Of the peer's addresses it dials first one on the subnet
+ * of one of its own real interfaces, then one the kernel routes through a real
+ * interface (asked with connect() on a UDP socket), then one reached only through a
+ * virtual bridge; an address that is one of its own (docker0's 172.17.0.1 sits on
+ * every host) only for a peer on its node, and an unroutable one never. A failed dial
+ * moves on to the next address. connect() returns once every connection has completed
+ * its handshake both ways.
  *
  * Admission. The first frame in each direction is a HELLO with the job secret, the
  * sender's rank and the protocol version (tcp_frame.h). The secret is 128 random bits
@@ -20,18 +28,25 @@
  * admitted connection closes it and marks that peer failed.
  *
  * Framing. Each core frame goes out as an 8-byte header plus the core's iovec in one
- * sendmsg (writev with MSG_NOSIGNAL). send() accepts a whole frame or nothing: if the
- * socket takes only part of it, the unsent tail is copied to the connection's send
- * buffer and the frame counts as sent; the next send() to that peer returns
- * TERN_ERR_AGAIN until the tail is gone (the core queues meanwhile). Tails are flushed
- * by poll() when epoll reports the socket writable.
+ * sendmsg (writev with MSG_NOSIGNAL), straight from the caller's memory. send() accepts
+ * a whole frame or nothing: if the socket takes only part of it, the unsent tail is
+ * copied to the connection's send buffer and the frame counts as sent; send_ref()
+ * copies only the header part of the tail and keeps pointing at the payload until the
+ * tail is out, then owes the core a sent() up-call (made from poll). The next send to
+ * that peer returns TERN_ERR_AGAIN until the tail is gone (the core queues meanwhile).
+ * Tails are flushed by poll() when epoll reports the socket writable.
  *
  * Receiving. Sockets are non-blocking and driven by one level-triggered epoll set. Each
  * connection reads into its own buffer of one maximal frame: small frames in batches
  * (up to 64 KiB per recv), and once the header of a large frame is in, exactly the rest
  * of that frame, so large frames are never moved inside the buffer. Complete frames go
- * to the core's recv up-call straight from that buffer. The core copies DATA payloads
- * into the posted receive buffer: one copy per byte on the receiving side.
+ * to the core's recv up-call straight from that buffer. A frame of TCP_PLACE_MIN bytes
+ * or more whose end is not in yet is offered to the core's place() up-call as soon as
+ * its head (env->place_head bytes, opaque here) is in; if the core names a destination
+ * (a posted user buffer), the payload bytes already read are moved there and the rest
+ * is read straight into it with recv(), and placed() follows. After a large frame the
+ * next read takes one head alone, so back-to-back large frames (a rendezvous stream)
+ * are read with no copy at all; small frames keep the batched reads.
  *
  * Sleeping. sleep_wait() is epoll_wait on the same set, so a blocked process sleeps
  * in the kernel and wakes when a frame (or a new connection) arrives or a send tail
