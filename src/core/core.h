@@ -191,6 +191,7 @@ struct core_state {
     double health_last;   /* when core_health last ran (seconds, monotonic) */
     int launcher_gone;    /* the PMI connection closed: the job is over */
     int nfailed;          /* peers known failed */
+    int kernel_wait;      /* every sleeping transport waits in the kernel (tl_ops) */
 };
 
 extern struct core_state core;

@@ -60,6 +60,12 @@ struct tl_limits {
 struct tl_ops {
     size_t size; /* sizeof(struct tl_ops) the transport was built with */
     const char *name;
+    /* sleep_wait() returns on every event that can advance this transport (it waits on
+     * file descriptors: arrivals, room to send), so a process that waits on this
+     * transport alone can go to sleep after a short spin (TERN_TCP_SPIN_COUNT) instead
+     * of spinning and yielding first: on a loaded machine a sleeper is woken at once,
+     * while a spinner waits for its next time slice. */
+    int kernel_wait;
 
     /* Can this transport reach world rank `rank`? Decided once per peer at init. */
     int (*reaches)(const struct boot *boot, int rank);

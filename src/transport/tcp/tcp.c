@@ -88,6 +88,7 @@
 #define TCP_PLACE_MIN          ((size_t)32 << 10) /* frames worth reading in place */
 #define TCP_HEAD_MAX           64                 /* bytes of head place() may want */
 #define TCP_MAX_LISTEN         8                  /* addresses published per process */
+#define TCP_STASH              32                 /* events one epoll_wait takes */
 
 struct tcp_cand {
     struct in_addr ip, mask;
@@ -132,6 +133,8 @@ static struct {
     tl_sent_fn sent;
     size_t place_head;
     int nowed; /* connections owing a sent() up-call with their tail gone */
+    struct epoll_event stash[TCP_STASH]; /* events sleep_wait() got, for the next poll */
+    int nstash;
     /* what the copy-avoidance achieved, reported at TERN_DEBUG=1 when the job ends */
     unsigned long n_placed, n_buffered, n_ref, n_tail;
     unsigned long long b_placed, b_precopy, b_buffered, b_ref, b_tail;
@@ -708,10 +711,17 @@ static void tcp_accept_all(void)
 
 static int tcp_poll(void)
 {
-    struct epoll_event ev[32];
+    struct epoll_event evbuf[32], *ev = evbuf;
     int n = 0;
     if (tcp.nowed) tcp_sent_owed(); /* before any failure up-call of this poll */
-    int k = epoll_wait(tcp.epfd, ev, 32, 0);
+    int k;
+    if (tcp.nstash) { /* what woke sleep_wait(): no second epoll_wait for it */
+        ev = tcp.stash;
+        k = tcp.nstash;
+        tcp.nstash = 0;
+    } else {
+        k = epoll_wait(tcp.epfd, ev, 32, 0);
+    }
     for (int i = 0; i < k; i++) {
         struct tcp_conn *c = ev[i].data.ptr;
         if (c == NULL) {
@@ -1123,8 +1133,9 @@ static int tcp_busy(void)
 
 static void tcp_sleep_wait(int timeout_ms)
 {
-    struct epoll_event ev;
-    epoll_wait(tcp.epfd, &ev, 1, timeout_ms);
+    if (tcp.nowed || tcp.nstash) return; /* work is due that no fd event would announce */
+    int k = epoll_wait(tcp.epfd, tcp.stash, TCP_STASH, timeout_ms);
+    tcp.nstash = k > 0 ? k : 0; /* kept for the next poll (connections die only there) */
 }
 
 static void tcp_limits(struct tl_limits *out)
@@ -1163,6 +1174,7 @@ static void tcp_close(void)
 const struct tl_ops tl_tcp_ops = {
     .size = sizeof(struct tl_ops),
     .name = "tcp",
+    .kernel_wait = 1,
     .reaches = tcp_reaches,
     .open = tcp_open,
     .connect = tcp_connect,
