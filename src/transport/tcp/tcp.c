@@ -85,10 +85,11 @@
 #define TCP_MAX_STRANGERS      64                 /* connections still in their handshake */
 #define TCP_CONNECT_TIMEOUT_MS 60000
 #define TCP_MAX_IOV            8
-#define TCP_PLACE_MIN          ((size_t)32 << 10) /* frames worth reading in place */
-#define TCP_HEAD_MAX           64                 /* bytes of head place() may want */
-#define TCP_MAX_LISTEN         8                  /* addresses published per process */
-#define TCP_STASH              32                 /* events one epoll_wait takes */
+#define TCP_PLACE_MIN          ((size_t)32 << 10)   /* frames worth reading in place */
+#define TCP_HEAD_MAX           64                   /* bytes of head place() may want */
+#define TCP_MAX_LISTEN         8                    /* addresses published per process */
+#define TCP_STASH              32                   /* events one epoll_wait takes */
+#define TCP_RBUF_MIN           (2 * TCP_READ_BATCH) /* receive buffer of a connection */
 
 struct tcp_cand {
     struct in_addr ip, mask;
@@ -494,13 +495,17 @@ static void tcp_conn_hello(struct tcp_conn *c, const void *payload, size_t len)
     }
     c->authed = 1;
     tcp.nauthed++;
-    unsigned char *b = realloc(c->rbuf, tcp.max_len + sizeof(struct tcp_fhdr));
+    /* Room for batched small frames; grown to a whole frame only for a large one that
+     * is not placed (an unexpected message, say), so idle peers cost little memory. */
+    size_t cap = tcp.max_len + sizeof(struct tcp_fhdr);
+    if (cap > TCP_RBUF_MIN) cap = TCP_RBUF_MIN;
+    unsigned char *b = realloc(c->rbuf, cap);
     if (b == NULL) {
         tcp_conn_fail(c, "out of memory for a receive buffer");
         return;
     }
     c->rbuf = b;
-    c->rcap = tcp.max_len + sizeof(struct tcp_fhdr);
+    c->rcap = cap;
     if (!c->outgoing && tcp_send_hello(c) != 0) {
         tcp_conn_fail(c, "cannot answer the handshake");
         return;
@@ -648,6 +653,22 @@ static int tcp_conn_read(struct tcp_conn *c)
             if (k <= 0) break;
             n++;
             continue;
+        }
+        if (c->authed && c->rlen >= sizeof(struct tcp_fhdr)) {
+            /* The frame at rbuf[0] is larger than rbuf and will not be placed: grow. */
+            struct tcp_fhdr h;
+            memcpy(&h, c->rbuf, sizeof h);
+            size_t total = sizeof h + (size_t)h.len;
+            int placeable = !c->asked && tcp.place && h.len >= TCP_PLACE_MIN;
+            if (total > c->rcap && !placeable) {
+                unsigned char *b = realloc(c->rbuf, total);
+                if (b == NULL) {
+                    tcp_conn_fail(c, "out of memory for a receive buffer");
+                    break;
+                }
+                c->rbuf = b;
+                c->rcap = total;
+            }
         }
         size_t want = tcp_conn_want(c);
         if (want == 0) { /* cannot happen: deliver always makes room */
