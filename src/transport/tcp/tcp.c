@@ -513,10 +513,10 @@ static void tcp_conn_hello(struct tcp_conn *c, const void *payload, size_t len)
     UTIL_DEBUG(1, "tcp: connection with rank %d (%s) admitted", c->rank, c->who);
 }
 
-/* Ask the core where the payload of the incomplete frame at `off` goes (its header
- * `h`, `total` bytes with it). On an answer, the bytes of it already here are moved
- * there and the connection reads the rest straight in: returns 1. */
-static int tcp_conn_place(struct tcp_conn *c, size_t off, const struct tcp_fhdr *h, size_t total)
+/* Ask the core where the payload of the incomplete frame at `off` (header `h`) goes.
+ * On an answer, the bytes of it already here are moved there and the connection reads
+ * the rest straight in: returns 1. */
+static int tcp_conn_place(struct tcp_conn *c, size_t off, const struct tcp_fhdr *h)
 {
     size_t avail = c->rlen - off, hl = tcp.place_head < h->len ? tcp.place_head : h->len;
     if (c->asked || tcp.place == NULL || h->len < TCP_PLACE_MIN || avail < sizeof *h + hl) return 0;
@@ -536,7 +536,6 @@ static int tcp_conn_place(struct tcp_conn *c, size_t off, const struct tcp_fhdr 
     tcp.b_placed += h->len;
     tcp.b_precopy += c->dst_got;
     c->rlen = off; /* the frame's bytes are no longer in rbuf */
-    (void)total;
     return 1;
 }
 
@@ -560,7 +559,7 @@ static int tcp_conn_deliver(struct tcp_conn *c)
             return n;
         }
         if ((size_t)total > c->rlen - off) {
-            if (c->authed && h.type == TCP_FRAME_MSG) tcp_conn_place(c, off, &h, (size_t)total);
+            if (c->authed && h.type == TCP_FRAME_MSG) tcp_conn_place(c, off, &h);
             break;
         }
         const unsigned char *payload = c->rbuf + off + sizeof h;
