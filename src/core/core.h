@@ -66,7 +66,8 @@ enum core_req_state {
     CORE_RS_QUEUED,   /* send: waiting in the peer's pending queue */
     CORE_RS_WAIT_ACK, /* send: sync eager sent, waiting for ACK */
     CORE_RS_WAIT_CTS, /* send: RTS sent, waiting for FIN or CTS */
-    CORE_RS_STREAM,   /* send: streaming DATA; recv: receiving DATA */
+    CORE_RS_STREAM,   /* send: streaming DATA; recv: receiving DATA or a placed frame */
+    CORE_RS_SENDING,  /* send: protocol done, the transport still reads buf (send_ref) */
     CORE_RS_DONE,
 };
 
@@ -75,6 +76,7 @@ struct tern_request {
     uint8_t state;
     uint8_t sync;
     uint8_t rndv; /* send: rendezvous (else eager) */
+    uint8_t ref;  /* send: the transport points into buf until its sent() up-call */
     uint32_t id;  /* index in the request table, carried in frames */
     int err;      /* result once DONE */
     int peer;     /* send: destination world rank; recv: source world rank or -1 */
@@ -163,6 +165,7 @@ struct core_peer {
     size_t eager_max; /* payload bytes sent eagerly to this peer */
     size_t chunk;     /* payload bytes per streamed DATA frame */
     struct core_pend *pend_head, *pend_tail;
+    core_req_t *placing; /* receive whose buffer the transport is writing (place()) */
     int failed;
 };
 
@@ -208,6 +211,7 @@ struct core_state {
     int launcher_gone;    /* the PMI connection closed: the job is over */
     int nfailed;          /* peers known failed */
     struct core_doing doing; /* what the caller waits in (diag.c reads it) */
+    int kernel_wait;      /* every sleeping transport waits in the kernel (tl_ops) */
 };
 
 extern struct core_state core;
@@ -233,6 +237,7 @@ struct core_match *core_match_get(uint16_t ctx);
 void core_match_post(struct core_match *m, core_req_t *r);
 void core_match_unpost(struct core_match *m, core_req_t *r);
 core_req_t *core_match_find_posted(struct core_match *m, int src, int tag);
+core_req_t *core_match_peek_posted(struct core_match *m, int src, int tag);
 struct core_unexp *core_match_find_unexp(struct core_match *m, int src, int tag, int remove);
 void core_match_append_unexp(struct core_match *m, struct core_unexp *u);
 void core_match_release_all(void);
@@ -252,6 +257,11 @@ int core_irecv(void *buf, size_t cap, int src, int tag, uint16_t ctx, struct ter
 int core_iprobe(int src, int tag, uint16_t ctx, int *flag, int *out_src, int *out_tag,
                 size_t *out_len);
 void core_frame_recv(int src, const void *frame, size_t len);
+/* Transport up-calls (transport.h): where a frame's payload goes, that it arrived, and
+ * that a send_ref() frame is out. */
+void *core_frame_place(int src, const void *head, size_t hlen, size_t len);
+void core_frame_placed(int src, const void *head, size_t hlen, size_t len);
+void core_frame_sent(void *cookie);
 void core_peer_failed(int rank); /* up-call: the transport lost `rank` */
 int core_send_frame(int dest, const struct iovec *iov, int iovcnt, size_t total);
 void core_pend_drain(void);

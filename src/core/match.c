@@ -61,6 +61,14 @@ core_req_t *core_match_find_posted(struct core_match *m, int src, int tag)
     return NULL;
 }
 
+/* The receive find_posted would return, left in the queue. */
+core_req_t *core_match_peek_posted(struct core_match *m, int src, int tag)
+{
+    for (core_req_t *r = m->posted_head; r; r = r->next)
+        if (core_match_accepts(r->peer, r->tag, src, tag)) return r;
+    return NULL;
+}
+
 struct core_unexp *core_match_find_unexp(struct core_match *m, int src, int tag, int remove)
 {
     struct core_unexp *prev = NULL;

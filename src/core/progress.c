@@ -98,6 +98,10 @@ static int core_block_loop(core_done_fn done, const void *arg)
 {
     long spin_max = core.oversubscribed ? util_tun.oversub_spin_count : util_tun.spin_count;
     long yield_max = spin_max + util_tun.yield_count;
+    if (core.kernel_wait) { /* tcp alone: the kernel wakes a sleeper as data comes */
+        spin_max = util_tun.tcp_spin_count;
+        yield_max = spin_max;
+    }
     long spins = 0;
     for (;;) {
         if (done(arg)) return 0;
@@ -115,13 +119,14 @@ static int core_block_loop(core_done_fn done, const void *arg)
         if (core.doing.since == 0) core.doing.since = core_now();
         /* Never sleep with frames queued for a full peer: nobody would ring us when
          * room appears. */
-        if (spins < yield_max || core.npending) {
+        if (spins < yield_max || (core.npending && !core.kernel_wait)) {
             sched_yield();
             continue;
         }
         for (int i = 0; i < core.ntls; i++)
             core.tls[i]->sleep_begin();
-        if (core_progress() == 0 && !done(arg)) {
+        /* (A kernel waiter needs no last look: epoll reports what came meanwhile.) */
+        if ((core.kernel_wait || core_progress() == 0) && !done(arg)) {
             /* Each transport sleeps on its own doorbell (shm's futex, tcp's epoll). When
              * more than one really sleeps, a long sleep in the first would leave the
              * other's arrivals waiting: then each sleeps only briefly, in turn. */
@@ -134,7 +139,11 @@ static int core_block_loop(core_done_fn done, const void *arg)
         }
         for (int i = 0; i < core.ntls; i++)
             core.tls[i]->sleep_end();
-        int rc = core_health();
+        /* Liveness at most every TERN_FAILURE_CHECK_MS: a wake-up per message must not
+         * cost a look at the launcher each time. */
+        int rc = core_now() - core.health_last >= (double)util_tun.failure_check_ms * 1e-3
+                     ? core_health()
+                     : core_alive();
         if (rc) return rc;
         spins = spin_max; /* after a wake-up, go on yielding before sleeping again */
     }

@@ -8,6 +8,14 @@
  *               answers FIN. Where get() is impossible it answers CTS and the sender
  *               streams DATA frames that land straight in the posted buffer.
  *
+ * Zero copy on byte-stream transports (tcp). Payloads of CORE_REF_MIN bytes or more go
+ * out with send_ref(): the transport points at the user's buffer instead of copying an
+ * unsent tail, and the send request completes only at its sent() up-call (state
+ * SENDING meanwhile). On the receiving side the transport asks place() where a
+ * frame's payload goes once its head is in: an EAGER frame that matches a posted
+ * receive, or a DATA frame of a matched rendezvous, is then read by the transport
+ * straight into the user's buffer, and placed() completes the work.
+ *
  * The choice is per message from the limits the peer's transport reports. Frames a
  * transport cannot take now wait in the peer's pending queue, in order, so sends to one
  * peer never overtake each other.
@@ -18,6 +26,39 @@
 
 #include "core/core.h"
 #include "util/log.h"
+
+/* Payloads at least this large are sent by reference where the transport can. */
+#define CORE_REF_MIN 4096
+
+/* Send one frame of request r whose last iov entry is its payload. */
+static int core_req_send(core_req_t *r, const struct iovec *iov, int n, size_t total)
+{
+    struct core_peer *p = &core.peers[r->peer];
+    if (p->tl->send_ref != tl_stub_send_ref && iov[n - 1].iov_len >= CORE_REF_MIN) {
+        int rc = p->tl->send_ref(r->peer, iov, n, total, r);
+        if (rc != 1) return rc;
+        r->ref = 1;
+        return 0;
+    }
+    return p->tl->send(r->peer, iov, n, total);
+}
+
+/* A send's protocol is done: it completes, or waits for the transport to let go. */
+static void core_send_finish(core_req_t *r)
+{
+    if (r->ref)
+        r->state = CORE_RS_SENDING;
+    else
+        core_req_complete(r, TERN_OK);
+}
+
+void core_frame_sent(void *cookie)
+{
+    core_req_t *r = cookie;
+    if (!r->ref) return;
+    r->ref = 0;
+    if (r->state == CORE_RS_SENDING) core_req_complete(r, TERN_OK);
+}
 
 static void core_pend_append(int dest, struct core_pend *pd)
 {
@@ -75,12 +116,12 @@ static int core_send_push(core_req_t *r)
                                  .tag = r->tag,
                                  .sreq = r->id};
             struct iovec iov[2] = {{&h, sizeof h}, {r->buf, r->len}};
-            rc = p->tl->send(r->peer, iov, r->len ? 2 : 1, sizeof h + r->len);
+            rc = core_req_send(r, iov, r->len ? 2 : 1, sizeof h + r->len);
             if (rc) return rc;
             if (r->sync)
                 r->state = CORE_RS_WAIT_ACK;
             else
-                core_req_complete(r, TERN_OK);
+                core_send_finish(r);
             return 0;
         }
         struct core_rts m = {
@@ -100,11 +141,11 @@ static int core_send_push(core_req_t *r)
             struct core_data d = {.h = {.type = CORE_FRAME_DATA, .sreq = r->id, .rreq = r->rsreq},
                                   .offset = r->offset};
             struct iovec iov[2] = {{&d, sizeof d}, {(char *)r->buf + r->offset, n}};
-            int rc = p->tl->send(r->peer, iov, 2, sizeof d + n);
+            int rc = core_req_send(r, iov, 2, sizeof d + n);
             if (rc) return rc;
             r->offset += n;
         }
-        core_req_complete(r, TERN_OK);
+        core_send_finish(r);
     }
     return 0;
 }
@@ -396,7 +437,7 @@ void core_frame_recv(int src, const void *frame, size_t len)
     case CORE_FRAME_ACK: {
         core_req_t *r = core_req_lookup(h.sreq, CORE_REQ_SEND);
         if (r == NULL || r->state != CORE_RS_WAIT_ACK || r->peer != src) break;
-        core_req_complete(r, TERN_OK);
+        core_send_finish(r);
         return;
     }
     case CORE_FRAME_AM: {
@@ -411,6 +452,68 @@ void core_frame_recv(int src, const void *frame, size_t len)
     }
     UTIL_ERROR("dropping a malformed or unexpected frame (type %u, %zu bytes) from rank %d",
                (unsigned)h.type, len, src);
+}
+
+/*
+ * place(): the head of a frame from src is in (transport.h). Answer the user buffer for
+ * an EAGER frame that matches a posted receive and fits it, or for a DATA frame of a
+ * matched rendezvous that fits; NULL otherwise (the frame then comes through recv, which
+ * handles truncation, unexpected messages and malformed frames as always). The head
+ * holds the 16-byte header and 8 more bytes: a DATA offset, or an EAGER payload's start.
+ */
+void *core_frame_place(int src, const void *head, size_t hlen, size_t len)
+{
+    struct core_data d;
+    if (hlen < sizeof d || len < hlen) return NULL;
+    memcpy(&d, head, sizeof d);
+    struct core_peer *p = &core.peers[src];
+    if (p->placing) return NULL;
+    if (d.h.type == CORE_FRAME_EAGER) {
+        struct core_match *m = core.match[d.h.ctx];
+        size_t plen = len - sizeof(struct core_hdr);
+        if (m == NULL || m->posted_head == NULL) return NULL;
+        core_req_t *r = core_match_peek_posted(m, src, d.h.tag);
+        /* Truncation is left to recv(), which reports it as always. */
+        if (r == NULL || plen > r->len) return NULL;
+        core_match_unpost(m, r);
+        r->src = src;
+        r->msg_tag = d.h.tag;
+        size_t have = hlen - sizeof d.h;
+        memcpy(r->buf, (const char *)head + sizeof d.h, have);
+        r->bytes = plen;
+        r->sync = (d.h.flags & CORE_FLAG_SYNC) != 0;
+        r->rsreq = d.h.sreq;
+        r->state = CORE_RS_STREAM;
+        p->placing = r;
+        return (char *)r->buf + have;
+    }
+    if (d.h.type == CORE_FRAME_DATA) {
+        core_req_t *r = core_req_lookup(d.h.rreq, CORE_REQ_RECV);
+        size_t n = len - sizeof d;
+        if (r == NULL || r->state != CORE_RS_STREAM || r->src != src) return NULL;
+        if (d.offset > r->bytes || n > r->bytes - d.offset || d.offset + n > r->len) return NULL;
+        p->placing = r;
+        return (char *)r->buf + d.offset;
+    }
+    return NULL;
+}
+
+/* placed(): the payload place() asked for has landed. */
+void core_frame_placed(int src, const void *head, size_t hlen, size_t len)
+{
+    struct core_data d;
+    core_req_t *r = core.peers[src].placing;
+    core.peers[src].placing = NULL;
+    if (r == NULL || hlen < sizeof d || r->state != CORE_RS_STREAM) return;
+    memcpy(&d, head, sizeof d);
+    if (d.h.type == CORE_FRAME_EAGER) {
+        if (r->sync) core_send_ctrl(src, CORE_FRAME_ACK, r->rsreq, 0);
+        core_req_complete(r, TERN_OK);
+        return;
+    }
+    r->offset += len - sizeof d;
+    if (r->offset >= r->bytes)
+        core_req_complete(r, r->bytes > r->len ? TERN_ERR_TRUNCATE : TERN_OK);
 }
 
 /*
@@ -429,6 +532,7 @@ void core_peer_failed(int rank)
     struct core_peer *p = &core.peers[rank];
     if (p->failed) return;
     p->failed = 1;
+    p->placing = NULL;
     core.nfailed++;
     UTIL_DEBUG(1, "rank %d failed: completing its operations with an error", rank);
     struct core_pend *pd = p->pend_head;

@@ -70,6 +70,10 @@ core_req_t *core_req_lookup(uint32_t id, int kind)
 
 void core_req_complete(core_req_t *r, int err)
 {
+    if (r->ref) { /* ended early (error, failure, abandon): the transport lets go */
+        r->ref = 0;
+        core.peers[r->peer].tl->unref(r->peer);
+    }
     r->err = err;
     r->state = CORE_RS_DONE;
     if (r->on_complete) r->on_complete(r);
@@ -91,6 +95,15 @@ void core_req_abandon(core_req_t *r)
         core_req_free(r);
         return;
     }
+    if (r->kind == CORE_REQ_SEND && r->ref) {
+        /* The transport still reads buf for a partly written frame: it copies the rest. */
+        r->ref = 0;
+        core.peers[r->peer].tl->unref(r->peer);
+        if (r->state == CORE_RS_SENDING) {
+            core_req_free(r);
+            return;
+        }
+    }
     /* Under way with a live peer: let it end on its own without touching the buffer
      * again. A streaming receive drops the rest of its data; a send not started goes
      * out empty; a streaming send stops where it is. */
@@ -103,6 +116,11 @@ void core_req_abandon(core_req_t *r)
         r->len = r->offset;
     }
     r->on_complete = core_req_free_when_done;
+    if (r->kind == CORE_REQ_RECV && r->state == CORE_RS_STREAM && r->src >= 0 &&
+        core.peers[r->src].placing == r) {
+        /* The transport is writing into buf right now: divert the rest to scratch. */
+        core.peers[r->src].tl->place_abort(r->src);
+    }
 }
 
 void core_req_release_all(void)

@@ -15,6 +15,17 @@ int tl_stub_get(int src, void *local, uint64_t remote, size_t len)
     return TERN_ERR_UNSUPPORTED;
 }
 
+int tl_stub_send_ref(int dest, const struct iovec *iov, int iovcnt, size_t total, void *cookie)
+{
+    (void)dest, (void)iov, (void)iovcnt, (void)total, (void)cookie;
+    return TERN_ERR_UNSUPPORTED;
+}
+
+void tl_stub_unref(int rank)
+{
+    (void)rank;
+}
+
 void tl_stub_sleep_begin(void) {}
 void tl_stub_sleep_wait(int timeout_ms)
 {

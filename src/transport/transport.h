@@ -25,11 +25,29 @@ typedef void (*tl_recv_fn)(int src, const void *frame, size_t len);
  * rank returns TERN_ERR_PEER_FAILED from then on. */
 typedef void (*tl_failed_fn)(int rank);
 
+/* Up-call (optional, for transports that read a byte stream): the first `hlen` bytes
+ * (`head`, hlen = min(len, env->place_head)) of a frame of `len` bytes from `src` are in,
+ * the rest not yet. Return where bytes [hlen, len) of that frame are to be written, or
+ * NULL to get the whole frame through recv() as usual. After a non-NULL answer the
+ * transport writes those bytes there directly (no copy through its own buffer) and
+ * calls placed() with the same arguments once they are all in, or failed(src) if the
+ * connection breaks first. The head is opaque to the transport. */
+typedef void *(*tl_place_fn)(int src, const void *head, size_t hlen, size_t len);
+typedef void (*tl_placed_fn)(int src, const void *head, size_t hlen, size_t len);
+
+/* Up-call: a frame that send_ref() accepted with `cookie` is now wholly handed to the
+ * system; the payload it referenced may be reused. Called from poll() only. */
+typedef void (*tl_sent_fn)(void *cookie);
+
 /* What the transport was given when opened. */
 struct tl_env {
     struct boot *boot;
     tl_recv_fn recv;
     tl_failed_fn failed;
+    tl_place_fn place;   /* may be NULL */
+    tl_placed_fn placed; /* set when place is */
+    size_t place_head;   /* bytes of a frame's head place() needs to decide (<= 64) */
+    tl_sent_fn sent;
 };
 
 /* Pieces of one frame every transport's send() takes (a header plus a datatype's blocks). */
@@ -45,6 +63,12 @@ struct tl_limits {
 struct tl_ops {
     size_t size; /* sizeof(struct tl_ops) the transport was built with */
     const char *name;
+    /* sleep_wait() returns on every event that can advance this transport (it waits on
+     * file descriptors: arrivals, room to send), so a process that waits on this
+     * transport alone can go to sleep after a short spin (TERN_TCP_SPIN_COUNT) instead
+     * of spinning and yielding first: on a loaded machine a sleeper is woken at once,
+     * while a spinner waits for its next time slice. */
+    int kernel_wait;
 
     /* Can this transport reach world rank `rank`? Decided once per peer at init. */
     int (*reaches)(const struct boot *boot, int rank);
@@ -63,6 +87,23 @@ struct tl_ops {
      * TL_MAX_IOV pieces).
      * Returns 0, TERN_ERR_AGAIN if there is no room now (nothing was sent), or an error. */
     int (*send)(int dest, const struct iovec *iov, int iovcnt, size_t total);
+
+    /* Like send(), but the last iov entry (the payload) is not copied if the system takes
+     * only part of the frame: the transport keeps pointing at it and reports `cookie`
+     * through env->sent once the frame is wholly out. Returns 0 (all out now, no
+     * up-call), 1 (accepted, sent(cookie) follows), TERN_ERR_AGAIN or an error.
+     * tl_stub_send_ref answers TERN_ERR_UNSUPPORTED: the core then uses send(). */
+    int (*send_ref)(int dest, const struct iovec *iov, int iovcnt, size_t total, void *cookie);
+
+    /* The payload a send_ref() to dest still points at must no longer be used after this
+     * call (its send was abandoned or its peer failed): copy what is unsent and forget
+     * the cookie (no sent() up-call for it). */
+    void (*unref)(int dest);
+
+    /* The destination place() gave for the frame now arriving from src must no longer
+     * be written: read the rest of that frame into scratch memory (placed() still
+     * follows). */
+    void (*place_abort)(int src);
 
     /* Deliver arrived frames through env->recv. Returns how many, or a negative error. */
     int (*poll)(void);
@@ -102,6 +143,8 @@ struct tl_ops {
 
 /* Shared stubs for operations a transport does not support (never leave a slot NULL). */
 int tl_stub_get(int src, void *local, uint64_t remote, size_t len);
+int tl_stub_send_ref(int dest, const struct iovec *iov, int iovcnt, size_t total, void *cookie);
+void tl_stub_unref(int rank); /* also for place_abort */
 void tl_stub_sleep_begin(void);
 void tl_stub_sleep_wait(int timeout_ms);
 void tl_stub_sleep_end(void);

@@ -13,7 +13,9 @@
 # Cases: pingpong (2 hosts x 2: shm within a host, tcp across), stress (3 hosts,
 # uneven), kill (a rank on B dies of SIGKILL: one line naming rank and host, exit 137,
 # nothing left), sigterm (ternrun gets SIGTERM: every rank on every host ends),
-# netem (5 ms delay on one link, when the kernel has sch_netem).
+# netem (5 ms delay on one link, when the kernel has sch_netem), ifsel (no TERN_TCP_IF:
+# decoy interfaces that come first in B and C - a docker0 bridge with the same
+# 172.17.0.1/16 on both and an eth1 on a subnet of its own - must not be chosen).
 # Exit 77 (ctest SKIP_RETURN_CODE) when namespaces cannot be created here.
 set -u
 CASE=$1
@@ -59,6 +61,22 @@ if ! err=$(ip netns add $A 2>&1); then
 fi
 ip netns add $B && ip netns add $C || fail "ip netns add failed"
 for ns in $A $B $C; do ip -n $ns link set lo up || fail "lo up in $ns"; done
+if [ "$CASE" = ifsel ]; then
+    # Decoys, created before tern0 so they come first in every interface list: docker0
+    # (a bridge with a port, so it is up and running, 172.17.0.1/16 on both hosts as
+    # Docker does it) and eth1 (a veth to nowhere, a subnet per host, routes to no peer).
+    i=2
+    for ns in $B $C; do
+        ip -n $ns link add name docker0 type bridge || fail "cannot create docker0 in $ns"
+        ip -n $ns link add name vethd0 type veth peer name vethd1 || fail "veth in $ns"
+        ip -n $ns link set vethd0 master docker0
+        ip -n $ns addr add 172.17.0.1/16 dev docker0
+        ip -n $ns link add name eth1 type veth peer name eth1p || fail "eth1 in $ns"
+        ip -n $ns addr add 10.88.$i.1/24 dev eth1
+        for l in docker0 vethd0 vethd1 eth1 eth1p; do ip -n $ns link set $l up; done
+        i=$((i + 1))
+    done
+fi
 ip -n $A link add name tern0 type bridge || fail "cannot create a bridge in $A"
 ip -n $A addr add 10.231.0.1/24 dev tern0
 ip -n $A link set tern0 up
@@ -75,9 +93,11 @@ done
 shm_list() { ls -1 /dev/shm 2>/dev/null | grep '^tern-' | sort; }
 shm_list >"$D/shm_before"
 
-# run ARGS...: ternrun across the namespaces; sets $rc.
+# run ARGS...: ternrun across the namespaces; sets $rc. IFSEL (default -x TERN_TCP_IF=tern0)
+# chooses the interface.
 run() {
-    "$T" --launch-agent 'ip netns exec {host}' -x TERN_TCP_IF=tern0 "$@" >"$D/out" 2>"$D/err"
+    "$T" --launch-agent 'ip netns exec {host}' ${IFSEL--x TERN_TCP_IF=tern0} "$@" >"$D/out" \
+        2>"$D/err"
     rc=$?
 }
 
@@ -292,11 +312,41 @@ netem)
     if err=$(ip netns exec $C tc qdisc add dev tern0 root netem delay 5ms 2>&1); then
         echo "netem: 5 ms delay on $C's tern0"
     else
-        echo "netem unavailable ($err); the kernel lacks sch_netem: running without the delay"
+        echo "netem unavailable ($err): this kernel lacks sch_netem (CONFIG_NET_SCH_NETEM)"
+        # Still impair the link: a token bucket at 100 Mbit/s queues packets (delay under
+        # load) and makes senders meet full socket buffers (partial writes).
+        if err=$(ip netns exec $C tc qdisc add dev tern0 root tbf rate 100mbit burst 64kb \
+            latency 20ms 2>&1); then
+            echo "instead: tbf 100 Mbit/s on $C's tern0"
+        else
+            echo "tbf unavailable too ($err): running without an impaired link"
+        fi
     fi
     TERN_DEBUG=1 run -H $B:2,$C:2 --timeout 90 "$BIN/mp_stress"
     expect_rc 0 "stress on $B:2,$C:2 with a delayed link"
     grep -q 'process mapping (vector,(0,2,2))' "$D/err" || fail "ranks did not see (vector,(0,2,2))"
+    no_leftovers
+    ;;
+ifsel)
+    # Two hosts with decoys, no TERN_TCP_IF: every connection goes over tern0.
+    IFSEL= TERN_DEBUG=1 run -H $B:2,$C:2 --timeout 90 "$BIN/mp_pingpong"
+    expect_rc 0 "pingpong across $B:2,$C:2 with decoy interfaces"
+    n=$(grep -c 'tcp: rank [01] reached at 10\.231\.0\.2:[0-9]* via tern0$' "$D/err")
+    [ "$n" = 4 ] || fail "$n of 4 connections from $C to $B went over tern0"
+    ! grep -q 'reached at .* via \(docker0\|eth1\)' "$D/err" || fail "a decoy interface was used"
+    ! grep -q 'tcp: rank [0-9]* at ' "$D/err" || fail "a decoy address was tried before tern0"
+    no_leftovers
+    # One host, tcp forced: loopback only, decoys or not.
+    IFSEL= TERN_DEBUG=1 run -H $B:2 -x TERN_TRANSPORTS=self,tcp --timeout 60 "$BIN/mp_order"
+    expect_rc 0 "order on $B:2 over tcp"
+    grep -q 'tcp: listening on 127\.0\.0\.1:' "$D/err" || fail "a one-host job did not use loopback"
+    ! grep -q 'tcp: listening on [^1]' "$D/err" || fail "a one-host job listened beyond loopback"
+    no_leftovers
+    # TERN_TCP_IF overrides, even with an interface that reaches nobody: a clear error.
+    IFSEL= run -H $B:1,$C:1 -x TERN_TCP_IF=eth1 --timeout 60 "$BIN/mp_order"
+    [ "$rc" != 0 ] || fail "a job confined to eth1 (no route between hosts) succeeded"
+    grep -q 'tcp: cannot connect to rank 0 (0 of its 1 addresses tried, last none routable)' \
+        "$D/err" || fail "no error naming the unreachable rank"
     no_leftovers
     ;;
 *)

@@ -86,9 +86,12 @@ int main(int argc, char **argv)
     if (me == 0) {
         char val[128];
         CHECK_OK(boot_get(&core.boot, "tern-tcp-1", val, sizeof val));
-        char *colon = strrchr(val, ':');
-        CHECKF(colon != NULL, "bad address '%s'", val);
-        *colon = '\0';
+        /* "ip/prefix:port[,...]": the first is the peer's preferred address. */
+        char *comma = strchr(val, ',');
+        if (comma) *comma = '\0';
+        char *colon = strrchr(val, ':'), *slash = strchr(val, '/');
+        CHECKF(colon != NULL && slash != NULL, "bad address '%s'", val);
+        *colon = *slash = '\0';
         peer_addr.sin_family = AF_INET;
         peer_addr.sin_port = htons((uint16_t)atoi(colon + 1));
         CHECKF(inet_pton(AF_INET, val, &peer_addr.sin_addr) == 1, "bad address '%s'", val);

@@ -2,12 +2,20 @@
  * tcp.c - the TCP transport: peers on other nodes (and, with TERN_TRANSPORTS=tcp, on
  * this one).
  *
- * Connections. Every process listens on one socket (loopback when the whole job is on
- * one node, else TERN_TCP_IF or the first non-loopback IPv4 interface; never the
- * wildcard address) and publishes "ip:port" as tern-tcp-<rank>. After the first boot
- * fence each process connects to every tcp peer of LOWER rank and accepts the ones of
- * higher rank, so each pair has exactly one connection, made at startup. connect()
- * returns once every connection has completed its handshake both ways.
+ * Connections. Every process listens on one socket per usable address (never the
+ * wildcard address) and publishes them, best first, as tern-tcp-<rank> =
+ * "ip/prefix:port[,ip/prefix:port...]". Usable: loopback alone when the whole job is on
+ * one node; else the interfaces TERN_TCP_IF lists; else every IPv4 interface that is up
+ * and not loopback, running ones first and virtual bridges (docker0, virbr0, br-*,
+ * veth*, ...) last. After the first boot fence each process connects to every tcp peer
+ * of LOWER rank and accepts the ones of higher rank, so each pair has exactly one
+ * connection, made at startup. Of the peer's addresses it dials first one on the subnet
+ * of one of its own real interfaces, then one the kernel routes through a real
+ * interface (asked with connect() on a UDP socket), then one reached only through a
+ * virtual bridge; an address that is one of its own (docker0's 172.17.0.1 sits on
+ * every host) only for a peer on its node, and an unroutable one never. A failed dial
+ * moves on to the next address. connect() returns once every connection has completed
+ * its handshake both ways.
  *
  * Admission. The first frame in each direction is a HELLO with the job secret, the
  * sender's rank and the protocol version (tcp_frame.h). The secret is 128 random bits
@@ -20,18 +28,25 @@
  * admitted connection closes it and marks that peer failed.
  *
  * Framing. Each core frame goes out as an 8-byte header plus the core's iovec in one
- * sendmsg (writev with MSG_NOSIGNAL). send() accepts a whole frame or nothing: if the
- * socket takes only part of it, the unsent tail is copied to the connection's send
- * buffer and the frame counts as sent; the next send() to that peer returns
- * TERN_ERR_AGAIN until the tail is gone (the core queues meanwhile). Tails are flushed
- * by poll() when epoll reports the socket writable.
+ * sendmsg (writev with MSG_NOSIGNAL), straight from the caller's memory. send() accepts
+ * a whole frame or nothing: if the socket takes only part of it, the unsent tail is
+ * copied to the connection's send buffer and the frame counts as sent; send_ref()
+ * copies only the header part of the tail and keeps pointing at the payload until the
+ * tail is out, then owes the core a sent() up-call (made from poll). The next send to
+ * that peer returns TERN_ERR_AGAIN until the tail is gone (the core queues meanwhile).
+ * Tails are flushed by poll() when epoll reports the socket writable.
  *
  * Receiving. Sockets are non-blocking and driven by one level-triggered epoll set. Each
  * connection reads into its own buffer of one maximal frame: small frames in batches
  * (up to 64 KiB per recv), and once the header of a large frame is in, exactly the rest
  * of that frame, so large frames are never moved inside the buffer. Complete frames go
- * to the core's recv up-call straight from that buffer. The core copies DATA payloads
- * into the posted receive buffer: one copy per byte on the receiving side.
+ * to the core's recv up-call straight from that buffer. A frame of TCP_PLACE_MIN bytes
+ * or more whose end is not in yet is offered to the core's place() up-call as soon as
+ * its head (env->place_head bytes, opaque here) is in; if the core names a destination
+ * (a posted user buffer), the payload bytes already read are moved there and the rest
+ * is read straight into it with recv(), and placed() follows. After a large frame the
+ * next read takes one head alone, so back-to-back large frames (a rendezvous stream)
+ * are read with no copy at all; small frames keep the batched reads.
  *
  * Sleeping. sleep_wait() is epoll_wait on the same set, so a blocked process sleeps
  * in the kernel and wakes when a frame (or a new connection) arrives or a send tail
@@ -48,6 +63,7 @@
 #include <net/if.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +85,17 @@
 #define TCP_MAX_STRANGERS      64                 /* connections still in their handshake */
 #define TCP_CONNECT_TIMEOUT_MS 60000
 #define TCP_MAX_IOV            (TL_MAX_IOV + 1) /* + the TCP frame header */
+#define TCP_PLACE_MIN          ((size_t)32 << 10)   /* frames worth reading in place */
+#define TCP_HEAD_MAX           64                   /* bytes of head place() may want */
+#define TCP_MAX_LISTEN         8                    /* addresses published per process */
+#define TCP_STASH              32                   /* events one epoll_wait takes */
+#define TCP_RBUF_MIN           (2 * TCP_READ_BATCH) /* receive buffer of a connection */
+
+struct tcp_cand {
+    struct in_addr ip, mask;
+    char name[IF_NAMESIZE];
+    int rank; /* preference: 0 up and running, 1 up without carrier, 2 virtual */
+};
 
 struct tcp_conn {
     int fd;
@@ -82,18 +109,43 @@ struct tcp_conn {
     /* receive buffer: frames from their first byte */
     unsigned char *rbuf;
     size_t rcap, rlen;
-    /* the unsent tail of the last accepted frame */
+    /* the unsent tail of the last accepted frame: copied bytes, then referenced ones */
     unsigned char *sbuf;
     size_t scap, soff, slen;
+    const unsigned char *ref; /* send_ref(): the unsent part of the caller's payload */
+    size_t reflen;
+    void *cookie; /* sent() owed once the tail is gone */
+    /* a frame being read in place (place() gave dst) */
+    unsigned char *dst;
+    size_t dst_len, dst_got; /* payload bytes after the head: wanted, arrived */
+    int discard;             /* place_abort(): read the rest into rbuf instead */
+    unsigned char head[TCP_HEAD_MAX];
+    size_t hlen, flen;
+    int asked; /* place() was asked about the frame at rbuf[0] */
+    int exact; /* the last frame was large: read the next head alone (it may be placed) */
     struct tcp_conn *next; /* all connections */
 };
 
 static struct {
     tl_recv_fn recv;
     tl_failed_fn failed;
+    tl_place_fn place;
+    tl_placed_fn placed;
+    tl_sent_fn sent;
+    size_t place_head;
+    int nowed; /* connections owing a sent() up-call with their tail gone */
+    struct epoll_event stash[TCP_STASH]; /* events sleep_wait() got, for the next poll */
+    int nstash;
+    /* what the copy-avoidance achieved, reported at TERN_DEBUG=1 when the job ends */
+    unsigned long n_placed, n_buffered, n_ref, n_tail;
+    unsigned long long b_placed, b_precopy, b_buffered, b_ref, b_tail;
     struct boot *boot;
     int rank, size;
-    int epfd, lfd;
+    int epfd;
+    int lfd[TCP_MAX_LISTEN]; /* one listener per address published */
+    int nlfd;
+    struct tcp_cand *mine; /* my listening addresses, best first */
+    int nmine;
     char *is_peer;          /* by world rank: served by this transport */
     struct tcp_conn **peer; /* by world rank: the connection, or NULL */
     int npeers, nauthed, nstrangers, nbusy;
@@ -102,7 +154,6 @@ static struct {
     uint8_t secret[TCP_SECRET_BYTES];
     int have_secret;
     size_t max_len; /* largest MSG payload (a core frame) */
-    struct sockaddr_in addr;
 } tcp;
 
 static int tcp_reaches(const struct boot *boot, int rank)
@@ -167,8 +218,11 @@ static void tcp_conn_close(struct tcp_conn *c)
     if (c->dead) return;
     c->dead = 1;
     tcp.reap = 1;
-    if (c->slen) tcp.nbusy--;
-    c->slen = 0;
+    if (c->slen || c->reflen) tcp.nbusy--;
+    if (c->cookie && !c->slen && !c->reflen) tcp.nowed--;
+    c->slen = c->reflen = 0;
+    c->cookie = NULL; /* the core fails the request through the failed() up-call */
+    c->dst = NULL;
     if (!c->authed && !c->outgoing) tcp.nstrangers--;
     close(c->fd); /* also leaves the epoll set */
     c->fd = -1;
@@ -220,30 +274,75 @@ static void tcp_reap(void)
 
 /* ---- sending --------------------------------------------------------------- */
 
-/* Push the unsent tail as far as the socket takes it (the connection may die). */
-static void tcp_conn_flush(struct tcp_conn *c)
+/* Push the unsent tail as far as the socket takes it (the connection may die). When it
+ * is gone and a sent() up-call is owed, it is made here if `upcall`, else by poll(). */
+static void tcp_conn_flush(struct tcp_conn *c, int upcall)
 {
-    while (c->slen) {
-        ssize_t w = send(c->fd, c->sbuf + c->soff, c->slen, MSG_NOSIGNAL);
+    while (c->slen || c->reflen) {
+        struct iovec v[2];
+        int n = 0;
+        if (c->slen) v[n++] = (struct iovec){c->sbuf + c->soff, c->slen};
+        if (c->reflen) v[n++] = (struct iovec){(void *)c->ref, c->reflen};
+        struct msghdr mh = {.msg_iov = v, .msg_iovlen = (size_t)n};
+        ssize_t w = sendmsg(c->fd, &mh, MSG_NOSIGNAL);
         if (w < 0) {
             if (errno == EINTR) continue;
             if (errno == EAGAIN || errno == EWOULDBLOCK) return;
             tcp_conn_fail(c, strerror(errno));
             return;
         }
-        c->soff += (size_t)w;
-        c->slen -= (size_t)w;
+        size_t done = (size_t)w, k = done < c->slen ? done : c->slen;
+        c->soff += k;
+        c->slen -= k;
+        done -= k;
+        c->ref += done;
+        c->reflen -= done;
     }
     tcp.nbusy--;
     tcp_epoll_set(c, EPOLLIN);
+    if (c->cookie) {
+        if (upcall) {
+            void *ck = c->cookie;
+            c->cookie = NULL;
+            tcp.sent(ck);
+        } else {
+            tcp.nowed++;
+        }
+    }
+}
+
+/* Make the sent() up-calls owed by connections whose tails went out inside send(). */
+static void tcp_sent_owed(void)
+{
+    for (struct tcp_conn *c = tcp.conns; c && tcp.nowed; c = c->next) {
+        if (c->dead || !c->cookie || c->slen || c->reflen) continue;
+        void *ck = c->cookie;
+        c->cookie = NULL;
+        tcp.nowed--;
+        tcp.sent(ck);
+    }
+}
+
+/* Make sure sbuf holds at least `need` bytes from its start. */
+static int tcp_sbuf_room(struct tcp_conn *c, size_t need)
+{
+    if (c->scap >= need) return 0;
+    size_t cap = tcp.max_len + sizeof(struct tcp_fhdr);
+    if (cap < need) cap = need;
+    unsigned char *b = realloc(c->sbuf, cap);
+    if (b == NULL) return -1;
+    c->sbuf = b;
+    c->scap = cap;
+    return 0;
 }
 
 /*
- * Write a whole frame gathered from v[0..n-1] (total bytes) or nothing.
- * Returns 0 (all sent, or the rest kept as the tail), TERN_ERR_AGAIN or
- * TERN_ERR_PEER_FAILED.
+ * Write a whole frame gathered from v[0..n-1] (total bytes) or nothing. With a cookie,
+ * the unsent part of v[n-1] is referenced, not copied, and sent(cookie) is owed.
+ * Returns 0 (all sent, or the rest kept as the tail), 1 (the tail references v[n-1]),
+ * TERN_ERR_AGAIN or TERN_ERR_PEER_FAILED.
  */
-static int tcp_conn_write(struct tcp_conn *c, struct iovec *v, int n, size_t total)
+static int tcp_conn_write(struct tcp_conn *c, struct iovec *v, int n, size_t total, void *cookie)
 {
     struct msghdr mh = {.msg_iov = v, .msg_iovlen = (size_t)n};
     ssize_t w;
@@ -259,20 +358,20 @@ static int tcp_conn_write(struct tcp_conn *c, struct iovec *v, int n, size_t tot
     if (done == total) return 0;
     /* Partial: the frame is accepted, its tail waits in the connection. */
     size_t rest = total - done;
-    if (c->scap < rest) {
-        size_t cap = tcp.max_len + sizeof(struct tcp_fhdr);
-        if (cap < rest) cap = rest;
-        unsigned char *b = realloc(c->sbuf, cap);
-        if (b == NULL) {
-            /* Half a frame is on the wire: the stream cannot be repaired. */
-            tcp_conn_fail(c, "out of memory for a send tail");
-            return TERN_ERR_PEER_FAILED;
-        }
-        c->sbuf = b;
-        c->scap = cap;
+    int ncopy = n; /* iov entries whose unsent part is copied */
+    size_t refd = 0;
+    if (cookie) {
+        size_t last = v[n - 1].iov_len, before = total - last;
+        refd = done > before ? total - done : last;
+        ncopy = n - 1;
+    }
+    if (tcp_sbuf_room(c, rest - refd) != 0) {
+        /* Half a frame is on the wire: the stream cannot be repaired. */
+        tcp_conn_fail(c, "out of memory for a send tail");
+        return TERN_ERR_PEER_FAILED;
     }
     size_t at = 0;
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < ncopy; i++) {
         size_t len = v[i].iov_len;
         if (done >= len) {
             done -= len;
@@ -283,21 +382,34 @@ static int tcp_conn_write(struct tcp_conn *c, struct iovec *v, int n, size_t tot
         done = 0;
     }
     c->soff = 0;
-    c->slen = rest;
+    c->slen = rest - refd;
+    tcp.n_tail++;
+    tcp.b_tail += rest - refd;
+    if (refd) {
+        tcp.n_ref++;
+        tcp.b_ref += refd;
+    }
+    if (refd) {
+        c->ref = (const unsigned char *)v[n - 1].iov_base + (v[n - 1].iov_len - refd);
+        c->reflen = refd;
+        c->cookie = cookie;
+    }
     tcp.nbusy++;
     tcp_epoll_set(c, EPOLLIN | EPOLLOUT);
-    return 0;
+    return refd ? 1 : 0;
 }
 
-static int tcp_send(int dest, const struct iovec *iov, int iovcnt, size_t total)
+static int tcp_send_ref(int dest, const struct iovec *iov, int iovcnt, size_t total, void *cookie)
 {
     struct tcp_conn *c = tcp.peer[dest];
     if (c == NULL || c->dead) return TERN_ERR_PEER_FAILED;
-    if (c->slen) {
-        tcp_conn_flush(c);
+    if (c->slen || c->reflen) {
+        tcp_conn_flush(c, 0);
         if (c->dead) return TERN_ERR_PEER_FAILED;
-        if (c->slen) return TERN_ERR_AGAIN;
+        if (c->slen || c->reflen) return TERN_ERR_AGAIN;
     }
+    /* An owed sent() goes first (from poll), so a request never has two frames out. */
+    if (c->cookie) return TERN_ERR_AGAIN;
     if (iovcnt + 1 > TCP_MAX_IOV || total == 0 || total > tcp.max_len) return TERN_ERR_INTERNAL;
     struct tcp_fhdr h = {.magic = TCP_FRAME_MAGIC, .type = TCP_FRAME_MSG, .len = (uint32_t)total};
     struct iovec v[TCP_MAX_IOV];
@@ -305,7 +417,41 @@ static int tcp_send(int dest, const struct iovec *iov, int iovcnt, size_t total)
     v[0].iov_len = sizeof h;
     for (int i = 0; i < iovcnt; i++)
         v[i + 1] = iov[i];
-    return tcp_conn_write(c, v, iovcnt + 1, sizeof h + total);
+    return tcp_conn_write(c, v, iovcnt + 1, sizeof h + total, cookie);
+}
+
+static int tcp_send(int dest, const struct iovec *iov, int iovcnt, size_t total)
+{
+    return tcp_send_ref(dest, iov, iovcnt, total, NULL);
+}
+
+/* The caller takes back the payload a tail points at: copy the unsent part. */
+static void tcp_unref(int dest)
+{
+    struct tcp_conn *c = tcp.peer[dest];
+    if (c == NULL || c->dead) return;
+    if (c->cookie && !c->slen && !c->reflen) tcp.nowed--;
+    c->cookie = NULL;
+    if (c->reflen == 0) return;
+    if (c->soff) { /* keep the copied part at the start */
+        memmove(c->sbuf, c->sbuf + c->soff, c->slen);
+        c->soff = 0;
+    }
+    if (tcp_sbuf_room(c, c->slen + c->reflen) != 0) {
+        tcp_conn_fail(c, "out of memory for a send tail");
+        return;
+    }
+    memcpy(c->sbuf + c->slen, c->ref, c->reflen);
+    tcp.b_tail += c->reflen;
+    c->slen += c->reflen;
+    c->reflen = 0;
+    c->ref = NULL;
+}
+
+static void tcp_place_abort(int src)
+{
+    struct tcp_conn *c = tcp.peer[src];
+    if (c && !c->dead && c->dst) c->discard = 1;
 }
 
 static int tcp_send_hello(struct tcp_conn *c)
@@ -313,7 +459,7 @@ static int tcp_send_hello(struct tcp_conn *c)
     struct tcp_hello_frame f;
     tcp_hello_make(&f, tcp.secret, tcp.rank, tcp.size);
     struct iovec v = {&f, sizeof f};
-    int rc = tcp_conn_write(c, &v, 1, sizeof f);
+    int rc = tcp_conn_write(c, &v, 1, sizeof f, NULL);
     /* A fresh socket always has room for 40 bytes. */
     return rc == TERN_ERR_AGAIN ? TERN_ERR_TRANSPORT : rc;
 }
@@ -349,18 +495,48 @@ static void tcp_conn_hello(struct tcp_conn *c, const void *payload, size_t len)
     }
     c->authed = 1;
     tcp.nauthed++;
-    unsigned char *b = realloc(c->rbuf, tcp.max_len + sizeof(struct tcp_fhdr));
+    /* Room for batched small frames; grown to a whole frame only for a large one that
+     * is not placed (an unexpected message, say), so idle peers cost little memory. */
+    size_t cap = tcp.max_len + sizeof(struct tcp_fhdr);
+    if (cap > TCP_RBUF_MIN) cap = TCP_RBUF_MIN;
+    unsigned char *b = realloc(c->rbuf, cap);
     if (b == NULL) {
         tcp_conn_fail(c, "out of memory for a receive buffer");
         return;
     }
     c->rbuf = b;
-    c->rcap = tcp.max_len + sizeof(struct tcp_fhdr);
+    c->rcap = cap;
     if (!c->outgoing && tcp_send_hello(c) != 0) {
         tcp_conn_fail(c, "cannot answer the handshake");
         return;
     }
     UTIL_DEBUG(1, "tcp: connection with rank %d (%s) admitted", c->rank, c->who);
+}
+
+/* Ask the core where the payload of the incomplete frame at `off` (header `h`) goes.
+ * On an answer, the bytes of it already here are moved there and the connection reads
+ * the rest straight in: returns 1. */
+static int tcp_conn_place(struct tcp_conn *c, size_t off, const struct tcp_fhdr *h)
+{
+    size_t avail = c->rlen - off, hl = tcp.place_head < h->len ? tcp.place_head : h->len;
+    if (c->asked || tcp.place == NULL || h->len < TCP_PLACE_MIN || avail < sizeof *h + hl) return 0;
+    c->asked = 1;
+    const unsigned char *head = c->rbuf + off + sizeof *h;
+    unsigned char *dst = tcp.place(c->rank, head, hl, h->len);
+    if (dst == NULL) return 0;
+    memcpy(c->head, head, hl);
+    c->hlen = hl;
+    c->flen = h->len;
+    c->dst = dst;
+    c->dst_len = h->len - hl;
+    c->dst_got = avail - sizeof *h - hl; /* < dst_len: the frame is incomplete */
+    c->discard = 0;
+    if (c->dst_got) memcpy(dst, head + hl, c->dst_got);
+    tcp.n_placed++;
+    tcp.b_placed += h->len;
+    tcp.b_precopy += c->dst_got;
+    c->rlen = off; /* the frame's bytes are no longer in rbuf */
+    return 1;
 }
 
 /* Deliver every complete frame in the buffer; keep the partial rest at its start. */
@@ -382,12 +558,21 @@ static int tcp_conn_deliver(struct tcp_conn *c)
             }
             return n;
         }
-        if ((size_t)total > c->rlen - off) break;
+        if ((size_t)total > c->rlen - off) {
+            if (c->authed && h.type == TCP_FRAME_MSG) tcp_conn_place(c, off, &h);
+            break;
+        }
         const unsigned char *payload = c->rbuf + off + sizeof h;
         off += (size_t)total;
+        c->asked = 0;
+        c->exact = h.len >= TCP_PLACE_MIN;
         if (h.type == TCP_FRAME_HELLO) {
             tcp_conn_hello(c, payload, h.len);
         } else {
+            if (h.len >= TCP_PLACE_MIN) {
+                tcp.n_buffered++;
+                tcp.b_buffered += h.len;
+            }
             tcp.recv(c->rank, payload, h.len);
             n++;
         }
@@ -400,19 +585,61 @@ static int tcp_conn_deliver(struct tcp_conn *c)
     return n;
 }
 
-/* How many bytes the next recv should ask for. */
+/* How many bytes the next recv into rbuf should ask for. */
 static size_t tcp_conn_want(const struct tcp_conn *c)
 {
     struct tcp_fhdr h;
+    size_t head = sizeof h + tcp.place_head;
     if (c->authed && c->rlen >= sizeof h) {
         memcpy(&h, c->rbuf, sizeof h);
         size_t total = sizeof h + (size_t)h.len;
+        /* A frame that may be placed: its head first, alone. */
+        if (!c->asked && tcp.place && h.len >= TCP_PLACE_MIN && c->rlen < head)
+            return head - c->rlen;
         /* A large frame: read exactly its rest, so it ends at the end of the data and
          * nothing has to be moved after it. (The header was checked by deliver.) */
         if (total > TCP_READ_BATCH && total <= c->rcap) return total - c->rlen;
+    } else if (c->authed && c->exact && tcp.place && c->rlen < head) {
+        /* After a large frame another often follows: take its head alone, so its
+         * payload can go straight where it belongs. */
+        return head - c->rlen;
     }
     size_t room = c->rcap - c->rlen;
     return room < TCP_READ_BATCH ? room : TCP_READ_BATCH;
+}
+
+/* Read into the destination of a placed frame; placed() once it is all in.
+ * Returns 1 when the frame completed, 0 when the socket is drained, -1 on close. */
+static int tcp_conn_read_placed(struct tcp_conn *c)
+{
+    for (;;) {
+        size_t want = c->dst_len - c->dst_got;
+        unsigned char *to = c->dst + c->dst_got;
+        if (c->discard) {
+            to = c->rbuf;
+            if (want > c->rcap) want = c->rcap;
+        }
+        ssize_t got = recv(c->fd, to, want, 0);
+        if (got < 0) {
+            if (errno == EINTR) continue;
+            if (errno == EAGAIN || errno == EWOULDBLOCK) return 0;
+            tcp_conn_fail(c, strerror(errno));
+            return -1;
+        }
+        if (got == 0) {
+            tcp_conn_fail(c, "closed by the peer");
+            return -1;
+        }
+        c->dst_got += (size_t)got;
+        if (c->dst_got == c->dst_len) {
+            c->dst = NULL;
+            c->asked = 0;
+            c->exact = 1;
+            tcp.placed(c->rank, c->head, c->hlen, c->flen);
+            return 1;
+        }
+        if (!c->discard) return 0; /* short read: drained */
+    }
 }
 
 static int tcp_conn_read(struct tcp_conn *c)
@@ -420,6 +647,28 @@ static int tcp_conn_read(struct tcp_conn *c)
     int n = 0;
     /* A bounded number of reads, so one busy peer cannot starve the others. */
     for (int round = 0; round < 16 && !c->dead; round++) {
+        if (c->dst) {
+            int k = tcp_conn_read_placed(c);
+            if (k <= 0) break;
+            n++;
+            continue;
+        }
+        if (c->authed && c->rlen >= sizeof(struct tcp_fhdr)) {
+            /* The frame at rbuf[0] is larger than rbuf and will not be placed: grow. */
+            struct tcp_fhdr h;
+            memcpy(&h, c->rbuf, sizeof h);
+            size_t total = sizeof h + (size_t)h.len;
+            int placeable = !c->asked && tcp.place && h.len >= TCP_PLACE_MIN;
+            if (total > c->rcap && !placeable) {
+                unsigned char *b = realloc(c->rbuf, total);
+                if (b == NULL) {
+                    tcp_conn_fail(c, "out of memory for a receive buffer");
+                    break;
+                }
+                c->rbuf = b;
+                c->rcap = total;
+            }
+        }
         size_t want = tcp_conn_want(c);
         if (want == 0) { /* cannot happen: deliver always makes room */
             tcp_conn_close(c);
@@ -444,22 +693,23 @@ static int tcp_conn_read(struct tcp_conn *c)
         }
         c->rlen += (size_t)got;
         n += tcp_conn_deliver(c);
-        if ((size_t)got < want) break; /* drained */
+        if ((size_t)got < want && c->dst == NULL) break; /* drained */
     }
     return n;
 }
 
 static void tcp_accept_all(void)
 {
-    for (;;) {
+    for (int l = 0; l < tcp.nlfd;) {
         struct sockaddr_in sa;
         socklen_t sl = sizeof sa;
-        int fd = accept4(tcp.lfd, (struct sockaddr *)&sa, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        int fd = accept4(tcp.lfd[l], (struct sockaddr *)&sa, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0) {
             if (errno == EINTR || errno == ECONNABORTED) continue;
             if (errno != EAGAIN && errno != EWOULDBLOCK)
                 UTIL_ERROR("tcp: accept failed: %s", strerror(errno));
-            return;
+            l++; /* this listener is drained */
+            continue;
         }
         char who[64], ip[INET_ADDRSTRLEN] = "?";
         inet_ntop(AF_INET, &sa.sin_addr, ip, sizeof ip);
@@ -481,9 +731,17 @@ static void tcp_accept_all(void)
 
 static int tcp_poll(void)
 {
-    struct epoll_event ev[32];
-    int k = epoll_wait(tcp.epfd, ev, 32, 0);
+    struct epoll_event evbuf[32], *ev = evbuf;
     int n = 0;
+    if (tcp.nowed) tcp_sent_owed(); /* before any failure up-call of this poll */
+    int k;
+    if (tcp.nstash) { /* what woke sleep_wait(): no second epoll_wait for it */
+        ev = tcp.stash;
+        k = tcp.nstash;
+        tcp.nstash = 0;
+    } else {
+        k = epoll_wait(tcp.epfd, ev, 32, 0);
+    }
     for (int i = 0; i < k; i++) {
         struct tcp_conn *c = ev[i].data.ptr;
         if (c == NULL) {
@@ -491,7 +749,7 @@ static int tcp_poll(void)
             continue;
         }
         if (c->dead) continue;
-        if ((ev[i].events & EPOLLOUT) && c->slen) tcp_conn_flush(c);
+        if ((ev[i].events & EPOLLOUT) && (c->slen || c->reflen)) tcp_conn_flush(c, 1);
         if (!c->dead && (ev[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR))) n += tcp_conn_read(c);
     }
     tcp_reap();
@@ -500,38 +758,137 @@ static int tcp_poll(void)
 
 /* ---- setup ----------------------------------------------------------------- */
 
-/* The address to listen on: see the top of the file. */
-static int tcp_pick_addr(const struct boot *b, struct in_addr *out)
+/*
+ * Interfaces. Names of the virtual bridges and links that container and VM tooling puts
+ * on hosts: the same private subnet (docker0's 172.17.0.1/16) often sits on every host,
+ * so an address there may well be this host's own. They are used only when nothing else
+ * reaches a peer.
+ */
+static int tcp_if_virtual(const char *name)
+{
+    static const char *const prefix[] = {"docker",  "virbr", "br-",         "veth",   "lxcbr",
+                                         "lxdbr",   "cni",   "podman",      "vnet",   "vmnet",
+                                         "flannel", "cali",  "kube-bridge", "vboxnet"};
+    for (size_t i = 0; i < sizeof prefix / sizeof prefix[0]; i++)
+        if (strncmp(name, prefix[i], strlen(prefix[i])) == 0) return 1;
+    return 0;
+}
+
+/* Is `name` in the comma-separated list? */
+static int tcp_if_listed(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = list; *p;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len == n && strncmp(p, name, n) == 0) return 1;
+        if (!end) break;
+        p = end + 1;
+    }
+    return 0;
+}
+
+/* The interface that holds local address ip, written to name (or "?"). Returns whether
+ * that interface is a virtual bridge. */
+static int tcp_if_of(struct in_addr ip, char *name, size_t cap)
+{
+    struct ifaddrs *ifs;
+    snprintf(name, cap, "?");
+    if (getifaddrs(&ifs) != 0) return 0;
+    int virt = 0;
+    for (struct ifaddrs *i = ifs; i; i = i->ifa_next) {
+        if (i->ifa_addr == NULL || i->ifa_addr->sa_family != AF_INET) continue;
+        if (((struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr != ip.s_addr) continue;
+        snprintf(name, cap, "%s", i->ifa_name);
+        virt = tcp_if_virtual(i->ifa_name);
+        break;
+    }
+    freeifaddrs(ifs);
+    return virt;
+}
+
+/*
+ * The addresses to listen on and publish, best first (see the top of the file):
+ * loopback alone when the whole job is on this node and TERN_TCP_IF is unset; the
+ * interfaces TERN_TCP_IF names, in its order; else every IPv4 interface that is up,
+ * not loopback, ordered running before carrier-less, and virtual bridges last.
+ */
+static int tcp_candidates(const struct boot *b, struct tcp_cand *out, int max)
 {
     const char *want = util_tun.tcp_if;
-    if ((want == NULL || *want == '\0') && b->local_size == b->size) {
-        out->s_addr = htonl(INADDR_LOOPBACK);
-        return 0;
+    int listed = want && *want;
+    if (!listed && b->local_size == b->size) {
+        out[0].ip.s_addr = htonl(INADDR_LOOPBACK);
+        out[0].mask.s_addr = htonl(0xff000000u);
+        snprintf(out[0].name, sizeof out[0].name, "lo");
+        out[0].rank = 0;
+        return 1;
     }
     struct ifaddrs *ifs;
     if (getifaddrs(&ifs) != 0) {
         UTIL_ERROR("tcp: getifaddrs: %s", strerror(errno));
         return TERN_ERR_TRANSPORT;
     }
-    int found = 0;
-    for (struct ifaddrs *i = ifs; i && !found; i = i->ifa_next) {
+    int n = 0;
+    for (struct ifaddrs *i = ifs; i && n < max; i = i->ifa_next) {
         if (i->ifa_addr == NULL || i->ifa_addr->sa_family != AF_INET) continue;
-        if (want && *want) {
-            if (strcmp(i->ifa_name, want) != 0) continue;
+        if (listed) {
+            if (!tcp_if_listed(want, i->ifa_name)) continue;
         } else if ((i->ifa_flags & IFF_LOOPBACK) || !(i->ifa_flags & IFF_UP)) {
             continue;
         }
-        *out = ((struct sockaddr_in *)i->ifa_addr)->sin_addr;
-        found = 1;
+        struct tcp_cand *c = &out[n++];
+        c->ip = ((struct sockaddr_in *)i->ifa_addr)->sin_addr;
+        c->mask.s_addr = i->ifa_netmask ? ((struct sockaddr_in *)i->ifa_netmask)->sin_addr.s_addr
+                                        : htonl(0xffffffffu);
+        snprintf(c->name, sizeof c->name, "%s", i->ifa_name);
+        c->rank = listed                         ? 0
+                  : tcp_if_virtual(i->ifa_name)  ? 2
+                  : (i->ifa_flags & IFF_RUNNING) ? 0
+                                                 : 1;
     }
     freeifaddrs(ifs);
-    if (!found) {
-        if (want && *want)
+    /* Stable sort by preference (TERN_TCP_IF: all 0, its order is the interfaces'). */
+    for (int a = 1; a < n; a++)
+        for (int k = a; k > 0 && out[k - 1].rank > out[k].rank; k--) {
+            struct tcp_cand t = out[k];
+            out[k] = out[k - 1];
+            out[k - 1] = t;
+        }
+    if (n == 0) {
+        if (listed)
             UTIL_ERROR("tcp: TERN_TCP_IF=%s names no interface with an IPv4 address", want);
         else
             UTIL_ERROR("tcp: no non-loopback IPv4 interface is up (set TERN_TCP_IF)");
         return TERN_ERR_TRANSPORT;
     }
+    return n;
+}
+
+/* Listen on c (any port); append "ip/prefix:port" to the published list. */
+static int tcp_listen_on(const struct tcp_cand *c, char *list, size_t cap)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) return TERN_ERR_TRANSPORT;
+    tcp_sockopts(fd); /* accepted sockets inherit the buffer sizes */
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr = c->ip};
+    socklen_t sl = sizeof sa;
+    struct epoll_event ev = {.events = EPOLLIN, .data.ptr = NULL};
+    if (bind(fd, (struct sockaddr *)&sa, sizeof sa) != 0 || listen(fd, SOMAXCONN) != 0 ||
+        getsockname(fd, (struct sockaddr *)&sa, &sl) != 0 ||
+        epoll_ctl(tcp.epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {
+        UTIL_DEBUG(1, "tcp: cannot listen on %s (%s): %s", inet_ntoa(c->ip), c->name,
+                   strerror(errno));
+        close(fd);
+        return TERN_ERR_TRANSPORT;
+    }
+    tcp.lfd[tcp.nlfd++] = fd;
+    char ip[INET_ADDRSTRLEN];
+    inet_ntop(AF_INET, &c->ip, ip, sizeof ip);
+    size_t len = strlen(list);
+    snprintf(list + len, cap - len, "%s%s/%d:%u", len ? "," : "", ip,
+             __builtin_popcount(c->mask.s_addr), (unsigned)ntohs(sa.sin_port));
+    UTIL_DEBUG(1, "tcp: listening on %s:%u (%s)", ip, (unsigned)ntohs(sa.sin_port), c->name);
     return 0;
 }
 
@@ -539,9 +896,13 @@ static int tcp_open(const struct tl_env *env, const int *peers, int n)
 {
     struct boot *b = env->boot;
     memset(&tcp, 0, sizeof tcp);
-    tcp.lfd = tcp.epfd = -1;
+    tcp.epfd = -1;
     tcp.recv = env->recv;
     tcp.failed = env->failed;
+    tcp.place = env->placed && env->place_head <= TCP_HEAD_MAX ? env->place : NULL;
+    tcp.placed = env->placed;
+    tcp.place_head = env->place_head;
+    tcp.sent = env->sent;
     tcp.boot = b;
     tcp.rank = b->rank;
     tcp.size = b->size;
@@ -580,69 +941,156 @@ static int tcp_open(const struct tl_env *env, const int *peers, int n)
         UTIL_DEBUG(1, "tcp: the launcher has no tern-secret: made one and published it");
     }
 
-    struct in_addr ip;
-    int rc = tcp_pick_addr(b, &ip);
-    if (rc) return rc;
+    struct tcp_cand cand[TCP_MAX_LISTEN];
+    int ncand = tcp_candidates(b, cand, TCP_MAX_LISTEN);
+    if (ncand < 0) return ncand;
     tcp.epfd = epoll_create1(EPOLL_CLOEXEC);
-    tcp.lfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (tcp.epfd < 0 || tcp.lfd < 0) {
-        UTIL_ERROR("tcp: cannot create sockets: %s", strerror(errno));
+    if (tcp.epfd < 0) {
+        UTIL_ERROR("tcp: epoll_create1: %s", strerror(errno));
         return TERN_ERR_TRANSPORT;
     }
-    tcp_sockopts(tcp.lfd); /* accepted sockets inherit the buffer sizes */
-    tcp.addr.sin_family = AF_INET;
-    tcp.addr.sin_addr = ip;
-    tcp.addr.sin_port = 0;
-    socklen_t sl = sizeof tcp.addr;
-    if (bind(tcp.lfd, (struct sockaddr *)&tcp.addr, sizeof tcp.addr) != 0 ||
-        listen(tcp.lfd, SOMAXCONN) != 0 ||
-        getsockname(tcp.lfd, (struct sockaddr *)&tcp.addr, &sl) != 0) {
-        UTIL_ERROR("tcp: cannot listen on %s: %s", inet_ntoa(ip), strerror(errno));
+    char list[TCP_MAX_LISTEN * 32] = "";
+    tcp.mine = calloc(TCP_MAX_LISTEN, sizeof *tcp.mine);
+    if (tcp.mine == NULL) return TERN_ERR_NOMEM;
+    for (int i = 0; i < ncand; i++)
+        if (tcp_listen_on(&cand[i], list, sizeof list) == 0) tcp.mine[tcp.nmine++] = cand[i];
+    if (tcp.nlfd == 0) {
+        UTIL_ERROR("tcp: cannot listen on any interface (%s first): %s", cand[0].name,
+                   strerror(errno));
         return TERN_ERR_TRANSPORT;
     }
-    struct epoll_event ev = {.events = EPOLLIN, .data.ptr = NULL};
-    if (epoll_ctl(tcp.epfd, EPOLL_CTL_ADD, tcp.lfd, &ev) != 0) return TERN_ERR_TRANSPORT;
-
-    char key[64], val[64], ips[INET_ADDRSTRLEN];
-    inet_ntop(AF_INET, &tcp.addr.sin_addr, ips, sizeof ips);
+    char key[64];
     snprintf(key, sizeof key, "tern-tcp-%d", b->rank);
-    snprintf(val, sizeof val, "%s:%u", ips, (unsigned)ntohs(tcp.addr.sin_port));
-    UTIL_DEBUG(1, "tcp: listening on %s", val);
-    return boot_put(b, key, val);
+    return boot_put(b, key, list);
 }
 
-/* Connect to rank q (lower than mine) and send my HELLO. */
+/* One address a peer published, with how well it suits me (lower is better). */
+struct tcp_peer_addr {
+    struct sockaddr_in sa;
+    int prefix;
+    int score; /* 0 on a subnet of one of my interfaces, 1 routed through a real one,
+                  2 only through a virtual bridge, 3 one of my own addresses; -1 unroutable */
+    int order; /* position in the peer's list (its own preference) */
+};
+
+/* Score a peer's address: see struct tcp_peer_addr. The kernel is asked which local
+ * address it would use (connect() of a UDP socket sends nothing). */
+static int tcp_addr_score(const struct sockaddr_in *sa, int same_node)
+{
+    for (int i = 0; i < tcp.nmine; i++)
+        if (tcp.mine[i].ip.s_addr == sa->sin_addr.s_addr && !same_node) return 3;
+    for (int i = 0; i < tcp.nmine; i++) {
+        const struct tcp_cand *m = &tcp.mine[i];
+        if (m->rank < 2 && ((sa->sin_addr.s_addr ^ m->ip.s_addr) & m->mask.s_addr) == 0) return 0;
+    }
+    int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return 2;
+    struct sockaddr_in me;
+    socklen_t sl = sizeof me;
+    int score = -1;
+    if (connect(fd, (const struct sockaddr *)sa, sizeof *sa) == 0 &&
+        getsockname(fd, (struct sockaddr *)&me, &sl) == 0) {
+        char name[IF_NAMESIZE + 1];
+        score = tcp_if_of(me.sin_addr, name, sizeof name) ? 2 : 1;
+    }
+    close(fd);
+    return score;
+}
+
+/* Connect to sa within timeout_ms. Returns the connected (blocking) socket or -1. */
+static int tcp_dial(const struct sockaddr_in *sa, int timeout_ms, int *err)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        *err = errno;
+        return -1;
+    }
+    tcp_sockopts(fd); /* before connect: the window scale is agreed in the SYN */
+    int c = connect(fd, (const struct sockaddr *)sa, sizeof *sa);
+    if (c != 0 && errno == EINPROGRESS) {
+        struct pollfd pf = {.fd = fd, .events = POLLOUT};
+        int k;
+        do
+            k = poll(&pf, 1, timeout_ms);
+        while (k < 0 && errno == EINTR);
+        int e = ETIMEDOUT;
+        socklen_t el = sizeof e;
+        if (k == 1) getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &el);
+        c = e ? -1 : 0;
+        errno = e;
+    }
+    if (c != 0) {
+        *err = errno;
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* Connect to rank q (lower than mine) through the best of its published addresses that
+ * answers, and send my HELLO. */
 static int tcp_connect_to(int q)
 {
-    char key[64], val[64];
+    char key[64], val[TCP_MAX_LISTEN * 32];
     snprintf(key, sizeof key, "tern-tcp-%d", q);
     int rc = boot_get(tcp.boot, key, val, sizeof val);
     if (rc) return rc;
-    char *colon = strrchr(val, ':');
-    struct sockaddr_in sa = {.sin_family = AF_INET};
-    if (colon == NULL) return TERN_ERR_BOOT;
-    *colon = '\0';
-    long port = strtol(colon + 1, NULL, 10);
-    if (inet_pton(AF_INET, val, &sa.sin_addr) != 1 || port <= 0 || port > 65535) {
-        UTIL_ERROR("tcp: rank %d published a bad address '%s'", q, val);
-        return TERN_ERR_BOOT;
+    struct tcp_peer_addr pa[TCP_MAX_LISTEN];
+    int n = 0;
+    int same_node = tcp.boot->node_of && tcp.boot->node_of[q] == tcp.boot->node_of[tcp.rank];
+    for (char *save = NULL, *tok = strtok_r(val, ",", &save); tok && n < TCP_MAX_LISTEN;
+         tok = strtok_r(NULL, ",", &save)) {
+        char ip[INET_ADDRSTRLEN + 1];
+        int prefix;
+        unsigned port;
+        struct tcp_peer_addr *a = &pa[n];
+        memset(a, 0, sizeof *a);
+        a->sa.sin_family = AF_INET;
+        if (sscanf(tok, "%15[0-9.]/%d:%u", ip, &prefix, &port) != 3 ||
+            inet_pton(AF_INET, ip, &a->sa.sin_addr) != 1 || prefix < 0 || prefix > 32 ||
+            port == 0 || port > 65535) {
+            UTIL_ERROR("tcp: rank %d published a bad address '%s'", q, tok);
+            return TERN_ERR_BOOT;
+        }
+        a->sa.sin_port = htons((uint16_t)port);
+        a->prefix = prefix;
+        a->order = n;
+        a->score = tcp_addr_score(&a->sa, same_node);
+        n++;
     }
-    sa.sin_port = htons((uint16_t)port);
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0) return TERN_ERR_TRANSPORT;
-    tcp_sockopts(fd); /* before connect: the window scale is agreed in the SYN */
-    int c;
-    do
-        c = connect(fd, (struct sockaddr *)&sa, sizeof sa);
-    while (c != 0 && errno == EINTR);
-    if (c != 0) {
-        UTIL_ERROR("tcp: cannot connect to rank %d at %s:%ld: %s", q, val, port, strerror(errno));
-        close(fd);
+    /* Best score first, the peer's own order among equals (insertion sort: n <= 8). */
+    for (int a = 1; a < n; a++)
+        for (int k = a;
+             k > 0 && (pa[k - 1].score > pa[k].score ||
+                       (pa[k - 1].score == pa[k].score && pa[k - 1].order > pa[k].order));
+             k--) {
+            struct tcp_peer_addr t = pa[k];
+            pa[k] = pa[k - 1];
+            pa[k - 1] = t;
+        }
+    int fd = -1, err = ENETUNREACH, tried = 0;
+    char who[80] = "";
+    for (int i = 0; i < n && fd < 0; i++) {
+        if (pa[i].score < 0) continue; /* no route at all */
+        char ip[INET_ADDRSTRLEN];
+        inet_ntop(AF_INET, &pa[i].sa.sin_addr, ip, sizeof ip);
+        snprintf(who, sizeof who, "%s:%u", ip, (unsigned)ntohs(pa[i].sa.sin_port));
+        /* With alternatives left, do not wait long for a silent address. */
+        fd = tcp_dial(&pa[i].sa, i + 1 < n ? 5000 : TCP_CONNECT_TIMEOUT_MS, &err);
+        tried++;
+        if (fd < 0) UTIL_DEBUG(1, "tcp: rank %d at %s: %s", q, who, strerror(err));
+    }
+    if (fd < 0) {
+        UTIL_ERROR("tcp: cannot connect to rank %d (%d of its %d addresses tried, last %s): %s", q,
+                   tried, n, tried ? who : "none routable", strerror(err));
         return TERN_ERR_TRANSPORT;
     }
-    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-    char who[80];
-    snprintf(who, sizeof who, "%s:%ld", val, port);
+    struct sockaddr_in me;
+    socklen_t sl = sizeof me;
+    char ifname[IF_NAMESIZE + 1] = "?";
+    if (getsockname(fd, (struct sockaddr *)&me, &sl) == 0)
+        tcp_if_of(me.sin_addr, ifname, sizeof ifname);
+    UTIL_DEBUG(1, "tcp: rank %d reached at %s via %s", q, who, ifname);
     struct tcp_conn *conn = tcp_conn_new(fd, q, 1, who);
     if (conn == NULL) {
         close(fd);
@@ -705,8 +1153,9 @@ static int tcp_busy(void)
 
 static void tcp_sleep_wait(int timeout_ms)
 {
-    struct epoll_event ev;
-    epoll_wait(tcp.epfd, &ev, 1, timeout_ms);
+    if (tcp.nowed || tcp.nstash) return; /* work is due that no fd event would announce */
+    int k = epoll_wait(tcp.epfd, tcp.stash, TCP_STASH, timeout_ms);
+    tcp.nstash = k > 0 ? k : 0; /* kept for the next poll (connections die only there) */
 }
 
 static void tcp_limits(struct tl_limits *out)
@@ -719,6 +1168,12 @@ static void tcp_limits(struct tl_limits *out)
 
 static void tcp_close(void)
 {
+    UTIL_DEBUG(1,
+               "tcp: received in place %lu frames (%llu B, %llu B of them copied from the read "
+               "ahead), through the buffer %lu frames of 32 KiB+ (%llu B); partial writes %lu "
+               "(%llu B copied, %lu frames by reference: %llu B not copied)",
+               tcp.n_placed, tcp.b_placed, tcp.b_precopy, tcp.n_buffered, tcp.b_buffered,
+               tcp.n_tail, tcp.b_tail, tcp.n_ref, tcp.b_ref);
     for (struct tcp_conn *c = tcp.conns; c; c = c->next) {
         /* Keep the failed() up-call quiet: this is the end of the job. */
         if (c->rank >= 0 && tcp.peer[c->rank] == c) tcp.peer[c->rank] = NULL;
@@ -726,22 +1181,28 @@ static void tcp_close(void)
     }
     tcp.failed = NULL;
     tcp_reap();
-    if (tcp.lfd >= 0) close(tcp.lfd);
+    for (int i = 0; i < tcp.nlfd; i++)
+        close(tcp.lfd[i]);
+    free(tcp.mine);
     if (tcp.epfd >= 0) close(tcp.epfd);
     free(tcp.is_peer);
     free(tcp.peer);
     memset(&tcp, 0, sizeof tcp);
-    tcp.lfd = tcp.epfd = -1;
+    tcp.epfd = -1;
 }
 
 const struct tl_ops tl_tcp_ops = {
     .size = sizeof(struct tl_ops),
     .name = "tcp",
+    .kernel_wait = 1,
     .reaches = tcp_reaches,
     .open = tcp_open,
     .connect = tcp_connect,
     .ready = tl_stub_noop,
     .send = tcp_send,
+    .send_ref = tcp_send_ref,
+    .unref = tcp_unref,
+    .place_abort = tcp_place_abort,
     .poll = tcp_poll,
     .get = tl_stub_get,
     .sleep_begin = tl_stub_sleep_begin,
