@@ -105,6 +105,8 @@ struct osh_state {
     uint32_t nslots, slot_free;
     int err; /* sticky, for shmemx_error */
     unsigned nfailed; /* core.nfailed when last looked at */
+    int nremote;      /* PEs reached only by messages: direct operations also serve them */
+    unsigned pokes;
     struct osh_heap alloc;
 };
 
@@ -150,6 +152,13 @@ static inline int osh_loc(const void *addr, size_t len, struct osh_loc *l)
 
 /* osh_loc or the fatal "not symmetric" error naming the routine. */
 void osh_loc_must(const char *fn, const void *addr, size_t len, struct osh_loc *l);
+
+/* A PE busy with direct operations (on itself or its node) still serves the PEs that
+ * reach it by messages: every 64th direct operation runs the progress engine once. */
+static inline void osh_poke(void)
+{
+    if (osh.nremote && (++osh.pokes & 63) == 0) (void)core_progress();
+}
 
 /* Where a PE's object is directly addressable from here: NULL if only by messages. */
 static inline char *osh_direct(const void *addr, const struct osh_loc *l, int pe)

@@ -402,6 +402,7 @@ void osh_put(const char *fn, void *dest, const void *src, size_t nelems, size_t 
     char *d = osh_direct(dest, &l, pe);
     if (d) {
         osh_copy_strided(d, src, nelems, esize, dstride, sstride);
+        osh_poke();
         return;
     }
     size_t per = osh_room(pe) / esize;
@@ -446,6 +447,7 @@ void osh_get(const char *fn, void *dest, const void *src, size_t nelems, size_t 
     const char *s = osh_direct(src, &l, pe);
     if (s) {
         osh_copy_strided(dest, s, nelems, esize, dstride, sstride);
+        osh_poke();
         return;
     }
     uint32_t id = osh_slot_new(pe, dest, esize, dstride, nelems * esize, nbi);
@@ -527,7 +529,10 @@ uint64_t osh_amo(const char *fn, int op, void *dest, size_t size, uint64_t v1, u
     if ((uintptr_t)dest & (size - 1))
         osh_fatal(fn, TERN_ERR_INVAL, "%p is not aligned to %zu bytes", dest, size);
     char *p = osh_direct(dest, &l, pe);
-    if (p) return osh_amo_apply(op, p, size, v1, v2);
+    if (p) {
+        osh_poke();
+        return osh_amo_apply(op, p, size, v1, v2);
+    }
     struct osh_msg m = {.op = OSH_OP_AMO,
                         .kind = (uint8_t)l.kind,
                         .amo = (uint8_t)op,
