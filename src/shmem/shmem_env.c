@@ -255,8 +255,7 @@ void shmem_init(void)
     if (rc == 0) rc = osh_heap_init(&osh.alloc, osh.heap_size);
     if (rc) osh_fatal("shmem_init", rc, "setup failed (%s)", tern_strerror(rc));
     osh.nfailed = (unsigned)core.nfailed;
-    for (int pe = 0; pe < osh.npes; pe++)
-        if (osh.base[pe] == NULL) osh.nremote++;
+    osh.nremote = osh.npes - 1;
     osh.up = 1;
     /* No PE may send a request before every PE can serve it. */
     rc = tern_barrier(SHMEM_TEAM_WORLD->comm);

@@ -105,7 +105,8 @@ struct osh_state {
     uint32_t nslots, slot_free;
     int err; /* sticky, for shmemx_error */
     unsigned nfailed; /* core.nfailed when last looked at */
-    int nremote;      /* PEs reached only by messages: direct operations also serve them */
+    int nremote; /* PEs that may send us requests (any other PE: globals always go by
+                  * message), so direct operations also serve them */
     unsigned pokes;
     struct osh_heap alloc;
 };
@@ -154,7 +155,8 @@ static inline int osh_loc(const void *addr, size_t len, struct osh_loc *l)
 void osh_loc_must(const char *fn, const void *addr, size_t len, struct osh_loc *l);
 
 /* A PE busy with direct operations (on itself or its node) still serves the PEs that
- * reach it by messages: every 64th direct operation runs the progress engine once. */
+ * reach it by messages (remote PEs, and any PE writing our globals): every 64th direct
+ * operation runs the progress engine once. */
 static inline void osh_poke(void)
 {
     if (osh.nremote && (++osh.pokes & 63) == 0) (void)core_progress();
