@@ -33,7 +33,10 @@ int osh_block(int (*done)(const void *arg), const void *arg)
     long spins = 0, nap_us = 50;
     int nfailed = core.nfailed;
     for (;;) {
-        if (done(arg)) return 0;
+        /* Look at the memory a few times per progress call: a store from a PE of this
+         * node is seen as soon as its cache line arrives, not after a transport poll. */
+        for (int k = 0; k < 16; k++)
+            if (done(arg)) return 0;
         if (core_progress() > 0) {
             spins = 0;
             continue;
