@@ -72,12 +72,14 @@ done
         ro = "n/a"; rm = "n/a"
         if (t > 0 && o > 0) ro = sprintf("%.2f", unit[key] == "us" ? o / t : t / o)
         if (t > 0 && m > 0) rm = sprintf("%.2f", unit[key] == "us" ? m / t : t / m)
-        printf "%-18s %8s %5s %11s %11s %11s %9s %9s\n", kb[1], kb[2], unit[key],
-          t > 0 ? t : "n/a", o > 0 ? o : "n/a", m > 0 ? m : "n/a", ro, rm
+        ts = (t > 0) ? t : "n/a"; os = (o > 0) ? o : "n/a"; ms = (m > 0) ? m : "n/a"
+        printf "%-18s %8s %5s %11s %11s %11s %9s %9s\n", kb[1], kb[2], unit[key], ts, os, ms, ro, rm
       }
       print "# ratios > 1: tern is better (times: other/tern; bandwidth: tern/other)"
     }' "$TMP/all"
     echo "# NOTES"
     for n in "${notes[@]}"; do echo "#  - $n"; done
+    echo "# RAW (lib pattern bytes value unit), every round"
+    sed 's/^/# /' "$TMP/all"
 } | tee "$OUT"
 echo "written to $OUT"

@@ -394,10 +394,10 @@ void osh_put(const char *fn, void *dest, const void *src, size_t nelems, size_t 
 {
     osh_check_pe(fn, pe);
     osh_check_strides(fn, dstride, sstride);
+    if (nelems == 0) return; /* nothing moves: any pointers will do */
     struct osh_loc l;
     uint64_t ext = osh_extent(nelems, esize, dstride);
     osh_loc_must(fn, dest, ext, &l);
-    if (nelems == 0) return;
     if (src == NULL) osh_fatal(fn, TERN_ERR_BUFFER, "NULL source");
     char *d = osh_direct(dest, &l, pe);
     if (d) {
@@ -439,10 +439,10 @@ void osh_get(const char *fn, void *dest, const void *src, size_t nelems, size_t 
 {
     osh_check_pe(fn, pe);
     osh_check_strides(fn, dstride, sstride);
+    if (nelems == 0) return;
     struct osh_loc l;
     uint64_t ext = osh_extent(nelems, esize, sstride);
     osh_loc_must(fn, src, ext, &l);
-    if (nelems == 0) return;
     if (dest == NULL) osh_fatal(fn, TERN_ERR_BUFFER, "NULL destination");
     const char *s = osh_direct(src, &l, pe);
     if (s) {

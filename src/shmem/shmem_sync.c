@@ -26,6 +26,10 @@ static inline void osh_cpu_relax(void)
 #endif
 }
 
+/* Looks at the memory per progress call: more lowers the latency of stores from this
+ * node, fewer that of requests that need the progress engine (globals, other nodes). */
+#define OSH_LOOKS 64
+
 int osh_block(int (*done)(const void *arg), const void *arg)
 {
     long spin_max = core.oversubscribed ? util_tun.oversub_spin_count : util_tun.spin_count;
@@ -35,7 +39,7 @@ int osh_block(int (*done)(const void *arg), const void *arg)
     for (;;) {
         /* Look at the memory a few times per progress call: a store from a PE of this
          * node is seen as soon as its cache line arrives, not after a transport poll. */
-        for (int k = 0; k < 16; k++)
+        for (int k = 0; k < OSH_LOOKS; k++)
             if (done(arg)) return 0;
         if (core_progress() > 0) {
             spins = 0;
