@@ -143,8 +143,10 @@ int main(int argc, char **argv)
                 for (int t = 0; t < TRIALS + 1; t++) {
                     double t0 = now();
                     for (long i = 0; i < iters; i++) {
-                        if (pat == 0) MPI_Put(local, (int)n, MPI_BYTE, 1, 0, (int)n, MPI_BYTE, win);
-                        else MPI_Get(local, (int)n, MPI_BYTE, 1, 0, (int)n, MPI_BYTE, win);
+                        if (pat == 0)
+                            MPI_Put(local, (int)n, MPI_BYTE, 1, 0, (int)n, MPI_BYTE, win);
+                        else
+                            MPI_Get(local, (int)n, MPI_BYTE, 1, 0, (int)n, MPI_BYTE, win);
                         if (i % 16 == 15) MPI_Win_flush(1, win);
                     }
                     MPI_Win_flush(1, win);

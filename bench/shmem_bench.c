@@ -33,8 +33,8 @@ static double now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static long flag_in;      /* pingpong: set by the peer */
-static long counter;      /* fetch-add target */
+static long flag_in; /* pingpong: set by the peer */
+static long counter; /* fetch-add target */
 
 /* Iterations that take about `budget` seconds, from a short calibration. */
 static long calibrate(double per_iter, double budget)
@@ -154,8 +154,10 @@ int main(int argc, char **argv)
                 for (int t = 0; t < TRIALS + 1; t++) {
                     double t0 = now();
                     for (long i = 0; i < iters; i++) {
-                        if (pat == 0) shmem_putmem(heap, local, n, 1);
-                        else shmem_getmem(local, heap, n, 1);
+                        if (pat == 0)
+                            shmem_putmem(heap, local, n, 1);
+                        else
+                            shmem_getmem(local, heap, n, 1);
                         if (pat == 0 && i % 16 == 15) shmem_quiet();
                     }
                     shmem_quiet();

@@ -192,10 +192,14 @@ static tern_datatype_t osh_dt(size_t size, int sgn, int flt)
 {
     if (flt) return size == 4 ? TERN_FLOAT : TERN_DOUBLE;
     switch (size) {
-    case 1: return sgn ? TERN_INT8 : TERN_UINT8;
-    case 2: return sgn ? TERN_INT16 : TERN_UINT16;
-    case 4: return sgn ? TERN_INT32 : TERN_UINT32;
-    default: return sgn ? TERN_INT64 : TERN_UINT64;
+    case 1:
+        return sgn ? TERN_INT8 : TERN_UINT8;
+    case 2:
+        return sgn ? TERN_INT16 : TERN_UINT16;
+    case 4:
+        return sgn ? TERN_INT32 : TERN_UINT32;
+    default:
+        return sgn ? TERN_INT64 : TERN_UINT64;
     }
 }
 

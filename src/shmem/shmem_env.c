@@ -159,8 +159,8 @@ static int osh_heaps_map(void)
             close(fd);
         }
         if (p == MAP_FAILED) {
-            fprintf(stderr, "tern shmem [PE %d]: cannot create the %zu-byte heap %s: %s\n",
-                    osh.me, osh.heap_size, osh.heap_name, strerror(errno));
+            fprintf(stderr, "tern shmem [PE %d]: cannot create the %zu-byte heap %s: %s\n", osh.me,
+                    osh.heap_size, osh.heap_name, strerror(errno));
             rc = TERN_ERR_NOMEM;
         }
     }

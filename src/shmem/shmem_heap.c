@@ -42,8 +42,10 @@ static long osh_heap_find(const struct osh_heap *h, uint64_t off)
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
         if (h->b[mid].off == off) return (long)mid;
-        if (h->b[mid].off < off) lo = mid + 1;
-        else hi = mid;
+        if (h->b[mid].off < off)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     return -1;
 }
@@ -100,7 +102,8 @@ int osh_heap_alloc(struct osh_heap *h, uint64_t align, uint64_t size, uint64_t *
         } else {
             h->b[k] = (struct osh_blk){a, size, 1};
         }
-        if (a + size < end) (void)osh_heap_insert(h, k + 1, (struct osh_blk){a + size, end - a - size, 0});
+        if (a + size < end)
+            (void)osh_heap_insert(h, k + 1, (struct osh_blk){a + size, end - a - size, 0});
         *off = a;
         return 0;
     }
@@ -219,8 +222,10 @@ void *shmem_calloc(size_t count, size_t size)
     }
     uint64_t off;
     int rc = osh_heap_alloc(&osh.alloc, OSH_ALIGN, count * size, &off);
-    if (rc) osh_heap_exhausted("shmem_calloc", count * size);
-    else memset(osh.heap + off, 0, count * size);
+    if (rc)
+        osh_heap_exhausted("shmem_calloc", count * size);
+    else
+        memset(osh.heap + off, 0, count * size);
     osh_heap_barrier();
     return rc ? NULL : osh.heap + off;
 }

@@ -69,11 +69,11 @@ void osh_heap_stats(const struct osh_heap *h, uint64_t *free_total, uint64_t *la
 
 /* A get or fetching atomic waiting for its reply. */
 struct osh_slot {
-    char *dest;       /* where reply data goes */
-    size_t esize;     /* element size of reply data */
+    char *dest;        /* where reply data goes */
+    size_t esize;      /* element size of reply data */
     ptrdiff_t dstride; /* bytes between elements at dest */
-    size_t remaining; /* bytes still to come */
-    uint64_t val;     /* fetched value */
+    size_t remaining;  /* bytes still to come */
+    uint64_t val;      /* fetched value */
     int pe;
     int used;
     int done;
@@ -90,23 +90,23 @@ struct osh_state {
     int owns_core; /* shmem_init started tern, shmem_finalize ends it */
     int me, npes;
     size_t heap_size;
-    char *heap;         /* my symmetric heap */
-    int heap_named;     /* my heap segment still has a name in /dev/shm */
+    char *heap;     /* my symmetric heap */
+    int heap_named; /* my heap segment still has a name in /dev/shm */
     char heap_name[300];
-    char **base;        /* per PE: its heap mapped here, or NULL (reach it by messages) */
+    char **base;         /* per PE: its heap mapped here, or NULL (reach it by messages) */
     uintptr_t load_base; /* of the executable (globals) */
     uintptr_t data_lo[4], data_hi[4];
     int ndata;
-    int data_ok; /* every PE runs the same executable layout: globals are symmetric */
+    int data_ok;          /* every PE runs the same executable layout: globals are symmetric */
     uint64_t nout;        /* requests not yet acknowledged / replied */
     uint64_t nout_direct; /* of those, to PEs whose heap is mapped (fence must wait) */
     uint64_t *pe_out;     /* per PE */
     struct osh_slot *slots;
     uint32_t nslots, slot_free;
-    int err; /* sticky, for shmemx_error */
+    int err;          /* sticky, for shmemx_error */
     unsigned nfailed; /* core.nfailed when last looked at */
-    int nremote; /* PEs that may send us requests (any other PE: globals always go by
-                  * message), so direct operations also serve them */
+    int nremote;      /* PEs that may send us requests (any other PE: globals always go by
+                       * message), so direct operations also serve them */
     unsigned pokes;
     struct osh_heap alloc;
 };
@@ -192,8 +192,8 @@ void osh_get(const char *fn, void *dest, const void *src, size_t nelems, size_t 
 void osh_put_signal(const char *fn, void *dest, const void *src, size_t nbytes, uint64_t *sig,
                     uint64_t signal, int sig_op, int pe);
 /* An atomic of size 4 or 8 bytes; returns the old value when fetch is set. */
-uint64_t osh_amo(const char *fn, int op, void *dest, size_t size, uint64_t v1, uint64_t v2,
-                 int pe, int fetch);
+uint64_t osh_amo(const char *fn, int op, void *dest, size_t size, uint64_t v1, uint64_t v2, int pe,
+                 int fetch);
 uint64_t osh_amo_apply(int op, void *p, size_t size, uint64_t v1, uint64_t v2);
 void osh_quiet(void);
 /* Wait until no request to pe is outstanding. */

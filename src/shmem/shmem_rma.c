@@ -248,8 +248,10 @@ static void osh_am_req(int src, const void *payload, size_t len)
                     return;
                 }
                 for (uint64_t j = 0; j < kk; j++) {
-                    if (p) memcpy(tmp + j * m.esize, p + (i + j) * (uint64_t)m.stride, m.esize);
-                    else memset(tmp + j * m.esize, 0, m.esize);
+                    if (p)
+                        memcpy(tmp + j * m.esize, p + (i + j) * (uint64_t)m.stride, m.esize);
+                    else
+                        memset(tmp + j * m.esize, 0, m.esize);
                 }
                 osh_reply(src, &r, tmp, kk * m.esize);
                 if (tmp != buf) free(tmp);
@@ -491,37 +493,53 @@ uint64_t osh_amo_apply(int op, void *p, size_t size, uint64_t v1, uint64_t v2)
     if (size == 4) {
         uint32_t *q = p, a = (uint32_t)v1, b = (uint32_t)v2;
         switch (op) {
-        case OSH_AMO_FETCH: return __atomic_load_n(q, __ATOMIC_SEQ_CST);
-        case OSH_AMO_SET: __atomic_store_n(q, a, __ATOMIC_SEQ_CST); return 0;
-        case OSH_AMO_SWAP: return __atomic_exchange_n(q, a, __ATOMIC_SEQ_CST);
+        case OSH_AMO_FETCH:
+            return __atomic_load_n(q, __ATOMIC_SEQ_CST);
+        case OSH_AMO_SET:
+            __atomic_store_n(q, a, __ATOMIC_SEQ_CST);
+            return 0;
+        case OSH_AMO_SWAP:
+            return __atomic_exchange_n(q, a, __ATOMIC_SEQ_CST);
         case OSH_AMO_CSWAP:
             __atomic_compare_exchange_n(q, &a, b, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
             return a;
-        case OSH_AMO_ADD: return __atomic_fetch_add(q, a, __ATOMIC_SEQ_CST);
-        case OSH_AMO_AND: return __atomic_fetch_and(q, a, __ATOMIC_SEQ_CST);
-        case OSH_AMO_OR: return __atomic_fetch_or(q, a, __ATOMIC_SEQ_CST);
-        case OSH_AMO_XOR: return __atomic_fetch_xor(q, a, __ATOMIC_SEQ_CST);
+        case OSH_AMO_ADD:
+            return __atomic_fetch_add(q, a, __ATOMIC_SEQ_CST);
+        case OSH_AMO_AND:
+            return __atomic_fetch_and(q, a, __ATOMIC_SEQ_CST);
+        case OSH_AMO_OR:
+            return __atomic_fetch_or(q, a, __ATOMIC_SEQ_CST);
+        case OSH_AMO_XOR:
+            return __atomic_fetch_xor(q, a, __ATOMIC_SEQ_CST);
         }
     } else {
         uint64_t *q = p, a = v1, b = v2;
         switch (op) {
-        case OSH_AMO_FETCH: return __atomic_load_n(q, __ATOMIC_SEQ_CST);
-        case OSH_AMO_SET: __atomic_store_n(q, a, __ATOMIC_SEQ_CST); return 0;
-        case OSH_AMO_SWAP: return __atomic_exchange_n(q, a, __ATOMIC_SEQ_CST);
+        case OSH_AMO_FETCH:
+            return __atomic_load_n(q, __ATOMIC_SEQ_CST);
+        case OSH_AMO_SET:
+            __atomic_store_n(q, a, __ATOMIC_SEQ_CST);
+            return 0;
+        case OSH_AMO_SWAP:
+            return __atomic_exchange_n(q, a, __ATOMIC_SEQ_CST);
         case OSH_AMO_CSWAP:
             __atomic_compare_exchange_n(q, &a, b, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
             return a;
-        case OSH_AMO_ADD: return __atomic_fetch_add(q, a, __ATOMIC_SEQ_CST);
-        case OSH_AMO_AND: return __atomic_fetch_and(q, a, __ATOMIC_SEQ_CST);
-        case OSH_AMO_OR: return __atomic_fetch_or(q, a, __ATOMIC_SEQ_CST);
-        case OSH_AMO_XOR: return __atomic_fetch_xor(q, a, __ATOMIC_SEQ_CST);
+        case OSH_AMO_ADD:
+            return __atomic_fetch_add(q, a, __ATOMIC_SEQ_CST);
+        case OSH_AMO_AND:
+            return __atomic_fetch_and(q, a, __ATOMIC_SEQ_CST);
+        case OSH_AMO_OR:
+            return __atomic_fetch_or(q, a, __ATOMIC_SEQ_CST);
+        case OSH_AMO_XOR:
+            return __atomic_fetch_xor(q, a, __ATOMIC_SEQ_CST);
         }
     }
     return 0;
 }
 
-uint64_t osh_amo(const char *fn, int op, void *dest, size_t size, uint64_t v1, uint64_t v2,
-                 int pe, int fetch)
+uint64_t osh_amo(const char *fn, int op, void *dest, size_t size, uint64_t v1, uint64_t v2, int pe,
+                 int fetch)
 {
     osh_check_pe(fn, pe);
     struct osh_loc l;

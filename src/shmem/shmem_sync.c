@@ -89,22 +89,34 @@ static inline int osh_compare(int64_t a, int64_t b, int cmp, int sgn)
 {
     if (sgn) {
         switch (cmp) {
-        case SHMEM_CMP_EQ: return a == b;
-        case SHMEM_CMP_NE: return a != b;
-        case SHMEM_CMP_GT: return a > b;
-        case SHMEM_CMP_GE: return a >= b;
-        case SHMEM_CMP_LT: return a < b;
-        default: return a <= b;
+        case SHMEM_CMP_EQ:
+            return a == b;
+        case SHMEM_CMP_NE:
+            return a != b;
+        case SHMEM_CMP_GT:
+            return a > b;
+        case SHMEM_CMP_GE:
+            return a >= b;
+        case SHMEM_CMP_LT:
+            return a < b;
+        default:
+            return a <= b;
         }
     }
     uint64_t x = (uint64_t)a, y = (uint64_t)b;
     switch (cmp) {
-    case SHMEM_CMP_EQ: return x == y;
-    case SHMEM_CMP_NE: return x != y;
-    case SHMEM_CMP_GT: return x > y;
-    case SHMEM_CMP_GE: return x >= y;
-    case SHMEM_CMP_LT: return x < y;
-    default: return x <= y;
+    case SHMEM_CMP_EQ:
+        return x == y;
+    case SHMEM_CMP_NE:
+        return x != y;
+    case SHMEM_CMP_GT:
+        return x > y;
+    case SHMEM_CMP_GE:
+        return x >= y;
+    case SHMEM_CMP_LT:
+        return x < y;
+    default:
+        return x <= y;
     }
 }
 
@@ -116,11 +128,11 @@ struct osh_wait {
     size_t n;
     const int *status;
     int cmp, size, sgn;
-    int64_t value;       /* when values is NULL */
-    const void *values;  /* _vector forms */
+    int64_t value;      /* when values is NULL */
+    const void *values; /* _vector forms */
     enum osh_mode mode;
-    size_t *indices;     /* SOME: out */
-    size_t result;       /* ANY: index; SOME: count */
+    size_t *indices; /* SOME: out */
+    size_t result;   /* ANY: index; SOME: count */
 };
 
 static int osh_wait_check(const void *arg)
@@ -182,33 +194,33 @@ static size_t osh_wait_run(const char *fn, struct osh_wait *w, int block)
 #define OSH_P2P_DEF(N, T)                                                                          \
     void shmem_##N##_wait_until(T *ivar, int cmp, T v)                                             \
     {                                                                                              \
-        struct osh_wait w = {ivar, 1, NULL, cmp, sizeof(T), OSH_SGN(T), (int64_t)v, NULL, OSH_ALL, \
-                             NULL, 0};                                                             \
+        struct osh_wait w = {ivar,       1,    NULL,    cmp,  sizeof(T), OSH_SGN(T),               \
+                             (int64_t)v, NULL, OSH_ALL, NULL, 0};                                  \
         osh_wait_run("shmem_" #N "_wait_until", &w, 1);                                            \
     }                                                                                              \
     void shmem_##N##_wait(T *ivar, T v)                                                            \
     {                                                                                              \
-        struct osh_wait w = {ivar,       1,       NULL, SHMEM_CMP_NE, sizeof(T), OSH_SGN(T),       \
-                             (int64_t)v, NULL,    OSH_ALL, NULL,     0};                           \
+        struct osh_wait w = {ivar,       1,    NULL,    SHMEM_CMP_NE, sizeof(T), OSH_SGN(T),       \
+                             (int64_t)v, NULL, OSH_ALL, NULL,         0};                          \
         osh_wait_run("shmem_" #N "_wait", &w, 1);                                                  \
     }                                                                                              \
     void shmem_##N##_wait_until_all(T *ivars, size_t n, const int *st, int cmp, T v)               \
     {                                                                                              \
-        struct osh_wait w = {ivars, n, st, cmp, sizeof(T), OSH_SGN(T), (int64_t)v, NULL, OSH_ALL,  \
-                             NULL,  0};                                                            \
+        struct osh_wait w = {ivars,      n,    st,      cmp,  sizeof(T), OSH_SGN(T),               \
+                             (int64_t)v, NULL, OSH_ALL, NULL, 0};                                  \
         osh_wait_run("shmem_" #N "_wait_until_all", &w, 1);                                        \
     }                                                                                              \
     size_t shmem_##N##_wait_until_any(T *ivars, size_t n, const int *st, int cmp, T v)             \
     {                                                                                              \
-        struct osh_wait w = {ivars, n, st, cmp, sizeof(T), OSH_SGN(T), (int64_t)v, NULL, OSH_ANY,  \
-                             NULL,  0};                                                            \
+        struct osh_wait w = {ivars,      n,    st,      cmp,  sizeof(T), OSH_SGN(T),               \
+                             (int64_t)v, NULL, OSH_ANY, NULL, 0};                                  \
         return osh_wait_run("shmem_" #N "_wait_until_any", &w, 1);                                 \
     }                                                                                              \
     size_t shmem_##N##_wait_until_some(T *ivars, size_t n, size_t *idx, const int *st, int cmp,    \
                                        T v)                                                        \
     {                                                                                              \
-        struct osh_wait w = {ivars, n, st, cmp, sizeof(T), OSH_SGN(T), (int64_t)v, NULL, OSH_SOME, \
-                             idx,   0};                                                            \
+        struct osh_wait w = {ivars,      n,    st,       cmp, sizeof(T), OSH_SGN(T),               \
+                             (int64_t)v, NULL, OSH_SOME, idx, 0};                                  \
         return osh_wait_run("shmem_" #N "_wait_until_some", &w, 1);                                \
     }                                                                                              \
     void shmem_##N##_wait_until_all_vector(T *ivars, size_t n, const int *st, int cmp, T *vs)      \
@@ -229,26 +241,26 @@ static size_t osh_wait_run(const char *fn, struct osh_wait *w, int block)
     }                                                                                              \
     int shmem_##N##_test(T *ivar, int cmp, T v)                                                    \
     {                                                                                              \
-        struct osh_wait w = {ivar, 1, NULL, cmp, sizeof(T), OSH_SGN(T), (int64_t)v, NULL, OSH_ALL, \
-                             NULL, 0};                                                             \
+        struct osh_wait w = {ivar,       1,    NULL,    cmp,  sizeof(T), OSH_SGN(T),               \
+                             (int64_t)v, NULL, OSH_ALL, NULL, 0};                                  \
         return (int)osh_wait_run("shmem_" #N "_test", &w, 0);                                      \
     }                                                                                              \
     int shmem_##N##_test_all(T *ivars, size_t n, const int *st, int cmp, T v)                      \
     {                                                                                              \
-        struct osh_wait w = {ivars, n, st, cmp, sizeof(T), OSH_SGN(T), (int64_t)v, NULL, OSH_ALL,  \
-                             NULL,  0};                                                            \
+        struct osh_wait w = {ivars,      n,    st,      cmp,  sizeof(T), OSH_SGN(T),               \
+                             (int64_t)v, NULL, OSH_ALL, NULL, 0};                                  \
         return (int)osh_wait_run("shmem_" #N "_test_all", &w, 0);                                  \
     }                                                                                              \
     size_t shmem_##N##_test_any(T *ivars, size_t n, const int *st, int cmp, T v)                   \
     {                                                                                              \
-        struct osh_wait w = {ivars, n, st, cmp, sizeof(T), OSH_SGN(T), (int64_t)v, NULL, OSH_ANY,  \
-                             NULL,  0};                                                            \
+        struct osh_wait w = {ivars,      n,    st,      cmp,  sizeof(T), OSH_SGN(T),               \
+                             (int64_t)v, NULL, OSH_ANY, NULL, 0};                                  \
         return osh_wait_run("shmem_" #N "_test_any", &w, 0);                                       \
     }                                                                                              \
     size_t shmem_##N##_test_some(T *ivars, size_t n, size_t *idx, const int *st, int cmp, T v)     \
     {                                                                                              \
-        struct osh_wait w = {ivars, n, st, cmp, sizeof(T), OSH_SGN(T), (int64_t)v, NULL, OSH_SOME, \
-                             idx,   0};                                                            \
+        struct osh_wait w = {ivars,      n,    st,       cmp, sizeof(T), OSH_SGN(T),               \
+                             (int64_t)v, NULL, OSH_SOME, idx, 0};                                  \
         return osh_wait_run("shmem_" #N "_test_some", &w, 0);                                      \
     }                                                                                              \
     int shmem_##N##_test_all_vector(T *ivars, size_t n, const int *st, int cmp, T *vs)             \
@@ -323,8 +335,8 @@ void shmem_set_lock(long *lock)
     } else {
         /* Remote owner: poll with fetches, backing off so the owner is not flooded. */
         long nap_us = 1;
-        while ((uint32_t)osh_amo("shmem_set_lock", OSH_AMO_FETCH, &w[1], 4, 0, 0, OSH_LOCK_PE,
-                                 1) != t) {
+        while ((uint32_t)osh_amo("shmem_set_lock", OSH_AMO_FETCH, &w[1], 4, 0, 0, OSH_LOCK_PE, 1) !=
+               t) {
             int e = osh.err;
             if (e == TERN_ERR_PEER_FAILED) return;
             struct timespec ts = {0, nap_us * 1000};

@@ -40,14 +40,14 @@
     void shmem_##N##_iput(T *dest, const T *source, ptrdiff_t tst, ptrdiff_t sst, size_t nelems,   \
                           int pe)                                                                  \
     {                                                                                              \
-        osh_put("shmem_" #N "_iput", dest, source, nelems, sizeof(T), tst * (ptrdiff_t)sizeof(T),  \
-                sst * (ptrdiff_t)sizeof(T), pe);                                                   \
+        osh_put("shmem_" #N "_iput", dest, source, nelems, sizeof(T), tst *(ptrdiff_t)sizeof(T),   \
+                sst *(ptrdiff_t)sizeof(T), pe);                                                    \
     }                                                                                              \
     void shmem_##N##_iget(T *dest, const T *source, ptrdiff_t tst, ptrdiff_t sst, size_t nelems,   \
                           int pe)                                                                  \
     {                                                                                              \
-        osh_get("shmem_" #N "_iget", dest, source, nelems, sizeof(T), tst * (ptrdiff_t)sizeof(T),  \
-                sst * (ptrdiff_t)sizeof(T), pe, 0);                                                \
+        osh_get("shmem_" #N "_iget", dest, source, nelems, sizeof(T), tst *(ptrdiff_t)sizeof(T),   \
+                sst *(ptrdiff_t)sizeof(T), pe, 0);                                                 \
     }                                                                                              \
     void shmem_##N##_put_signal(T *dest, const T *source, size_t nelems, uint64_t *sig_addr,       \
                                 uint64_t signal, int sig_op, int pe)                               \
@@ -66,19 +66,19 @@ SHMEM__RMA_TYPES(OSH_RMA_DEF)
 #define OSH_SIZED_DEF(S)                                                                           \
     void shmem_put##S(void *dest, const void *source, size_t nelems, int pe)                       \
     {                                                                                              \
-        osh_put("shmem_put" #S, dest, source, nelems * (S / 8), 1, 1, 1, pe);                      \
+        osh_put("shmem_put" #S, dest, source, nelems *(S / 8), 1, 1, 1, pe);                       \
     }                                                                                              \
     void shmem_get##S(void *dest, const void *source, size_t nelems, int pe)                       \
     {                                                                                              \
-        osh_get("shmem_get" #S, dest, source, nelems * (S / 8), 1, 1, 1, pe, 0);                   \
+        osh_get("shmem_get" #S, dest, source, nelems *(S / 8), 1, 1, 1, pe, 0);                    \
     }                                                                                              \
     void shmem_put##S##_nbi(void *dest, const void *source, size_t nelems, int pe)                 \
     {                                                                                              \
-        osh_put("shmem_put" #S "_nbi", dest, source, nelems * (S / 8), 1, 1, 1, pe);               \
+        osh_put("shmem_put" #S "_nbi", dest, source, nelems *(S / 8), 1, 1, 1, pe);                \
     }                                                                                              \
     void shmem_get##S##_nbi(void *dest, const void *source, size_t nelems, int pe)                 \
     {                                                                                              \
-        osh_get("shmem_get" #S "_nbi", dest, source, nelems * (S / 8), 1, 1, 1, pe, 1);            \
+        osh_get("shmem_get" #S "_nbi", dest, source, nelems *(S / 8), 1, 1, 1, pe, 1);             \
     }                                                                                              \
     void shmem_iput##S(void *dest, const void *source, ptrdiff_t tst, ptrdiff_t sst,               \
                        size_t nelems, int pe)                                                      \
@@ -94,13 +94,13 @@ SHMEM__RMA_TYPES(OSH_RMA_DEF)
     void shmem_put##S##_signal(void *dest, const void *source, size_t nelems, uint64_t *sig_addr,  \
                                uint64_t signal, int sig_op, int pe)                                \
     {                                                                                              \
-        osh_put_signal("shmem_put" #S "_signal", dest, source, nelems * (S / 8), sig_addr, signal, \
+        osh_put_signal("shmem_put" #S "_signal", dest, source, nelems *(S / 8), sig_addr, signal,  \
                        sig_op, pe);                                                                \
     }                                                                                              \
     void shmem_put##S##_signal_nbi(void *dest, const void *source, size_t nelems,                  \
                                    uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)        \
     {                                                                                              \
-        osh_put_signal("shmem_put" #S "_signal_nbi", dest, source, nelems * (S / 8), sig_addr,     \
+        osh_put_signal("shmem_put" #S "_signal_nbi", dest, source, nelems *(S / 8), sig_addr,      \
                        signal, sig_op, pe);                                                        \
     }
 SHMEM__SIZES(OSH_SIZED_DEF)
@@ -171,8 +171,8 @@ void shmem_putmem_signal_nbi(void *dest, const void *source, size_t nbytes, uint
 #define OSH_AMO_EXT_DEF(N, T)                                                                      \
     T shmem_##N##_atomic_fetch(const T *source, int pe)                                            \
     {                                                                                              \
-        return OSH_VAL(T, OSH_AMO("shmem_" #N "_atomic_fetch", T, OSH_AMO_FETCH, source, 0, 0, pe, \
-                                  1));                                                             \
+        return OSH_VAL(                                                                            \
+            T, OSH_AMO("shmem_" #N "_atomic_fetch", T, OSH_AMO_FETCH, source, 0, 0, pe, 1));       \
     }                                                                                              \
     void shmem_##N##_atomic_set(T *dest, T value, int pe)                                          \
     {                                                                                              \
@@ -201,8 +201,8 @@ SHMEM__AMO_EXT_TYPES(OSH_AMO_EXT_DEF)
     }                                                                                              \
     T shmem_##N##_atomic_fetch_inc(T *dest, int pe)                                                \
     {                                                                                              \
-        return OSH_VAL(T, OSH_AMO("shmem_" #N "_atomic_fetch_inc", T, OSH_AMO_ADD, dest, 1, 0, pe, \
-                                  1));                                                             \
+        return OSH_VAL(                                                                            \
+            T, OSH_AMO("shmem_" #N "_atomic_fetch_inc", T, OSH_AMO_ADD, dest, 1, 0, pe, 1));       \
     }                                                                                              \
     void shmem_##N##_atomic_inc(T *dest, int pe)                                                   \
     {                                                                                              \

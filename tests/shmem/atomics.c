@@ -24,7 +24,7 @@ static long long gcount; /* a global counter, symmetric */
         shmem_quiet();                                                                             \
         CHECK(shmem_##N##_atomic_fetch(x, t) == (T)5);                                             \
         CHECK(shmem_##N##_atomic_swap(x, (T)9, t) == (T)5);                                        \
-        CHECK(shmem_##N##_atomic_compare_swap(x, (T)8, (T)1, t) == (T)9); /* miss */               \
+        CHECK(shmem_##N##_atomic_compare_swap(x, (T)8, (T)1, t) == (T)9);  /* miss */              \
         CHECK(shmem_##N##_atomic_compare_swap(x, (T)9, (T)12, t) == (T)9); /* hit */               \
         CHECK(shmem_##N##_atomic_fetch_add(x, (T)3, t) == (T)12);                                  \
         CHECK(shmem_##N##_atomic_fetch_inc(x, t) == (T)15);                                        \
@@ -90,7 +90,7 @@ int main(void)
     CHECK_EQ_INT(shmem_longlong_atomic_fetch(counter, last), (long long)n * NINC);
     CHECK_EQ_INT(shmem_longlong_atomic_fetch(&gcount, 0), (long long)n * NINC);
 
-#define SEM_ONE(N, T) SEMANTICS(N, T);
+#define SEM_ONE(N, T)  SEMANTICS(N, T);
 #define BITS_ONE(N, T) BITS(N, T);
     SHMEM__AMO_STD_TYPES(SEM_ONE)
     SHMEM__AMO_BIT_TYPES(BITS_ONE)

@@ -27,11 +27,16 @@ int main(void)
     CHECK(h && sig);
     shmem_barrier_all();
     if (sh_me == sh_n - 1) {
-        if (strcmp(what, "pe") == 0) shmem_putmem(h, &stackvar, sizeof stackvar, sh_n);
-        else if (strcmp(what, "addr") == 0) shmem_long_p(&stackvar, 1, 0);
-        else if (strcmp(what, "cmp") == 0) shmem_long_wait_until(h, 99, 0);
-        else if (strcmp(what, "sigop") == 0) shmem_putmem_signal(h, &stackvar, 8, sig, 1, 7, 0);
-        else if (strcmp(what, "free") == 0) shmem_free(&stackvar);
+        if (strcmp(what, "pe") == 0)
+            shmem_putmem(h, &stackvar, sizeof stackvar, sh_n);
+        else if (strcmp(what, "addr") == 0)
+            shmem_long_p(&stackvar, 1, 0);
+        else if (strcmp(what, "cmp") == 0)
+            shmem_long_wait_until(h, 99, 0);
+        else if (strcmp(what, "sigop") == 0)
+            shmem_putmem_signal(h, &stackvar, 8, sig, 1, 7, 0);
+        else if (strcmp(what, "free") == 0)
+            shmem_free(&stackvar);
         MP_FAIL("BADARG=%s: the call returned", what);
     }
     /* The others wait; the fatal path ends them. */

@@ -95,8 +95,10 @@ int main(void)
     int *rp = shmem_ptr(z3, right);
     const char *tl = getenv("TERN_TRANSPORTS");
     int tcp_only = tl && !strstr(tl, "shm");
-    if (right == sh_me) CHECK(rp == z3);
-    else if (tcp_only) CHECK(rp == NULL);
+    if (right == sh_me)
+        CHECK(rp == z3);
+    else if (tcp_only)
+        CHECK(rp == NULL);
     else {
         CHECK(rp != NULL);
         CHECK_EQ_INT(*rp, 1000 + right);

@@ -12,9 +12,9 @@
 static char gbuf[16][GLOBSZ]; /* symmetric: a global, one slot per writer */
 static char gsrc[GLOBSZ];
 
-static const size_t sizes[] = {0,    1,     2,     3,      7,      8,      9,          63,
-                               64,   65,    1000,  4096,   4097,   65536,  65537,      524288,
-                               524289, 1000000, 3u << 20, MAXSZ - 5};
+static const size_t sizes[] = {0,     1,      2,      3,       7,        8,        9,
+                               63,    64,     65,     1000,    4096,     4097,     65536,
+                               65537, 524288, 524289, 1000000, 3u << 20, MAXSZ - 5};
 
 static void test_sizes(char *dst, char *src_heap, char *local)
 {
@@ -28,8 +28,12 @@ static void test_sizes(char *dst, char *src_heap, char *local)
         for (int t = 0; t < n; t++) {
             char *d = dst + (size_t)me * MAXSZ;
             switch (variant) {
-            case 0: shmem_putmem(d, local, sz, t); break;
-            case 1: shmem_putmem_nbi(d, local, sz, t); break;
+            case 0:
+                shmem_putmem(d, local, sz, t);
+                break;
+            case 1:
+                shmem_putmem_nbi(d, local, sz, t);
+                break;
             case 2:
                 shmem_put8(d, local, sz / 2, t);
                 shmem_put8_nbi(d + sz / 2, local + sz / 2, sz - sz / 2, t);
@@ -116,9 +120,9 @@ static void test_globals(void)
         got[24] = shmem_##N##_g(h + 24, right);                                                    \
         mp_fill(want, sizeof want, mp_seed(sizeof(T), 3, (uint64_t)me, __LINE__));                 \
         CHECK(memcmp(got, want, 24 * sizeof(T)) == 0);                                             \
-        /* A long double comes back in an x87 register: only its 10 value bytes survive. */       \
+        /* A long double comes back in an x87 register: only its 10 value bytes survive. */        \
         CHECK(memcmp(&got[24], &want[24], ((T)0.5 != 0 && sizeof(T) > 8) ? 10 : sizeof(T)) == 0);  \
-        shmem_##N##_iget(got + 32, h + 32, 3, 2, 8, right); /* got[32+3i] = h[32+2i] */           \
+        shmem_##N##_iget(got + 32, h + 32, 3, 2, 8, right); /* got[32+3i] = h[32+2i] */            \
         for (int i = 0; i < 8; i++)                                                                \
             CHECK(memcmp(&got[32 + 3 * i], &want[32 + 3 * i], sizeof(T)) == 0);                    \
         shmem_free(h);                                                                             \

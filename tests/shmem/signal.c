@@ -25,8 +25,10 @@ int main(void)
         if (r % 50 == 0) sz = MAXB;
         MP_WHERE("ring round %d size %zu", r, sz);
         mp_fill(src, sz, mp_seed((uint64_t)r, (uint64_t)me, sz, 5));
-        if (r & 1) shmem_putmem_signal(buf, src, sz, &sig[0], 1, SHMEM_SIGNAL_ADD, right);
-        else shmem_putmem_signal_nbi(buf, src, sz, &sig[0], (uint64_t)r, SHMEM_SIGNAL_SET, right);
+        if (r & 1)
+            shmem_putmem_signal(buf, src, sz, &sig[0], 1, SHMEM_SIGNAL_ADD, right);
+        else
+            shmem_putmem_signal_nbi(buf, src, sz, &sig[0], (uint64_t)r, SHMEM_SIGNAL_SET, right);
         uint64_t v = shmem_signal_wait_until(&sig[0], SHMEM_CMP_GE, (uint64_t)r);
         CHECK_EQ_INT(v, r);
         CHECK_PATTERN(buf, sz, mp_seed((uint64_t)r, (uint64_t)left, sz, 5), "round %d from PE %d",
