@@ -88,6 +88,12 @@ static int osh_phdr_cb(struct dl_phdr_info *info, size_t size, void *arg)
         osh.data_hi[osh.ndata] = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
         osh.ndata++;
     }
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_GNU_RELRO) continue;
+        osh.relro_lo = info->dlpi_addr + ph->p_vaddr;
+        osh.relro_hi = osh.relro_lo + ph->p_memsz;
+    }
     return 1;
 }
 
@@ -107,6 +113,96 @@ static int osh_data_init(void)
     osh.data_ok = r[0] == -r[1];
     if (!osh.data_ok) osh.ndata = 0; /* not symmetric: osh_loc refuses them */
     return 0;
+}
+
+static int osh_agree(int rc);
+static int osh_heap_direct(int pe);
+
+/*
+ * Globals on this node: replace the executable's writable segment by a shared mapping of
+ * a segment with the same contents, and map the segments of the other PEs of the node,
+ * so a put into another PE's global is a memcpy and an atomic a CPU atomic, as on the
+ * heap. Each process keeps its own copy (its relocations, its libc pointers): the others
+ * only ever touch the symmetric variables a program names. The relro part is made
+ * read-only again. Needs one writable segment and the same layout on every PE (checked);
+ * off with TERN_SHMEM_SHARE_GLOBALS=0, and then globals of other PEs go by message.
+ */
+static int osh_data_name(char *out, size_t cap, int rank)
+{
+    return snprintf(out, cap, "/tern-%s-data-%d", core.boot.kvsname, rank);
+}
+
+static int osh_globals_share(int shared)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    int want = shared && util_tun.shmem_share_globals && osh.data_ok && osh.ndata == 1;
+    int all = want, rc = 0;
+    /* Every PE shares, or none does (a PE that does not would leave others' maps stale). */
+    if (tern_allreduce(&want, &all, 1, TERN_INT32, TERN_MIN, TERN_COMM_WORLD) != 0 || !all)
+        return 0;
+    osh.data_pg_lo = osh.data_lo[0] & ~(uintptr_t)(page - 1);
+    osh.data_len =
+        ((osh.data_hi[0] + (uintptr_t)page - 1) & ~(uintptr_t)(page - 1)) - osh.data_pg_lo;
+    osh.data_base = calloc((size_t)osh.npes, sizeof *osh.data_base);
+    if (osh.data_base == NULL) return TERN_ERR_NOMEM;
+    osh_data_name(osh.data_name, sizeof osh.data_name, osh.me);
+    int fd = shm_open(osh.data_name, O_RDWR | O_CREAT | O_EXCL, 0600);
+    if (fd < 0 && errno == EEXIST) {
+        shm_unlink(osh.data_name);
+        fd = shm_open(osh.data_name, O_RDWR | O_CREAT | O_EXCL, 0600);
+    }
+    void *tmp = MAP_FAILED;
+    if (fd >= 0) {
+        osh.data_named = 1;
+        if (ftruncate(fd, (off_t)osh.data_len) == 0)
+            tmp = mmap(NULL, osh.data_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    }
+    if (tmp == MAP_FAILED) {
+        fprintf(stderr, "tern shmem [PE %d]: cannot create %s: %s\n", osh.me, osh.data_name,
+                strerror(errno));
+        rc = TERN_ERR_NOMEM;
+    } else {
+        /* Copy, then put the shared pages in place of the private ones: nothing runs in
+         * between (shmem_init is called by the program's one thread). */
+        memcpy(tmp, (void *)osh.data_pg_lo, osh.data_len);
+        void *at = mmap((void *)osh.data_pg_lo, osh.data_len, PROT_READ | PROT_WRITE,
+                        MAP_SHARED | MAP_FIXED, fd, 0);
+        if (at == MAP_FAILED)
+            osh_fatal("shmem_init", TERN_ERR_NOMEM, "cannot remap the data segment");
+        munmap(tmp, osh.data_len);
+        if (osh.relro_hi > osh.relro_lo) {
+            uintptr_t lo = osh.relro_lo & ~(uintptr_t)(page - 1);
+            uintptr_t hi = osh.relro_hi & ~(uintptr_t)(page - 1);
+            if (hi > lo) (void)mprotect((void *)lo, hi - lo, PROT_READ);
+        }
+        osh.data_base[osh.me] = (char *)osh.data_pg_lo;
+    }
+    if (fd >= 0) close(fd);
+    rc = osh_agree(rc);
+    for (int pe = 0; pe < osh.npes && rc == 0; pe++) {
+        if (pe == osh.me || !osh_heap_direct(pe)) continue;
+        char name[300];
+        osh_data_name(name, sizeof name, pe);
+        int pfd = shm_open(name, O_RDWR, 0);
+        void *q = MAP_FAILED;
+        if (pfd >= 0) {
+            q = mmap(NULL, osh.data_len, PROT_READ | PROT_WRITE, MAP_SHARED, pfd, 0);
+            close(pfd);
+        }
+        if (q == MAP_FAILED) {
+            fprintf(stderr, "tern shmem [PE %d]: cannot map PE %d's globals %s: %s\n", osh.me, pe,
+                    name, strerror(errno));
+            rc = TERN_ERR_TRANSPORT;
+            break;
+        }
+        osh.data_base[pe] = q;
+    }
+    rc = osh_agree(rc);
+    if (osh.data_named) {
+        shm_unlink(osh.data_name);
+        osh.data_named = 0;
+    }
+    return rc;
 }
 
 /* ---- heaps ------------------------------------------------------------------------- */
@@ -192,6 +288,7 @@ static int osh_heaps_map(void)
         shm_unlink(osh.heap_name);
         osh.heap_named = 0;
     }
+    if (rc == 0) rc = osh_globals_share(shared);
     return rc;
 }
 
@@ -199,6 +296,13 @@ static void osh_heaps_unmap(void)
 {
     if (osh.heap_named) shm_unlink(osh.heap_name);
     osh.heap_named = 0;
+    if (osh.data_named) shm_unlink(osh.data_name);
+    osh.data_named = 0;
+    /* Other PEs' globals go; ours stay mapped (shared, same contents) for good. */
+    for (int pe = 0; osh.data_base && pe < osh.npes; pe++)
+        if (osh.data_base[pe] && pe != osh.me) munmap(osh.data_base[pe], osh.data_len);
+    free(osh.data_base);
+    osh.data_base = NULL;
     for (int pe = 0; osh.base && pe < osh.npes; pe++)
         if (osh.base[pe]) munmap(osh.base[pe], osh.heap_size);
     free(osh.base);

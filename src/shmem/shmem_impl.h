@@ -97,6 +97,15 @@ struct osh_state {
     uintptr_t load_base; /* of the executable (globals) */
     uintptr_t data_lo[4], data_hi[4];
     int ndata;
+    uintptr_t relro_lo, relro_hi; /* read-only after relocation, inside the data segment */
+    /* Globals shared on this node (TERN_SHMEM_SHARE_GLOBALS): the executable's writable
+     * segment [data_pg_lo, data_pg_lo + data_len) is a shared mapping, and data_base[pe]
+     * maps PE pe's copy here (NULL: reach its globals by message). */
+    uintptr_t data_pg_lo;
+    size_t data_len;
+    char **data_base;
+    int data_named;
+    char data_name[300];
     int data_ok;          /* every PE runs the same executable layout: globals are symmetric */
     uint64_t nout;        /* requests not yet acknowledged / replied */
     uint64_t nout_direct; /* of those, to PEs whose heap is mapped (fence must wait) */
@@ -166,7 +175,9 @@ static inline void osh_poke(void)
 static inline char *osh_direct(const void *addr, const struct osh_loc *l, int pe)
 {
     if (pe == osh.me) return (char *)(uintptr_t)addr;
-    if (l->kind == OSH_HEAP && osh.base[pe]) return osh.base[pe] + l->off;
+    if (l->kind == OSH_HEAP) return osh.base[pe] ? osh.base[pe] + l->off : NULL;
+    if (osh.data_base && osh.data_base[pe])
+        return osh.data_base[pe] + (l->off - (osh.data_pg_lo - osh.load_base));
     return NULL;
 }
 

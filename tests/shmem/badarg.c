@@ -39,7 +39,10 @@ int main(void)
             shmem_free(&stackvar);
         MP_FAIL("BADARG=%s: the call returned", what);
     }
-    /* The others wait; the fatal path ends them. */
+    /* The others wait; the fatal path ends them. Over tcp the barrier may return first
+     * (the dead PE's connection closes before ternrun ends the job): keep waiting, the
+     * test's 20 s limit fails a job that is never ended. */
     shmem_barrier_all();
+    mp_sleep_ms(30000);
     MP_FAIL("the job was not ended");
 }
