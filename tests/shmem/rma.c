@@ -93,6 +93,9 @@ static void test_globals(void)
     shmem_barrier_all();
 }
 
+/* Bytes of a T that survive a trip by value (a long double keeps 10 of its 16). */
+#define VALBYTES(T) (((T)0.5 != 0 && sizeof(T) > 8) ? 10 : sizeof(T))
+
 /* Every typed entry point once: put, get, p, g, iput, iget, nbi. */
 #define TYPED(N, T)                                                                                \
     do {                                                                                           \
@@ -110,7 +113,9 @@ static void test_globals(void)
         shmem_##N##_iput(h + 32, src + 32, 2, 3, 8, right); /* h[32+2i] = src[32+3i] */            \
         shmem_barrier_all();                                                                       \
         mp_fill(want, sizeof want, mp_seed(sizeof(T), 3, (uint64_t)left, __LINE__));               \
-        CHECK(memcmp(h, want, 25 * sizeof(T)) == 0);                                               \
+        CHECK(memcmp(h, want, 24 * sizeof(T)) == 0);                                               \
+        /* A long double passed by value goes through an x87 register: 10 value bytes. */          \
+        CHECK(memcmp(&h[24], &want[24], VALBYTES(T)) == 0);                                        \
         for (int i = 0; i < 8; i++)                                                                \
             CHECK(memcmp(&h[32 + 2 * i], &want[32 + 3 * i], sizeof(T)) == 0);                      \
         memset(got, 0, sizeof got);                                                                \
