@@ -129,9 +129,9 @@ int shmem_addr_accessible(const void *addr, int pe);
 
 /**
  * A pointer through which this PE can load and store the symmetric object `dest` of PE
- * pe directly: for PEs on this node whose heap is mapped (shared memory), and for this PE
- * itself. NULL for remote PEs, for globals of other PEs (they are reached by system calls,
- * not by mapping), and for non-symmetric addresses.
+ * pe directly: for PEs on this node whose memory is mapped (shared memory; globals too
+ * unless TERN_SHMEM_SHARE_GLOBALS=0), and for this PE itself. NULL for other PEs and for
+ * non-symmetric addresses.
  */
 void *shmem_ptr(const void *dest, int pe);
 
