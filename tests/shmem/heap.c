@@ -11,6 +11,7 @@
 #include "shmem_check.h"
 
 static char *base; /* the first block: offsets are measured from it */
+static int marker; /* a global: shmem_ptr reaches it on shm (globals are shared there) */
 
 static void same_everywhere(void *p, const char *what)
 {
@@ -103,6 +104,16 @@ int main(void)
         CHECK(rp != NULL);
         CHECK_EQ_INT(*rp, 1000 + right);
     }
+    marker = 2000 + sh_me;
+    shmem_barrier_all();
+    int *gm = shmem_ptr(&marker, right);
+    if (right == sh_me) CHECK(gm == &marker);
+    else if (tcp_only) CHECK(gm == NULL);
+    else {
+        CHECK(gm != NULL);
+        CHECK_EQ_INT(*gm, 2000 + right);
+    }
+    shmem_barrier_all();
     char stackvar[8];
     CHECK(shmem_ptr(stackvar, right) == NULL);
     CHECK(!shmem_addr_accessible(stackvar, right));
