@@ -7,7 +7,8 @@ build=$1 src=$2 cflags=${3:-} # CFLAGS: the sanitizer flags of an instrumented b
 prefix=$(mktemp -d)
 trap 'rm -rf "$prefix"' EXIT
 cmake --install "$build" --prefix "$prefix" >/dev/null
-for f in include/tern.h bin/ternrun lib/pkgconfig/tern.pc; do
+for f in include/tern.h include/shmem.h include/tern-mpi/shmem.h bin/ternrun bin/tern-oshcc \
+         lib/pkgconfig/tern.pc; do
   [ -e "$prefix/$f" ] || { echo "missing $f after install"; exit 1; }
 done
 ls "$prefix"/lib/libtern.so "$prefix"/lib/libtern.a >/dev/null
