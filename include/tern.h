@@ -11,9 +11,15 @@
  *    the incoming message in status->bytes.
  *  - Byte counts are size_t: messages larger than 2 GiB work.
  *  - Ranks are ranks in the communicator passed (TERN_COMM_WORLD for the whole job).
- *  - Thread safety: tern_init() and tern_finalize() must be called by the main
- *    thread; all other calls must come from one thread at a time (the library does
- *    not lock).
+ *  - Thread safety: see tern_init_thread(). Under TERN_THREAD_MULTIPLE every function
+ *    may be called from any thread at any time, except that tern_init*, tern_finalize
+ *    are called once, by one thread, with no other call under way; one request or
+ *    handle must not be completed (wait/test/free) by two threads at once; and the
+ *    collective calls on one communicator (including tern_comm_dup/split/free) must be
+ *    made in the same order on every member, which in practice means from one thread
+ *    per communicator at a time. Point-to-point, probes, waits and collectives on
+ *    different communicators run concurrently; a blocked call lets other threads in.
+ *    Below MULTIPLE the library does not lock: calls must not overlap in time.
  */
 #ifndef TERN_H
 #define TERN_H
@@ -111,6 +117,23 @@ typedef struct tern_status {
  * TERN_ERR_NOMEM.
  */
 int tern_init(int *argc, char ***argv);
+
+/* Thread levels (the same values and meaning as MPI's). */
+#define TERN_THREAD_SINGLE     0 /* one thread in the process */
+#define TERN_THREAD_FUNNELED   1 /* several threads, only the one that called init calls tern */
+#define TERN_THREAD_SERIALIZED 2 /* any thread calls tern, never two at the same time */
+#define TERN_THREAD_MULTIPLE   3 /* any thread calls tern at any time */
+
+/**
+ * tern_init, asking for thread level `required` (TERN_THREAD_*); *provided (may be
+ * NULL) gets the level granted, which is always the one asked for (a value above
+ * MULTIPLE is taken as MULTIPLE, below SINGLE as SINGLE). Below MULTIPLE no lock is
+ * ever taken and calls cost what they cost in tern_init; MULTIPLE makes every call take
+ * the library's one lock (a blocked call lets it go while it waits). With
+ * TERN_PROGRESS_THREAD=1 the library runs its own progress thread and locks at every
+ * level. Errors: those of tern_init.
+ */
+int tern_init_thread(int *argc, char ***argv, int required, int *provided);
 
 /**
  * Finish: completes outstanding standard-mode sends that are already under way,

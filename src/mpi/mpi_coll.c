@@ -188,6 +188,7 @@ int mpi_op_resolve(MPI_Op op, MPI_Datatype dt, struct coll_op *out)
 
 int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Op_create";
     if (user_fn == NULL || op == NULL) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
     int slot = -1;
@@ -212,6 +213,7 @@ MPI_ALIAS(Op_create)
 
 int PMPI_Op_free(MPI_Op *op)
 {
+    CORE_CS_SCOPE();
     if (op == NULL || mpi_uop_get(*op) == NULL)
         return mpi_err(MPI_COMM_WORLD, "MPI_Op_free", MPI_ERR_OP);
     mpi_uop_get(*op)->used = 0;
@@ -224,6 +226,7 @@ MPI_ALIAS(Op_free)
 
 int PMPI_Op_commutative(MPI_Op op, int *commute)
 {
+    CORE_CS_SCOPE();
     if (commute == NULL) return mpi_err(MPI_COMM_WORLD, "MPI_Op_commutative", MPI_ERR_ARG);
     struct mpi_user_op *u = mpi_uop_get(op);
     if (u == NULL && (op < MPI_MAX || op > MPI_NO_OP))
@@ -236,6 +239,7 @@ MPI_ALIAS(Op_commutative)
 int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype,
                       MPI_Op op)
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Reduce_local";
     if (count < 0) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_COUNT);
     struct coll_op o;
@@ -436,12 +440,14 @@ static int mpi_barrier(const char *fn, MPI_Comm comm, MPI_Request *req)
 
 int PMPI_Barrier(MPI_Comm comm)
 {
+    CORE_CS_SCOPE();
     return mpi_barrier("MPI_Barrier", comm, NULL);
 }
 MPI_ALIAS(Barrier)
 
 int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 {
+    CORE_CS_SCOPE();
     if (request == NULL) return mpi_err(comm, "MPI_Ibarrier", MPI_ERR_ARG);
     return mpi_barrier("MPI_Ibarrier", comm, request);
 }
@@ -464,6 +470,7 @@ static int mpi_bcast(const char *fn, void *buf, int count, MPI_Datatype dt, int 
 
 int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
+    CORE_CS_SCOPE();
     return mpi_bcast("MPI_Bcast", buffer, count, datatype, root, comm, NULL);
 }
 MPI_ALIAS(Bcast)
@@ -471,6 +478,7 @@ MPI_ALIAS(Bcast)
 int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                 MPI_Request *request)
 {
+    CORE_CS_SCOPE();
     if (request == NULL) return mpi_err(comm, "MPI_Ibcast", MPI_ERR_ARG);
     return mpi_bcast("MPI_Ibcast", buffer, count, datatype, root, comm, request);
 }
@@ -525,6 +533,7 @@ static int mpi_reduce_any(int which, const char *fn, const void *sbuf, void *rbu
 int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                 int root, MPI_Comm comm)
 {
+    CORE_CS_SCOPE();
     return mpi_reduce_any(MPI_C_REDUCE, "MPI_Reduce", sendbuf, recvbuf, count, datatype, op, root,
                           comm, NULL);
 }
@@ -533,6 +542,7 @@ MPI_ALIAS(Reduce)
 int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                  int root, MPI_Comm comm, MPI_Request *request)
 {
+    CORE_CS_SCOPE();
     if (request == NULL) return mpi_err(comm, "MPI_Ireduce", MPI_ERR_ARG);
     return mpi_reduce_any(MPI_C_REDUCE, "MPI_Ireduce", sendbuf, recvbuf, count, datatype, op, root,
                           comm, request);
@@ -598,6 +608,7 @@ static int mpi_reduce_scatter(const char *fn, const void *sbuf, void *rbuf, cons
 int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    CORE_CS_SCOPE();
     return mpi_reduce_scatter("MPI_Reduce_scatter", sendbuf, recvbuf, recvcounts, datatype, op,
                               comm, NULL);
 }
@@ -606,6 +617,7 @@ MPI_ALIAS(Reduce_scatter)
 int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+    CORE_CS_SCOPE();
     if (request == NULL) return mpi_err(comm, "MPI_Ireduce_scatter", MPI_ERR_ARG);
     return mpi_reduce_scatter("MPI_Ireduce_scatter", sendbuf, recvbuf, recvcounts, datatype, op,
                               comm, request);
@@ -694,6 +706,7 @@ int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                  MPI_Request *request)
 {
+    CORE_CS_SCOPE();
     if (request == NULL) return mpi_err(comm, "MPI_Igather", MPI_ERR_ARG);
     return mpi_move(MPI_C_GATHER, "MPI_Igather", sendbuf, sendcount, sendtype, recvbuf, recvcount,
                     recvtype, root, comm, request);
@@ -704,6 +717,7 @@ int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                   MPI_Request *request)
 {
+    CORE_CS_SCOPE();
     if (request == NULL) return mpi_err(comm, "MPI_Iscatter", MPI_ERR_ARG);
     return mpi_move(MPI_C_SCATTER, "MPI_Iscatter", sendbuf, sendcount, sendtype, recvbuf, recvcount,
                     recvtype, root, comm, request);
@@ -713,6 +727,7 @@ MPI_ALIAS(Iscatter)
 int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    CORE_CS_SCOPE();
     return mpi_move(MPI_C_ALLGATHER, "MPI_Allgather", sendbuf, sendcount, sendtype, recvbuf,
                     recvcount, recvtype, 0, comm, NULL);
 }
@@ -721,6 +736,7 @@ MPI_ALIAS(Allgather)
 int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    CORE_CS_SCOPE();
     if (request == NULL) return mpi_err(comm, "MPI_Iallgather", MPI_ERR_ARG);
     return mpi_move(MPI_C_ALLGATHER, "MPI_Iallgather", sendbuf, sendcount, sendtype, recvbuf,
                     recvcount, recvtype, 0, comm, request);
@@ -730,6 +746,7 @@ MPI_ALIAS(Iallgather)
 int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    CORE_CS_SCOPE();
     return mpi_move(MPI_C_ALLTOALL, "MPI_Alltoall", sendbuf, sendcount, sendtype, recvbuf,
                     recvcount, recvtype, 0, comm, NULL);
 }
@@ -738,6 +755,7 @@ MPI_ALIAS(Alltoall)
 int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    CORE_CS_SCOPE();
     if (request == NULL) return mpi_err(comm, "MPI_Ialltoall", MPI_ERR_ARG);
     return mpi_move(MPI_C_ALLTOALL, "MPI_Ialltoall", sendbuf, sendcount, sendtype, recvbuf,
                     recvcount, recvtype, 0, comm, request);
@@ -852,6 +870,7 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                  const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                  MPI_Comm comm)
 {
+    CORE_CS_SCOPE();
     return mpi_movev(MPI_C_GATHERV, "MPI_Gatherv", sendbuf, sendcount, NULL, NULL, sendtype,
                      recvbuf, 0, recvcounts, displs, recvtype, root, comm, NULL);
 }
@@ -861,6 +880,7 @@ int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                   MPI_Comm comm, MPI_Request *request)
 {
+    CORE_CS_SCOPE();
     if (request == NULL) return mpi_err(comm, "MPI_Igatherv", MPI_ERR_ARG);
     return mpi_movev(MPI_C_GATHERV, "MPI_Igatherv", sendbuf, sendcount, NULL, NULL, sendtype,
                      recvbuf, 0, recvcounts, displs, recvtype, root, comm, request);
@@ -871,6 +891,7 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
                   MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                   int root, MPI_Comm comm)
 {
+    CORE_CS_SCOPE();
     return mpi_movev(MPI_C_SCATTERV, "MPI_Scatterv", sendbuf, 0, sendcounts, displs, sendtype,
                      recvbuf, recvcount, NULL, NULL, recvtype, root, comm, NULL);
 }
@@ -880,6 +901,7 @@ int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs
                    MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                    int root, MPI_Comm comm, MPI_Request *request)
 {
+    CORE_CS_SCOPE();
     if (request == NULL) return mpi_err(comm, "MPI_Iscatterv", MPI_ERR_ARG);
     return mpi_movev(MPI_C_SCATTERV, "MPI_Iscatterv", sendbuf, 0, sendcounts, displs, sendtype,
                      recvbuf, recvcount, NULL, NULL, recvtype, root, comm, request);
@@ -890,6 +912,7 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
                     const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                     MPI_Comm comm)
 {
+    CORE_CS_SCOPE();
     return mpi_movev(MPI_C_ALLGATHERV, "MPI_Allgatherv", sendbuf, sendcount, NULL, NULL, sendtype,
                      recvbuf, 0, recvcounts, displs, recvtype, 0, comm, NULL);
 }
@@ -899,6 +922,7 @@ int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
                      const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                      MPI_Comm comm, MPI_Request *request)
 {
+    CORE_CS_SCOPE();
     if (request == NULL) return mpi_err(comm, "MPI_Iallgatherv", MPI_ERR_ARG);
     return mpi_movev(MPI_C_ALLGATHERV, "MPI_Iallgatherv", sendbuf, sendcount, NULL, NULL, sendtype,
                      recvbuf, 0, recvcounts, displs, recvtype, 0, comm, request);
@@ -909,6 +933,7 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
                    MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    CORE_CS_SCOPE();
     return mpi_movev(MPI_C_ALLTOALLV, "MPI_Alltoallv", sendbuf, 0, sendcounts, sdispls, sendtype,
                      recvbuf, 0, recvcounts, rdispls, recvtype, 0, comm, NULL);
 }
@@ -918,6 +943,7 @@ int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdisp
                     MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                     const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    CORE_CS_SCOPE();
     if (request == NULL) return mpi_err(comm, "MPI_Ialltoallv", MPI_ERR_ARG);
     return mpi_movev(MPI_C_ALLTOALLV, "MPI_Ialltoallv", sendbuf, 0, sendcounts, sdispls, sendtype,
                      recvbuf, 0, recvcounts, rdispls, recvtype, 0, comm, request);

@@ -52,6 +52,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -104,6 +105,12 @@ static struct {
     size_t max_len; /* largest MSG payload (a core frame) */
     struct sockaddr_in addr;
 } tcp;
+
+/* Thread wake-ups (wake in transport.h): an eventfd in the epoll set, told apart from
+ * connections by its data pointer. poll() skips it; only the sleeper drains it, after
+ * its epoll_wait returns, so a wake-up is never eaten by another thread's poll. */
+static int tcp_wakefd = -1;
+static char tcp_wake_tag;
 
 static int tcp_reaches(const struct boot *boot, int rank)
 {
@@ -486,6 +493,7 @@ static int tcp_poll(void)
     int n = 0;
     for (int i = 0; i < k; i++) {
         struct tcp_conn *c = ev[i].data.ptr;
+        if (c == (void *)&tcp_wake_tag) continue;
         if (c == NULL) {
             tcp_accept_all();
             continue;
@@ -602,6 +610,10 @@ static int tcp_open(const struct tl_env *env, const int *peers, int n)
     }
     struct epoll_event ev = {.events = EPOLLIN, .data.ptr = NULL};
     if (epoll_ctl(tcp.epfd, EPOLL_CTL_ADD, tcp.lfd, &ev) != 0) return TERN_ERR_TRANSPORT;
+    tcp_wakefd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    struct epoll_event wev = {.events = EPOLLIN, .data.ptr = &tcp_wake_tag};
+    if (tcp_wakefd < 0 || epoll_ctl(tcp.epfd, EPOLL_CTL_ADD, tcp_wakefd, &wev) != 0)
+        return TERN_ERR_TRANSPORT;
 
     char key[64], val[64], ips[INET_ADDRSTRLEN];
     inet_ntop(AF_INET, &tcp.addr.sin_addr, ips, sizeof ips);
@@ -706,7 +718,17 @@ static int tcp_busy(void)
 static void tcp_sleep_wait(int timeout_ms)
 {
     struct epoll_event ev;
-    epoll_wait(tcp.epfd, &ev, 1, timeout_ms);
+    uint64_t v;
+    if (epoll_wait(tcp.epfd, &ev, 1, timeout_ms) > 0 && read(tcp_wakefd, &v, sizeof v) < 0) {
+        /* EAGAIN: it was a socket, not a wake-up */
+    }
+}
+
+static void tcp_wake(void)
+{
+    uint64_t one = 1;
+    if (write(tcp_wakefd, &one, sizeof one) < 0) { /* counter full: a wake-up is pending */
+    }
 }
 
 static void tcp_limits(struct tl_limits *out)
@@ -728,6 +750,8 @@ static void tcp_close(void)
     tcp_reap();
     if (tcp.lfd >= 0) close(tcp.lfd);
     if (tcp.epfd >= 0) close(tcp.epfd);
+    if (tcp_wakefd >= 0) close(tcp_wakefd);
+    tcp_wakefd = -1;
     free(tcp.is_peer);
     free(tcp.peer);
     memset(&tcp, 0, sizeof tcp);
@@ -747,6 +771,7 @@ const struct tl_ops tl_tcp_ops = {
     .sleep_begin = tl_stub_sleep_begin,
     .sleep_wait = tcp_sleep_wait,
     .sleep_end = tl_stub_sleep_end,
+    .wake = tcp_wake,
     .busy = tcp_busy,
     .health = tl_stub_noop,
     .limits = tcp_limits,
