@@ -183,7 +183,7 @@ struct core_state {
     int nfinis;
     void (*failhooks[8])(int rank); /* told by core_peer_failed, after core's own requests */
     int nfailhooks;
-    int in_progress; /* guards against re-entering poll from an up-call */
+    int in_progress;      /* guards against re-entering poll from an up-call */
     unsigned health_tick; /* progress calls since the clock was last read for health */
     double health_last;   /* when core_health last ran (seconds, monotonic) */
     int launcher_gone;    /* the PMI connection closed: the job is over */

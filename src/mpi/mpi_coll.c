@@ -553,6 +553,7 @@ MPI_ALIAS(Ireduce)
     int PMPI_##Name(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,          \
                     MPI_Op op, MPI_Comm comm)                                                      \
     {                                                                                              \
+        CORE_CS_SCOPE();                                                                           \
         return mpi_reduce_any(which, "MPI_" #Name, sendbuf, recvbuf, count, datatype, op, 0, comm, \
                               NULL);                                                               \
     }                                                                                              \
@@ -560,6 +561,7 @@ MPI_ALIAS(Ireduce)
     int PMPI_##IName(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,         \
                      MPI_Op op, MPI_Comm comm, MPI_Request *request)                               \
     {                                                                                              \
+        CORE_CS_SCOPE();                                                                           \
         if (request == NULL) return mpi_err(comm, "MPI_" #IName, MPI_ERR_ARG);                     \
         return mpi_reduce_any(which, "MPI_" #IName, sendbuf, recvbuf, count, datatype, op, 0,      \
                               comm, request);                                                      \
@@ -695,6 +697,7 @@ static int mpi_move(int which, const char *fn, const void *sbuf, int scount, MPI
     int PMPI_##Name(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,      \
                     int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)                 \
     {                                                                                              \
+        CORE_CS_SCOPE();                                                                           \
         return mpi_move(which, "MPI_" #Name, sendbuf, sendcount, sendtype, recvbuf, recvcount,     \
                         recvtype, root, comm, NULL);                                               \
     }                                                                                              \

@@ -578,6 +578,7 @@ static int mpi_irecv(const char *fn, void *buf, MPI_Count count, MPI_Datatype dt
     int PMPI_##Name(const void *buf, CT count, MPI_Datatype datatype, int dest, int tag,           \
                     MPI_Comm comm, MPI_Request *request)                                           \
     {                                                                                              \
+        CORE_CS_SCOPE();                                                                           \
         return mpi_isend("MPI_" #Name, buf, count, datatype, dest, tag, comm, mode, request);      \
     }                                                                                              \
     MPI_ALIAS(Name)
@@ -636,6 +637,7 @@ static int mpi_pinit(const char *fn, int kind, const void *buf, MPI_Count count,
     int PMPI_##Name(const void *buf, CT count, MPI_Datatype datatype, int dest, int tag,           \
                     MPI_Comm comm, MPI_Request *request)                                           \
     {                                                                                              \
+        CORE_CS_SCOPE();                                                                           \
         return mpi_pinit("MPI_" #Name, MPI_RK_SEND, buf, count, datatype, dest, tag, comm, mode,   \
                          request);                                                                 \
     }                                                                                              \
