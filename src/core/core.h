@@ -192,6 +192,7 @@ struct core_state {
     unsigned long ncomplete; /* requests completed so far (a waiting thread compares) */
     int tl_sleeper;          /* a thread sleeps on the doorbells (kind: thread.c) */
     int cond_waiters;        /* threads asleep on the critical section's condition */
+    int nblocked;            /* threads inside core_block (with core_mt) */
     int thread_level;        /* TERN_THREAD_* granted */
 };
 

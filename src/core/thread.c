@@ -17,8 +17,11 @@
  * thread is seen at once, not after a sleep timeout. The doorbell sleeper, once up,
  * broadcasts too, so another blocked thread takes over the doorbells if it leaves.
  *
- * The progress thread holds the section only while it polls; idle, it is the doorbell
- * sleeper (or waits on the condition), so it takes no CPU when nothing moves.
+ * The progress thread holds the section only while it polls. When no program thread is
+ * inside a blocking call it is the doorbell sleeper, so frames that arrive while the
+ * program computes are handled at once and an idle process takes no CPU; while a program
+ * thread waits in the library (core.nblocked) that thread polls, and the progress thread
+ * stands by on the condition, looking again every millisecond.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -199,7 +202,9 @@ int core_block_mt(core_done_fn done, const void *arg, int reqs_only)
     /* Callers hold the section (API entry); take it if one does not. */
     int took = core_cs_depth == 0;
     if (took) core_cs_lock();
+    core.nblocked++;
     int rc = core_block_mt_locked(done, arg, reqs_only);
+    core.nblocked--;
     if (took) core_cs_unlock();
     return rc;
 }
@@ -233,12 +238,15 @@ static void *core_progress_main(void *unused)
             if (atomic_load_explicit(&core_cs_waiters, memory_order_relaxed)) core_cs_yield();
             continue;
         }
-        /* Nothing moved: sleep until a frame comes (no spinning, it would steal the
-         * core a rank needs), or until another thread's news wakes us. */
-        if (!core.tl_sleeper)
-            core_doorbell_sleep(NULL, NULL, 3);
+        /* Nothing moved. While a program thread waits in the library it polls by
+         * itself: stand by, looking again every millisecond (sleeping on the doorbells
+         * now would make every shm sender ring us, a system call per message). Else
+         * sleep on the doorbells until a frame comes; never spin, that would steal the
+         * core a rank needs. */
+        if (core.nblocked || core.tl_sleeper)
+            core_cs_cond_wait(1);
         else
-            core_cs_cond_wait((int)util_tun.sleep_ms);
+            core_doorbell_sleep(NULL, NULL, 3);
         if (core_pt_now() - core.health_last >= (double)util_tun.failure_check_ms * 1e-3)
             (void)core_health();
     }
