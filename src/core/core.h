@@ -236,9 +236,11 @@ int core_thread_setup(int required);
  * thing in finalize). */
 int core_progress_thread_start(void);
 void core_progress_thread_stop(void);
-/* Wake the threads that may wait for what another thread just received (core_mt only);
- * completed: some request completed (else frames only arrived). */
-void core_mt_wake(int completed);
+/* Wake the threads that may wait for what this thread just did (core_mt only): frames
+ * arrived (CORE_WAKE_FRAMES), a request completed (CORE_WAKE_DONE), or a frame was sent
+ * to this very process, which rings no doorbell: someone must poll (CORE_WAKE_ALL). */
+enum { CORE_WAKE_FRAMES, CORE_WAKE_DONE, CORE_WAKE_ALL };
+void core_mt_wake(int why);
 /* core_block for several threads: releases the critical section while it waits;
  * reqs_only: done() turns true only when a request completes. */
 int core_block_mt(int (*done)(const void *), const void *arg, int reqs_only);

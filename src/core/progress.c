@@ -38,7 +38,8 @@ int core_health(void)
     for (int i = 0; i < core.ntls; i++)
         core.tls[i]->health();
     if (rc) core.launcher_gone = 1;
-    if (__builtin_expect(core_mt, 0) && (rc || core.ncomplete != seen)) core_mt_wake(1);
+    if (__builtin_expect(core_mt, 0) && (rc || core.ncomplete != seen))
+        core_mt_wake(CORE_WAKE_DONE);
     return rc;
 }
 
@@ -69,7 +70,7 @@ int core_progress(void)
     core.in_progress = 0;
     /* Threads asleep may wait for what just arrived or completed (thread.c). */
     if (__builtin_expect(core_mt, 0) && (n > 0 || core.ncomplete != seen))
-        core_mt_wake(core.ncomplete != seen);
+        core_mt_wake(core.ncomplete != seen ? CORE_WAKE_DONE : CORE_WAKE_FRAMES);
     return n;
 }
 

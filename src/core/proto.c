@@ -36,6 +36,8 @@ int core_send_frame(int dest, const struct iovec *iov, int iovcnt, size_t total)
 {
     struct core_peer *p = &core.peers[dest];
     if (p->failed) return TERN_ERR_PEER_FAILED;
+    /* A frame to myself rings no doorbell: another thread may sleep waiting for it. */
+    if (__builtin_expect(core_mt, 0) && dest == core.rank) core_mt_wake(CORE_WAKE_ALL);
     if (p->pend_head == NULL) {
         int rc = p->tl->send(dest, iov, iovcnt, total);
         if (rc != TERN_ERR_AGAIN) return rc;
@@ -171,6 +173,8 @@ int core_isend(const void *buf, size_t len, int dest, int tag, uint16_t ctx, int
         core_req_free(r);
         return rc;
     }
+    /* A frame to myself rings no doorbell: another thread may sleep waiting for it. */
+    if (__builtin_expect(core_mt, 0) && dest == core.rank) core_mt_wake(CORE_WAKE_ALL);
     *out = r;
     return 0;
 }

@@ -113,10 +113,11 @@ static void core_cs_cond_wait(int ms)
     core_cs_depth = d;
 }
 
-void core_mt_wake(int completed)
+void core_mt_wake(int why)
 {
     if (core.cond_waiters) pthread_cond_broadcast(&core_cs_cond);
-    int want = core.tl_sleeper == 2 || (core.tl_sleeper == 1 && completed);
+    int k = core.tl_sleeper;
+    int want = why == CORE_WAKE_ALL ? k != 0 : k == 2 || (k == 1 && why == CORE_WAKE_DONE);
     if (want && !core_cs_sleeper)
         for (int i = 0; i < core.ntls; i++)
             core.tls[i]->wake();
@@ -274,9 +275,7 @@ void core_progress_thread_stop(void)
     int held = core_cs_depth > 0;
     if (!held) core_cs_lock();
     core_pt.stop = 1;
-    core_mt_wake(1);
-    for (int i = 0; i < core.ntls; i++)
-        core.tls[i]->wake();
+    core_mt_wake(CORE_WAKE_ALL);
     int d = core_cs_drop();
     pthread_join(core_pt.tid, NULL);
     core_cs_take(d);

@@ -9,7 +9,8 @@
  *    time after a blocking probe or an iprobe loop), and on TERN_COMM_WORLD with a tag of
  *    its own. Then it posts an exchange and hands the two requests to the next thread,
  *    which waits on them (concurrent waits on requests other threads made), while it
- *    waits on the ones the previous thread handed over.
+ *    waits on the ones the previous thread handed over. Last, thread 0 sends messages to
+ *    its own rank that the other threads wait for, asleep (no doorbell rings for those).
  *  - one collective thread: allreduce, bcast, allgather and barrier on its own dup'd
  *    communicator, checked, while the others do point-to-point.
  * Every rank prints nothing unless a check fails (then the job ends non-zero).
@@ -126,6 +127,20 @@ static void *p2p_main(void *arg)
         size_t bad = mp_pattern_mismatch(rbuf, size, seed_of(partner, t, 1000 + iter, size));
         CHECKF(bad == size, "thread %d handed-over exchange of %zu: byte %zu differs", t, size,
                bad);
+    }
+    /* A message to myself rings no doorbell: thread 0 sends one to each other thread,
+     * synchronously, 100 ms after they started waiting for it (asleep by then). */
+    if (t == 0) {
+        mp_sleep_ms(100);
+        for (int u = 1; u < NP2P; u++) {
+            mp_fill(sbuf, 1000, seed_of(me, u, 2000, 1000));
+            CHECK_OK(tern_send(sbuf, 1000, me, 400 + u, TERN_COMM_WORLD));
+        }
+    } else {
+        tern_status_t st;
+        CHECK_OK(tern_recv(rbuf, 1000, me, 400 + t, TERN_COMM_WORLD, &st));
+        size_t bad = mp_pattern_mismatch(rbuf, 1000, seed_of(me, t, 2000, 1000));
+        CHECKF(bad == 1000 && st.bytes == 1000, "thread %d: message to self: byte %zu", t, bad);
     }
     free(sbuf);
     free(rbuf);

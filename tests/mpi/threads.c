@@ -9,12 +9,14 @@
  *    (after MPI_Probe or an MPI_Iprobe loop every other time), MPI_Ssend and MPI_Bsend
  *    (one attached buffer shared by all threads) and MPI_Sendrecv on MPI_COMM_WORLD with a
  *    tag of their own, then Isend/Irecv exchanges whose requests the next thread
- *    completes with MPI_Waitall or MPI_Waitany/MPI_Test loops;
+ *    completes with MPI_Waitall or MPI_Waitany/MPI_Testany, and last MPI_Ssend to their
+ *    own rank received by a thread that waits asleep;
  *  - the collective thread runs Allreduce, Bcast, Allgather and Barrier on its communicator.
  * Portable MPI: it also runs on Open MPI (tests/mpi/openmpi.sh).
  */
 #include <pthread.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "mpi_check.h"
 
@@ -159,6 +161,18 @@ static void *p2p_main(void *arg)
         mine->waited = 0;
         pthread_mutex_unlock(&mine->mu);
         check(rbuf, n, partner, t, 1000 + iter, "handed-over exchange");
+    }
+    /* A message to my own rank, waited for by another thread that went to sleep. */
+    if (t == 0) {
+        struct timespec ts = {0, 100 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+        for (int u = 1; u < NP2P; u++) {
+            fill(sbuf, 1000, me, u, 2000);
+            OK(MPI_Ssend(sbuf, 1000, MPI_BYTE, me, 400 + u, MPI_COMM_WORLD));
+        }
+    } else {
+        OK(MPI_Recv(rbuf, 1000, MPI_BYTE, me, 400 + t, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        check(rbuf, 1000, me, t, 2000, "message to self");
     }
     void *val;
     int flag;
