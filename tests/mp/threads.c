@@ -12,7 +12,9 @@
  *    waits on the ones the previous thread handed over. Last, thread 0 sends messages to
  *    its own rank that the other threads wait for, asleep (no doorbell rings for those).
  *  - one collective thread: allreduce, bcast, allgather and barrier on its own dup'd
- *    communicator, checked, while the others do point-to-point.
+ *    communicator, checked, while the others do point-to-point;
+ *  - one conversation thread: a checked stream of messages from the even to the odd
+ *    rank of each pair through a named conversation.
  * Every rank prints nothing unless a check fails (then the job ends non-zero).
  */
 #include <pthread.h>
@@ -147,6 +149,40 @@ static void *p2p_main(void *arg)
     return NULL;
 }
 
+/* Conversations: the even rank of each pair sends a stream into "threads-pair-<k>", the
+ * odd one receives it (FCFS), in order and intact, while the other threads work. */
+#define NCONV 40
+static void *conv_main(void *arg)
+{
+    (void)arg;
+    char name[64];
+    snprintf(name, sizeof name, "threads-pair-%d", me / 2);
+    size_t max = 120000;
+    unsigned char *b = mp_malloc(max);
+    tern_conv_t cv;
+    if (me % 2 == 0) {
+        CHECK_OK(tern_conv_open_send(name, &cv));
+        for (int i = 0; i < NCONV; i++) {
+            size_t n = (size_t)i * 2999 % max;
+            mp_fill(b, n, seed_of(me, 77, i, n));
+            CHECK_OK(tern_conv_send(cv, b, n));
+        }
+        CHECK_OK(tern_conv_linger(cv, 1)); /* the receiver may not have joined yet */
+    } else {
+        CHECK_OK(tern_conv_open_recv(name, TERN_FCFS, &cv));
+        for (int i = 0; i < NCONV; i++) {
+            size_t n = (size_t)i * 2999 % max, got = 0;
+            CHECK_OK(tern_conv_recv(cv, b, max, &got));
+            CHECKF(got == n, "conversation message %d: %zu bytes, want %zu", i, got, n);
+            size_t bad = mp_pattern_mismatch(b, n, seed_of(partner, 77, i, n));
+            CHECKF(bad == n, "conversation message %d: byte %zu differs", i, bad);
+        }
+    }
+    CHECK_OK(tern_conv_close(&cv));
+    free(b);
+    return NULL;
+}
+
 static void *coll_main(void *arg)
 {
     int t = (int)(intptr_t)arg;
@@ -197,11 +233,12 @@ int main(int argc, char **argv)
         CHECK_OK(pthread_mutex_init(&box[t].mu, NULL));
         CHECK_OK(pthread_cond_init(&box[t].cv, NULL));
     }
-    pthread_t th[NP2P + 1];
+    pthread_t th[NP2P + 2];
     for (int t = 0; t < NP2P; t++)
         CHECK_OK(pthread_create(&th[t], NULL, p2p_main, (void *)(intptr_t)t));
     CHECK_OK(pthread_create(&th[NP2P], NULL, coll_main, (void *)(intptr_t)NP2P));
-    for (int t = 0; t <= NP2P; t++)
+    CHECK_OK(pthread_create(&th[NP2P + 1], NULL, conv_main, NULL));
+    for (int t = 0; t <= NP2P + 1; t++)
         CHECK_OK(pthread_join(th[t], NULL));
     /* Every dup'd communicator got a context of its own: a message on one is never
      * received on another (the ping-pongs above would have mixed them up). */
