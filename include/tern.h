@@ -11,15 +11,22 @@
  *    the incoming message in status->bytes.
  *  - Byte counts are size_t: messages larger than 2 GiB work.
  *  - Ranks are ranks in the communicator passed (TERN_COMM_WORLD for the whole job).
- *  - Thread safety: see tern_init_thread(). Under TERN_THREAD_MULTIPLE every function
- *    may be called from any thread at any time, except that tern_init*, tern_finalize
- *    are called once, by one thread, with no other call under way; one request or
- *    handle must not be completed (wait/test/free) by two threads at once; and the
- *    collective calls on one communicator (including tern_comm_dup/split/free) must be
- *    made in the same order on every member, which in practice means from one thread
- *    per communicator at a time. Point-to-point, probes, waits and collectives on
- *    different communicators run concurrently; a blocked call lets other threads in.
- *    Below MULTIPLE the library does not lock: calls must not overlap in time.
+ *  - Thread safety (see tern_init_thread() for the levels). Below TERN_THREAD_MULTIPLE
+ *    the library takes no lock: calls must not overlap in time. Under MULTIPLE, by class:
+ *      environment: tern_init*, tern_finalize are called once, by one thread, with no
+ *        other call under way; tern_rank, tern_size, tern_initialized, tern_wtime,
+ *        tern_wtick, tern_strerror, tern_err_name are safe from any thread at any time.
+ *      point-to-point, probes, waits and tests: from any thread, concurrently; a blocked
+ *        call lets other threads in while it waits. One request is completed (wait,
+ *        test, waitall, ...) by one thread at a time; any thread may complete a request
+ *        another thread started.
+ *      communicators and collectives: concurrently on different communicators. The
+ *        collective calls on one communicator (tern_comm_dup, tern_comm_split and
+ *        tern_comm_free included) must be issued in the same order on every member, so
+ *        in practice from one thread per communicator at a time.
+ *      conversations: concurrently on different handles; one handle is used by one
+ *        thread at a time.
+ *      reductions: user operations run with the library's lock held; they may call tern.
  */
 #ifndef TERN_H
 #define TERN_H
