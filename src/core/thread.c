@@ -36,7 +36,8 @@
 int core_mt;
 
 static pthread_mutex_t core_cs_mutex = PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP;
-static pthread_cond_t core_cs_cond;
+static pthread_cond_t core_cs_cond; /* blocked program threads sleep on it */
+static pthread_cond_t core_pt_cond; /* the progress thread stands by on it */
 static pthread_once_t core_cs_once = PTHREAD_ONCE_INIT;
 static _Thread_local int core_cs_depth;   /* nesting of this thread's entries */
 static _Thread_local int core_cs_sleeper; /* this thread is core.tl_sleeper */
@@ -54,6 +55,7 @@ static void core_cs_init(void)
     pthread_condattr_init(&a);
     pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
     pthread_cond_init(&core_cs_cond, &a);
+    pthread_cond_init(&core_pt_cond, &a);
     pthread_condattr_destroy(&a);
 }
 
@@ -94,8 +96,11 @@ static void core_cs_yield(void)
     core_cs_take(d);
 }
 
-/* Sleep on the condition (section let go meanwhile) for at most ms. */
-static void core_cs_cond_wait(int ms)
+/* Sleep on condition cv (section let go meanwhile) for at most ms. Blocked threads use
+ * core_cs_cond, counted in core.cond_waiters so that progress wakes them; the progress
+ * thread stands by on its own, which nobody signals but finalize: a broadcast for every
+ * arrival would wake it for nothing, on the core its rank computes on. */
+static void core_cs_cond_wait(pthread_cond_t *cv, int ms)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -107,9 +112,10 @@ static void core_cs_cond_wait(int ms)
     }
     int d = core_cs_depth;
     core_cs_depth = 0;
-    core.cond_waiters++;
-    pthread_cond_timedwait(&core_cs_cond, &core_cs_mutex, &ts);
-    core.cond_waiters--;
+    int counted = cv == &core_cs_cond;
+    core.cond_waiters += counted;
+    pthread_cond_timedwait(cv, &core_cs_mutex, &ts);
+    core.cond_waiters -= counted;
     core_cs_depth = d;
 }
 
@@ -191,7 +197,7 @@ static int core_block_mt_locked(core_done_fn done, const void *arg, int reqs_onl
         if (!core.tl_sleeper)
             core_doorbell_sleep(done, arg, reqs_only ? 1 : 2);
         else
-            core_cs_cond_wait((int)util_tun.sleep_ms);
+            core_cs_cond_wait(&core_cs_cond, (int)util_tun.sleep_ms);
         int rc = core_health();
         if (rc) return rc;
         spins = spin_max;
@@ -235,19 +241,22 @@ static void *core_progress_main(void *unused)
     (void)unused;
     core_cs_lock();
     while (!core_pt.stop) {
+        /* While a program thread waits in the library it polls by itself: stand by,
+         * looking again every millisecond. Polling too would only fight it for the lock
+         * and for its core (the progress thread shares its rank's binding), and sleeping
+         * on the doorbells would make every shm sender ring us, a system call per
+         * message. */
+        if (core.nblocked || core.tl_sleeper) {
+            core_cs_cond_wait(&core_pt_cond, 1);
+            continue;
+        }
         if (core_progress() > 0) {
             if (atomic_load_explicit(&core_cs_waiters, memory_order_relaxed)) core_cs_yield();
             continue;
         }
-        /* Nothing moved. While a program thread waits in the library it polls by
-         * itself: stand by, looking again every millisecond (sleeping on the doorbells
-         * now would make every shm sender ring us, a system call per message). Else
-         * sleep on the doorbells until a frame comes; never spin, that would steal the
-         * core a rank needs. */
-        if (core.nblocked || core.tl_sleeper)
-            core_cs_cond_wait(1);
-        else
-            core_doorbell_sleep(NULL, NULL, 3);
+        /* Nothing moved and the program computes: sleep on the doorbells until a frame
+         * comes. Never spin: that would steal the core a rank needs. */
+        core_doorbell_sleep(NULL, NULL, 3);
         if (core_pt_now() - core.health_last >= (double)util_tun.failure_check_ms * 1e-3)
             (void)core_health();
     }
@@ -275,6 +284,7 @@ void core_progress_thread_stop(void)
     int held = core_cs_depth > 0;
     if (!held) core_cs_lock();
     core_pt.stop = 1;
+    pthread_cond_broadcast(&core_pt_cond);
     core_mt_wake(CORE_WAKE_ALL);
     int d = core_cs_drop();
     pthread_join(core_pt.tid, NULL);
