@@ -126,7 +126,7 @@ void core_mt_wake(int why)
     int want = why == CORE_WAKE_ALL ? k != 0 : k == 2 || (k == 1 && why == CORE_WAKE_DONE);
     if (want && !core_cs_sleeper)
         for (int i = 0; i < core.ntls; i++)
-            core.tls[i]->wake();
+            core.tls[i]->wake_self();
 }
 
 /*

@@ -73,10 +73,6 @@ struct tl_ops {
     void (*sleep_wait)(int timeout_ms);
     /* No longer sleeping. */
     void (*sleep_end)(void);
-    /* Called by another thread of this process: make a sleep_wait under way (or the next
-     * one) return now. The core uses it when threads share the library (one thread sleeps
-     * on the doorbells while another completes what it waits for). */
-    void (*wake)(void);
 
     /* Nonzero while frames that send() accepted are not yet wholly handed to the system
      * (e.g. the unsent tail of a partial socket write); the core keeps progressing
@@ -93,6 +89,11 @@ struct tl_ops {
 
     /* Release everything. */
     void (*close)(void);
+
+    /* Called by another thread of this process: make a sleep_wait under way (or the next
+     * one) return now. The core uses it when threads share the library (one thread sleeps
+     * on the doorbells while another completes what it waits for). */
+    void (*wake_self)(void);
 };
 
 /* Shared stubs for operations a transport does not support (never leave a slot NULL). */
@@ -100,7 +101,7 @@ int tl_stub_get(int src, void *local, uint64_t remote, size_t len);
 void tl_stub_sleep_begin(void);
 void tl_stub_sleep_wait(int timeout_ms);
 void tl_stub_sleep_end(void);
-void tl_stub_wake(void);
+void tl_stub_wake_self(void);
 int tl_stub_noop(void);
 
 /* Registry, in order of preference. */

@@ -109,9 +109,9 @@ const struct tl_ops tl_self_ops = {
     .sleep_begin = tl_stub_sleep_begin,
     .sleep_wait = tl_stub_sleep_wait,
     .sleep_end = tl_stub_sleep_end,
-    .wake = tl_stub_wake,
     .busy = tl_stub_noop,
     .health = tl_stub_noop,
     .limits = self_limits,
     .close = self_close,
+    .wake_self = tl_stub_wake_self,
 };

@@ -557,9 +557,9 @@ const struct tl_ops tl_shm_ops = {
     .sleep_begin = shm_sleep_begin,
     .sleep_wait = shm_sleep_wait,
     .sleep_end = shm_sleep_end,
-    .wake = shm_wake_self,
     .busy = tl_stub_noop,
     .health = shm_health,
     .limits = shm_limits,
     .close = shm_close,
+    .wake_self = shm_wake_self,
 };

@@ -106,7 +106,7 @@ static struct {
     struct sockaddr_in addr;
 } tcp;
 
-/* Thread wake-ups (wake in transport.h): an eventfd in the epoll set, told apart from
+/* Thread wake-ups (wake_self in transport.h): an eventfd in the epoll set, told apart from
  * connections by its data pointer. poll() skips it; only the sleeper drains it, after
  * its epoll_wait returns, so a wake-up is never eaten by another thread's poll. */
 static int tcp_wakefd = -1;
@@ -724,7 +724,7 @@ static void tcp_sleep_wait(int timeout_ms)
     }
 }
 
-static void tcp_wake(void)
+static void tcp_wake_self(void)
 {
     uint64_t one = 1;
     if (write(tcp_wakefd, &one, sizeof one) < 0) { /* counter full: a wake-up is pending */
@@ -771,9 +771,9 @@ const struct tl_ops tl_tcp_ops = {
     .sleep_begin = tl_stub_sleep_begin,
     .sleep_wait = tcp_sleep_wait,
     .sleep_end = tl_stub_sleep_end,
-    .wake = tcp_wake,
     .busy = tcp_busy,
     .health = tl_stub_noop,
     .limits = tcp_limits,
     .close = tcp_close,
+    .wake_self = tcp_wake_self,
 };
