@@ -183,17 +183,17 @@ struct core_state {
     int nfinis;
     void (*failhooks[8])(int rank); /* told by core_peer_failed, after core's own requests */
     int nfailhooks;
-    int in_progress;      /* guards against re-entering poll from an up-call */
-    unsigned health_tick; /* progress calls since the clock was last read for health */
-    double health_last;   /* when core_health last ran (seconds, monotonic) */
-    int launcher_gone;    /* the PMI connection closed: the job is over */
-    int nfailed;          /* peers known failed */
     /* Threads (thread.c); all under the critical section. */
     unsigned long ncomplete; /* requests completed so far (a waiting thread compares) */
     int tl_sleeper;          /* a thread sleeps on the doorbells (kind: thread.c) */
     int cond_waiters;        /* threads asleep on the critical section's condition */
     int nblocked;            /* threads inside core_block (with core_mt) */
     int thread_level;        /* TERN_THREAD_* granted */
+    int in_progress;      /* guards against re-entering poll from an up-call */
+    unsigned health_tick; /* progress calls since the clock was last read for health */
+    double health_last;   /* when core_health last ran (seconds, monotonic) */
+    int launcher_gone;    /* the PMI connection closed: the job is over */
+    int nfailed;          /* peers known failed */
 };
 
 extern struct core_state core;
