@@ -28,6 +28,9 @@ static void core_pend_append(int dest, struct core_pend *pd)
     else {
         p->pend_head = pd;
         core.npending++;
+        /* A thread asleep decided so while nothing was pending; now something waits for
+         * room, which no doorbell announces: it must go back to polling. */
+        if (__builtin_expect(core_mt, 0)) core_mt_wake(CORE_WAKE_ALL);
     }
     p->pend_tail = pd;
 }

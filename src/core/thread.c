@@ -255,8 +255,13 @@ static void *core_progress_main(void *unused)
             continue;
         }
         /* Nothing moved and the program computes: sleep on the doorbells until a frame
-         * comes. Never spin: that would steal the core a rank needs. */
-        core_doorbell_sleep(NULL, NULL, 3);
+         * comes. Never spin: that would steal the core a rank needs. Frames waiting for
+         * room in a peer's ring are the exception: room appearing rings no doorbell, so
+         * look again every millisecond. */
+        if (core.npending)
+            core_cs_cond_wait(&core_pt_cond, 1);
+        else
+            core_doorbell_sleep(NULL, NULL, 3);
         if (core_pt_now() - core.health_last >= (double)util_tun.failure_check_ms * 1e-3)
             (void)core_health();
     }
