@@ -10,6 +10,7 @@
 #define TERN_BENCH_PRIMS_TERN_H
 
 #include <stdio.h>
+#include <stdlib.h>
 
 #include <tern.h>
 
@@ -26,9 +27,12 @@ static void bp_check(int rc, const char *what)
     }
 }
 
+/* BENCH_THREAD_MULTIPLE=1 asks for TERN_THREAD_MULTIPLE: what the lock costs one thread. */
 static void bp_init(int *argc, char ***argv)
 {
-    bp_check(tern_init(argc, argv), "tern_init");
+    const char *mt = getenv("BENCH_THREAD_MULTIPLE");
+    int level = mt && *mt == '1' ? TERN_THREAD_MULTIPLE : TERN_THREAD_SINGLE;
+    bp_check(tern_init_thread(argc, argv, level, NULL), "tern_init_thread");
 }
 static void bp_finalize(void)
 {

@@ -11,7 +11,11 @@
  * usable in file-scope initializers and in switch statements. Every MPI_X function is
  * also available as PMPI_X for profiling tools; MPI_X is a weak alias of PMPI_X.
  *
- * Thread safety: MPI_THREAD_FUNNELED at most (only the main thread calls MPI).
+ * Thread safety: MPI_Init_thread grants the level asked for, MPI_THREAD_MULTIPLE included:
+ * then any thread may call any function at any time (one library-wide lock, let go while
+ * a call waits); below MULTIPLE nothing is locked. As the standard requires, collective
+ * calls on one communicator (communicator creation included) are ordered by the program
+ * and one request is completed by one thread. Details: docs/MPI.md.
  */
 #ifndef TERN_MPI_H
 #define TERN_MPI_H

@@ -11,9 +11,22 @@
  *    the incoming message in status->bytes.
  *  - Byte counts are size_t: messages larger than 2 GiB work.
  *  - Ranks are ranks in the communicator passed (TERN_COMM_WORLD for the whole job).
- *  - Thread safety: tern_init() and tern_finalize() must be called by the main
- *    thread; all other calls must come from one thread at a time (the library does
- *    not lock).
+ *  - Thread safety (see tern_init_thread() for the levels). Below TERN_THREAD_MULTIPLE
+ *    the library takes no lock: calls must not overlap in time. Under MULTIPLE, by class:
+ *      environment: tern_init*, tern_finalize are called once, by one thread, with no
+ *        other call under way; tern_rank, tern_size, tern_initialized, tern_wtime,
+ *        tern_wtick, tern_strerror, tern_err_name are safe from any thread at any time.
+ *      point-to-point, probes, waits and tests: from any thread, concurrently; a blocked
+ *        call lets other threads in while it waits. One request is completed (wait,
+ *        test, waitall, ...) by one thread at a time; any thread may complete a request
+ *        another thread started.
+ *      communicators and collectives: concurrently on different communicators. The
+ *        collective calls on one communicator (tern_comm_dup, tern_comm_split and
+ *        tern_comm_free included) must be issued in the same order on every member, so
+ *        in practice from one thread per communicator at a time.
+ *      conversations: concurrently on different handles; one handle is used by one
+ *        thread at a time.
+ *      reductions: user operations run with the library's lock held; they may call tern.
  */
 #ifndef TERN_H
 #define TERN_H
@@ -111,6 +124,23 @@ typedef struct tern_status {
  * TERN_ERR_NOMEM.
  */
 int tern_init(int *argc, char ***argv);
+
+/* Thread levels (the same values and meaning as MPI's). */
+#define TERN_THREAD_SINGLE     0 /* one thread in the process */
+#define TERN_THREAD_FUNNELED   1 /* several threads, only the one that called init calls tern */
+#define TERN_THREAD_SERIALIZED 2 /* any thread calls tern, never two at the same time */
+#define TERN_THREAD_MULTIPLE   3 /* any thread calls tern at any time */
+
+/**
+ * tern_init, asking for thread level `required` (TERN_THREAD_*); *provided (may be
+ * NULL) gets the level granted, which is always the one asked for (a value above
+ * MULTIPLE is taken as MULTIPLE, below SINGLE as SINGLE). Below MULTIPLE no lock is
+ * ever taken and calls cost what they cost in tern_init; MULTIPLE makes every call take
+ * the library's one lock (a blocked call lets it go while it waits). With
+ * TERN_PROGRESS_THREAD=1 the library runs its own progress thread and locks at every
+ * level. Errors: those of tern_init.
+ */
+int tern_init_thread(int *argc, char ***argv, int required, int *provided);
 
 /**
  * Finish: completes outstanding standard-mode sends that are already under way,

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test.sh - build tern and run the whole test suite twice: a normal optimised build
-# and an AddressSanitizer+UBSan build; then the fuzz targets under libFuzzer (clang).
-# This is the README's test command and all of CI.
+# and an AddressSanitizer+UBSan build; then a ThreadSanitizer build of only what the
+# threaded tests need, running only them (ctest -L threads); then the fuzz targets under
+# libFuzzer (clang). This is the README's test command and all of CI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
@@ -19,6 +20,16 @@ for kind in release asan; do
   (cd "$dir" && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
      ctest -j "$jobs" --timeout 300 --output-on-failure) || status=1
 done
+# TSan: the programs named threads* in tests/mp and tests/mpi (label "threads").
+echo "=== tsan build (threaded tests only) ==="
+dir=build-test-tsan
+cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTERN_WERROR=ON \
+  -DTERN_SANITIZE=thread >/dev/null
+threaded=$(cd "$dir" && ninja -t targets all | sed -n 's/^\(mpi\?_threads[a-z_]*\): phony$/\1/p')
+cmake --build "$dir" -j "$jobs" --target ternrun $threaded
+echo "=== tsan tests ==="
+(cd "$dir" && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+   ctest -j "$jobs" -L threads --timeout 300 --output-on-failure) || status=1
 # The fuzz stage: clang + libFuzzer + ASan/UBSan, every target for a bounded time from
 # the corpus in tests/fuzz/corpus (the two builds above only replayed it briefly).
 if command -v clang >/dev/null; then

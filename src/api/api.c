@@ -96,21 +96,33 @@ static inline int api_req_valid(tern_request_t r)
 
 /* ---- environment -------------------------------------------------------------- */
 
-int tern_init(int *argc, char ***argv)
+int tern_init_thread(int *argc, char ***argv, int required, int *provided)
 {
     (void)argc, (void)argv;
+    CORE_CS_SCOPE();
     if (core.initialized) return TERN_ERR_INIT;
     if (core.finalized) return TERN_ERR_FINALIZED;
     int rc = core_init();
     if (rc) return rc;
     /* Every process serves the conversations homed at it, used by it or not. */
     rc = conv_init();
+    if (rc == 0) {
+        int level = core_thread_setup(required);
+        rc = core_progress_thread_start();
+        if (rc == 0 && provided) *provided = level;
+    }
     if (rc) core_finalize();
     return rc;
 }
 
+int tern_init(int *argc, char ***argv)
+{
+    return tern_init_thread(argc, argv, TERN_THREAD_SINGLE, NULL);
+}
+
 int tern_finalize(void)
 {
+    CORE_CS_SCOPE();
     int rc = api_state();
     if (rc) return rc;
     return core_finalize();
@@ -118,17 +130,20 @@ int tern_finalize(void)
 
 int tern_initialized(void)
 {
+    CORE_CS_SCOPE();
     return core.initialized;
 }
 
 int tern_rank(void)
 {
+    CORE_CS_SCOPE();
     int rc = api_state();
     return rc ? rc : core.rank;
 }
 
 int tern_size(void)
 {
+    CORE_CS_SCOPE();
     int rc = api_state();
     return rc ? rc : core.size;
 }
@@ -155,6 +170,7 @@ void tern_abort(int code)
 
 int tern_tolerate_failures(void)
 {
+    CORE_CS_SCOPE();
     int rc = api_state();
     return rc ? rc : boot_tolerate(&core.boot);
 }
@@ -173,17 +189,20 @@ static int api_isend(const void *buf, size_t len, int dest, int tag, tern_comm_t
 int tern_isend(const void *buf, size_t len, int dest, int tag, tern_comm_t comm,
                tern_request_t *req)
 {
+    CORE_CS_SCOPE();
     return api_isend(buf, len, dest, tag, comm, 0, req);
 }
 
 int tern_issend(const void *buf, size_t len, int dest, int tag, tern_comm_t comm,
                 tern_request_t *req)
 {
+    CORE_CS_SCOPE();
     return api_isend(buf, len, dest, tag, comm, 1, req);
 }
 
 int tern_send(const void *buf, size_t len, int dest, int tag, tern_comm_t comm)
 {
+    CORE_CS_SCOPE();
     tern_request_t r;
     int rc = api_isend(buf, len, dest, tag, comm, 1, &r);
     if (rc) return rc;
@@ -194,6 +213,7 @@ int tern_send(const void *buf, size_t len, int dest, int tag, tern_comm_t comm)
 
 int tern_irecv(void *buf, size_t cap, int source, int tag, tern_comm_t comm, tern_request_t *req)
 {
+    CORE_CS_SCOPE();
     int rc = api_check_recv(buf, cap, source, tag, comm);
     if (rc) return rc;
     if (req == NULL) return TERN_ERR_INVAL;
@@ -202,6 +222,7 @@ int tern_irecv(void *buf, size_t cap, int source, int tag, tern_comm_t comm, ter
 
 int tern_recv(void *buf, size_t cap, int source, int tag, tern_comm_t comm, tern_status_t *status)
 {
+    CORE_CS_SCOPE();
     tern_request_t r;
     int rc = tern_irecv(buf, cap, source, tag, comm, &r);
     if (rc) return rc;
@@ -212,6 +233,7 @@ int tern_recv(void *buf, size_t cap, int source, int tag, tern_comm_t comm, tern
 
 int tern_wait(tern_request_t *req, tern_status_t *status)
 {
+    CORE_CS_SCOPE();
     int rc = api_state();
     if (rc) return rc;
     if (req == NULL) return TERN_ERR_INVAL;
@@ -227,6 +249,7 @@ int tern_wait(tern_request_t *req, tern_status_t *status)
 
 int tern_test(tern_request_t *req, int *flag, tern_status_t *status)
 {
+    CORE_CS_SCOPE();
     int rc = api_state();
     if (rc) return rc;
     if (req == NULL || flag == NULL) return TERN_ERR_INVAL;
@@ -259,6 +282,7 @@ static int api_check_reqs(size_t n, tern_request_t reqs[])
 
 int tern_waitall(size_t n, tern_request_t reqs[], tern_status_t statuses[])
 {
+    CORE_CS_SCOPE();
     int rc = api_check_reqs(n, reqs);
     if (rc) return rc;
     int first = 0;
@@ -278,6 +302,7 @@ int tern_waitall(size_t n, tern_request_t reqs[], tern_status_t statuses[])
 
 int tern_waitany(size_t n, tern_request_t reqs[], size_t *index, tern_status_t *status)
 {
+    CORE_CS_SCOPE();
     int rc = api_check_reqs(n, reqs);
     if (rc) return rc;
     if (index == NULL) return TERN_ERR_INVAL;
@@ -298,6 +323,7 @@ int tern_waitany(size_t n, tern_request_t reqs[], size_t *index, tern_status_t *
 
 int tern_testall(size_t n, tern_request_t reqs[], int *flag, tern_status_t statuses[])
 {
+    CORE_CS_SCOPE();
     int rc = api_check_reqs(n, reqs);
     if (rc) return rc;
     if (flag == NULL) return TERN_ERR_INVAL;
@@ -325,6 +351,7 @@ int tern_testall(size_t n, tern_request_t reqs[], int *flag, tern_status_t statu
 
 int tern_iprobe(int source, int tag, tern_comm_t comm, int *flag, tern_status_t *status)
 {
+    CORE_CS_SCOPE();
     int rc = api_check_recv(NULL, 0, source, tag, comm);
     if (rc) return rc;
     if (flag == NULL) return TERN_ERR_INVAL;
@@ -357,6 +384,7 @@ static int api_probe_found(const void *arg)
 
 int tern_probe(int source, int tag, tern_comm_t comm, tern_status_t *status)
 {
+    CORE_CS_SCOPE();
     int rc = api_check_recv(NULL, 0, source, tag, comm);
     if (rc) return rc;
     struct api_probe p = {api_src_world(comm, source), tag, comm->ctx};
@@ -369,6 +397,7 @@ int tern_probe(int source, int tag, tern_comm_t comm, tern_status_t *status)
 int tern_sendrecv(const void *sbuf, size_t slen, int dest, int stag, void *rbuf, size_t rcap,
                   int source, int rtag, tern_comm_t comm, tern_status_t *status)
 {
+    CORE_CS_SCOPE();
     int rc = api_check_send(sbuf, slen, dest, stag, comm);
     if (rc) return rc;
     rc = api_check_recv(rbuf, rcap, source, rtag, comm);
@@ -406,6 +435,7 @@ static int api_check_comm_out(tern_comm_t comm, const void *out)
 
 int tern_comm_rank(tern_comm_t comm, int *rank)
 {
+    CORE_CS_SCOPE();
     int rc = api_check_comm_out(comm, rank);
     if (rc == 0) *rank = comm->rank;
     return rc;
@@ -413,6 +443,7 @@ int tern_comm_rank(tern_comm_t comm, int *rank)
 
 int tern_comm_size(tern_comm_t comm, int *size)
 {
+    CORE_CS_SCOPE();
     int rc = api_check_comm_out(comm, size);
     if (rc == 0) *size = comm->size;
     return rc;
@@ -420,6 +451,7 @@ int tern_comm_size(tern_comm_t comm, int *size)
 
 int tern_comm_world_rank(tern_comm_t comm, int rank, int *world_rank)
 {
+    CORE_CS_SCOPE();
     int rc = api_check_comm_out(comm, world_rank);
     if (rc) return rc;
     if (rank < 0 || rank >= comm->size) return TERN_ERR_RANK;
@@ -429,12 +461,14 @@ int tern_comm_world_rank(tern_comm_t comm, int rank, int *world_rank)
 
 int tern_comm_dup(tern_comm_t comm, tern_comm_t *newcomm)
 {
+    CORE_CS_SCOPE();
     int rc = api_check_comm_out(comm, newcomm);
     return rc ? rc : core_comm_dup(comm, newcomm);
 }
 
 int tern_comm_split(tern_comm_t comm, int color, int key, tern_comm_t *newcomm)
 {
+    CORE_CS_SCOPE();
     int rc = api_check_comm_out(comm, newcomm);
     if (rc) return rc;
     if (color < 0 && color != TERN_UNDEFINED) return TERN_ERR_INVAL;
@@ -443,6 +477,7 @@ int tern_comm_split(tern_comm_t comm, int color, int key, tern_comm_t *newcomm)
 
 int tern_comm_free(tern_comm_t *comm)
 {
+    CORE_CS_SCOPE();
     int rc = api_state();
     if (rc) return rc;
     if (comm == NULL) return TERN_ERR_INVAL;

@@ -76,11 +76,13 @@ static int coll_api_end(struct coll_sched *s, int rc, tern_request_t *req)
 
 size_t tern_datatype_size(tern_datatype_t dt)
 {
+    CORE_CS_SCOPE();
     return coll_dt_size(dt);
 }
 
 int tern_op_create(tern_user_fn fn, int commute, tern_op_t *op)
 {
+    CORE_CS_SCOPE();
     int rc = coll_api_state();
     if (rc) return rc;
     if (fn == NULL || op == NULL) return TERN_ERR_INVAL;
@@ -89,6 +91,7 @@ int tern_op_create(tern_user_fn fn, int commute, tern_op_t *op)
 
 int tern_op_free(tern_op_t *op)
 {
+    CORE_CS_SCOPE();
     int rc = coll_api_state();
     if (rc) return rc;
     if (op == NULL) return TERN_ERR_INVAL;
@@ -110,12 +113,14 @@ static int api_barrier(tern_comm_t comm, tern_request_t *req)
 
 int tern_barrier(tern_comm_t comm)
 {
+    CORE_CS_SCOPE();
     int rc = coll_api_comm(comm);
     return rc ? rc : api_barrier(comm, NULL);
 }
 
 int tern_ibarrier(tern_comm_t comm, tern_request_t *req)
 {
+    CORE_CS_SCOPE();
     int rc = coll_api_comm(comm);
     if (rc) return rc;
     if (req == NULL) return TERN_ERR_INVAL;
@@ -133,11 +138,13 @@ static int api_bcast(void *buf, size_t bytes, int root, tern_comm_t comm, tern_r
 
 int tern_bcast(void *buf, size_t bytes, int root, tern_comm_t comm)
 {
+    CORE_CS_SCOPE();
     return api_bcast(buf, bytes, root, comm, NULL);
 }
 
 int tern_ibcast(void *buf, size_t bytes, int root, tern_comm_t comm, tern_request_t *req)
 {
+    CORE_CS_SCOPE();
     return req ? api_bcast(buf, bytes, root, comm, req) : TERN_ERR_INVAL;
 }
 
@@ -161,12 +168,14 @@ static int api_reduce(const void *sbuf, void *rbuf, size_t count, tern_datatype_
 int tern_reduce(const void *sbuf, void *rbuf, size_t count, tern_datatype_t dt, tern_op_t op,
                 int root, tern_comm_t comm)
 {
+    CORE_CS_SCOPE();
     return api_reduce(sbuf, rbuf, count, dt, op, root, comm, NULL);
 }
 
 int tern_ireduce(const void *sbuf, void *rbuf, size_t count, tern_datatype_t dt, tern_op_t op,
                  int root, tern_comm_t comm, tern_request_t *req)
 {
+    CORE_CS_SCOPE();
     return req ? api_reduce(sbuf, rbuf, count, dt, op, root, comm, req) : TERN_ERR_INVAL;
 }
 
@@ -195,12 +204,14 @@ static int api_allreduce(int which, const void *sbuf, void *rbuf, size_t count, 
 int tern_allreduce(const void *sbuf, void *rbuf, size_t count, tern_datatype_t dt, tern_op_t op,
                    tern_comm_t comm)
 {
+    CORE_CS_SCOPE();
     return api_allreduce(API_ALLREDUCE, sbuf, rbuf, count, dt, op, comm, NULL);
 }
 
 int tern_iallreduce(const void *sbuf, void *rbuf, size_t count, tern_datatype_t dt, tern_op_t op,
                     tern_comm_t comm, tern_request_t *req)
 {
+    CORE_CS_SCOPE();
     return req ? api_allreduce(API_ALLREDUCE, sbuf, rbuf, count, dt, op, comm, req)
                : TERN_ERR_INVAL;
 }
@@ -208,24 +219,28 @@ int tern_iallreduce(const void *sbuf, void *rbuf, size_t count, tern_datatype_t 
 int tern_scan(const void *sbuf, void *rbuf, size_t count, tern_datatype_t dt, tern_op_t op,
               tern_comm_t comm)
 {
+    CORE_CS_SCOPE();
     return api_allreduce(API_SCAN, sbuf, rbuf, count, dt, op, comm, NULL);
 }
 
 int tern_iscan(const void *sbuf, void *rbuf, size_t count, tern_datatype_t dt, tern_op_t op,
                tern_comm_t comm, tern_request_t *req)
 {
+    CORE_CS_SCOPE();
     return req ? api_allreduce(API_SCAN, sbuf, rbuf, count, dt, op, comm, req) : TERN_ERR_INVAL;
 }
 
 int tern_exscan(const void *sbuf, void *rbuf, size_t count, tern_datatype_t dt, tern_op_t op,
                 tern_comm_t comm)
 {
+    CORE_CS_SCOPE();
     return api_allreduce(API_EXSCAN, sbuf, rbuf, count, dt, op, comm, NULL);
 }
 
 int tern_iexscan(const void *sbuf, void *rbuf, size_t count, tern_datatype_t dt, tern_op_t op,
                  tern_comm_t comm, tern_request_t *req)
 {
+    CORE_CS_SCOPE();
     return req ? api_allreduce(API_EXSCAN, sbuf, rbuf, count, dt, op, comm, req) : TERN_ERR_INVAL;
 }
 
@@ -255,6 +270,7 @@ static int api_reduce_scatter(const void *sbuf, void *rbuf, const size_t counts[
 int tern_reduce_scatter(const void *sbuf, void *rbuf, const size_t counts[], tern_datatype_t dt,
                         tern_op_t op, tern_comm_t comm)
 {
+    CORE_CS_SCOPE();
     if (counts == NULL) return coll_api_comm(comm) ? coll_api_comm(comm) : TERN_ERR_INVAL;
     return api_reduce_scatter(sbuf, rbuf, counts, 0, dt, op, comm, NULL);
 }
@@ -262,6 +278,7 @@ int tern_reduce_scatter(const void *sbuf, void *rbuf, const size_t counts[], ter
 int tern_ireduce_scatter(const void *sbuf, void *rbuf, const size_t counts[], tern_datatype_t dt,
                          tern_op_t op, tern_comm_t comm, tern_request_t *req)
 {
+    CORE_CS_SCOPE();
     if (counts == NULL || req == NULL)
         return coll_api_comm(comm) ? coll_api_comm(comm) : TERN_ERR_INVAL;
     return api_reduce_scatter(sbuf, rbuf, counts, 0, dt, op, comm, req);
@@ -270,12 +287,14 @@ int tern_ireduce_scatter(const void *sbuf, void *rbuf, const size_t counts[], te
 int tern_reduce_scatter_block(const void *sbuf, void *rbuf, size_t count, tern_datatype_t dt,
                               tern_op_t op, tern_comm_t comm)
 {
+    CORE_CS_SCOPE();
     return api_reduce_scatter(sbuf, rbuf, NULL, count, dt, op, comm, NULL);
 }
 
 int tern_ireduce_scatter_block(const void *sbuf, void *rbuf, size_t count, tern_datatype_t dt,
                                tern_op_t op, tern_comm_t comm, tern_request_t *req)
 {
+    CORE_CS_SCOPE();
     return req ? api_reduce_scatter(sbuf, rbuf, NULL, count, dt, op, comm, req) : TERN_ERR_INVAL;
 }
 
@@ -297,12 +316,14 @@ static int api_gather(const void *sbuf, size_t bytes, void *rbuf, int root, tern
 
 int tern_gather(const void *sbuf, size_t bytes, void *rbuf, int root, tern_comm_t comm)
 {
+    CORE_CS_SCOPE();
     return api_gather(sbuf, bytes, rbuf, root, comm, NULL);
 }
 
 int tern_igather(const void *sbuf, size_t bytes, void *rbuf, int root, tern_comm_t comm,
                  tern_request_t *req)
 {
+    CORE_CS_SCOPE();
     return req ? api_gather(sbuf, bytes, rbuf, root, comm, req) : TERN_ERR_INVAL;
 }
 
@@ -325,12 +346,14 @@ static int api_gatherv(const void *sbuf, size_t sbytes, void *rbuf, const size_t
 int tern_gatherv(const void *sbuf, size_t sbytes, void *rbuf, const size_t counts[],
                  const size_t displs[], int root, tern_comm_t comm)
 {
+    CORE_CS_SCOPE();
     return api_gatherv(sbuf, sbytes, rbuf, counts, displs, root, comm, NULL);
 }
 
 int tern_igatherv(const void *sbuf, size_t sbytes, void *rbuf, const size_t counts[],
                   const size_t displs[], int root, tern_comm_t comm, tern_request_t *req)
 {
+    CORE_CS_SCOPE();
     return req ? api_gatherv(sbuf, sbytes, rbuf, counts, displs, root, comm, req) : TERN_ERR_INVAL;
 }
 
@@ -350,12 +373,14 @@ static int api_scatter(const void *sbuf, void *rbuf, size_t bytes, int root, ter
 
 int tern_scatter(const void *sbuf, void *rbuf, size_t bytes, int root, tern_comm_t comm)
 {
+    CORE_CS_SCOPE();
     return api_scatter(sbuf, rbuf, bytes, root, comm, NULL);
 }
 
 int tern_iscatter(const void *sbuf, void *rbuf, size_t bytes, int root, tern_comm_t comm,
                   tern_request_t *req)
 {
+    CORE_CS_SCOPE();
     return req ? api_scatter(sbuf, rbuf, bytes, root, comm, req) : TERN_ERR_INVAL;
 }
 
@@ -378,12 +403,14 @@ static int api_scatterv(const void *sbuf, const size_t counts[], const size_t di
 int tern_scatterv(const void *sbuf, const size_t counts[], const size_t displs[], void *rbuf,
                   size_t rbytes, int root, tern_comm_t comm)
 {
+    CORE_CS_SCOPE();
     return api_scatterv(sbuf, counts, displs, rbuf, rbytes, root, comm, NULL);
 }
 
 int tern_iscatterv(const void *sbuf, const size_t counts[], const size_t displs[], void *rbuf,
                    size_t rbytes, int root, tern_comm_t comm, tern_request_t *req)
 {
+    CORE_CS_SCOPE();
     return req ? api_scatterv(sbuf, counts, displs, rbuf, rbytes, root, comm, req) : TERN_ERR_INVAL;
 }
 
@@ -402,12 +429,14 @@ static int api_allgather(const void *sbuf, void *rbuf, size_t bytes, tern_comm_t
 
 int tern_allgather(const void *sbuf, void *rbuf, size_t bytes, tern_comm_t comm)
 {
+    CORE_CS_SCOPE();
     return api_allgather(sbuf, rbuf, bytes, comm, NULL);
 }
 
 int tern_iallgather(const void *sbuf, void *rbuf, size_t bytes, tern_comm_t comm,
                     tern_request_t *req)
 {
+    CORE_CS_SCOPE();
     return req ? api_allgather(sbuf, rbuf, bytes, comm, req) : TERN_ERR_INVAL;
 }
 
@@ -426,12 +455,14 @@ static int api_allgatherv(const void *sbuf, size_t sbytes, void *rbuf, const siz
 int tern_allgatherv(const void *sbuf, size_t sbytes, void *rbuf, const size_t counts[],
                     const size_t displs[], tern_comm_t comm)
 {
+    CORE_CS_SCOPE();
     return api_allgatherv(sbuf, sbytes, rbuf, counts, displs, comm, NULL);
 }
 
 int tern_iallgatherv(const void *sbuf, size_t sbytes, void *rbuf, const size_t counts[],
                      const size_t displs[], tern_comm_t comm, tern_request_t *req)
 {
+    CORE_CS_SCOPE();
     return req ? api_allgatherv(sbuf, sbytes, rbuf, counts, displs, comm, req) : TERN_ERR_INVAL;
 }
 
@@ -448,12 +479,14 @@ static int api_alltoall(const void *sbuf, void *rbuf, size_t bytes, tern_comm_t 
 
 int tern_alltoall(const void *sbuf, void *rbuf, size_t bytes, tern_comm_t comm)
 {
+    CORE_CS_SCOPE();
     return api_alltoall(sbuf, rbuf, bytes, comm, NULL);
 }
 
 int tern_ialltoall(const void *sbuf, void *rbuf, size_t bytes, tern_comm_t comm,
                    tern_request_t *req)
 {
+    CORE_CS_SCOPE();
     return req ? api_alltoall(sbuf, rbuf, bytes, comm, req) : TERN_ERR_INVAL;
 }
 
@@ -477,6 +510,7 @@ static int api_alltoallv(const void *sbuf, const size_t scounts[], const size_t 
 int tern_alltoallv(const void *sbuf, const size_t scounts[], const size_t sdispls[], void *rbuf,
                    const size_t rcounts[], const size_t rdispls[], tern_comm_t comm)
 {
+    CORE_CS_SCOPE();
     return api_alltoallv(sbuf, scounts, sdispls, rbuf, rcounts, rdispls, comm, NULL);
 }
 
@@ -484,6 +518,7 @@ int tern_ialltoallv(const void *sbuf, const size_t scounts[], const size_t sdisp
                     const size_t rcounts[], const size_t rdispls[], tern_comm_t comm,
                     tern_request_t *req)
 {
+    CORE_CS_SCOPE();
     return req ? api_alltoallv(sbuf, scounts, sdispls, rbuf, rcounts, rdispls, comm, req)
                : TERN_ERR_INVAL;
 }

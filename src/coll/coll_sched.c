@@ -23,7 +23,7 @@
 #define COLL_TAG_MASK 0x3fffffff
 
 static struct coll_sched *coll_active;   /* non-blocking schedules under way */
-static struct coll_sched *coll_blocking; /* blocking ones (nested: a stack) */
+static struct coll_sched *coll_blocking; /* blocking ones (one per thread in one) */
 static int coll_hook_added;
 static int coll_failhook_added;
 
@@ -357,7 +357,11 @@ int coll_sched_run(struct coll_sched *s, int rc)
         rc = core_block(coll_blocking_done, s);
         core.doing.what = saved_what;
         core.doing.comm = saved_comm;
-        coll_blocking = s->next;
+        /* Unlink s: other threads may have pushed theirs meanwhile (not a stack). */
+        struct coll_sched **pp = &coll_blocking;
+        while (*pp != s)
+            pp = &(*pp)->next;
+        *pp = s->next;
         if (rc == 0) rc = s->err;
         if (rc && s->nout) { /* core_block gave up (launcher gone) */
             for (int i = 0; i < s->nout; i++)

@@ -345,6 +345,7 @@ static int conv_open(const char *name, int mode, tern_conv_t *conv)
 
 int tern_conv_open_send(const char *name, tern_conv_t *conv)
 {
+    CORE_CS_SCOPE();
     int rc = conv_api_state();
     if (rc) return rc;
     return conv_open(name, CONV_MODE_SEND, conv);
@@ -352,6 +353,7 @@ int tern_conv_open_send(const char *name, tern_conv_t *conv)
 
 int tern_conv_open_recv(const char *name, int mode, tern_conv_t *conv)
 {
+    CORE_CS_SCOPE();
     int rc = conv_api_state();
     if (rc) return rc;
     if (mode != TERN_FCFS && mode != TERN_BROADCAST) return TERN_ERR_INVAL;
@@ -360,6 +362,7 @@ int tern_conv_open_recv(const char *name, int mode, tern_conv_t *conv)
 
 int tern_conv_close(tern_conv_t *conv)
 {
+    CORE_CS_SCOPE();
     int rc = conv_api_state();
     if (rc) return rc;
     if (conv == NULL || !conv_valid(*conv)) return TERN_ERR_INVAL;
@@ -379,6 +382,7 @@ int tern_conv_close(tern_conv_t *conv)
 
 int tern_conv_linger(tern_conv_t conv, int on)
 {
+    CORE_CS_SCOPE();
     int rc = conv_api_state();
     if (rc) return rc;
     if (!conv_valid(conv)) return TERN_ERR_INVAL;
@@ -437,11 +441,13 @@ static int conv_send(tern_conv_t h, const void *buf, size_t len, int block)
 
 int tern_conv_send(tern_conv_t conv, const void *buf, size_t len)
 {
+    CORE_CS_SCOPE();
     return conv_send(conv, buf, len, 1);
 }
 
 int tern_conv_trysend(tern_conv_t conv, const void *buf, size_t len)
 {
+    CORE_CS_SCOPE();
     return conv_send(conv, buf, len, 0);
 }
 
@@ -505,6 +511,7 @@ static int conv_irecv(tern_conv_t h, void *buf, size_t cap, core_req_t **out)
 
 int tern_conv_irecv(tern_conv_t conv, void *buf, size_t cap, tern_request_t *req)
 {
+    CORE_CS_SCOPE();
     int rc = conv_check_recv(conv, buf, cap);
     if (rc) return rc;
     if (req == NULL) return TERN_ERR_INVAL;
@@ -513,6 +520,7 @@ int tern_conv_irecv(tern_conv_t conv, void *buf, size_t cap, tern_request_t *req
 
 int tern_conv_recv(tern_conv_t conv, void *buf, size_t cap, size_t *len)
 {
+    CORE_CS_SCOPE();
     int rc = conv_check_recv(conv, buf, cap);
     if (rc) return rc;
     core_req_t *r;
@@ -528,6 +536,7 @@ int tern_conv_recv(tern_conv_t conv, void *buf, size_t cap, size_t *len)
 
 int tern_conv_check(tern_conv_t conv, int *flag)
 {
+    CORE_CS_SCOPE();
     int rc = conv_api_state();
     if (rc) return rc;
     if (!conv_valid(conv) || conv->mode == CONV_MODE_SEND || flag == NULL) return TERN_ERR_INVAL;

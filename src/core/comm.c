@@ -123,20 +123,59 @@ out:
     return rc;
 }
 
-/* Agree on a free context pair among the members of comm. */
+/*
+ * Agree on a free context pair among the members of comm.
+ *
+ * With several threads two agreements (on different parents) may overlap, and both
+ * could pick the same free pair. As in MPICH, the local free mask is lent to one
+ * agreement at a time; any other offers an empty mask, and an agreement that came back
+ * empty because some member lent its mask elsewhere (the extra word says whether every
+ * member offered its own) is tried again. Among the threads that want the mask, the one
+ * whose parent has the lowest context id gets it, so all members soon lend it to the
+ * same agreement. A single thread always has the mask: one try, as before.
+ */
+struct core_ctx_wanter {
+    uint16_t ctx;
+    struct core_ctx_wanter *next;
+};
+static struct core_ctx_wanter *core_ctx_wanters;
+static int core_ctx_lent;
+
 static int core_ctx_agree(struct tern_comm *comm, uint16_t *ctx)
 {
-    uint64_t free_mask[CORE_MASK_WORDS];
-    for (int i = 0; i < CORE_MASK_WORDS; i++)
-        free_mask[i] = ~core.ctx_used[i];
-    int rc = core_allreduce_band(comm, free_mask, CORE_MASK_WORDS);
-    if (rc) return rc;
-    for (int i = 0; i < CORE_MASK_WORDS; i++)
-        if (free_mask[i]) {
-            *ctx = (uint16_t)((i * 64 + __builtin_ctzll(free_mask[i])) * 2);
-            return 0;
+    uint64_t mask[CORE_MASK_WORDS + 1];
+    struct core_ctx_wanter me = {comm->ctx, core_ctx_wanters};
+    core_ctx_wanters = &me;
+    int rc;
+    for (;;) {
+        int lowest = 1;
+        for (struct core_ctx_wanter *w = core_ctx_wanters; w; w = w->next)
+            if (w->ctx < comm->ctx) lowest = 0;
+        int mine = !core_ctx_lent && lowest;
+        if (mine) core_ctx_lent = 1;
+        for (int i = 0; i < CORE_MASK_WORDS; i++)
+            mask[i] = mine ? ~core.ctx_used[i] : 0;
+        mask[CORE_MASK_WORDS] = (uint64_t)mine;
+        rc = core_allreduce_band(comm, mask, CORE_MASK_WORDS + 1);
+        if (mine) core_ctx_lent = 0;
+        if (rc) break;
+        rc = TERN_ERR_AGAIN;
+        for (int i = 0; i < CORE_MASK_WORDS && rc; i++)
+            if (mask[i]) {
+                *ctx = (uint16_t)((i * 64 + __builtin_ctzll(mask[i])) * 2);
+                rc = 0;
+            }
+        if (rc == 0) break;
+        if (mask[CORE_MASK_WORDS]) { /* everyone offered its own: every context id is taken */
+            rc = TERN_ERR_NOMEM;
+            break;
         }
-    return TERN_ERR_NOMEM; /* every context id is taken */
+    }
+    struct core_ctx_wanter **pp = &core_ctx_wanters;
+    while (*pp != &me)
+        pp = &(*pp)->next;
+    *pp = me.next;
+    return rc;
 }
 
 /* Ring allgather of `blk` bytes per rank. */

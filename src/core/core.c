@@ -182,6 +182,7 @@ fail_boot:
 
 int core_finalize(void)
 {
+    core_progress_thread_stop();
     /* Frames still waiting for room are part of sends the program considers done. */
     int rc = core_wait_pending();
     int rc2 = boot_fence(&core.boot);

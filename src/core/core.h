@@ -205,6 +205,12 @@ struct core_state {
     int nfinis;
     void (*failhooks[8])(int rank); /* told by core_peer_failed, after core's own requests */
     int nfailhooks;
+    /* Threads (thread.c); all under the critical section. */
+    unsigned long ncomplete; /* requests completed so far (a waiting thread compares) */
+    int tl_sleeper;          /* a thread sleeps on the doorbells (kind: thread.c) */
+    int cond_waiters;        /* threads asleep on the critical section's condition */
+    int nblocked;            /* threads inside core_block (with core_mt) */
+    int thread_level;        /* TERN_THREAD_* granted */
     int in_progress;      /* guards against re-entering poll from an up-call */
     unsigned health_tick; /* progress calls since the clock was last read for health */
     double health_last;   /* when core_health last ran (seconds, monotonic) */
@@ -215,6 +221,53 @@ struct core_state {
 };
 
 extern struct core_state core;
+
+/* ---- the critical section (thread.c) ------------------------------------------
+ *
+ * One lock for the whole library (MPICH's "global" granularity), taken at every API
+ * entry only when several threads may call in (thread level MULTIPLE, or the progress
+ * thread runs); otherwise entering is one test of core_mt. It is recursive, so an API
+ * function may call another. A blocked call (core_block) lets it go while it yields or
+ * sleeps and takes it back to poll, so other threads progress meanwhile.
+ *
+ * Layers above the core wrap each public entry point with
+ *     CORE_CS_SCOPE();            -- first statement; released on every return
+ * or, where a scope does not fit, CORE_CS_ENTER(); ... CORE_CS_EXIT(); in one block.
+ * Inside, everything the core owns may be touched; a pointer kept across a call that
+ * may block (core_block, core_wait, a blocking collective) must name an object another
+ * thread cannot free meanwhile (requests and communicators never move). */
+extern int core_mt; /* nonzero: lock at API entry */
+void core_cs_lock(void);
+void core_cs_unlock(void);
+static inline int core_cs_enter(void)
+{
+    if (__builtin_expect(!core_mt, 1)) return 0;
+    core_cs_lock();
+    return 1;
+}
+static inline void core_cs_leave(int *held)
+{
+    if (*held) core_cs_unlock();
+}
+#define CORE_CS_SCOPE()                                                                            \
+    int core_cs_held_ __attribute__((cleanup(core_cs_leave), unused)) = core_cs_enter()
+#define CORE_CS_ENTER() int core_cs_token_ = core_cs_enter()
+#define CORE_CS_EXIT()  core_cs_leave(&core_cs_token_)
+/* Grant thread level `required` (TERN_THREAD_*): sets core_mt for MULTIPLE. Called by
+ * the init functions once core_init succeeded. Returns the level granted. */
+int core_thread_setup(int required);
+/* Start the progress thread if TERN_PROGRESS_THREAD asks (after init); stop it (first
+ * thing in finalize). */
+int core_progress_thread_start(void);
+void core_progress_thread_stop(void);
+/* Wake the threads that may wait for what this thread just did (core_mt only): frames
+ * arrived (CORE_WAKE_FRAMES), a request completed (CORE_WAKE_DONE), or a frame was sent
+ * to this very process, which rings no doorbell: someone must poll (CORE_WAKE_ALL). */
+enum { CORE_WAKE_FRAMES, CORE_WAKE_DONE, CORE_WAKE_ALL };
+void core_mt_wake(int why);
+/* core_block for several threads: releases the critical section while it waits;
+ * reqs_only: done() turns true only when a request completes. */
+int core_block_mt(int (*done)(const void *), const void *arg, int reqs_only);
 
 /* core.c */
 void core_fatal(const char *what) __attribute__((noreturn));

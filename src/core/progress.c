@@ -30,11 +30,14 @@ static double core_now(void)
 
 int core_health(void)
 {
+    unsigned long seen = core.ncomplete;
     core.health_last = core_now();
     int rc = boot_poll(&core.boot, core_peer_failed);
     for (int i = 0; i < core.ntls; i++)
         core.tls[i]->health();
     if (rc) core.launcher_gone = 1;
+    if (__builtin_expect(core_mt, 0) && (rc || core.ncomplete != seen))
+        core_mt_wake(CORE_WAKE_DONE);
     return rc;
 }
 
@@ -50,6 +53,7 @@ int core_progress(void)
 {
     int n = 0;
     if (core.in_progress) return 0;
+    unsigned long seen = core.ncomplete;
     core.in_progress = 1;
     core_health_maybe();
     for (int i = 0; i < core.ntls; i++) {
@@ -62,6 +66,9 @@ int core_progress(void)
         if (k > 0) n += k;
     }
     core.in_progress = 0;
+    /* Threads asleep may wait for what just arrived or completed (thread.c). */
+    if (__builtin_expect(core_mt, 0) && (n > 0 || core.ncomplete != seen))
+        core_mt_wake(core.ncomplete != seen ? CORE_WAKE_DONE : CORE_WAKE_FRAMES);
     return n;
 }
 
@@ -94,8 +101,15 @@ int core_progress_hook_add(int (*hook)(void))
 }
 
 /* Block until done(arg), escalating spin -> yield -> sleep. */
+static int core_req_done(const void *arg);
+static int core_any_done(const void *arg);
+
 static int core_block_loop(core_done_fn done, const void *arg)
 {
+    /* With threads: waiting for requests needs a wake-up only when one completes;
+     * anything else (a probe, conversations) on every arrival. */
+    if (__builtin_expect(core_mt, 0))
+        return core_block_mt(done, arg, done == core_req_done || done == core_any_done);
     long spin_max = core.oversubscribed ? util_tun.oversub_spin_count : util_tun.spin_count;
     long yield_max = spin_max + util_tun.yield_count;
     if (core.kernel_wait) { /* tcp alone: the kernel wakes a sleeper as data comes */

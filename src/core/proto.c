@@ -69,6 +69,9 @@ static void core_pend_append(int dest, struct core_pend *pd)
     else {
         p->pend_head = pd;
         core.npending++;
+        /* A thread asleep decided so while nothing was pending; now something waits for
+         * room, which no doorbell announces: it must go back to polling. */
+        if (__builtin_expect(core_mt, 0)) core_mt_wake(CORE_WAKE_ALL);
     }
     p->pend_tail = pd;
 }
@@ -77,6 +80,8 @@ int core_send_frame(int dest, const struct iovec *iov, int iovcnt, size_t total)
 {
     struct core_peer *p = &core.peers[dest];
     if (p->failed) return TERN_ERR_PEER_FAILED;
+    /* A frame to myself rings no doorbell: another thread may sleep waiting for it. */
+    if (__builtin_expect(core_mt, 0) && dest == core.rank) core_mt_wake(CORE_WAKE_ALL);
     if (p->pend_head == NULL) {
         int rc = p->tl->send(dest, iov, iovcnt, total);
         if (rc != TERN_ERR_AGAIN) return rc;
@@ -212,6 +217,8 @@ int core_isend(const void *buf, size_t len, int dest, int tag, uint16_t ctx, int
         core_req_free(r);
         return rc;
     }
+    /* A frame to myself rings no doorbell: another thread may sleep waiting for it. */
+    if (__builtin_expect(core_mt, 0) && dest == core.rank) core_mt_wake(CORE_WAKE_ALL);
     *out = r;
     return 0;
 }

@@ -76,6 +76,7 @@ void core_req_complete(core_req_t *r, int err)
     }
     r->err = err;
     r->state = CORE_RS_DONE;
+    core.ncomplete++; /* a thread waiting for another's completion looks (thread.c) */
     if (r->on_complete) r->on_complete(r);
 }
 

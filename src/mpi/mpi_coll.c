@@ -195,6 +195,7 @@ int mpi_op_resolve(MPI_Op op, MPI_Datatype dt, struct coll_op *out)
 
 int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Op_create";
     if (user_fn == NULL || op == NULL) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
     int slot = -1;
@@ -220,6 +221,7 @@ MPI_ALIAS(Op_create)
 
 int PMPI_Op_free(MPI_Op *op)
 {
+    CORE_CS_SCOPE();
     if (op == NULL || mpi_uop_get(*op) == NULL)
         return mpi_err(MPI_COMM_WORLD, "MPI_Op_free", MPI_ERR_OP);
     struct mpi_user_op *u = mpi_uop_get(*op);
@@ -234,6 +236,7 @@ MPI_ALIAS(Op_free)
 
 int PMPI_Op_commutative(MPI_Op op, int *commute)
 {
+    CORE_CS_SCOPE();
     if (commute == NULL) return mpi_err(MPI_COMM_WORLD, "MPI_Op_commutative", MPI_ERR_ARG);
     struct mpi_user_op *u = mpi_uop_get(op);
     if (u == NULL && (op < MPI_MAX || op > MPI_NO_OP))
@@ -246,6 +249,7 @@ MPI_ALIAS(Op_commutative)
 int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype,
                       MPI_Op op)
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Reduce_local";
     if (count < 0) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_COUNT);
     struct coll_op o;
@@ -446,12 +450,14 @@ static int mpi_barrier(const char *fn, MPI_Comm comm, MPI_Request *req)
 
 int PMPI_Barrier(MPI_Comm comm)
 {
+    CORE_CS_SCOPE();
     return mpi_barrier("MPI_Barrier", comm, NULL);
 }
 MPI_ALIAS(Barrier)
 
 int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 {
+    CORE_CS_SCOPE();
     if (request == NULL) return mpi_err(comm, "MPI_Ibarrier", MPI_ERR_ARG);
     return mpi_barrier("MPI_Ibarrier", comm, request);
 }
@@ -474,6 +480,7 @@ static int mpi_bcast(const char *fn, void *buf, int count, MPI_Datatype dt, int 
 
 int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
+    CORE_CS_SCOPE();
     return mpi_bcast("MPI_Bcast", buffer, count, datatype, root, comm, NULL);
 }
 MPI_ALIAS(Bcast)
@@ -481,6 +488,7 @@ MPI_ALIAS(Bcast)
 int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                 MPI_Request *request)
 {
+    CORE_CS_SCOPE();
     if (request == NULL) return mpi_err(comm, "MPI_Ibcast", MPI_ERR_ARG);
     return mpi_bcast("MPI_Ibcast", buffer, count, datatype, root, comm, request);
 }
@@ -535,6 +543,7 @@ static int mpi_reduce_any(int which, const char *fn, const void *sbuf, void *rbu
 int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                 int root, MPI_Comm comm)
 {
+    CORE_CS_SCOPE();
     return mpi_reduce_any(MPI_C_REDUCE, "MPI_Reduce", sendbuf, recvbuf, count, datatype, op, root,
                           comm, NULL);
 }
@@ -543,6 +552,7 @@ MPI_ALIAS(Reduce)
 int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                  int root, MPI_Comm comm, MPI_Request *request)
 {
+    CORE_CS_SCOPE();
     if (request == NULL) return mpi_err(comm, "MPI_Ireduce", MPI_ERR_ARG);
     return mpi_reduce_any(MPI_C_REDUCE, "MPI_Ireduce", sendbuf, recvbuf, count, datatype, op, root,
                           comm, request);
@@ -553,6 +563,7 @@ MPI_ALIAS(Ireduce)
     int PMPI_##Name(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,          \
                     MPI_Op op, MPI_Comm comm)                                                      \
     {                                                                                              \
+        CORE_CS_SCOPE();                                                                           \
         return mpi_reduce_any(which, "MPI_" #Name, sendbuf, recvbuf, count, datatype, op, 0, comm, \
                               NULL);                                                               \
     }                                                                                              \
@@ -560,6 +571,7 @@ MPI_ALIAS(Ireduce)
     int PMPI_##IName(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,         \
                      MPI_Op op, MPI_Comm comm, MPI_Request *request)                               \
     {                                                                                              \
+        CORE_CS_SCOPE();                                                                           \
         if (request == NULL) return mpi_err(comm, "MPI_" #IName, MPI_ERR_ARG);                     \
         return mpi_reduce_any(which, "MPI_" #IName, sendbuf, recvbuf, count, datatype, op, 0,      \
                               comm, request);                                                      \
@@ -608,6 +620,7 @@ static int mpi_reduce_scatter(const char *fn, const void *sbuf, void *rbuf, cons
 int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    CORE_CS_SCOPE();
     return mpi_reduce_scatter("MPI_Reduce_scatter", sendbuf, recvbuf, recvcounts, datatype, op,
                               comm, NULL);
 }
@@ -616,6 +629,7 @@ MPI_ALIAS(Reduce_scatter)
 int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+    CORE_CS_SCOPE();
     if (request == NULL) return mpi_err(comm, "MPI_Ireduce_scatter", MPI_ERR_ARG);
     return mpi_reduce_scatter("MPI_Ireduce_scatter", sendbuf, recvbuf, recvcounts, datatype, op,
                               comm, request);
@@ -693,6 +707,7 @@ static int mpi_move(int which, const char *fn, const void *sbuf, int scount, MPI
     int PMPI_##Name(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,      \
                     int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)                 \
     {                                                                                              \
+        CORE_CS_SCOPE();                                                                           \
         return mpi_move(which, "MPI_" #Name, sendbuf, sendcount, sendtype, recvbuf, recvcount,     \
                         recvtype, root, comm, NULL);                                               \
     }                                                                                              \
@@ -704,6 +719,7 @@ int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                  MPI_Request *request)
 {
+    CORE_CS_SCOPE();
     if (request == NULL) return mpi_err(comm, "MPI_Igather", MPI_ERR_ARG);
     return mpi_move(MPI_C_GATHER, "MPI_Igather", sendbuf, sendcount, sendtype, recvbuf, recvcount,
                     recvtype, root, comm, request);
@@ -714,6 +730,7 @@ int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                   MPI_Request *request)
 {
+    CORE_CS_SCOPE();
     if (request == NULL) return mpi_err(comm, "MPI_Iscatter", MPI_ERR_ARG);
     return mpi_move(MPI_C_SCATTER, "MPI_Iscatter", sendbuf, sendcount, sendtype, recvbuf, recvcount,
                     recvtype, root, comm, request);
@@ -723,6 +740,7 @@ MPI_ALIAS(Iscatter)
 int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    CORE_CS_SCOPE();
     return mpi_move(MPI_C_ALLGATHER, "MPI_Allgather", sendbuf, sendcount, sendtype, recvbuf,
                     recvcount, recvtype, 0, comm, NULL);
 }
@@ -731,6 +749,7 @@ MPI_ALIAS(Allgather)
 int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    CORE_CS_SCOPE();
     if (request == NULL) return mpi_err(comm, "MPI_Iallgather", MPI_ERR_ARG);
     return mpi_move(MPI_C_ALLGATHER, "MPI_Iallgather", sendbuf, sendcount, sendtype, recvbuf,
                     recvcount, recvtype, 0, comm, request);
@@ -740,6 +759,7 @@ MPI_ALIAS(Iallgather)
 int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    CORE_CS_SCOPE();
     return mpi_move(MPI_C_ALLTOALL, "MPI_Alltoall", sendbuf, sendcount, sendtype, recvbuf,
                     recvcount, recvtype, 0, comm, NULL);
 }
@@ -748,6 +768,7 @@ MPI_ALIAS(Alltoall)
 int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    CORE_CS_SCOPE();
     if (request == NULL) return mpi_err(comm, "MPI_Ialltoall", MPI_ERR_ARG);
     return mpi_move(MPI_C_ALLTOALL, "MPI_Ialltoall", sendbuf, sendcount, sendtype, recvbuf,
                     recvcount, recvtype, 0, comm, request);
@@ -939,6 +960,7 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                  const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                  MPI_Comm comm)
 {
+    CORE_CS_SCOPE();
     return mpi_movev(MPI_C_GATHERV, "MPI_Gatherv", sendbuf, sendcount, NULL, NULL, sendtype,
                      recvbuf, 0, recvcounts, displs, recvtype, root, comm, NULL);
 }
@@ -948,6 +970,7 @@ int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                   MPI_Comm comm, MPI_Request *request)
 {
+    CORE_CS_SCOPE();
     if (request == NULL) return mpi_err(comm, "MPI_Igatherv", MPI_ERR_ARG);
     return mpi_movev(MPI_C_GATHERV, "MPI_Igatherv", sendbuf, sendcount, NULL, NULL, sendtype,
                      recvbuf, 0, recvcounts, displs, recvtype, root, comm, request);
@@ -958,6 +981,7 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
                   MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                   int root, MPI_Comm comm)
 {
+    CORE_CS_SCOPE();
     return mpi_movev(MPI_C_SCATTERV, "MPI_Scatterv", sendbuf, 0, sendcounts, displs, sendtype,
                      recvbuf, recvcount, NULL, NULL, recvtype, root, comm, NULL);
 }
@@ -967,6 +991,7 @@ int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs
                    MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                    int root, MPI_Comm comm, MPI_Request *request)
 {
+    CORE_CS_SCOPE();
     if (request == NULL) return mpi_err(comm, "MPI_Iscatterv", MPI_ERR_ARG);
     return mpi_movev(MPI_C_SCATTERV, "MPI_Iscatterv", sendbuf, 0, sendcounts, displs, sendtype,
                      recvbuf, recvcount, NULL, NULL, recvtype, root, comm, request);
@@ -977,6 +1002,7 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
                     const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                     MPI_Comm comm)
 {
+    CORE_CS_SCOPE();
     return mpi_movev(MPI_C_ALLGATHERV, "MPI_Allgatherv", sendbuf, sendcount, NULL, NULL, sendtype,
                      recvbuf, 0, recvcounts, displs, recvtype, 0, comm, NULL);
 }
@@ -986,6 +1012,7 @@ int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
                      const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                      MPI_Comm comm, MPI_Request *request)
 {
+    CORE_CS_SCOPE();
     if (request == NULL) return mpi_err(comm, "MPI_Iallgatherv", MPI_ERR_ARG);
     return mpi_movev(MPI_C_ALLGATHERV, "MPI_Iallgatherv", sendbuf, sendcount, NULL, NULL, sendtype,
                      recvbuf, 0, recvcounts, displs, recvtype, 0, comm, request);
@@ -996,6 +1023,7 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
                    MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    CORE_CS_SCOPE();
     return mpi_movev(MPI_C_ALLTOALLV, "MPI_Alltoallv", sendbuf, 0, sendcounts, sdispls, sendtype,
                      recvbuf, 0, recvcounts, rdispls, recvtype, 0, comm, NULL);
 }
@@ -1005,6 +1033,7 @@ int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdisp
                     MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                     const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    CORE_CS_SCOPE();
     if (request == NULL) return mpi_err(comm, "MPI_Ialltoallv", MPI_ERR_ARG);
     return mpi_movev(MPI_C_ALLTOALLV, "MPI_Ialltoallv", sendbuf, 0, sendcounts, sdispls, sendtype,
                      recvbuf, 0, recvcounts, rdispls, recvtype, 0, comm, request);

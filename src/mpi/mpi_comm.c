@@ -107,6 +107,7 @@ int mpi_comm_wrap(struct tern_comm *tc, const struct mpi_comm *parent, MPI_Comm 
 
 int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 {
+    CORE_CS_SCOPE();
     COMM_CHECK("MPI_Comm_rank", comm, rank);
     *rank = c->tc->rank;
     return MPI_SUCCESS;
@@ -115,6 +116,7 @@ MPI_ALIAS(Comm_rank)
 
 int PMPI_Comm_size(MPI_Comm comm, int *size)
 {
+    CORE_CS_SCOPE();
     COMM_CHECK("MPI_Comm_size", comm, size);
     *size = c->tc->size;
     return MPI_SUCCESS;
@@ -143,6 +145,7 @@ int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy_fn,
                             MPI_Comm_delete_attr_function *delete_fn, int *keyval,
                             void *extra_state)
 {
+    CORE_CS_SCOPE();
     if (keyval == NULL) return mpi_err(MPI_COMM_WORLD, "MPI_Comm_create_keyval", MPI_ERR_ARG);
     int slot = -1;
     for (int i = 0; i < mpi_nkeyvals; i++)
@@ -163,6 +166,7 @@ MPI_ALIAS(Comm_create_keyval)
 
 int PMPI_Comm_free_keyval(int *keyval)
 {
+    CORE_CS_SCOPE();
     if (keyval == NULL || mpi_keyval_get(*keyval) == NULL)
         return mpi_err(MPI_COMM_WORLD, "MPI_Comm_free_keyval", MPI_ERR_KEYVAL);
     mpi_keyval_get(*keyval)->used = 0;
@@ -189,6 +193,7 @@ static int mpi_attr_delete(struct mpi_comm *c, int keyval)
 
 int PMPI_Comm_set_attr(MPI_Comm comm, int keyval, void *attribute_val)
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Comm_set_attr";
     if (mpi_state()) return mpi_err(comm, fn, MPI_ERR_OTHER);
     struct mpi_comm *c = mpi_comm_get(comm);
@@ -206,6 +211,7 @@ MPI_ALIAS(Comm_set_attr)
 
 int PMPI_Comm_delete_attr(MPI_Comm comm, int keyval)
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Comm_delete_attr";
     if (mpi_state()) return mpi_err(comm, fn, MPI_ERR_OTHER);
     struct mpi_comm *c = mpi_comm_get(comm);
@@ -217,6 +223,7 @@ MPI_ALIAS(Comm_delete_attr)
 
 int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Comm_get_attr";
     static int tag_ub = TERN_TAG_UB, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE, wtime_global = 0,
                universe, appnum = 0, lastcode = MPI_ERR_LASTCODE;
@@ -266,6 +273,7 @@ MPI_ALIAS(Comm_get_attr)
 
 int PMPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
 {
+    CORE_CS_SCOPE();
     return PMPI_Comm_get_attr(comm, keyval, attribute_val, flag);
 }
 MPI_ALIAS(Attr_get)
@@ -303,6 +311,7 @@ static int mpi_comm_inherit(const struct mpi_comm *old, struct mpi_comm *nc)
 
 int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Comm_dup";
     COMM_CHECK(fn, comm, newcomm);
     struct tern_comm *tc;
@@ -332,6 +341,7 @@ static int mpi_split(const char *fn, MPI_Comm comm, int color, int key, MPI_Comm
 
 int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Comm_split";
     COMM_CHECK(fn, comm, newcomm);
     if (color < 0 && color != MPI_UNDEFINED) return mpi_err(comm, fn, MPI_ERR_ARG);
@@ -341,6 +351,7 @@ MPI_ALIAS(Comm_split)
 
 int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Comm_split_type";
     (void)info;
     COMM_CHECK(fn, comm, newcomm);
@@ -357,6 +368,7 @@ MPI_ALIAS(Comm_split_type)
 
 int PMPI_Comm_free(MPI_Comm *comm)
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Comm_free";
     if (mpi_state()) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_OTHER);
     if (comm == NULL) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
@@ -377,6 +389,7 @@ MPI_ALIAS(Comm_free)
 
 int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 {
+    CORE_CS_SCOPE();
     COMM_CHECK("MPI_Comm_get_name", comm, comm_name);
     if (resultlen == NULL) return mpi_err(comm, "MPI_Comm_get_name", MPI_ERR_ARG);
     snprintf(comm_name, MPI_MAX_OBJECT_NAME, "%s", c->name);
@@ -387,6 +400,7 @@ MPI_ALIAS(Comm_get_name)
 
 int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
 {
+    CORE_CS_SCOPE();
     COMM_CHECK("MPI_Comm_set_name", comm, comm_name);
     snprintf(c->name, sizeof c->name, "%s", comm_name);
     return MPI_SUCCESS;
@@ -395,6 +409,7 @@ MPI_ALIAS(Comm_set_name)
 
 int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
 {
+    CORE_CS_SCOPE();
     COMM_CHECK("MPI_Comm_test_inter", comm, flag);
     *flag = 0;
     return MPI_SUCCESS;
@@ -403,6 +418,7 @@ MPI_ALIAS(Comm_test_inter)
 
 int PMPI_Comm_get_parent(MPI_Comm *parent)
 {
+    CORE_CS_SCOPE();
     if (parent == NULL) return mpi_err(MPI_COMM_WORLD, "MPI_Comm_get_parent", MPI_ERR_ARG);
     *parent = MPI_COMM_NULL; /* no dynamic processes: never spawned */
     return MPI_SUCCESS;
@@ -411,12 +427,14 @@ MPI_ALIAS(Comm_get_parent)
 
 int PMPI_Comm_c2f(MPI_Comm comm)
 {
+    CORE_CS_SCOPE();
     return comm;
 }
 MPI_ALIAS(Comm_c2f)
 
 MPI_Comm PMPI_Comm_f2c(MPI_Fint comm)
 {
+    CORE_CS_SCOPE();
     return comm;
 }
 MPI_ALIAS(Comm_f2c)
@@ -485,6 +503,7 @@ static int mpi_group_rank_of(const struct mpi_group *g, int world)
 
 int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 {
+    CORE_CS_SCOPE();
     COMM_CHECK("MPI_Comm_group", comm, group);
     struct mpi_group *g = mpi_group_alloc(c->tc->size);
     if (g)
@@ -501,6 +520,7 @@ MPI_ALIAS(Comm_group)
 
 int PMPI_Group_size(MPI_Group group, int *size)
 {
+    CORE_CS_SCOPE();
     GROUP_CHECK("MPI_Group_size", group, size);
     *size = g->size;
     return MPI_SUCCESS;
@@ -509,6 +529,7 @@ MPI_ALIAS(Group_size)
 
 int PMPI_Group_rank(MPI_Group group, int *rank)
 {
+    CORE_CS_SCOPE();
     GROUP_CHECK("MPI_Group_rank", group, rank);
     *rank = mpi_group_rank_of(g, core.rank);
     return MPI_SUCCESS;
@@ -517,6 +538,7 @@ MPI_ALIAS(Group_rank)
 
 int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Group_incl";
     GROUP_CHECK(fn, group, newgroup);
     if (n < 0 || n > g->size || (n > 0 && ranks == NULL))
@@ -536,6 +558,7 @@ MPI_ALIAS(Group_incl)
 
 int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Group_excl";
     GROUP_CHECK(fn, group, newgroup);
     if (n < 0 || n > g->size || (n > 0 && ranks == NULL))
@@ -560,6 +583,7 @@ MPI_ALIAS(Group_excl)
 
 int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Group_range_incl";
     GROUP_CHECK(fn, group, newgroup);
     if (n < 0 || (n > 0 && ranges == NULL)) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
@@ -590,6 +614,7 @@ MPI_ALIAS(Group_range_incl)
 int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2,
                                int ranks2[])
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Group_translate_ranks";
     struct mpi_group *g1 = mpi_group_get(group1), *g2 = mpi_group_get(group2);
     if (g1 == NULL || g2 == NULL) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_GROUP);
@@ -618,6 +643,7 @@ static int mpi_group_cmp(const struct mpi_group *a, const struct mpi_group *b)
 
 int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result)
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Group_compare";
     struct mpi_group *g1 = mpi_group_get(group1), *g2 = mpi_group_get(group2);
     if (g1 == NULL || g2 == NULL) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_GROUP);
@@ -629,6 +655,7 @@ MPI_ALIAS(Group_compare)
 
 int PMPI_Group_free(MPI_Group *group)
 {
+    CORE_CS_SCOPE();
     if (group == NULL || mpi_group_get(*group) == NULL)
         return mpi_err(MPI_COMM_WORLD, "MPI_Group_free", MPI_ERR_GROUP);
     if (*group != MPI_GROUP_EMPTY) {
@@ -642,6 +669,7 @@ MPI_ALIAS(Group_free)
 
 int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Comm_compare";
     if (mpi_state()) return mpi_err(comm1, fn, MPI_ERR_OTHER);
     struct mpi_comm *a = mpi_comm_get(comm1), *b = mpi_comm_get(comm2);
@@ -664,6 +692,7 @@ MPI_ALIAS(Comm_compare)
 
 int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Comm_create";
     COMM_CHECK(fn, comm, newcomm);
     struct mpi_group *g = mpi_group_get(group);
@@ -683,6 +712,7 @@ MPI_ALIAS(Comm_create)
 
 int PMPI_Dims_create(int nnodes, int ndims, int dims[])
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Dims_create";
     if (nnodes < 1 || ndims < 0 || (ndims > 0 && dims == NULL))
         return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
@@ -751,6 +781,7 @@ static int mpi_set_cart(MPI_Comm h, int ndims, const int dims[], const int perio
 int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[],
                      int reorder, MPI_Comm *comm_cart)
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Cart_create";
     (void)reorder;
     COMM_CHECK(fn, comm_old, comm_cart);
@@ -786,6 +817,7 @@ static void mpi_cart_coords(const struct mpi_comm *c, int nd, int rank, int *coo
 
 int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Cart_coords";
     CART_CHECK(fn, comm);
     if (rank < 0 || rank >= c->tc->size) return mpi_err(comm, fn, MPI_ERR_RANK);
@@ -797,6 +829,7 @@ MPI_ALIAS(Cart_coords)
 
 int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Cart_rank";
     CART_CHECK(fn, comm);
     if (rank == NULL || (nd > 0 && coords == NULL)) return mpi_err(comm, fn, MPI_ERR_ARG);
@@ -818,6 +851,7 @@ MPI_ALIAS(Cart_rank)
 
 int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest)
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Cart_shift";
     CART_CHECK(fn, comm);
     if (direction < 0 || direction >= nd) return mpi_err(comm, fn, MPI_ERR_DIMS);
@@ -851,6 +885,7 @@ MPI_ALIAS(Cart_shift)
 
 int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[])
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Cart_get";
     CART_CHECK(fn, comm);
     if (maxdims < nd || (nd > 0 && (!dims || !periods || !coords)))
@@ -866,6 +901,7 @@ MPI_ALIAS(Cart_get)
 
 int PMPI_Cartdim_get(MPI_Comm comm, int *ndims)
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Cartdim_get";
     CART_CHECK(fn, comm);
     if (ndims == NULL) return mpi_err(comm, fn, MPI_ERR_ARG);
@@ -876,6 +912,7 @@ MPI_ALIAS(Cartdim_get)
 
 int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Cart_sub";
     CART_CHECK(fn, comm);
     if (newcomm == NULL || (nd > 0 && remain_dims == NULL)) return mpi_err(comm, fn, MPI_ERR_ARG);
@@ -901,6 +938,7 @@ MPI_ALIAS(Cart_sub)
 
 int PMPI_Topo_test(MPI_Comm comm, int *status)
 {
+    CORE_CS_SCOPE();
     COMM_CHECK("MPI_Topo_test", comm, status);
     *status = c->ndims ? MPI_CART : MPI_UNDEFINED;
     return MPI_SUCCESS;

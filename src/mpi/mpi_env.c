@@ -157,6 +157,7 @@ int mpi_err(MPI_Comm comm, const char *fn, int code)
 
 int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 {
+    CORE_CS_SCOPE();
     if (string == NULL || resultlen == NULL)
         return mpi_err(MPI_COMM_WORLD, "MPI_Error_string", MPI_ERR_ARG);
     const char *t = (unsigned)errorcode <= MPI_ERR_LASTCODE ? mpi_err_text[errorcode] : NULL;
@@ -169,6 +170,7 @@ MPI_ALIAS(Error_string)
 
 int PMPI_Error_class(int errorcode, int *errorclass)
 {
+    CORE_CS_SCOPE();
     if (errorclass == NULL || (unsigned)errorcode > MPI_ERR_LASTCODE)
         return mpi_err(MPI_COMM_WORLD, "MPI_Error_class", MPI_ERR_ARG);
     *errorclass = errorcode;
@@ -178,6 +180,7 @@ MPI_ALIAS(Error_class)
 
 int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Comm_set_errhandler";
     if (mpi_state()) return mpi_err(comm, fn, MPI_ERR_OTHER);
     struct mpi_comm *c = mpi_comm_get(comm);
@@ -193,6 +196,7 @@ MPI_ALIAS(Comm_set_errhandler)
 
 int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Comm_get_errhandler";
     if (mpi_state()) return mpi_err(comm, fn, MPI_ERR_OTHER);
     struct mpi_comm *c = mpi_comm_get(comm);
@@ -205,18 +209,21 @@ MPI_ALIAS(Comm_get_errhandler)
 
 int PMPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler)
 {
+    CORE_CS_SCOPE();
     return PMPI_Comm_set_errhandler(comm, errhandler);
 }
 MPI_ALIAS(Errhandler_set)
 
 int PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler)
 {
+    CORE_CS_SCOPE();
     return PMPI_Comm_get_errhandler(comm, errhandler);
 }
 MPI_ALIAS(Errhandler_get)
 
 int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fnp, MPI_Errhandler *errhandler)
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Comm_create_errhandler";
     if (fnp == NULL || errhandler == NULL) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
     int slot = -1;
@@ -242,6 +249,7 @@ MPI_ALIAS(Comm_create_errhandler)
 
 int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
 {
+    CORE_CS_SCOPE();
     if (errhandler == NULL || !mpi_eh_valid(*errhandler))
         return mpi_err(MPI_COMM_WORLD, "MPI_Errhandler_free", MPI_ERR_ARG);
     /* The predefined ones stay; a user's stays usable by communicators that hold it. */
@@ -252,6 +260,7 @@ MPI_ALIAS(Errhandler_free)
 
 int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 {
+    CORE_CS_SCOPE();
     if (mpi_comm_get(comm) == NULL)
         return mpi_err(MPI_COMM_WORLD, "MPI_Comm_call_errhandler", MPI_ERR_COMM);
     mpi_err(comm, "MPI_Comm_call_errhandler", errorcode);
@@ -263,6 +272,7 @@ MPI_ALIAS(Comm_call_errhandler)
 
 int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Init";
     (void)argc, (void)argv;
     if (core.initialized || core.finalized) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_OTHER);
@@ -275,8 +285,12 @@ int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
         fprintf(stderr, "tern MPI: MPI_Init: out of memory\n");
         return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_NO_MEM);
     }
-    /* Not thread-safe yet: FUNNELED (only the main thread calls) is the most we give. */
-    mpi_thread_level = required >= MPI_THREAD_FUNNELED ? MPI_THREAD_FUNNELED : MPI_THREAD_SINGLE;
+    /* Every level is granted; MULTIPLE turns the library's lock on (src/core/thread.c). */
+    mpi_thread_level = core_thread_setup(required);
+    if ((rc = core_progress_thread_start())) {
+        fprintf(stderr, "tern MPI: MPI_Init: %s\n", tern_strerror(rc));
+        return mpi_err(MPI_COMM_WORLD, fn, mpi_from_tern(rc));
+    }
     if (provided) *provided = mpi_thread_level;
     return MPI_SUCCESS;
 }
@@ -284,12 +298,14 @@ MPI_ALIAS(Init_thread)
 
 int PMPI_Init(int *argc, char ***argv)
 {
+    CORE_CS_SCOPE();
     return PMPI_Init_thread(argc, argv, MPI_THREAD_SINGLE, NULL);
 }
 MPI_ALIAS(Init)
 
 int PMPI_Initialized(int *flag)
 {
+    CORE_CS_SCOPE();
     if (flag == NULL) return MPI_ERR_ARG;
     *flag = core.initialized || core.finalized;
     return MPI_SUCCESS;
@@ -298,6 +314,7 @@ MPI_ALIAS(Initialized)
 
 int PMPI_Finalized(int *flag)
 {
+    CORE_CS_SCOPE();
     if (flag == NULL) return MPI_ERR_ARG;
     *flag = core.finalized;
     return MPI_SUCCESS;
@@ -306,6 +323,7 @@ MPI_ALIAS(Finalized)
 
 int PMPI_Finalize(void)
 {
+    CORE_CS_SCOPE();
     if (mpi_state()) return mpi_err(MPI_COMM_WORLD, "MPI_Finalize", MPI_ERR_OTHER);
     /* Buffered sends still in flight must reach their receivers. */
     void *b;
@@ -323,6 +341,7 @@ MPI_ALIAS(Finalize)
 
 int PMPI_Abort(MPI_Comm comm, int errorcode)
 {
+    CORE_CS_SCOPE();
     (void)comm;
     fflush(stdout);
     if (core.initialized) {
@@ -352,6 +371,7 @@ MPI_ALIAS(Wtick)
 
 int PMPI_Get_version(int *version, int *subversion)
 {
+    CORE_CS_SCOPE();
     if (version == NULL || subversion == NULL) return MPI_ERR_ARG;
     *version = MPI_VERSION;
     *subversion = MPI_SUBVERSION;
@@ -361,6 +381,7 @@ MPI_ALIAS(Get_version)
 
 int PMPI_Get_library_version(char *version, int *resultlen)
 {
+    CORE_CS_SCOPE();
     if (version == NULL || resultlen == NULL) return MPI_ERR_ARG;
     snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING, "tern MPI %d.%d.%d (MPI %d.%d subset)",
              TERN_VERSION_MAJOR, TERN_VERSION_MINOR, TERN_VERSION_PATCH, MPI_VERSION,
@@ -372,6 +393,7 @@ MPI_ALIAS(Get_library_version)
 
 int PMPI_Get_processor_name(char *name, int *resultlen)
 {
+    CORE_CS_SCOPE();
     if (name == NULL || resultlen == NULL)
         return mpi_err(MPI_COMM_WORLD, "MPI_Get_processor_name", MPI_ERR_ARG);
     if (gethostname(name, MPI_MAX_PROCESSOR_NAME) != 0)
@@ -384,6 +406,7 @@ MPI_ALIAS(Get_processor_name)
 
 int PMPI_Query_thread(int *provided)
 {
+    CORE_CS_SCOPE();
     if (provided == NULL) return mpi_err(MPI_COMM_WORLD, "MPI_Query_thread", MPI_ERR_ARG);
     *provided = mpi_thread_level;
     return MPI_SUCCESS;
@@ -392,6 +415,7 @@ MPI_ALIAS(Query_thread)
 
 int PMPI_Is_thread_main(int *flag)
 {
+    CORE_CS_SCOPE();
     if (flag == NULL) return mpi_err(MPI_COMM_WORLD, "MPI_Is_thread_main", MPI_ERR_ARG);
     *flag = getpid() == (pid_t)gettid();
     return MPI_SUCCESS;
@@ -400,6 +424,7 @@ MPI_ALIAS(Is_thread_main)
 
 int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 {
+    CORE_CS_SCOPE();
     (void)info;
     if (size < 0 || baseptr == NULL) return mpi_err(MPI_COMM_WORLD, "MPI_Alloc_mem", MPI_ERR_ARG);
     void *p = malloc(size ? (size_t)size : 1);
@@ -411,6 +436,7 @@ MPI_ALIAS(Alloc_mem)
 
 int PMPI_Free_mem(void *base)
 {
+    CORE_CS_SCOPE();
     free(base);
     return MPI_SUCCESS;
 }
@@ -418,6 +444,7 @@ MPI_ALIAS(Free_mem)
 
 int PMPI_Pcontrol(const int level, ...)
 {
+    CORE_CS_SCOPE();
     (void)level;
     return MPI_SUCCESS;
 }
@@ -441,6 +468,7 @@ static struct mpi_info_kv **mpi_info_get(MPI_Info h)
 
 int PMPI_Info_create(MPI_Info *info)
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Info_create";
     if (info == NULL) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
     int slot = -1;
@@ -467,6 +495,7 @@ MPI_ALIAS(Info_create)
 
 int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Info_set";
     struct mpi_info_kv **head = mpi_info_get(info);
     if (head == NULL) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_INFO);
@@ -493,6 +522,7 @@ MPI_ALIAS(Info_set)
 
 int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag)
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Info_get";
     if (key == NULL || value == NULL || flag == NULL || valuelen < 0)
         return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
@@ -512,6 +542,7 @@ MPI_ALIAS(Info_get)
 
 int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
 {
+    CORE_CS_SCOPE();
     if (nkeys == NULL) return mpi_err(MPI_COMM_WORLD, "MPI_Info_get_nkeys", MPI_ERR_ARG);
     *nkeys = 0;
     if (info == MPI_INFO_ENV) return MPI_SUCCESS;
@@ -525,6 +556,7 @@ MPI_ALIAS(Info_get_nkeys)
 
 int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 {
+    CORE_CS_SCOPE();
     struct mpi_info_kv **head = mpi_info_get(info);
     if (head == NULL || newinfo == NULL)
         return mpi_err(MPI_COMM_WORLD, "MPI_Info_dup", MPI_ERR_INFO);
@@ -538,6 +570,7 @@ MPI_ALIAS(Info_dup)
 
 int PMPI_Info_free(MPI_Info *info)
 {
+    CORE_CS_SCOPE();
     if (info == NULL || mpi_info_get(*info) == NULL)
         return mpi_err(MPI_COMM_WORLD, "MPI_Info_free", MPI_ERR_INFO);
     int i = *info - MPI_INFO_USER_BASE;

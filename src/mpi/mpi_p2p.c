@@ -223,6 +223,7 @@ static int mpi_bsend_start(const void *buf, MPI_Count count, const struct mpi_ty
 
 int PMPI_Buffer_attach(void *buffer, int size)
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Buffer_attach";
     if (mpi_state()) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_OTHER);
     if (size < 0 || (buffer == NULL && size > 0)) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
@@ -243,6 +244,7 @@ MPI_ALIAS(Buffer_attach)
 
 int PMPI_Buffer_detach(void *buffer_addr, int *size)
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Buffer_detach";
     if (mpi_state()) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_OTHER);
     if (buffer_addr == NULL || size == NULL) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
@@ -453,24 +455,28 @@ static int mpi_recv(const char *fn, void *buf, MPI_Count count, MPI_Datatype dt,
 
 int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    CORE_CS_SCOPE();
     return mpi_send("MPI_Send", buf, count, datatype, dest, tag, comm, MPI_SM_STANDARD);
 }
 MPI_ALIAS(Send)
 
 int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    CORE_CS_SCOPE();
     return mpi_send("MPI_Ssend", buf, count, datatype, dest, tag, comm, MPI_SM_SYNC);
 }
 MPI_ALIAS(Ssend)
 
 int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    CORE_CS_SCOPE();
     return mpi_send("MPI_Rsend", buf, count, datatype, dest, tag, comm, MPI_SM_READY);
 }
 MPI_ALIAS(Rsend)
 
 int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    CORE_CS_SCOPE();
     return mpi_send("MPI_Bsend", buf, count, datatype, dest, tag, comm, MPI_SM_BUFFERED);
 }
 MPI_ALIAS(Bsend)
@@ -478,6 +484,7 @@ MPI_ALIAS(Bsend)
 int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
               MPI_Status *status)
 {
+    CORE_CS_SCOPE();
     return mpi_recv("MPI_Recv", buf, count, datatype, source, tag, comm, status);
 }
 MPI_ALIAS(Recv)
@@ -485,6 +492,7 @@ MPI_ALIAS(Recv)
 int PMPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
                 MPI_Comm comm)
 {
+    CORE_CS_SCOPE();
     return mpi_send("MPI_Send_c", buf, count, datatype, dest, tag, comm, MPI_SM_STANDARD);
 }
 MPI_ALIAS(Send_c)
@@ -492,6 +500,7 @@ MPI_ALIAS(Send_c)
 int PMPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
                  MPI_Comm comm)
 {
+    CORE_CS_SCOPE();
     return mpi_send("MPI_Ssend_c", buf, count, datatype, dest, tag, comm, MPI_SM_SYNC);
 }
 MPI_ALIAS(Ssend_c)
@@ -499,6 +508,7 @@ MPI_ALIAS(Ssend_c)
 int PMPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
                  MPI_Comm comm)
 {
+    CORE_CS_SCOPE();
     return mpi_send("MPI_Rsend_c", buf, count, datatype, dest, tag, comm, MPI_SM_READY);
 }
 MPI_ALIAS(Rsend_c)
@@ -506,6 +516,7 @@ MPI_ALIAS(Rsend_c)
 int PMPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
                  MPI_Comm comm)
 {
+    CORE_CS_SCOPE();
     return mpi_send("MPI_Bsend_c", buf, count, datatype, dest, tag, comm, MPI_SM_BUFFERED);
 }
 MPI_ALIAS(Bsend_c)
@@ -513,6 +524,7 @@ MPI_ALIAS(Bsend_c)
 int PMPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
                 MPI_Comm comm, MPI_Status *status)
 {
+    CORE_CS_SCOPE();
     return mpi_recv("MPI_Recv_c", buf, count, datatype, source, tag, comm, status);
 }
 MPI_ALIAS(Recv_c)
@@ -586,6 +598,7 @@ static int mpi_irecv(const char *fn, void *buf, MPI_Count count, MPI_Datatype dt
     int PMPI_##Name(const void *buf, CT count, MPI_Datatype datatype, int dest, int tag,           \
                     MPI_Comm comm, MPI_Request *request)                                           \
     {                                                                                              \
+        CORE_CS_SCOPE();                                                                           \
         return mpi_isend("MPI_" #Name, buf, count, datatype, dest, tag, comm, mode, request);      \
     }                                                                                              \
     MPI_ALIAS(Name)
@@ -601,6 +614,7 @@ MPI_ISEND_FN(Ibsend_c, MPI_SM_BUFFERED, MPI_Count)
 int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                MPI_Request *request)
 {
+    CORE_CS_SCOPE();
     return mpi_irecv("MPI_Irecv", buf, count, datatype, source, tag, comm, request);
 }
 MPI_ALIAS(Irecv)
@@ -608,6 +622,7 @@ MPI_ALIAS(Irecv)
 int PMPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
                  MPI_Comm comm, MPI_Request *request)
 {
+    CORE_CS_SCOPE();
     return mpi_irecv("MPI_Irecv_c", buf, count, datatype, source, tag, comm, request);
 }
 MPI_ALIAS(Irecv_c)
@@ -642,6 +657,7 @@ static int mpi_pinit(const char *fn, int kind, const void *buf, MPI_Count count,
     int PMPI_##Name(const void *buf, CT count, MPI_Datatype datatype, int dest, int tag,           \
                     MPI_Comm comm, MPI_Request *request)                                           \
     {                                                                                              \
+        CORE_CS_SCOPE();                                                                           \
         return mpi_pinit("MPI_" #Name, MPI_RK_SEND, buf, count, datatype, dest, tag, comm, mode,   \
                          request);                                                                 \
     }                                                                                              \
@@ -655,6 +671,7 @@ MPI_SINIT_FN(Send_init_c, MPI_SM_STANDARD, MPI_Count)
 int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                    MPI_Request *request)
 {
+    CORE_CS_SCOPE();
     return mpi_pinit("MPI_Recv_init", MPI_RK_RECV, buf, count, datatype, source, tag, comm, 0,
                      request);
 }
@@ -663,6 +680,7 @@ MPI_ALIAS(Recv_init)
 int PMPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
                      MPI_Comm comm, MPI_Request *request)
 {
+    CORE_CS_SCOPE();
     return mpi_pinit("MPI_Recv_init_c", MPI_RK_RECV, buf, count, datatype, source, tag, comm, 0,
                      request);
 }
@@ -682,6 +700,7 @@ static int mpi_start(MPI_Request h)
 
 int PMPI_Start(MPI_Request *request)
 {
+    CORE_CS_SCOPE();
     if (mpi_state()) return mpi_err(MPI_COMM_WORLD, "MPI_Start", MPI_ERR_OTHER);
     if (request == NULL) return mpi_err(MPI_COMM_WORLD, "MPI_Start", MPI_ERR_ARG);
     struct mpi_req *mr = mpi_req_get(*request);
@@ -693,6 +712,7 @@ MPI_ALIAS(Start)
 
 int PMPI_Startall(int count, MPI_Request requests[])
 {
+    CORE_CS_SCOPE();
     if (mpi_state()) return mpi_err(MPI_COMM_WORLD, "MPI_Startall", MPI_ERR_OTHER);
     if (count < 0 || (count > 0 && requests == NULL))
         return mpi_err(MPI_COMM_WORLD, "MPI_Startall", MPI_ERR_ARG);
@@ -731,6 +751,7 @@ static int mpi_check_reqs(int n, const MPI_Request reqs[])
 
 int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Wait";
     if (__builtin_expect(mpi_state(), 0)) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_OTHER);
     if (request == NULL) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
@@ -752,6 +773,7 @@ MPI_ALIAS(Wait)
 
 int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Test";
     if (mpi_state()) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_OTHER);
     if (request == NULL || flag == NULL) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
@@ -792,6 +814,7 @@ static void mpi_take_into(MPI_Request reqs[], int i, MPI_Status statuses[], int 
 
 int PMPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Waitall";
     int rc = mpi_check_reqs(count, requests);
     if (rc) return mpi_err(MPI_COMM_WORLD, fn, rc);
@@ -875,12 +898,14 @@ static int mpi_waitany(const char *fn, int count, MPI_Request reqs[], int *index
 
 int PMPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *status)
 {
+    CORE_CS_SCOPE();
     return mpi_waitany("MPI_Waitany", count, requests, index, NULL, status, 1);
 }
 MPI_ALIAS(Waitany)
 
 int PMPI_Testany(int count, MPI_Request requests[], int *index, int *flag, MPI_Status *status)
 {
+    CORE_CS_SCOPE();
     if (flag == NULL) return mpi_err(MPI_COMM_WORLD, "MPI_Testany", MPI_ERR_ARG);
     return mpi_waitany("MPI_Testany", count, requests, index, flag, status, 0);
 }
@@ -920,6 +945,7 @@ static int mpi_waitsome(const char *fn, int incount, MPI_Request reqs[], int *ou
 int PMPI_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices[],
                   MPI_Status statuses[])
 {
+    CORE_CS_SCOPE();
     return mpi_waitsome("MPI_Waitsome", incount, requests, outcount, indices, statuses, 1);
 }
 MPI_ALIAS(Waitsome)
@@ -927,12 +953,14 @@ MPI_ALIAS(Waitsome)
 int PMPI_Testsome(int incount, MPI_Request requests[], int *outcount, int indices[],
                   MPI_Status statuses[])
 {
+    CORE_CS_SCOPE();
     return mpi_waitsome("MPI_Testsome", incount, requests, outcount, indices, statuses, 0);
 }
 MPI_ALIAS(Testsome)
 
 int PMPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[])
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Testall";
     int rc = mpi_check_reqs(count, requests);
     if (rc) return mpi_err(MPI_COMM_WORLD, fn, rc);
@@ -961,6 +989,7 @@ MPI_ALIAS(Testall)
 
 int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Request_get_status";
     if (mpi_state()) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_OTHER);
     if (flag == NULL) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
@@ -991,6 +1020,7 @@ MPI_ALIAS(Request_get_status)
 
 int PMPI_Request_free(MPI_Request *request)
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Request_free";
     if (mpi_state()) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_OTHER);
     if (request == NULL) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
@@ -1015,6 +1045,7 @@ MPI_ALIAS(Request_free)
 
 int PMPI_Cancel(MPI_Request *request)
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Cancel";
     if (mpi_state()) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_OTHER);
     if (request == NULL) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
@@ -1036,6 +1067,7 @@ MPI_ALIAS(Cancel)
 
 int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
 {
+    CORE_CS_SCOPE();
     if (status == NULL || flag == NULL)
         return mpi_err(MPI_COMM_WORLD, "MPI_Test_cancelled", MPI_ERR_ARG);
     *flag = status->tern_cancelled;
@@ -1047,6 +1079,7 @@ MPI_ALIAS(Test_cancelled)
 
 int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Iprobe";
     struct mpi_comm *c;
     struct mpi_type *t;
@@ -1083,6 +1116,7 @@ static int mpi_probe_found(const void *arg)
 
 int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Probe";
     struct mpi_comm *c;
     struct mpi_type *t;
@@ -1142,6 +1176,7 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
                   void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
                   MPI_Comm comm, MPI_Status *status)
 {
+    CORE_CS_SCOPE();
     return mpi_sendrecv("MPI_Sendrecv", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
                         recvcount, recvtype, source, recvtag, comm, status);
 }
@@ -1151,6 +1186,7 @@ int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
                     int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
                     int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
+    CORE_CS_SCOPE();
     return mpi_sendrecv("MPI_Sendrecv_c", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
                         recvcount, recvtype, source, recvtag, comm, status);
 }
@@ -1159,6 +1195,7 @@ MPI_ALIAS(Sendrecv_c)
 int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
                           int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Sendrecv_replace";
     struct mpi_comm *c;
     struct mpi_type *t;
@@ -1178,6 +1215,7 @@ MPI_ALIAS(Sendrecv_replace)
 
 int PMPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Get_count";
     struct mpi_type *t = mpi_type_ok(datatype);
     if (t == NULL) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_TYPE);
@@ -1192,6 +1230,7 @@ MPI_ALIAS(Get_count_c)
 
 int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
+    CORE_CS_SCOPE();
     MPI_Count n;
     int rc = PMPI_Get_count_c(status, datatype, &n);
     if (rc == MPI_SUCCESS) *count = n > INT32_MAX ? MPI_UNDEFINED : (int)n;
@@ -1201,6 +1240,7 @@ MPI_ALIAS(Get_count)
 
 int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Get_elements";
     struct mpi_type *t = mpi_type_ok(datatype);
     if (t == NULL) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_TYPE);

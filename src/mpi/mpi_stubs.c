@@ -10,6 +10,7 @@
 #define MPI_STUB(Name, params, comm)                                                               \
     int PMPI_##Name params                                                                         \
     {                                                                                              \
+        CORE_CS_SCOPE();                                                                           \
         return mpi_err(comm, "MPI_" #Name, MPI_ERR_UNSUPPORTED_OPERATION);                         \
     }                                                                                              \
     MPI_ALIAS(Name)

@@ -364,6 +364,7 @@ static int mpi_type_blocks(const char *fn, int count, const int *bls, int bl, co
 
 int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    CORE_CS_SCOPE();
     TYPE_CHECK("MPI_Type_contiguous", count, oldtype, newtype);
     struct mpi_piece p = {0, count, ot};
     return mpi_err(MPI_COMM_WORLD, "MPI_Type_contiguous",
@@ -374,6 +375,7 @@ MPI_ALIAS(Type_contiguous)
 int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
                      MPI_Datatype *newtype)
 {
+    CORE_CS_SCOPE();
     TYPE_CHECK("MPI_Type_vector", count, oldtype, newtype);
     return mpi_type_blocks("MPI_Type_vector", count, NULL, blocklength, NULL, NULL,
                            (MPI_Aint)stride * mpi_type_extent(ot), ot, MPI_COMBINER_VECTOR,
@@ -384,6 +386,7 @@ MPI_ALIAS(Type_vector)
 int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
                              MPI_Datatype *newtype)
 {
+    CORE_CS_SCOPE();
     TYPE_CHECK("MPI_Type_create_hvector", count, oldtype, newtype);
     return mpi_type_blocks("MPI_Type_create_hvector", count, NULL, blocklength, NULL, NULL, stride,
                            ot, MPI_COMBINER_HVECTOR, newtype);
@@ -393,6 +396,7 @@ MPI_ALIAS(Type_create_hvector)
 int PMPI_Type_indexed(int count, const int blocklengths[], const int displacements[],
                       MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    CORE_CS_SCOPE();
     TYPE_CHECK("MPI_Type_indexed", count, oldtype, newtype);
     if (count > 0 && (blocklengths == NULL || displacements == NULL))
         return mpi_err(MPI_COMM_WORLD, "MPI_Type_indexed", MPI_ERR_ARG);
@@ -404,6 +408,7 @@ MPI_ALIAS(Type_indexed)
 int PMPI_Type_create_hindexed(int count, const int blocklengths[], const MPI_Aint displacements[],
                               MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    CORE_CS_SCOPE();
     TYPE_CHECK("MPI_Type_create_hindexed", count, oldtype, newtype);
     if (count > 0 && (blocklengths == NULL || displacements == NULL))
         return mpi_err(MPI_COMM_WORLD, "MPI_Type_create_hindexed", MPI_ERR_ARG);
@@ -415,6 +420,7 @@ MPI_ALIAS(Type_create_hindexed)
 int PMPI_Type_create_indexed_block(int count, int blocklength, const int displacements[],
                                    MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    CORE_CS_SCOPE();
     TYPE_CHECK("MPI_Type_create_indexed_block", count, oldtype, newtype);
     if (count > 0 && displacements == NULL)
         return mpi_err(MPI_COMM_WORLD, "MPI_Type_create_indexed_block", MPI_ERR_ARG);
@@ -426,6 +432,7 @@ MPI_ALIAS(Type_create_indexed_block)
 int PMPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint displacements[],
                                     MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    CORE_CS_SCOPE();
     TYPE_CHECK("MPI_Type_create_hindexed_block", count, oldtype, newtype);
     if (count > 0 && displacements == NULL)
         return mpi_err(MPI_COMM_WORLD, "MPI_Type_create_hindexed_block", MPI_ERR_ARG);
@@ -437,6 +444,7 @@ MPI_ALIAS(Type_create_hindexed_block)
 int PMPI_Type_create_struct(int count, const int blocklengths[], const MPI_Aint displacements[],
                             const MPI_Datatype types[], MPI_Datatype *newtype)
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Type_create_struct";
     if (mpi_state()) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_OTHER);
     if (count < 0) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_COUNT);
@@ -462,6 +470,7 @@ MPI_ALIAS(Type_create_struct)
 int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
                              MPI_Datatype *newtype)
 {
+    CORE_CS_SCOPE();
     TYPE_CHECK("MPI_Type_create_resized", 0, oldtype, newtype);
     struct mpi_piece p = {0, 1, ot};
     int rc = mpi_type_build(1, &p, MPI_COMBINER_RESIZED, newtype);
@@ -476,6 +485,7 @@ MPI_ALIAS(Type_create_resized)
 
 int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    CORE_CS_SCOPE();
     TYPE_CHECK("MPI_Type_dup", 0, oldtype, newtype);
     struct mpi_piece p = {0, 1, ot};
     int rc = mpi_type_build(1, &p, MPI_COMBINER_DUP, newtype);
@@ -494,6 +504,7 @@ int PMPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[]
                               const int starts[], int order, MPI_Datatype oldtype,
                               MPI_Datatype *newtype)
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Type_create_subarray";
     TYPE_CHECK(fn, ndims, oldtype, newtype);
     if (ndims < 1 || !sizes || !subsizes || !starts ||
@@ -535,6 +546,7 @@ MPI_ALIAS(Type_create_subarray)
 
 int PMPI_Type_commit(MPI_Datatype *datatype)
 {
+    CORE_CS_SCOPE();
     if (mpi_state()) return mpi_err(MPI_COMM_WORLD, "MPI_Type_commit", MPI_ERR_OTHER);
     struct mpi_type *t = datatype ? mpi_type_get(*datatype) : NULL;
     if (t == NULL) return mpi_err(MPI_COMM_WORLD, "MPI_Type_commit", MPI_ERR_TYPE);
@@ -545,6 +557,7 @@ MPI_ALIAS(Type_commit)
 
 int PMPI_Type_free(MPI_Datatype *datatype)
 {
+    CORE_CS_SCOPE();
     if (mpi_state()) return mpi_err(MPI_COMM_WORLD, "MPI_Type_free", MPI_ERR_OTHER);
     struct mpi_type *t = datatype ? mpi_type_get(*datatype) : NULL;
     if (t == NULL || t->predefined) return mpi_err(MPI_COMM_WORLD, "MPI_Type_free", MPI_ERR_TYPE);
@@ -565,6 +578,7 @@ MPI_ALIAS(Type_free)
 
 int PMPI_Type_size(MPI_Datatype datatype, int *size)
 {
+    CORE_CS_SCOPE();
     TYPE_QUERY("MPI_Type_size", datatype, size);
     *size = t->size > INT32_MAX ? MPI_UNDEFINED : (int)t->size;
     return MPI_SUCCESS;
@@ -573,6 +587,7 @@ MPI_ALIAS(Type_size)
 
 int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size)
 {
+    CORE_CS_SCOPE();
     TYPE_QUERY("MPI_Type_size_c", datatype, size);
     *size = t->size;
     return MPI_SUCCESS;
@@ -581,12 +596,14 @@ MPI_ALIAS(Type_size_c)
 
 int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
 {
+    CORE_CS_SCOPE();
     return PMPI_Type_size_c(datatype, size);
 }
 MPI_ALIAS(Type_size_x)
 
 int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
 {
+    CORE_CS_SCOPE();
     TYPE_QUERY("MPI_Type_get_extent", datatype, lb);
     if (extent == NULL) return mpi_err(MPI_COMM_WORLD, "MPI_Type_get_extent", MPI_ERR_ARG);
     *lb = t->lb;
@@ -597,6 +614,7 @@ MPI_ALIAS(Type_get_extent)
 
 int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent)
 {
+    CORE_CS_SCOPE();
     TYPE_QUERY("MPI_Type_get_true_extent", datatype, true_lb);
     if (true_extent == NULL)
         return mpi_err(MPI_COMM_WORLD, "MPI_Type_get_true_extent", MPI_ERR_ARG);
@@ -608,6 +626,7 @@ MPI_ALIAS(Type_get_true_extent)
 
 int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
 {
+    CORE_CS_SCOPE();
     TYPE_QUERY("MPI_Type_get_name", datatype, type_name);
     if (resultlen == NULL) return mpi_err(MPI_COMM_WORLD, "MPI_Type_get_name", MPI_ERR_ARG);
     snprintf(type_name, MPI_MAX_OBJECT_NAME, "%s", t->name);
@@ -618,6 +637,7 @@ MPI_ALIAS(Type_get_name)
 
 int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
 {
+    CORE_CS_SCOPE();
     TYPE_QUERY("MPI_Type_set_name", datatype, type_name);
     snprintf(t->name, sizeof t->name, "%s", type_name);
     return MPI_SUCCESS;
@@ -626,6 +646,7 @@ MPI_ALIAS(Type_set_name)
 
 int PMPI_Get_address(const void *location, MPI_Aint *address)
 {
+    CORE_CS_SCOPE();
     if (address == NULL) return mpi_err(MPI_COMM_WORLD, "MPI_Get_address", MPI_ERR_ARG);
     *address = (MPI_Aint)(intptr_t)location;
     return MPI_SUCCESS;
@@ -634,18 +655,21 @@ MPI_ALIAS(Get_address)
 
 int PMPI_Address(void *location, MPI_Aint *address)
 {
+    CORE_CS_SCOPE();
     return PMPI_Get_address(location, address);
 }
 MPI_ALIAS(Address)
 
 MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp)
 {
+    CORE_CS_SCOPE();
     return base + disp;
 }
 MPI_ALIAS(Aint_add)
 
 MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2)
 {
+    CORE_CS_SCOPE();
     return addr1 - addr2;
 }
 MPI_ALIAS(Aint_diff)
@@ -653,6 +677,7 @@ MPI_ALIAS(Aint_diff)
 int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize,
               int *position, MPI_Comm comm)
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Pack";
     if (mpi_state()) return mpi_err(comm, fn, MPI_ERR_OTHER);
     if (mpi_comm_get(comm) == NULL) return mpi_err(comm, fn, MPI_ERR_COMM);
@@ -672,6 +697,7 @@ MPI_ALIAS(Pack)
 int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
                 MPI_Datatype datatype, MPI_Comm comm)
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Unpack";
     if (mpi_state()) return mpi_err(comm, fn, MPI_ERR_OTHER);
     if (mpi_comm_get(comm) == NULL) return mpi_err(comm, fn, MPI_ERR_COMM);
@@ -690,6 +716,7 @@ MPI_ALIAS(Unpack)
 
 int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Pack_size";
     if (mpi_state()) return mpi_err(comm, fn, MPI_ERR_OTHER);
     if (mpi_comm_get(comm) == NULL) return mpi_err(comm, fn, MPI_ERR_COMM);

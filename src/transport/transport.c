@@ -32,6 +32,7 @@ void tl_stub_sleep_wait(int timeout_ms)
     (void)timeout_ms;
 }
 void tl_stub_sleep_end(void) {}
+void tl_stub_wake_self(void) {}
 int tl_stub_noop(void)
 {
     return 0;

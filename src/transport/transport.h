@@ -139,6 +139,11 @@ struct tl_ops {
 
     /* Release everything. */
     void (*close)(void);
+
+    /* Called by another thread of this process: make a sleep_wait under way (or the next
+     * one) return now. The core uses it when threads share the library (one thread sleeps
+     * on the doorbells while another completes what it waits for). */
+    void (*wake_self)(void);
 };
 
 /* Shared stubs for operations a transport does not support (never leave a slot NULL). */
@@ -148,6 +153,7 @@ void tl_stub_unref(int rank); /* also for place_abort */
 void tl_stub_sleep_begin(void);
 void tl_stub_sleep_wait(int timeout_ms);
 void tl_stub_sleep_end(void);
+void tl_stub_wake_self(void);
 int tl_stub_noop(void);
 void tl_stub_wake(int rank);
 

@@ -117,4 +117,5 @@ const struct tl_ops tl_self_ops = {
     .health = tl_stub_noop,
     .limits = self_limits,
     .close = self_close,
+    .wake_self = tl_stub_wake_self,
 };

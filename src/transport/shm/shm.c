@@ -489,6 +489,14 @@ static void shm_sleep_end(void)
     atomic_store_explicit(&shm.my_seg->sleeping, 0, memory_order_relaxed);
 }
 
+/* Another thread wants the sleeper up: ring our own bell (the futex wait sees the word
+ * change even if it has not started yet). */
+static void shm_wake_self(void)
+{
+    atomic_fetch_add(&shm.my_seg->bell, 1);
+    shm_futex(&shm.my_seg->bell, FUTEX_WAKE, INT_MAX, NULL);
+}
+
 static void shm_limits(struct tl_limits *out)
 {
     size_t cell = shm_round(util_tun.shm_cell_size, 64);
@@ -565,4 +573,5 @@ const struct tl_ops tl_shm_ops = {
     .health = shm_health,
     .limits = shm_limits,
     .close = shm_close,
+    .wake_self = shm_wake_self,
 };

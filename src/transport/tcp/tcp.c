@@ -68,6 +68,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -155,6 +156,12 @@ static struct {
     int have_secret;
     size_t max_len; /* largest MSG payload (a core frame) */
 } tcp;
+
+/* Thread wake-ups (wake_self in transport.h): an eventfd in the epoll set, told apart from
+ * connections by its data pointer. poll() skips it; only the sleeper drains it, after
+ * its epoll_wait returns, so a wake-up is never eaten by another thread's poll. */
+static int tcp_wakefd = -1;
+static char tcp_wake_tag;
 
 static int tcp_reaches(const struct boot *boot, int rank)
 {
@@ -729,6 +736,14 @@ static void tcp_accept_all(void)
     }
 }
 
+/* Take a thread's wake-up (tcp_wake_self) off the eventfd so epoll stops reporting it. */
+static void tcp_wake_drain(void)
+{
+    uint64_t v;
+    if (read(tcp_wakefd, &v, sizeof v) < 0) { /* EAGAIN: already taken */
+    }
+}
+
 static int tcp_poll(void)
 {
     struct epoll_event evbuf[32], *ev = evbuf;
@@ -744,6 +759,10 @@ static int tcp_poll(void)
     }
     for (int i = 0; i < k; i++) {
         struct tcp_conn *c = ev[i].data.ptr;
+        if (c == (void *)&tcp_wake_tag) { /* another thread woke us: level-triggered */
+            tcp_wake_drain();
+            continue;
+        }
         if (c == NULL) {
             tcp_accept_all();
             continue;
@@ -959,6 +978,10 @@ static int tcp_open(const struct tl_env *env, const int *peers, int n)
                    strerror(errno));
         return TERN_ERR_TRANSPORT;
     }
+    tcp_wakefd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    struct epoll_event wev = {.events = EPOLLIN, .data.ptr = &tcp_wake_tag};
+    if (tcp_wakefd < 0 || epoll_ctl(tcp.epfd, EPOLL_CTL_ADD, tcp_wakefd, &wev) != 0)
+        return TERN_ERR_TRANSPORT;
     char key[64];
     snprintf(key, sizeof key, "tern-tcp-%d", b->rank);
     return boot_put(b, key, list);
@@ -1156,6 +1179,15 @@ static void tcp_sleep_wait(int timeout_ms)
     if (tcp.nowed || tcp.nstash) return; /* work is due that no fd event would announce */
     int k = epoll_wait(tcp.epfd, tcp.stash, TCP_STASH, timeout_ms);
     tcp.nstash = k > 0 ? k : 0; /* kept for the next poll (connections die only there) */
+    for (int i = 0; i < tcp.nstash; i++)
+        if (tcp.stash[i].data.ptr == &tcp_wake_tag) tcp_wake_drain();
+}
+
+static void tcp_wake_self(void)
+{
+    uint64_t one = 1;
+    if (write(tcp_wakefd, &one, sizeof one) < 0) { /* counter full: a wake-up is pending */
+    }
 }
 
 static void tcp_limits(struct tl_limits *out)
@@ -1185,6 +1217,8 @@ static void tcp_close(void)
         close(tcp.lfd[i]);
     free(tcp.mine);
     if (tcp.epfd >= 0) close(tcp.epfd);
+    if (tcp_wakefd >= 0) close(tcp_wakefd);
+    tcp_wakefd = -1;
     free(tcp.is_peer);
     free(tcp.peer);
     memset(&tcp, 0, sizeof tcp);
@@ -1213,4 +1247,5 @@ const struct tl_ops tl_tcp_ops = {
     .health = tl_stub_noop,
     .limits = tcp_limits,
     .close = tcp_close,
+    .wake_self = tcp_wake_self,
 };
