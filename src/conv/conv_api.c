@@ -453,6 +453,7 @@ int tern_conv_trysend(tern_conv_t conv, const void *buf, size_t len)
 
 int tern_conv_flush(tern_conv_t h)
 {
+    CORE_CS_SCOPE();
     int rc = conv_api_state();
     if (rc) return rc;
     if (!conv_valid(h) || h->mode != CONV_MODE_SEND) return TERN_ERR_INVAL;

@@ -938,6 +938,7 @@ static int rma_win_done(const char *fn, MPI_Comm comm, struct mpi_win *w, int rc
 int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                     MPI_Win *win)
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Win_create";
     (void)info;
     struct mpi_win *w;
@@ -975,6 +976,7 @@ static int rma_allocate(const char *fn, int flavor, MPI_Aint size, int disp_unit
 int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
                       MPI_Win *win)
 {
+    CORE_CS_SCOPE();
     (void)info;
     return rma_allocate("MPI_Win_allocate", MPI_WIN_FLAVOR_ALLOCATE, size, disp_unit, comm, baseptr,
                         win);
@@ -984,6 +986,7 @@ MPI_ALIAS(Win_allocate)
 int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                              void *baseptr, MPI_Win *win)
 {
+    CORE_CS_SCOPE();
     (void)info;
     return rma_allocate("MPI_Win_allocate_shared", MPI_WIN_FLAVOR_SHARED, size, disp_unit, comm,
                         baseptr, win);
@@ -992,6 +995,7 @@ MPI_ALIAS(Win_allocate_shared)
 
 int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Win_create_dynamic";
     (void)info;
     struct mpi_win *w;
@@ -1012,6 +1016,7 @@ MPI_ALIAS(Win_create_dynamic)
 
 int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Win_attach";
     WIN_CHECK(fn, win);
     if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC) return mpi_err(w->comm, fn, MPI_ERR_RMA_FLAVOR);
@@ -1036,6 +1041,7 @@ MPI_ALIAS(Win_attach)
 
 int PMPI_Win_detach(MPI_Win win, const void *base)
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Win_detach";
     WIN_CHECK(fn, win);
     if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC) return mpi_err(w->comm, fn, MPI_ERR_RMA_FLAVOR);
@@ -1052,6 +1058,7 @@ static int rma_done_flags(const void *arg);
 
 int PMPI_Win_free(MPI_Win *win)
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Win_free";
     if (win == NULL) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
     WIN_CHECK(fn, *win);
@@ -1368,6 +1375,7 @@ int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_data
              int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype,
              MPI_Win win)
 {
+    CORE_CS_SCOPE();
     return rma_putget("MPI_Put", RK_PUT, (void *)origin_addr, origin_count, origin_datatype,
                       target_rank, target_disp, target_count, target_datatype, win);
 }
@@ -1376,6 +1384,7 @@ MPI_ALIAS(Put)
 int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
              MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
+    CORE_CS_SCOPE();
     return rma_putget("MPI_Get", RK_GET, origin_addr, origin_count, origin_datatype, target_rank,
                       target_disp, target_count, target_datatype, win);
 }
@@ -1435,6 +1444,7 @@ int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype orig
                     int target_rank, MPI_Aint target_disp, int target_count,
                     MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
+    CORE_CS_SCOPE();
     return rma_accumulate("MPI_Accumulate", origin_addr, origin_count, origin_datatype, NULL, 0,
                           MPI_DATATYPE_NULL, target_rank, target_disp, target_count,
                           target_datatype, op, win, 0);
@@ -1446,6 +1456,7 @@ int PMPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype 
                         int target_rank, MPI_Aint target_disp, int target_count,
                         MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
+    CORE_CS_SCOPE();
     return rma_accumulate("MPI_Get_accumulate", origin_addr, origin_count, origin_datatype,
                           result_addr, result_count, result_datatype, target_rank, target_disp,
                           target_count, target_datatype, op, win, 1);
@@ -1455,6 +1466,7 @@ MPI_ALIAS(Get_accumulate)
 int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype,
                       int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
 {
+    CORE_CS_SCOPE();
     return rma_accumulate("MPI_Fetch_and_op", origin_addr, 1, datatype, result_addr, 1, datatype,
                           target_rank, target_disp, 1, datatype, op, win, 1);
 }
@@ -1463,6 +1475,7 @@ MPI_ALIAS(Fetch_and_op)
 int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr,
                           MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win)
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Compare_and_swap";
     WIN_CHECK(fn, win);
     struct mpi_type *t = mpi_type_ok(datatype);
@@ -1600,6 +1613,7 @@ static int rma_flush_all(struct mpi_win *w)
 
 int PMPI_Win_fence(int assert, MPI_Win win)
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Win_fence";
     (void)assert;
     WIN_CHECK(fn, win);
@@ -1659,6 +1673,7 @@ static int rma_unlock_begin(struct mpi_win *w, int r)
 
 int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Win_lock";
     WIN_CHECK(fn, win);
     if (lock_type != MPI_LOCK_SHARED && lock_type != MPI_LOCK_EXCLUSIVE)
@@ -1675,6 +1690,7 @@ MPI_ALIAS(Win_lock)
 
 int PMPI_Win_unlock(int rank, MPI_Win win)
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Win_unlock";
     WIN_CHECK(fn, win);
     if (rank == MPI_PROC_NULL) return MPI_SUCCESS;
@@ -1688,6 +1704,7 @@ MPI_ALIAS(Win_unlock)
 
 int PMPI_Win_lock_all(int assert, MPI_Win win)
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Win_lock_all";
     WIN_CHECK(fn, win);
     if (w->lock_all) return mpi_err(w->comm, fn, MPI_ERR_RMA_SYNC);
@@ -1706,6 +1723,7 @@ MPI_ALIAS(Win_lock_all)
 
 int PMPI_Win_unlock_all(MPI_Win win)
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Win_unlock_all";
     WIN_CHECK(fn, win);
     if (!w->lock_all) return mpi_err(w->comm, fn, MPI_ERR_RMA_SYNC);
@@ -1723,6 +1741,7 @@ MPI_ALIAS(Win_unlock_all)
 
 int PMPI_Win_flush(int rank, MPI_Win win)
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Win_flush";
     WIN_CHECK(fn, win);
     if (rank == MPI_PROC_NULL) return MPI_SUCCESS;
@@ -1734,6 +1753,7 @@ MPI_ALIAS(Win_flush)
 
 int PMPI_Win_flush_all(MPI_Win win)
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Win_flush_all";
     WIN_CHECK(fn, win);
     int rc = rma_flush_all(w);
@@ -1745,6 +1765,7 @@ MPI_ALIAS(Win_flush_all)
  * what is left is the replies of gets. */
 int PMPI_Win_flush_local(int rank, MPI_Win win)
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Win_flush_local";
     WIN_CHECK(fn, win);
     if (rank == MPI_PROC_NULL) return MPI_SUCCESS;
@@ -1756,6 +1777,7 @@ MPI_ALIAS(Win_flush_local)
 
 int PMPI_Win_flush_local_all(MPI_Win win)
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Win_flush_local_all";
     WIN_CHECK(fn, win);
     int rc = 0;
@@ -1767,6 +1789,7 @@ MPI_ALIAS(Win_flush_local_all)
 
 int PMPI_Win_sync(MPI_Win win)
 {
+    CORE_CS_SCOPE();
     WIN_CHECK("MPI_Win_sync", win);
     atomic_thread_fence(memory_order_seq_cst);
     return MPI_SUCCESS;
@@ -1807,6 +1830,7 @@ static int rma_group_ranks(struct mpi_win *w, MPI_Group g, int **out, int *n)
 
 int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win)
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Win_post";
     (void)assert;
     WIN_CHECK(fn, win);
@@ -1822,6 +1846,7 @@ MPI_ALIAS(Win_post)
 
 int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win)
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Win_start";
     WIN_CHECK(fn, win);
     if (w->agroup) return mpi_err(w->comm, fn, MPI_ERR_RMA_SYNC);
@@ -1837,6 +1862,7 @@ MPI_ALIAS(Win_start)
 
 int PMPI_Win_complete(MPI_Win win)
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Win_complete";
     WIN_CHECK(fn, win);
     if (w->agroup == NULL) return mpi_err(w->comm, fn, MPI_ERR_RMA_SYNC);
@@ -1868,6 +1894,7 @@ static void rma_exposure_end(struct mpi_win *w)
 
 int PMPI_Win_wait(MPI_Win win)
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Win_wait";
     WIN_CHECK(fn, win);
     if (w->egroup == NULL) return mpi_err(w->comm, fn, MPI_ERR_RMA_SYNC);
@@ -1879,6 +1906,7 @@ MPI_ALIAS(Win_wait)
 
 int PMPI_Win_test(MPI_Win win, int *flag)
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Win_test";
     WIN_CHECK(fn, win);
     if (flag == NULL) return mpi_err(w->comm, fn, MPI_ERR_ARG);
@@ -1896,6 +1924,7 @@ MPI_ALIAS(Win_test)
 
 int PMPI_Win_get_group(MPI_Win win, MPI_Group *group)
 {
+    CORE_CS_SCOPE();
     WIN_CHECK("MPI_Win_get_group", win);
     if (group == NULL) return mpi_err(w->comm, "MPI_Win_get_group", MPI_ERR_ARG);
     return PMPI_Comm_group(w->comm, group);
@@ -1904,6 +1933,7 @@ MPI_ALIAS(Win_get_group)
 
 int PMPI_Win_get_attr(MPI_Win win, int keyval, void *attribute_val, int *flag)
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Win_get_attr";
     WIN_CHECK(fn, win);
     if (attribute_val == NULL || flag == NULL) return mpi_err(w->comm, fn, MPI_ERR_ARG);
@@ -1936,6 +1966,7 @@ MPI_ALIAS(Win_get_attr)
 
 int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)
 {
+    CORE_CS_SCOPE();
     static const char fn[] = "MPI_Win_shared_query";
     WIN_CHECK(fn, win);
     if (size == NULL || disp_unit == NULL || baseptr == NULL)
@@ -1961,6 +1992,7 @@ MPI_ALIAS(Win_shared_query)
 
 int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
 {
+    CORE_CS_SCOPE();
     WIN_CHECK("MPI_Win_set_errhandler", win);
     return PMPI_Comm_set_errhandler(w->comm, errhandler);
 }
@@ -1968,6 +2000,7 @@ MPI_ALIAS(Win_set_errhandler)
 
 int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
 {
+    CORE_CS_SCOPE();
     WIN_CHECK("MPI_Win_get_errhandler", win);
     return PMPI_Comm_get_errhandler(w->comm, errhandler);
 }
@@ -1975,6 +2008,7 @@ MPI_ALIAS(Win_get_errhandler)
 
 int PMPI_Win_set_name(MPI_Win win, const char *name)
 {
+    CORE_CS_SCOPE();
     WIN_CHECK("MPI_Win_set_name", win);
     if (name == NULL) return mpi_err(w->comm, "MPI_Win_set_name", MPI_ERR_ARG);
     snprintf(w->name, sizeof w->name, "%s", name);
@@ -1984,6 +2018,7 @@ MPI_ALIAS(Win_set_name)
 
 int PMPI_Win_get_name(MPI_Win win, char *name, int *len)
 {
+    CORE_CS_SCOPE();
     WIN_CHECK("MPI_Win_get_name", win);
     if (name == NULL || len == NULL) return mpi_err(w->comm, "MPI_Win_get_name", MPI_ERR_ARG);
     snprintf(name, MPI_MAX_OBJECT_NAME, "%s", w->name);
