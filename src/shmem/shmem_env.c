@@ -350,6 +350,11 @@ void shmem_init(void)
         if (rc) osh_fatal("shmem_init", rc, "cannot start tern (%s)", tern_strerror(rc));
         owns = 1;
     }
+    /* SHMEM calls do not take tern's lock (their fast path is a plain store): with
+     * another thread inside the core they would race with it. */
+    if (core_mt)
+        osh_fatal("shmem_init", TERN_ERR_UNSUPPORTED,
+                  "SHMEM cannot be used with TERN_PROGRESS_THREAD=1 or TERN_THREAD_MULTIPLE yet");
     memset(&osh, 0, sizeof osh);
     osh.owns_core = owns;
     osh.me = core.rank;
