@@ -85,7 +85,7 @@
 #define TCP_READ_BATCH         ((size_t)64 << 10) /* bytes per recv when frames are small */
 #define TCP_MAX_STRANGERS      64                 /* connections still in their handshake */
 #define TCP_CONNECT_TIMEOUT_MS 60000
-#define TCP_MAX_IOV            (TL_MAX_IOV + 1) /* + the TCP frame header */
+#define TCP_MAX_IOV            (TL_MAX_IOV + 1)     /* + the TCP frame header */
 #define TCP_PLACE_MIN          ((size_t)32 << 10)   /* frames worth reading in place */
 #define TCP_HEAD_MAX           64                   /* bytes of head place() may want */
 #define TCP_MAX_LISTEN         8                    /* addresses published per process */
@@ -137,6 +137,7 @@ static struct {
     int nowed; /* connections owing a sent() up-call with their tail gone */
     struct epoll_event stash[TCP_STASH]; /* events sleep_wait() got, for the next poll */
     int nstash;
+    unsigned long npolls; /* polls so far (a sleeper's events are stale after one) */
     /* what the copy-avoidance achieved, reported at TERN_DEBUG=1 when the job ends */
     unsigned long n_placed, n_buffered, n_ref, n_tail;
     unsigned long long b_placed, b_precopy, b_buffered, b_ref, b_tail;
@@ -748,6 +749,7 @@ static int tcp_poll(void)
 {
     struct epoll_event evbuf[32], *ev = evbuf;
     int n = 0;
+    tcp.npolls++; /* a sleeping thread's events may be stale now (tcp_sleep_end) */
     if (tcp.nowed) tcp_sent_owed(); /* before any failure up-call of this poll */
     int k;
     if (tcp.nstash) { /* what woke sleep_wait(): no second epoll_wait for it */
@@ -1174,13 +1176,43 @@ static int tcp_busy(void)
     return tcp.nbusy > 0;
 }
 
+/*
+ * Sleeping. With threads (core/thread.c) sleep_begin and sleep_end run under the core's
+ * lock but sleep_wait does not, while other threads poll and send: what sleep_wait
+ * touches is its own. The events it gets are handed to the next poll (saving it an
+ * epoll_wait) only if no poll ran meanwhile: a poll may have consumed that data or
+ * reaped a connection an event points at. Dropped events come back (level-triggered).
+ */
+static struct {
+    int skip;            /* work is due that no fd event would announce */
+    unsigned long polls; /* tcp.npolls when the sleep began */
+    int n;               /* events taken while asleep */
+    struct epoll_event ev[TCP_STASH];
+} tcp_slp;
+
+static void tcp_sleep_begin(void)
+{
+    tcp_slp.skip = tcp.nowed || tcp.nstash;
+    tcp_slp.polls = tcp.npolls;
+    tcp_slp.n = 0;
+}
+
 static void tcp_sleep_wait(int timeout_ms)
 {
-    if (tcp.nowed || tcp.nstash) return; /* work is due that no fd event would announce */
-    int k = epoll_wait(tcp.epfd, tcp.stash, TCP_STASH, timeout_ms);
-    tcp.nstash = k > 0 ? k : 0; /* kept for the next poll (connections die only there) */
-    for (int i = 0; i < tcp.nstash; i++)
-        if (tcp.stash[i].data.ptr == &tcp_wake_tag) tcp_wake_drain();
+    if (tcp_slp.skip) return;
+    int k = epoll_wait(tcp.epfd, tcp_slp.ev, TCP_STASH, timeout_ms);
+    tcp_slp.n = k > 0 ? k : 0;
+    for (int i = 0; i < tcp_slp.n; i++)
+        if (tcp_slp.ev[i].data.ptr == &tcp_wake_tag) tcp_wake_drain();
+}
+
+static void tcp_sleep_end(void)
+{
+    if (tcp_slp.n && tcp.npolls == tcp_slp.polls && tcp.nstash == 0) {
+        memcpy(tcp.stash, tcp_slp.ev, (size_t)tcp_slp.n * sizeof tcp_slp.ev[0]);
+        tcp.nstash = tcp_slp.n;
+    }
+    tcp_slp.n = 0;
 }
 
 static void tcp_wake_self(void)
@@ -1239,9 +1271,9 @@ const struct tl_ops tl_tcp_ops = {
     .place_abort = tcp_place_abort,
     .poll = tcp_poll,
     .get = tl_stub_get,
-    .sleep_begin = tl_stub_sleep_begin,
+    .sleep_begin = tcp_sleep_begin,
     .sleep_wait = tcp_sleep_wait,
-    .sleep_end = tl_stub_sleep_end,
+    .sleep_end = tcp_sleep_end,
     .wake = tl_stub_wake,
     .busy = tcp_busy,
     .health = tl_stub_noop,
