@@ -217,8 +217,8 @@ typedef struct MPI_Status {
 #define MPI_ERR_RMA_FLAVOR            57
 /* A process the operation involves has failed (MPI 5.0 / ULFM). tern reports it when a
  * peer dies and the communicator's handler is not MPI_ERRORS_ARE_FATAL. */
-#define MPI_ERR_PROC_FAILED           58
-#define MPI_ERR_LASTCODE              58
+#define MPI_ERR_PROC_FAILED 58
+#define MPI_ERR_LASTCODE    58
 
 /* ---- predefined handles ---------------------------------------------------- */
 
@@ -804,7 +804,6 @@ TERN__MPI(int, Neighbor_allgather,
 TERN__MPI(int, Neighbor_alltoall,
           (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
            MPI_Datatype recvtype, MPI_Comm comm));
-
 
 #pragma GCC visibility pop
 

@@ -303,7 +303,8 @@ int boot_poll(struct boot *b, void (*failed)(int rank))
         }
     }
     /* Hand the news over one at a time: failed() may call back into boot. */
-    while (b->nfailed_news > 0) failed(b->failed_news[--b->nfailed_news]);
+    while (b->nfailed_news > 0)
+        failed(b->failed_news[--b->nfailed_news]);
     return gone ? TERN_ERR_PEER_FAILED : 0;
 }
 

@@ -211,13 +211,13 @@ struct core_state {
     int cond_waiters;        /* threads asleep on the critical section's condition */
     int nblocked;            /* threads inside core_block (with core_mt) */
     int thread_level;        /* TERN_THREAD_* granted */
-    int in_progress;      /* guards against re-entering poll from an up-call */
-    unsigned health_tick; /* progress calls since the clock was last read for health */
-    double health_last;   /* when core_health last ran (seconds, monotonic) */
-    int launcher_gone;    /* the PMI connection closed: the job is over */
-    int nfailed;          /* peers known failed */
+    int in_progress;         /* guards against re-entering poll from an up-call */
+    unsigned health_tick;    /* progress calls since the clock was last read for health */
+    double health_last;      /* when core_health last ran (seconds, monotonic) */
+    int launcher_gone;       /* the PMI connection closed: the job is over */
+    int nfailed;             /* peers known failed */
     struct core_doing doing; /* what the caller waits in (diag.c reads it) */
-    int kernel_wait;      /* every sleeping transport waits in the kernel (tl_ops) */
+    int kernel_wait;         /* every sleeping transport waits in the kernel (tl_ops) */
 };
 
 extern struct core_state core;
