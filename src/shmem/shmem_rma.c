@@ -488,53 +488,38 @@ void osh_get(const char *fn, void *dest, const void *src, size_t nelems, size_t 
 
 /* ---- atomics ------------------------------------------------------------------------------- */
 
+/* One atomic of every kind on a T at q (the same body for 32 and 64 bits). */
+#define OSH_AMO_ON(T, q, op, v1, v2)                                                               \
+    do {                                                                                           \
+        T a_ = (T)(v1), b_ = (T)(v2);                                                              \
+        switch (op) {                                                                              \
+        case OSH_AMO_FETCH:                                                                        \
+            return __atomic_load_n((T *)(q), __ATOMIC_SEQ_CST);                                    \
+        case OSH_AMO_SET:                                                                          \
+            __atomic_store_n((T *)(q), a_, __ATOMIC_SEQ_CST);                                      \
+            return 0;                                                                              \
+        case OSH_AMO_SWAP:                                                                         \
+            return __atomic_exchange_n((T *)(q), a_, __ATOMIC_SEQ_CST);                            \
+        case OSH_AMO_CSWAP:                                                                        \
+            __atomic_compare_exchange_n((T *)(q), &a_, b_, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); \
+            return a_;                                                                             \
+        case OSH_AMO_ADD:                                                                          \
+            return __atomic_fetch_add((T *)(q), a_, __ATOMIC_SEQ_CST);                             \
+        case OSH_AMO_AND:                                                                          \
+            return __atomic_fetch_and((T *)(q), a_, __ATOMIC_SEQ_CST);                             \
+        case OSH_AMO_OR:                                                                           \
+            return __atomic_fetch_or((T *)(q), a_, __ATOMIC_SEQ_CST);                              \
+        case OSH_AMO_XOR:                                                                          \
+            return __atomic_fetch_xor((T *)(q), a_, __ATOMIC_SEQ_CST);                             \
+        }                                                                                          \
+    } while (0)
+
 uint64_t osh_amo_apply(int op, void *p, size_t size, uint64_t v1, uint64_t v2)
 {
-    if (size == 4) {
-        uint32_t *q = p, a = (uint32_t)v1, b = (uint32_t)v2;
-        switch (op) {
-        case OSH_AMO_FETCH:
-            return __atomic_load_n(q, __ATOMIC_SEQ_CST);
-        case OSH_AMO_SET:
-            __atomic_store_n(q, a, __ATOMIC_SEQ_CST);
-            return 0;
-        case OSH_AMO_SWAP:
-            return __atomic_exchange_n(q, a, __ATOMIC_SEQ_CST);
-        case OSH_AMO_CSWAP:
-            __atomic_compare_exchange_n(q, &a, b, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
-            return a;
-        case OSH_AMO_ADD:
-            return __atomic_fetch_add(q, a, __ATOMIC_SEQ_CST);
-        case OSH_AMO_AND:
-            return __atomic_fetch_and(q, a, __ATOMIC_SEQ_CST);
-        case OSH_AMO_OR:
-            return __atomic_fetch_or(q, a, __ATOMIC_SEQ_CST);
-        case OSH_AMO_XOR:
-            return __atomic_fetch_xor(q, a, __ATOMIC_SEQ_CST);
-        }
-    } else {
-        uint64_t *q = p, a = v1, b = v2;
-        switch (op) {
-        case OSH_AMO_FETCH:
-            return __atomic_load_n(q, __ATOMIC_SEQ_CST);
-        case OSH_AMO_SET:
-            __atomic_store_n(q, a, __ATOMIC_SEQ_CST);
-            return 0;
-        case OSH_AMO_SWAP:
-            return __atomic_exchange_n(q, a, __ATOMIC_SEQ_CST);
-        case OSH_AMO_CSWAP:
-            __atomic_compare_exchange_n(q, &a, b, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
-            return a;
-        case OSH_AMO_ADD:
-            return __atomic_fetch_add(q, a, __ATOMIC_SEQ_CST);
-        case OSH_AMO_AND:
-            return __atomic_fetch_and(q, a, __ATOMIC_SEQ_CST);
-        case OSH_AMO_OR:
-            return __atomic_fetch_or(q, a, __ATOMIC_SEQ_CST);
-        case OSH_AMO_XOR:
-            return __atomic_fetch_xor(q, a, __ATOMIC_SEQ_CST);
-        }
-    }
+    if (size == 4)
+        OSH_AMO_ON(uint32_t, p, op, v1, v2);
+    else
+        OSH_AMO_ON(uint64_t, p, op, v1, v2);
     return 0;
 }
 
