@@ -107,8 +107,10 @@ int main(void)
     marker = 2000 + sh_me;
     shmem_barrier_all();
     int *gm = shmem_ptr(&marker, right);
-    if (right == sh_me) CHECK(gm == &marker);
-    else if (tcp_only) CHECK(gm == NULL);
+    if (right == sh_me)
+        CHECK(gm == &marker);
+    else if (tcp_only)
+        CHECK(gm == NULL);
     else {
         CHECK(gm != NULL);
         CHECK_EQ_INT(*gm, 2000 + right);

@@ -41,7 +41,7 @@ enum run_ctl_type {
     RUN_CTL_START,
     RUN_CTL_BARRIER_OUT,
     RUN_CTL_SIGNAL,
-    RUN_CTL_REPORT_REQ, /* ask every rank for the hang report */
+    RUN_CTL_REPORT_REQ,  /* ask every rank for the hang report */
     RUN_CTL_PEER_FAILED, /* arg=rank died and the job goes on: tell tolerant ranks */
     RUN_CTL_STARTED = 32,
     RUN_CTL_OUT,
@@ -49,7 +49,7 @@ enum run_ctl_type {
     RUN_CTL_FINALIZED,
     RUN_CTL_EXIT,
     RUN_CTL_FAIL,
-    RUN_CTL_REPORT, /* arg=rank: its block of the hang report; arg=-1: all sent */
+    RUN_CTL_REPORT,   /* arg=rank: its block of the hang report; arg=-1: all sent */
     RUN_CTL_TOLERANT, /* arg=rank said tern_tolerate */
     RUN_CTL_DIED,     /* arg=rank died (arg2=exit code, payload its line): root judges */
 };

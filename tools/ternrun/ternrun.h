@@ -81,11 +81,11 @@ struct run_rank {
     /* PMI connection (pmi_server.c). */
     int pmi_fd; /* ternrun's end of the socketpair, -1 once closed */
     int in_barrier;
-    int inited;   /* sent cmd=init: a PMI client, whose peers must hear of its death */
+    int inited; /* sent cmd=init: a PMI client, whose peers must hear of its death */
     int finalized;
-    int tolerant; /* said cmd=tern_tolerate: it handles peers' failures itself */
-    int failed;   /* died, and the job went on without it: barriers no longer wait */
-    int report_sig; /* said tern_report_ready: answers hang reports on this signal */
+    int tolerant;      /* said cmd=tern_tolerate: it handles peers' failures itself */
+    int failed;        /* died, and the job went on without it: barriers no longer wait */
+    int report_sig;    /* said tern_report_ready: answers hang reports on this signal */
     int report_asked;  /* signalled for the report under way, no answer yet */
     char *report_text; /* its block of the report under way, formatted */
     struct pmi_reader rd;
@@ -144,9 +144,9 @@ struct run_job {
     int terminating; /* SIGTERM sent to the ranks: the job is ending */
     double kill_at;  /* monotonic time to send SIGKILL, 0 if none pending */
     double timeout_at;
-    double report_at;     /* deadline of the hang report under way, 0 if none */
-    int report_then_end;  /* the report is for --timeout: end the job (124) after it */
-    int report_remote;    /* root: proxies asked that have not answered */
+    double report_at;    /* deadline of the hang report under way, 0 if none */
+    int report_then_end; /* the report is for --timeout: end the job (124) after it */
+    int report_remote;   /* root: proxies asked that have not answered */
 
     int epfd;       /* epoll set */
     int sigfd;      /* signalfd of the signals in sigmask */
