@@ -505,7 +505,7 @@ static int mpi_reduce_any(int which, const char *fn, const void *sbuf, void *rbu
     if (count < 0) return mpi_err(comm, fn, MPI_ERR_COUNT);
     struct coll_op o;
     if ((rc = mpi_op_resolve(op, dt, &o))) return mpi_err(comm, fn, rc);
-    struct mpi_type *t = mpi_types[dt];
+    struct mpi_type *t = mpi_type_get(dt);
     MPI_Count total = which == MPI_C_RSB ? (MPI_Count)count * p : count;
     if (which == MPI_C_REDUCE) {
         if (root < 0 || root >= p) return mpi_err(comm, fn, MPI_ERR_ROOT);
@@ -598,7 +598,7 @@ static int mpi_reduce_scatter(const char *fn, const void *sbuf, void *rbuf, cons
         }
         sc[i] = (size_t)counts[i];
     }
-    if (rbuf == MPI_IN_PLACE || mpi_chk_buf(rbuf, counts[me], mpi_types[dt])) {
+    if (rbuf == MPI_IN_PLACE || mpi_chk_buf(rbuf, counts[me], mpi_type_get(dt))) {
         free(sc);
         return mpi_err(comm, fn, MPI_ERR_BUFFER);
     }
@@ -896,8 +896,8 @@ static int mpi_movev(int which, const char *fn, const void *sbuf, int scount, co
     struct mpi_side ss = {MPI_IN_PLACE, (size_t)-1, 0}, rs = {MPI_IN_PLACE, (size_t)-1, 0};
     if (plain_s) mpi_cx_side(x, sbuf, scount, st, &ss);
     if (plain_r) mpi_cx_side(x, rbuf, rcount, rt, &rs);
-    if (sconv) mpi_cx_side(x, sbuf, 1, mpi_types[svt], &ss);
-    if (rconv) mpi_cx_side(x, rbuf, 1, mpi_types[rvt], &rs);
+    if (sconv) mpi_cx_side(x, sbuf, 1, mpi_type_get(svt), &ss);
+    if (rconv) mpi_cx_side(x, rbuf, 1, mpi_type_get(rvt), &rs);
     if ((rc = mpi_cx_alloc(x))) {
         free(arr);
         if (svt != MPI_DATATYPE_NULL) PMPI_Type_free(&svt);
@@ -912,13 +912,13 @@ static int mpi_movev(int which, const char *fn, const void *sbuf, int scount, co
         return mpi_cx_fail(x, MPI_ERR_NO_MEM);
     }
     const void *sp = plain_s ? mpi_cx_in(x, sbuf, scount, st, &ss)
-                     : sconv ? mpi_cx_in(x, sbuf, 1, mpi_types[svt], &ss)
+                     : sconv ? mpi_cx_in(x, sbuf, 1, mpi_type_get(svt), &ss)
                      : sbuf == MPI_IN_PLACE || !st
                          ? sbuf
                          : (const void *)((uintptr_t)sbuf + (uintptr_t)st->contig_off);
     /* In place, the caller's own block is in rbuf already: the temporary starts as rbuf. */
     void *rp = plain_r ? mpi_cx_out(x, rbuf, rcount, rt, &rs, 0)
-               : rconv ? mpi_cx_out(x, rbuf, 1, mpi_types[rvt], &rs, sbuf == MPI_IN_PLACE)
+               : rconv ? mpi_cx_out(x, rbuf, 1, mpi_type_get(rvt), &rs, sbuf == MPI_IN_PLACE)
                : rbuf == MPI_IN_PLACE || !rt
                    ? rbuf
                    : (void *)((uintptr_t)rbuf + (uintptr_t)rt->contig_off);
@@ -1079,8 +1079,8 @@ static int mpi_alltoallw(const char *fn, const void *sbuf, const int scounts[], 
         return mpi_err(comm, fn, rc);
     }
     struct mpi_side ss = {MPI_IN_PLACE, (size_t)-1, 0}, rs;
-    if (!inplace) mpi_cx_side(x, sbuf, 1, mpi_types[svt], &ss);
-    mpi_cx_side(x, rbuf, 1, mpi_types[rvt], &rs);
+    if (!inplace) mpi_cx_side(x, sbuf, 1, mpi_type_get(svt), &ss);
+    mpi_cx_side(x, rbuf, 1, mpi_type_get(rvt), &rs);
     struct coll_sched *s = NULL;
     if ((rc = mpi_cx_alloc(x)) == 0 && (s = mpi_cx_sched(x)) == NULL) rc = MPI_ERR_NO_MEM;
     if (rc) {
@@ -1089,8 +1089,8 @@ static int mpi_alltoallw(const char *fn, const void *sbuf, const int scounts[], 
         PMPI_Type_free(&rvt);
         return mpi_cx_fail(x, rc);
     }
-    const void *sp = inplace ? MPI_IN_PLACE : mpi_cx_in(x, sbuf, 1, mpi_types[svt], &ss);
-    void *rp = mpi_cx_out(x, rbuf, 1, mpi_types[rvt], &rs, inplace);
+    const void *sp = inplace ? MPI_IN_PLACE : mpi_cx_in(x, sbuf, 1, mpi_type_get(svt), &ss);
+    void *rp = mpi_cx_out(x, rbuf, 1, mpi_type_get(rvt), &rs, inplace);
     if (svt != MPI_DATATYPE_NULL) PMPI_Type_free(&svt);
     rc = coll_alltoallv(s, sp, inplace ? NULL : sc, inplace ? NULL : sd, rp, rcn, rd, 1);
     free(arr);

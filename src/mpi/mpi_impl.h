@@ -102,9 +102,34 @@ struct mpi_type {
 extern struct mpi_type **mpi_types;
 extern int mpi_ntypes;
 
+/*
+ * Request and derived-datatype handles carry a generation above the table slot, so a
+ * handle kept after MPI_Request_free / completion / MPI_Type_free is refused with
+ * MPI_ERR_REQUEST / MPI_ERR_TYPE instead of naming whatever object took its slot (a
+ * stale handle matches again only after 511 reuses of the same slot). Predefined types
+ * have generation 0: their handles are the compile-time constants of mpi.h.
+ */
+#define MPI_HANDLE_SLOT_BITS 22
+#define MPI_HANDLE_SLOT_MASK ((1 << MPI_HANDLE_SLOT_BITS) - 1)
+#define MPI_HANDLE_GEN_MASK  0x1ff /* bits 22..30: handles stay positive ints */
+static inline int mpi_handle_slot(int h)
+{
+    return h & MPI_HANDLE_SLOT_MASK;
+}
+/* The handle of `slot` one generation after `old` (never generation 0). */
+static inline int mpi_handle_next(int old, int slot)
+{
+    int gen = ((unsigned)old >> MPI_HANDLE_SLOT_BITS) & MPI_HANDLE_GEN_MASK;
+    gen = gen == MPI_HANDLE_GEN_MASK ? 1 : gen + 1;
+    return slot | (gen << MPI_HANDLE_SLOT_BITS);
+}
+
 static inline struct mpi_type *mpi_type_get(MPI_Datatype h)
 {
-    return (unsigned)h < (unsigned)mpi_ntypes ? mpi_types[h] : NULL;
+    if (h < 0) return NULL;
+    int slot = mpi_handle_slot(h);
+    struct mpi_type *t = slot < mpi_ntypes ? mpi_types[slot] : NULL;
+    return t && t->handle == h ? t : NULL;
 }
 static inline MPI_Aint mpi_type_extent(const struct mpi_type *t)
 {
@@ -163,10 +188,18 @@ enum mpi_send_mode { MPI_SM_STANDARD = 0, MPI_SM_SYNC, MPI_SM_READY, MPI_SM_BUFF
 
 extern struct mpi_req **mpi_reqs;
 extern int mpi_nreqs;
+/* The object behind a handle already checked with mpi_req_get. */
+static inline struct mpi_req *mpi_req_at(MPI_Request h)
+{
+    return mpi_reqs[mpi_handle_slot(h)];
+}
 
 static inline struct mpi_req *mpi_req_get(MPI_Request h)
 {
-    return (unsigned)h < (unsigned)mpi_nreqs ? mpi_reqs[h] : NULL;
+    if (h <= 0) return NULL;
+    int slot = mpi_handle_slot(h);
+    struct mpi_req *mr = slot < mpi_nreqs ? mpi_reqs[slot] : NULL;
+    return mr && mr->handle == h ? mr : NULL;
 }
 /* A request object from the pool (no allocation in the steady state). */
 struct mpi_req *mpi_req_new(int kind, MPI_Comm comm);

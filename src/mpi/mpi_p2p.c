@@ -43,6 +43,7 @@ struct mpi_req *mpi_req_new(int kind, MPI_Comm comm)
     } else {
         /* Grow the handle table by a chunk of objects; handle 0 is MPI_REQUEST_NULL. */
         int n = mpi_nreqs ? mpi_nreqs * 2 : 64;
+        if (n > MPI_HANDLE_SLOT_MASK + 1) return NULL; /* 4 Mi requests live at once */
         struct mpi_req **t = realloc(mpi_reqs, (size_t)n * sizeof *t);
         if (t == NULL) return NULL;
         mpi_reqs = t;
@@ -52,7 +53,7 @@ struct mpi_req *mpi_req_new(int kind, MPI_Comm comm)
         t[0] = NULL;
         for (int i = first; i < n; i++) {
             t[i] = &objs[i - first];
-            t[i]->handle = i;
+            t[i]->handle = mpi_handle_next(0, i);
         }
         for (int i = n - 1; i > first; i--) {
             t[i]->next_free = mpi_req_pool;
@@ -79,6 +80,8 @@ void mpi_req_release(struct mpi_req *mr)
     mr->utype = mr->ptype = NULL;
     mr->tmp = NULL;
     mr->kind = 0;
+    /* The user's copy of the handle goes stale now (see mpi_handle_next). */
+    mr->handle = mpi_handle_next(mr->handle, mpi_handle_slot(mr->handle));
     mr->next_free = mpi_req_pool;
     mpi_req_pool = mr;
 }
@@ -142,7 +145,7 @@ int mpi_req_complete(struct mpi_req *mr, MPI_Status *st)
 /* Complete a done request and clear the user's handle unless it is persistent. */
 static int mpi_req_take(MPI_Request *h, MPI_Status *st)
 {
-    struct mpi_req *mr = mpi_reqs[*h];
+    struct mpi_req *mr = mpi_req_at(*h);
     int persistent = mr->persistent;
     int err = mpi_req_complete(mr, st);
     if (!persistent) *h = MPI_REQUEST_NULL;
@@ -802,7 +805,7 @@ static void mpi_take_into(MPI_Request reqs[], int i, MPI_Status statuses[], int 
                           MPI_Comm *err_comm)
 {
     MPI_Status tmp, *st = statuses == MPI_STATUSES_IGNORE ? &tmp : &statuses[i];
-    struct mpi_req *mr = mpi_reqs[reqs[i]];
+    struct mpi_req *mr = mpi_req_at(reqs[i]);
     MPI_Comm comm = mr->comm;
     int err = mpi_req_take(&reqs[i], st);
     st->MPI_ERROR = err;
@@ -825,7 +828,7 @@ int PMPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
             if (statuses != MPI_STATUSES_IGNORE) mpi_status_empty(&statuses[i]);
             continue;
         }
-        struct mpi_req *mr = mpi_reqs[requests[i]];
+        struct mpi_req *mr = mpi_req_at(requests[i]);
         if (!mpi_req_done(mr)) {
             rc = core_wait(mr->r);
             if (rc) return mpi_err(mr->comm, fn, mpi_from_tern(rc));
@@ -849,7 +852,7 @@ static int mpi_any_done(const void *arg)
     for (int i = 0; i < a->n; i++)
         if (mpi_req_counts(a->reqs[i])) {
             live = 1;
-            if (mpi_req_done(mpi_reqs[a->reqs[i]])) return 1;
+            if (mpi_req_done(mpi_req_at(a->reqs[i]))) return 1;
         }
     return !live;
 }
@@ -860,7 +863,7 @@ static int mpi_find_done(const MPI_Request reqs[], int n, int *live)
     for (int i = 0; i < n; i++)
         if (mpi_req_counts(reqs[i])) {
             *live = 1;
-            if (mpi_req_done(mpi_reqs[reqs[i]])) return i;
+            if (mpi_req_done(mpi_req_at(reqs[i]))) return i;
         }
     return -1;
 }
@@ -892,7 +895,7 @@ static int mpi_waitany(const char *fn, int count, MPI_Request reqs[], int *index
     }
     *index = i;
     if (flag) *flag = 1;
-    MPI_Comm comm = mpi_reqs[reqs[i]]->comm;
+    MPI_Comm comm = mpi_req_at(reqs[i])->comm;
     return mpi_err(comm, fn, mpi_req_take(&reqs[i], status));
 }
 
@@ -930,9 +933,9 @@ static int mpi_waitsome(const char *fn, int incount, MPI_Request reqs[], int *ou
     for (int i = 0; i < incount; i++) {
         if (!mpi_req_counts(reqs[i])) continue;
         live = 1;
-        if (!mpi_req_done(mpi_reqs[reqs[i]])) continue;
+        if (!mpi_req_done(mpi_req_at(reqs[i]))) continue;
         MPI_Status tmp, *st = statuses == MPI_STATUSES_IGNORE ? &tmp : &statuses[n];
-        MPI_Comm comm = mpi_reqs[reqs[i]]->comm;
+        MPI_Comm comm = mpi_req_at(reqs[i])->comm;
         int err = mpi_req_take(&reqs[i], st);
         st->MPI_ERROR = err;
         if (err && !any_err) any_err = 1, ecomm = comm;
@@ -967,7 +970,7 @@ int PMPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status status
     if (flag == NULL) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
     core_progress();
     for (int i = 0; i < count; i++)
-        if (requests[i] != MPI_REQUEST_NULL && !mpi_req_done(mpi_reqs[requests[i]])) {
+        if (requests[i] != MPI_REQUEST_NULL && !mpi_req_done(mpi_req_at(requests[i]))) {
             rc = core_alive();
             if (rc) return mpi_err(MPI_COMM_WORLD, fn, mpi_from_tern(rc));
             *flag = 0;

@@ -16,6 +16,8 @@
 
 struct mpi_type **mpi_types;
 int mpi_ntypes;
+/* The generation of the last derived-type handle made: each new type takes the next. */
+static int mpi_type_serial;
 
 #define PAIR(T)                                                                                    \
     struct {                                                                                       \
@@ -180,7 +182,7 @@ void mpi_type_ref(struct mpi_type *t)
 void mpi_type_unref(struct mpi_type *t)
 {
     if (--t->refs == 0) {
-        if (mpi_types[t->handle] == t) mpi_types[t->handle] = NULL;
+        if (mpi_types[mpi_handle_slot(t->handle)] == t) mpi_types[mpi_handle_slot(t->handle)] = NULL;
         mpi_type_destroy(t);
     }
 }
@@ -322,14 +324,15 @@ static int mpi_type_build(int npieces, const struct mpi_piece *p, int combiner, 
         }
     if (h < 0) {
         h = mpi_ntypes;
-        if (mpi_types_grow()) {
+        if (h > MPI_HANDLE_SLOT_MASK || mpi_types_grow()) {
             mpi_type_destroy(t);
             return MPI_ERR_NO_MEM;
         }
     }
-    t->handle = h;
     mpi_types[h] = t;
-    *out = h;
+    mpi_type_serial = mpi_type_serial % MPI_HANDLE_GEN_MASK + 1; /* 1 .. 511 */
+    t->handle = h | (mpi_type_serial << MPI_HANDLE_SLOT_BITS);
+    *out = t->handle;
     return MPI_SUCCESS;
 }
 
@@ -475,7 +478,7 @@ int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
     struct mpi_piece p = {0, 1, ot};
     int rc = mpi_type_build(1, &p, MPI_COMBINER_RESIZED, newtype);
     if (rc) return mpi_err(MPI_COMM_WORLD, "MPI_Type_create_resized", rc);
-    struct mpi_type *t = mpi_types[*newtype];
+    struct mpi_type *t = mpi_type_get(*newtype);
     t->lb = lb;
     t->ub = lb + extent;
     mpi_type_finish(t);
@@ -490,7 +493,7 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
     struct mpi_piece p = {0, 1, ot};
     int rc = mpi_type_build(1, &p, MPI_COMBINER_DUP, newtype);
     if (rc) return mpi_err(MPI_COMM_WORLD, "MPI_Type_dup", rc);
-    struct mpi_type *t = mpi_types[*newtype];
+    struct mpi_type *t = mpi_type_get(*newtype);
     t->lb = ot->lb;
     t->ub = ot->ub;
     t->committed = ot->committed;
@@ -523,20 +526,20 @@ int PMPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[]
         struct mpi_piece *p = malloc((size_t)subsizes[d] * sizeof *p);
         if (p == NULL) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_NO_MEM);
         for (int i = 0; i < subsizes[d]; i++)
-            p[i] = (struct mpi_piece){(MPI_Aint)i * stride, 1, mpi_types[cur]};
+            p[i] = (struct mpi_piece){(MPI_Aint)i * stride, 1, mpi_type_get(cur)};
         rc = mpi_type_build(subsizes[d], p, MPI_COMBINER_SUBARRAY, &next);
         free(p);
-        if (cur != oldtype) mpi_type_unref(mpi_types[cur]);
+        if (cur != oldtype) mpi_type_unref(mpi_type_get(cur));
         if (rc) return mpi_err(MPI_COMM_WORLD, fn, rc);
         cur = next;
         disp += (MPI_Aint)starts[d] * stride;
         stride *= sizes[d];
     }
-    struct mpi_piece p = {disp, 1, mpi_types[cur]};
+    struct mpi_piece p = {disp, 1, mpi_type_get(cur)};
     rc = mpi_type_build(1, &p, MPI_COMBINER_SUBARRAY, newtype);
-    mpi_type_unref(mpi_types[cur]);
+    mpi_type_unref(mpi_type_get(cur));
     if (rc) return mpi_err(MPI_COMM_WORLD, fn, rc);
-    struct mpi_type *t = mpi_types[*newtype];
+    struct mpi_type *t = mpi_type_get(*newtype);
     t->lb = 0;
     t->ub = stride;
     mpi_type_finish(t);
@@ -562,7 +565,7 @@ int PMPI_Type_free(MPI_Datatype *datatype)
     struct mpi_type *t = datatype ? mpi_type_get(*datatype) : NULL;
     if (t == NULL || t->predefined) return mpi_err(MPI_COMM_WORLD, "MPI_Type_free", MPI_ERR_TYPE);
     /* Pending operations keep their reference; the handle goes now. */
-    mpi_types[t->handle] = NULL;
+    mpi_types[mpi_handle_slot(t->handle)] = NULL;
     if (--t->refs == 0) mpi_type_destroy(t);
     *datatype = MPI_DATATYPE_NULL;
     return MPI_SUCCESS;

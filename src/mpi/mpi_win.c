@@ -941,7 +941,7 @@ int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI
     CORE_CS_SCOPE();
     static const char fn[] = "MPI_Win_create";
     (void)info;
-    struct mpi_win *w;
+    struct mpi_win *w = NULL;
     if (size < 0) return mpi_err(comm, fn, MPI_ERR_SIZE);
     if (disp_unit <= 0) return mpi_err(comm, fn, MPI_ERR_DISP);
     if (size > 0 && base == NULL) return mpi_err(comm, fn, MPI_ERR_BASE);
@@ -957,7 +957,7 @@ MPI_ALIAS(Win_create)
 static int rma_allocate(const char *fn, int flavor, MPI_Aint size, int disp_unit, MPI_Comm comm,
                         void *baseptr, MPI_Win *win)
 {
-    struct mpi_win *w;
+    struct mpi_win *w = NULL;
     if (size < 0) return mpi_err(comm, fn, MPI_ERR_SIZE);
     if (disp_unit <= 0) return mpi_err(comm, fn, MPI_ERR_DISP);
     if (baseptr == NULL) return mpi_err(comm, fn, MPI_ERR_ARG);
@@ -998,7 +998,7 @@ int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
     CORE_CS_SCOPE();
     static const char fn[] = "MPI_Win_create_dynamic";
     (void)info;
-    struct mpi_win *w;
+    struct mpi_win *w = NULL;
     int rc = rma_win_new(fn, comm, MPI_WIN_FLAVOR_DYNAMIC, win, &w);
     if (rc) return rc;
     w->disp_unit = 1;

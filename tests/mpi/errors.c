@@ -133,6 +133,37 @@ int main(int argc, char **argv)
             CHECK(cls == MPI_ERR_TRUNCATE);
         }
     }
+    /* Stale handles (tern only: elsewhere using one is undefined, often a use after free).
+     * A request handle kept after completion, and a datatype handle kept after
+     * MPI_Type_free, are refused even once a new object has taken the same table slot. */
+    {
+        MPI_Request keep, fresh;
+        OK(MPI_Irecv(y, 1, MPI_INT, me, 4, MPI_COMM_WORLD, &rr));
+        keep = rr;
+        OK(MPI_Send(x, 1, MPI_INT, me, 4, MPI_COMM_WORLD));
+        OK(MPI_Wait(&rr, MPI_STATUS_IGNORE));
+        CHECK(rr == MPI_REQUEST_NULL);
+        OK(MPI_Irecv(y, 1, MPI_INT, me, 3, MPI_COMM_WORLD, &fresh)); /* reuses the slot */
+        int tflag = 0;
+        FAILS(MPI_Test(&keep, &tflag, MPI_STATUS_IGNORE), MPI_ERR_REQUEST);
+        FAILS(MPI_Wait(&keep, MPI_STATUS_IGNORE), MPI_ERR_REQUEST);
+        FAILS(MPI_Cancel(&keep), MPI_ERR_REQUEST);
+        OK(MPI_Send(x, 1, MPI_INT, me, 3, MPI_COMM_WORLD));
+        OK(MPI_Wait(&fresh, MPI_STATUS_IGNORE));
+        MPI_Datatype vt, vkeep, vt2;
+        OK(MPI_Type_vector(2, 1, 2, MPI_INT, &vt));
+        OK(MPI_Type_commit(&vt));
+        vkeep = vt;
+        OK(MPI_Type_free(&vt));
+        OK(MPI_Type_vector(3, 1, 2, MPI_INT, &vt2)); /* reuses the slot */
+        OK(MPI_Type_commit(&vt2));
+        int sz = 0;
+        FAILS(MPI_Type_size(vkeep, &sz), MPI_ERR_TYPE);
+        FAILS(MPI_Send(x, 1, vkeep, me, 2, MPI_COMM_WORLD), MPI_ERR_TYPE);
+        OK(MPI_Type_size(vt2, &sz));
+        CHECK(sz == 3 * (int)sizeof(int));
+        OK(MPI_Type_free(&vt2));
+    }
 #else
     (void)two, (void)sts;
 #endif
