@@ -182,7 +182,8 @@ void mpi_type_ref(struct mpi_type *t)
 void mpi_type_unref(struct mpi_type *t)
 {
     if (--t->refs == 0) {
-        if (mpi_types[mpi_handle_slot(t->handle)] == t) mpi_types[mpi_handle_slot(t->handle)] = NULL;
+        int slot = mpi_handle_slot(t->handle);
+        if (mpi_types[slot] == t) mpi_types[slot] = NULL;
         mpi_type_destroy(t);
     }
 }
