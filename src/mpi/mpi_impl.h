@@ -159,6 +159,12 @@ enum mpi_req_kind {
     MPI_RK_DONE, /* complete without a core request (MPI_PROC_NULL, buffered send) */
 };
 
+/*
+ * An MPI request. Objects in the free pool are all zero but for handle and next_free, so
+ * mpi_req_new only sets what differs; mpi_req_release zeroes a used one.
+ * mpi_req_complete_fast (mpi_p2p.c) releases plain sends/receives by resetting r, active,
+ * kind and comm only: a new field that a plain request may set must be excluded there.
+ */
 struct mpi_req {
     core_req_t *r; /* NULL: inactive persistent request, or MPI_RK_DONE */
     MPI_Request handle;

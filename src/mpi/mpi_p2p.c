@@ -63,9 +63,7 @@ struct mpi_req *mpi_req_new(int kind, MPI_Comm comm)
         mpi_chunks_add(objs);
         mpi_nreqs = n;
     }
-    MPI_Request h = mr->handle;
-    memset(mr, 0, sizeof *mr);
-    mr->handle = h;
+    /* Pooled objects are all zero but for handle and next_free (mpi_req_release). */
     mr->kind = (uint8_t)kind;
     mr->comm = comm;
     mr->active = 1;
@@ -77,11 +75,10 @@ void mpi_req_release(struct mpi_req *mr)
     if (mr->utype) mpi_type_unref(mr->utype);
     if (mr->ptype) mpi_type_unref(mr->ptype);
     free(mr->tmp);
-    mr->utype = mr->ptype = NULL;
-    mr->tmp = NULL;
-    mr->kind = 0;
-    /* The user's copy of the handle goes stale now (see mpi_handle_next). */
-    mr->handle = mpi_handle_next(mr->handle, mpi_handle_slot(mr->handle));
+    /* Back to all zero, and the user's copy of the handle goes stale (mpi_handle_next). */
+    MPI_Request h = mpi_handle_next(mr->handle, mpi_handle_slot(mr->handle));
+    memset(mr, 0, sizeof *mr);
+    mr->handle = h;
     mr->next_free = mpi_req_pool;
     mpi_req_pool = mr;
 }
@@ -135,6 +132,37 @@ static int mpi_req_finish_op(struct mpi_req *mr, MPI_Status *st)
     return err;
 }
 
+/*
+ * The common completion, inline: a non-persistent send or receive with nothing to unpack
+ * or free (contiguous data, a real peer). Returns -1 when the request needs the general
+ * path (mpi_req_complete), else its MPI error; the request object is released.
+ */
+static inline int mpi_req_complete_fast(struct mpi_req *mr, MPI_Status *st)
+{
+    core_req_t *r = mr->r;
+    if (__builtin_expect(r == NULL || mr->persistent || mr->tmp != NULL || mr->utype != NULL ||
+                             mr->cancelled || r->kind == CORE_REQ_COLL,
+                         0))
+        return -1;
+    int err = __builtin_expect(r->err == 0, 1) ? MPI_SUCCESS : mpi_from_tern(r->err);
+    if (st != MPI_STATUS_IGNORE) {
+        if (r->kind == CORE_REQ_RECV)
+            mpi_status_set(st, core_comm_rank_of(r->comm, r->src), r->msg_tag, err,
+                           (MPI_Count)(r->bytes < r->len ? r->bytes : r->len));
+        else
+            mpi_status_set(st, MPI_ANY_SOURCE, MPI_ANY_TAG, err, 0);
+    }
+    core_req_free(r);
+    mr->r = NULL; /* every other field but these three is still zero (see the test above) */
+    mr->active = 0;
+    mr->kind = 0;
+    mr->comm = 0;
+    mr->handle = mpi_handle_next(mr->handle, mpi_handle_slot(mr->handle));
+    mr->next_free = mpi_req_pool;
+    mpi_req_pool = mr;
+    return err;
+}
+
 int mpi_req_complete(struct mpi_req *mr, MPI_Status *st)
 {
     int err = mpi_req_finish_op(mr, st);
@@ -146,6 +174,11 @@ int mpi_req_complete(struct mpi_req *mr, MPI_Status *st)
 static int mpi_req_take(MPI_Request *h, MPI_Status *st)
 {
     struct mpi_req *mr = mpi_req_at(*h);
+    int fast = mpi_req_complete_fast(mr, st);
+    if (__builtin_expect(fast >= 0, 1)) {
+        *h = MPI_REQUEST_NULL;
+        return fast;
+    }
     int persistent = mr->persistent;
     int err = mpi_req_complete(mr, st);
     if (!persistent) *h = MPI_REQUEST_NULL;
@@ -311,38 +344,35 @@ static inline int mpi_src_world(const struct tern_comm *tc, int source)
 
 /* ---- posting ----------------------------------------------------------------------- */
 
-/* Start a send (not buffered, not to MPI_PROC_NULL). *tmp: a packed copy to free later. */
-static inline int mpi_send_post(const void *buf, MPI_Count count, const struct mpi_type *t,
-                                int dest, int tag, const struct tern_comm *tc, int mode,
-                                core_req_t **r, void **tmp)
+/* A non-contiguous send: gathered by the transport from the user's pieces when eager and
+ * few blocks, else packed into *tmp first. Kept out of line: the contiguous fast path
+ * below then needs no room for the iovec array. */
+static __attribute__((noinline)) int mpi_send_post_noncontig(const void *buf, MPI_Count count,
+                                                             const struct mpi_type *t, int dest,
+                                                             int tag, const struct tern_comm *tc,
+                                                             int mode, core_req_t **r, void **tmp)
 {
     size_t n = (size_t)(count * t->size);
-    const void *p = (const void *)((uintptr_t)buf + (uintptr_t)t->contig_off); /* MPI_BOTTOM-safe */
-    *tmp = NULL;
-    if (__builtin_expect(!t->contig && count > 0, 0)) {
-        /* Eager and few blocks: the transport gathers straight from the user's pieces. */
-        if ((MPI_Count)t->nblk * count <= CORE_SENDV_MAX_IOV &&
-            (size_t)t->size >= (size_t)t->nblk * util_tun.mpi_sendv_min_block) {
-            struct iovec v[CORE_SENDV_MAX_IOV];
-            int k = 0;
-            MPI_Aint ext = mpi_type_extent(t);
-            for (MPI_Count i = 0; i < count; i++)
-                for (int b = 0; b < t->nblk; b++) {
-                    char *q = (char *)((uintptr_t)buf + (uintptr_t)(i * ext + t->blk[b].off));
-                    if (k && (char *)v[k - 1].iov_base + v[k - 1].iov_len == q)
-                        v[k - 1].iov_len += (size_t)t->blk[b].len; /* adjacent instances */
-                    else
-                        v[k++] = (struct iovec){q, (size_t)t->blk[b].len};
-                }
-            int rc = core_isendv(v, k, n, core_comm_world(tc, dest), tag, tc->ctx,
-                                 mode == MPI_SM_SYNC, r);
-            if (rc != TERN_ERR_UNSUPPORTED) return rc ? mpi_from_tern(rc) : MPI_SUCCESS;
-        }
-        if ((*tmp = malloc(n ? n : 1)) == NULL) return MPI_ERR_NO_MEM;
-        mpi_pack(buf, count, t, *tmp);
-        p = *tmp;
+    if ((MPI_Count)t->nblk * count <= CORE_SENDV_MAX_IOV &&
+        (size_t)t->size >= (size_t)t->nblk * util_tun.mpi_sendv_min_block) {
+        struct iovec v[CORE_SENDV_MAX_IOV];
+        int k = 0;
+        MPI_Aint ext = mpi_type_extent(t);
+        for (MPI_Count i = 0; i < count; i++)
+            for (int b = 0; b < t->nblk; b++) {
+                char *q = (char *)((uintptr_t)buf + (uintptr_t)(i * ext + t->blk[b].off));
+                if (k && (char *)v[k - 1].iov_base + v[k - 1].iov_len == q)
+                    v[k - 1].iov_len += (size_t)t->blk[b].len; /* adjacent instances */
+                else
+                    v[k++] = (struct iovec){q, (size_t)t->blk[b].len};
+            }
+        int rc =
+            core_isendv(v, k, n, core_comm_world(tc, dest), tag, tc->ctx, mode == MPI_SM_SYNC, r);
+        if (rc != TERN_ERR_UNSUPPORTED) return rc ? mpi_from_tern(rc) : MPI_SUCCESS;
     }
-    int rc = core_isend(p, n, core_comm_world(tc, dest), tag, tc->ctx, mode == MPI_SM_SYNC, r);
+    if ((*tmp = malloc(n ? n : 1)) == NULL) return MPI_ERR_NO_MEM;
+    mpi_pack(buf, count, t, *tmp);
+    int rc = core_isend(*tmp, n, core_comm_world(tc, dest), tag, tc->ctx, mode == MPI_SM_SYNC, r);
     if (__builtin_expect(rc != 0, 0)) {
         free(*tmp);
         *tmp = NULL;
@@ -351,31 +381,58 @@ static inline int mpi_send_post(const void *buf, MPI_Count count, const struct m
     return MPI_SUCCESS;
 }
 
-/* Start a receive into mr (not from MPI_PROC_NULL): directly or through a temporary. */
-static inline int mpi_recv_post(void *buf, MPI_Count count, struct mpi_type *t, int source, int tag,
-                                struct tern_comm *tc, struct mpi_req *mr)
+/* Start a send (not buffered, not to MPI_PROC_NULL). *tmp: a packed copy to free later. */
+static inline __attribute__((always_inline)) int mpi_send_post(const void *buf, MPI_Count count,
+                                                               const struct mpi_type *t, int dest,
+                                                               int tag, const struct tern_comm *tc,
+                                                               int mode, core_req_t **r, void **tmp)
+{
+    *tmp = NULL;
+    if (__builtin_expect(!t->contig && count > 0, 0))
+        return mpi_send_post_noncontig(buf, count, t, dest, tag, tc, mode, r, tmp);
+    const void *p = (const void *)((uintptr_t)buf + (uintptr_t)t->contig_off); /* MPI_BOTTOM-safe */
+    int rc = core_isend(p, (size_t)(count * t->size), core_comm_world(tc, dest), tag, tc->ctx,
+                        mode == MPI_SM_SYNC, r);
+    return __builtin_expect(rc == 0, 1) ? MPI_SUCCESS : mpi_from_tern(rc);
+}
+
+/* A receive into a non-contiguous type: into a temporary, unpacked at completion. */
+static __attribute__((noinline)) int mpi_recv_post_noncontig(void *buf, MPI_Count count,
+                                                             struct mpi_type *t, int source,
+                                                             int tag, struct tern_comm *tc,
+                                                             struct mpi_req *mr)
 {
     size_t n = (size_t)(count * t->size);
-    void *p = (void *)((uintptr_t)buf + (uintptr_t)t->contig_off);
-    if (__builtin_expect(!t->contig && count > 0, 0)) {
-        if ((mr->tmp = malloc(n ? n : 1)) == NULL) return MPI_ERR_NO_MEM;
-        p = mr->tmp;
-        mr->unpack = 1;
-        mr->ubuf = buf;
-        mr->ucount = count;
-        mr->uoff = 0;
-        if (mr->utype == NULL) {
-            mr->utype = t;
-            mpi_type_ref(t);
-        }
+    if ((mr->tmp = malloc(n ? n : 1)) == NULL) return MPI_ERR_NO_MEM;
+    mr->unpack = 1;
+    mr->ubuf = buf;
+    mr->ucount = count;
+    mr->uoff = 0;
+    if (mr->utype == NULL) {
+        mr->utype = t;
+        mpi_type_ref(t);
     }
-    int rc = core_irecv(p, n, mpi_src_world(tc, source), tag, tc->ctx, tc, &mr->r);
+    int rc = core_irecv(mr->tmp, n, mpi_src_world(tc, source), tag, tc->ctx, tc, &mr->r);
     if (__builtin_expect(rc != 0, 0)) {
         free(mr->tmp);
         mr->tmp = NULL;
         return mpi_from_tern(rc);
     }
     return MPI_SUCCESS;
+}
+
+/* Start a receive into mr (not from MPI_PROC_NULL): directly or through a temporary. */
+static inline __attribute__((always_inline)) int mpi_recv_post(void *buf, MPI_Count count,
+                                                               struct mpi_type *t, int source,
+                                                               int tag, struct tern_comm *tc,
+                                                               struct mpi_req *mr)
+{
+    if (__builtin_expect(!t->contig && count > 0, 0))
+        return mpi_recv_post_noncontig(buf, count, t, source, tag, tc, mr);
+    void *p = (void *)((uintptr_t)buf + (uintptr_t)t->contig_off);
+    int rc = core_irecv(p, (size_t)(count * t->size), mpi_src_world(tc, source), tag, tc->ctx, tc,
+                        &mr->r);
+    return __builtin_expect(rc == 0, 1) ? MPI_SUCCESS : mpi_from_tern(rc);
 }
 
 /* ---- blocking ------------------------------------------------------------------------ */
@@ -535,8 +592,10 @@ MPI_ALIAS(Recv_c)
 /* ---- non-blocking ------------------------------------------------------------------- */
 
 /* Start a send on mr (also a persistent request's start). */
-static int mpi_isend_on(struct mpi_req *mr, const void *buf, MPI_Count count, struct mpi_type *t,
-                        int dest, int tag, struct mpi_comm *c, int mode)
+static inline __attribute__((always_inline)) int mpi_isend_on(struct mpi_req *mr, const void *buf,
+                                                              MPI_Count count, struct mpi_type *t,
+                                                              int dest, int tag, struct mpi_comm *c,
+                                                              int mode)
 {
     mr->active = 1;
     if (dest == MPI_PROC_NULL) {
@@ -567,8 +626,10 @@ static int mpi_isend(const char *fn, const void *buf, MPI_Count count, MPI_Datat
     return MPI_SUCCESS;
 }
 
-static int mpi_irecv_on(struct mpi_req *mr, void *buf, MPI_Count count, struct mpi_type *t,
-                        int source, int tag, struct mpi_comm *c)
+static inline __attribute__((always_inline)) int mpi_irecv_on(struct mpi_req *mr, void *buf,
+                                                              MPI_Count count, struct mpi_type *t,
+                                                              int source, int tag,
+                                                              struct mpi_comm *c)
 {
     mr->active = 1;
     if (source == MPI_PROC_NULL) {
@@ -804,11 +865,11 @@ MPI_ALIAS(Test)
 static void mpi_take_into(MPI_Request reqs[], int i, MPI_Status statuses[], int *any_err,
                           MPI_Comm *err_comm)
 {
-    MPI_Status tmp, *st = statuses == MPI_STATUSES_IGNORE ? &tmp : &statuses[i];
+    MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
     struct mpi_req *mr = mpi_req_at(reqs[i]);
     MPI_Comm comm = mr->comm;
     int err = mpi_req_take(&reqs[i], st);
-    st->MPI_ERROR = err;
+    if (st != MPI_STATUS_IGNORE) st->MPI_ERROR = err;
     if (err && !*any_err) {
         *any_err = 1;
         *err_comm = comm;
