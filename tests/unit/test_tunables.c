@@ -40,10 +40,10 @@ int main(void)
     /* Every default is valid; a bad environment value is reported and rejected. */
     unsetenv("TERN_SHM_CELL_SIZE");
     CHECK_EQ(util_tunables_load(NULL), 0);
-    CHECK_EQ(util_tun.shm_cell_size, 65536);
+    CHECK_EQ(util_tun.shm_cell_size, 8192);
     setenv("TERN_SHM_CELL_SIZE", "lots", 1);
     CHECK_EQ(util_tunables_load(stderr), TERN_ERR_TUNABLE);
-    CHECK_EQ(util_tun.shm_cell_size, 65536);
+    CHECK_EQ(util_tun.shm_cell_size, 8192);
     setenv("TERN_SHM_CELL_SIZE", "128k", 1);
     CHECK_EQ(util_tunables_load(NULL), 0);
     CHECK_EQ(util_tun.shm_cell_size, 131072);
