@@ -147,9 +147,12 @@ int core_init(void)
 
     for (int r = 0; r < core.size; r++) {
         struct core_peer *p = &core.peers[r];
+        memset(&p->lim, 0, sizeof p->lim); /* fields a transport leaves alone are 0 */
         p->tl->limits(&p->lim);
         size_t room = p->lim.max_frame - sizeof(struct core_hdr);
         p->eager_max = p->lim.eager_max < room ? p->lim.eager_max : room;
+        p->stream_max = p->lim.stream_max < room ? p->lim.stream_max : room;
+        if (p->stream_max < p->eager_max) p->stream_max = p->eager_max;
         p->chunk = p->lim.max_frame - sizeof(struct core_data);
     }
     core.oversubscribed = core.boot.local_size > core_count_cpus();

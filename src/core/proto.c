@@ -137,6 +137,7 @@ static int core_send_push(core_req_t *r)
         rc = p->tl->send(r->peer, &iov, 1, sizeof m);
         if (rc) return rc;
         r->state = CORE_RS_WAIT_CTS;
+        p->rndv_inflight++;
         return 0;
     }
     if (r->state == CORE_RS_STREAM) {
@@ -150,6 +151,7 @@ static int core_send_push(core_req_t *r)
             if (rc) return rc;
             r->offset += n;
         }
+        p->rndv_inflight--;
         core_send_finish(r);
     }
     return 0;
@@ -210,7 +212,10 @@ int core_isend(const void *buf, size_t len, int dest, int tag, uint16_t ctx, int
     r->buf = (void *)buf;
     r->len = len;
     r->sync = (uint8_t)sync;
-    r->rndv = len > p->eager_max;
+    /* A stream (a rendezvous to this peer still in flight): the receiver is busy copying
+     * anyway, so what fits a frame goes eagerly and both sides copy at once. Alone, a
+     * message above eager_max is faster by single-copy rendezvous. */
+    r->rndv = len > p->eager_max && (len > p->stream_max || p->rndv_inflight == 0);
     r->state = CORE_RS_QUEUED;
     int rc = core_send_start(r);
     if (rc) {
@@ -438,6 +443,7 @@ void core_frame_recv(int src, const void *frame, size_t len)
     case CORE_FRAME_FIN: {
         core_req_t *r = core_req_lookup(h.sreq, CORE_REQ_SEND);
         if (r == NULL || r->state != CORE_RS_WAIT_CTS || r->peer != src) break;
+        core.peers[src].rndv_inflight--;
         core_req_complete(r, TERN_OK);
         return;
     }

@@ -57,6 +57,9 @@ struct tl_limits {
     size_t max_frame;  /* largest frame send() accepts, header included */
     size_t max_inline; /* frames up to this size take the fastest path (e.g. one cache line) */
     size_t eager_max;  /* payload size up to which the core should send eagerly */
+    size_t stream_max; /* ... and while a rendezvous to the same peer is still in flight (a
+                          stream: both sides copying beats the receiver copying alone);
+                          0: eager_max */
     int has_get;       /* get() can pull from a peer's memory (single copy) */
 };
 

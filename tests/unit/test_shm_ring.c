@@ -1,7 +1,8 @@
 /*
  * test_shm_ring.c - the shm channel (fastbox slots + cells): ordering, wrap-around,
- * full rings, inline/cell boundary, and a two-process run over a real shared mapping
- * with checksummed frames.
+ * full rings, inline/cell boundary, frames spanning several cells (placed at the ring's
+ * start rather than wrapping), and a two-process run over a real shared mapping with
+ * checksummed frames.
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -14,8 +15,9 @@
 #include "unit.h"
 
 #define NLINES 8
-#define NCELLS 3
+#define NCELLS 7 /* frames of up to 3 cells (half the ring) */
 #define CELL   256
+#define FRAME_MAX (3 * CELL)
 
 static size_t chan_bytes(void)
 {
@@ -25,7 +27,7 @@ static size_t chan_bytes(void)
 /* Frame i has length len_of(i) and bytes (i * 7 + k) & 0xff. */
 static size_t len_of(uint32_t i)
 {
-    static const size_t lens[] = {0, 1, 8, 55, 56, 57, 100, 255, 256, 3};
+    static const size_t lens[] = {0, 1, 8, 55, 56, 57, 100, 255, 256, 3, 257, 700, 512, FRAME_MAX, 513};
     return lens[i % (sizeof lens / sizeof lens[0])];
 }
 
@@ -37,7 +39,7 @@ static void fill(unsigned char *b, uint32_t i, size_t n)
 
 static int frame_ok(const void *data, size_t len, uint32_t i)
 {
-    unsigned char want[CELL];
+    unsigned char want[FRAME_MAX];
     if (len != len_of(i)) return 0;
     fill(want, i, len);
     return memcmp(data, want, len) == 0;
@@ -55,7 +57,7 @@ static void test_single_process(void)
     CHECK(!shm_chan_peek(&cons, &d, &len));
 
     /* Fill the slot ring with inline frames: NLINES fit, the next is AGAIN. */
-    unsigned char buf[CELL + 1];
+    unsigned char buf[FRAME_MAX + 1];
     for (uint32_t i = 0; i < NLINES; i++) {
         fill(buf, 2, 8);
         struct iovec iov = {buf, 8};
@@ -77,8 +79,9 @@ static void test_single_process(void)
     }
     struct iovec big = {buf, 200};
     CHECK_EQ(shm_chan_push(&prod, &big, 1, 200), TERN_ERR_AGAIN);
-    struct iovec toobig = {buf, CELL + 1};
-    CHECK_EQ(shm_chan_push(&prod, &toobig, 1, CELL + 1), TERN_ERR_INVAL);
+    CHECK_EQ(shm_chan_max_frame(NCELLS, CELL), FRAME_MAX);
+    struct iovec toobig = {buf, FRAME_MAX + 1};
+    CHECK_EQ(shm_chan_push(&prod, &toobig, 1, FRAME_MAX + 1), TERN_ERR_INVAL);
     /* An inline frame still fits and keeps its place after the cell frames. */
     struct iovec small = {buf, 4};
     CHECK_EQ(shm_chan_push(&prod, &small, 1, 4), 0);
@@ -90,6 +93,39 @@ static void test_single_process(void)
     CHECK(shm_chan_peek(&cons, &d, &len));
     CHECK_EQ(len, 4);
     shm_chan_release(&cons);
+
+    /* Three-cell frames: cells 0-2 and 3-5 (ring positions after the frames above);
+     * the next would wrap, so it goes to the ring's start once cells 0-2 are free. */
+    uint64_t base = prod.cell_pos;
+    CHECK_EQ(base % NCELLS, 0); /* 7 one-cell frames went round once */
+    for (int i = 0; i < 2; i++) {
+        fill(buf, (uint32_t)i + 40, FRAME_MAX);
+        struct iovec iov = {buf, FRAME_MAX};
+        CHECK_EQ(shm_chan_push(&prod, &iov, 1, FRAME_MAX), 0);
+    }
+    struct iovec third = {buf, FRAME_MAX};
+    CHECK_EQ(shm_chan_push(&prod, &third, 1, FRAME_MAX), TERN_ERR_AGAIN); /* 6 + skip 1 + 3 */
+    CHECK(shm_chan_peek(&cons, &d, &len));
+    CHECK_EQ(len, FRAME_MAX);
+    CHECK(d == cons.cells);
+    fill(buf, 40, FRAME_MAX);
+    CHECK(memcmp(d, buf, FRAME_MAX) == 0);
+    shm_chan_release(&cons);
+    fill(buf, 42, FRAME_MAX);
+    CHECK_EQ(shm_chan_push(&prod, &third, 1, FRAME_MAX), 0);
+    CHECK_EQ(prod.cell_pos, base + NCELLS + 3); /* skipped cell 6 */
+    CHECK(shm_chan_peek(&cons, &d, &len));
+    CHECK(d == cons.cells + 3 * CELL);
+    fill(buf, 41, FRAME_MAX);
+    CHECK(memcmp(d, buf, FRAME_MAX) == 0);
+    shm_chan_release(&cons);
+    CHECK(shm_chan_peek(&cons, &d, &len));
+    CHECK(d == cons.cells); /* at the start again, not at cell 6 */
+    fill(buf, 42, FRAME_MAX);
+    CHECK(memcmp(d, buf, FRAME_MAX) == 0);
+    shm_chan_release(&cons);
+    CHECK_EQ(cons.cell_pos, prod.cell_pos);
+    CHECK(!shm_chan_peek(&cons, &d, &len));
 
     /* Gather from several iovecs, across many wrap-arounds, in order. */
     for (uint32_t i = 0; i < 1000; i++) {
@@ -116,7 +152,7 @@ static void test_two_processes(void)
     if (pid == 0) {
         struct shm_chan prod;
         shm_chan_init(&prod, mem, NLINES, NCELLS, CELL);
-        unsigned char buf[CELL];
+        unsigned char buf[FRAME_MAX];
         for (uint32_t i = 0; i < count; i++) {
             size_t n = len_of(i);
             fill(buf, i, n);

@@ -445,8 +445,11 @@ static int shm_get(int src, void *local, uint64_t remote, size_t len)
 {
     struct shm_peer *pe = &shm.peers[shm.lidx_of[src]];
     if (!pe->cma) return TERN_ERR_UNSUPPORTED;
-    /* Probe permission with the first piece before involving the sender. */
-    size_t first = len < 4096 ? len : 4096;
+    int coop = util_tun.shm_coop_min && len > 4096 && len - 4096 >= util_tun.shm_coop_min &&
+               util_tun.shm_coop_chunk >= 4096;
+    /* Probe permission with the first piece before involving the sender in a cooperative
+     * copy; a plain copy is one system call (a refused one moved nothing either way). */
+    size_t first = !coop ? len : 4096;
     if (shm_cma_chunk(pe, 0, (uint64_t)(uintptr_t)local, remote, first) != 0) {
         if (errno == EPERM || errno == ENOSYS || errno == EACCES) {
             UTIL_DEBUG(1,
@@ -464,11 +467,7 @@ static int shm_get(int src, void *local, uint64_t remote, size_t len)
     char *dst = (char *)local + first;
     remote += first;
     len -= first;
-    if (util_tun.shm_coop_min && len >= util_tun.shm_coop_min && util_tun.shm_coop_chunk >= 4096)
-        return shm_get_coop(pe, dst, remote, len);
-    if (shm_cma_chunk(pe, 0, (uint64_t)(uintptr_t)dst, remote, len) != 0)
-        return errno == ESRCH ? TERN_ERR_PEER_FAILED : TERN_ERR_TRANSPORT;
-    return 0;
+    return shm_get_coop(pe, dst, remote, len);
 }
 
 static void shm_sleep_begin(void)
@@ -500,9 +499,10 @@ static void shm_wake_self(void)
 static void shm_limits(struct tl_limits *out)
 {
     size_t cell = shm_round(util_tun.shm_cell_size, 64);
-    out->max_frame = cell;
+    out->max_frame = shm_chan_max_frame((uint64_t)util_tun.shm_cells, cell);
     out->max_inline = SHM_LINE_INLINE;
     out->eager_max = util_tun.shm_eager_max;
+    out->stream_max = util_tun.shm_stream_eager_max;
     out->has_get = util_tun.shm_cma;
 }
 

@@ -8,6 +8,11 @@
  *   [cells : ncells x cell_size]
  * The producer keeps its positions privately and reads the heads only when it believes
  * a ring is full; the consumer publishes the heads as it releases frames.
+ *
+ * A frame larger than a cell takes up to SHM_FRAME_CELLS consecutive cells. Frames never
+ * wrap around the end of the cell ring: one that would is placed at the ring's start and
+ * the cells it skipped are released with it. The slot of a cell frame says where the
+ * frame starts (its cell position), so the consumer follows whatever the producer did.
  */
 #ifndef TERN_SHM_RING_H
 #define TERN_SHM_RING_H
@@ -24,6 +29,9 @@
 /* Bytes before the slots: line_head, cell_head, and two lines the transport keeps for
  * itself (the cooperative-copy descriptor in shm.c). */
 #define SHM_RING_HEAD_BYTES 256
+/* A frame spans at most this many cells (and at most half the ring, so that one always
+ * fits into an empty ring even after skipping to its start). */
+#define SHM_FRAME_CELLS 8
 /* A slot whose len has this bit carries a transport control frame, not a core frame. */
 #define SHM_LEN_CTRL 0x80000000u
 
@@ -44,9 +52,17 @@ struct shm_chan {
     uint64_t line_pos; /* producer: next slot to fill; consumer: next slot to read */
     uint64_t cell_pos; /* producer: next cell to fill; consumer: next cell to read */
     uint64_t line_head_seen, cell_head_seen; /* producer's cached copies of the heads */
+    uint64_t cur_cell_end;                   /* consumer: cell position after the peeked frame */
     size_t cur_len;                          /* consumer: length of the peeked frame */
     int cur_ctrl;                            /* consumer: the peeked frame is a control frame */
 };
+
+/* The largest frame a channel takes: SHM_FRAME_CELLS cells, at most half the ring. */
+static inline uint64_t shm_chan_max_frame(uint64_t ncells, uint64_t cell_size)
+{
+    uint64_t k = ncells / 2 < SHM_FRAME_CELLS ? ncells / 2 : SHM_FRAME_CELLS;
+    return (k ? k : 1) * cell_size;
+}
 
 /* Point `c` at the channel whose memory starts at `base` (zeroed memory is empty). */
 static inline void shm_chan_init(struct shm_chan *c, void *base, uint64_t nlines, uint64_t ncells,
@@ -87,13 +103,17 @@ static inline int shm_chan_push_ctrl(struct shm_chan *c, const struct iovec *iov
     if (total <= SHM_LINE_INLINE) {
         shm_iov_gather(line->data, iov, iovcnt);
     } else {
-        if (total > c->cell_size) return TERN_ERR_INVAL;
-        if (c->cell_pos - c->cell_head_seen >= c->ncells) {
+        if (total > shm_chan_max_frame(c->ncells, c->cell_size)) return TERN_ERR_INVAL;
+        uint64_t k = (total + c->cell_size - 1) / c->cell_size;
+        uint64_t start = c->cell_pos, idx = start % c->ncells;
+        if (idx + k > c->ncells) start += c->ncells - idx; /* no wrap: skip to the start */
+        if (start + k - c->cell_head_seen > c->ncells) {
             c->cell_head_seen = atomic_load_explicit(c->cell_head, memory_order_acquire);
-            if (c->cell_pos - c->cell_head_seen >= c->ncells) return TERN_ERR_AGAIN;
+            if (start + k - c->cell_head_seen > c->ncells) return TERN_ERR_AGAIN;
         }
-        shm_iov_gather(c->cells + (c->cell_pos % c->ncells) * c->cell_size, iov, iovcnt);
-        c->cell_pos++;
+        shm_iov_gather(c->cells + (start % c->ncells) * c->cell_size, iov, iovcnt);
+        memcpy(line->data, &start, sizeof start);
+        c->cell_pos = start + k;
     }
     line->len = (uint32_t)total | (ctrl ? SHM_LEN_CTRL : 0);
     atomic_store_explicit(&line->seq, (uint32_t)(c->line_pos + 1), memory_order_release);
@@ -125,8 +145,16 @@ static inline int shm_chan_peek(struct shm_chan *c, const void **data, size_t *l
     if (n <= SHM_LINE_INLINE) {
         *data = line->data;
     } else {
-        if (n > c->cell_size) n = c->cell_size;
-        *data = c->cells + (c->cell_pos % c->ncells) * c->cell_size;
+        uint64_t start, max = shm_chan_max_frame(c->ncells, c->cell_size);
+        memcpy(&start, line->data, sizeof start);
+        if (n > max) n = max;
+        uint64_t idx = start % c->ncells, k = (n + c->cell_size - 1) / c->cell_size;
+        if (idx + k > c->ncells) { /* not what a producer writes: stay inside the ring */
+            k = c->ncells - idx;
+            n = k * c->cell_size;
+        }
+        *data = c->cells + idx * c->cell_size;
+        c->cur_cell_end = start + k;
     }
     c->cur_len = raw & ~SHM_LEN_CTRL;
     *len = n;
@@ -137,7 +165,7 @@ static inline int shm_chan_peek(struct shm_chan *c, const void **data, size_t *l
 static inline void shm_chan_release(struct shm_chan *c)
 {
     if (c->cur_len > SHM_LINE_INLINE) {
-        c->cell_pos++;
+        c->cell_pos = c->cur_cell_end;
         atomic_store_explicit(c->cell_head, c->cell_pos, memory_order_release);
     }
     c->line_pos++;
