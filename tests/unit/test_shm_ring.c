@@ -5,6 +5,7 @@
  * checksummed frames.
  */
 #define _GNU_SOURCE
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -14,9 +15,9 @@
 #include "transport/shm/shm_ring.h"
 #include "unit.h"
 
-#define NLINES 8
-#define NCELLS 7 /* frames of up to 3 cells (half the ring) */
-#define CELL   256
+#define NLINES    8
+#define NCELLS    7 /* frames of up to 3 cells (half the ring) */
+#define CELL      256
 #define FRAME_MAX (3 * CELL)
 
 static size_t chan_bytes(void)
@@ -27,7 +28,10 @@ static size_t chan_bytes(void)
 /* Frame i has length len_of(i) and bytes (i * 7 + k) & 0xff. */
 static size_t len_of(uint32_t i)
 {
-    static const size_t lens[] = {0, 1, 8, 55, 56, 57, 100, 255, 256, 3, 257, 700, 512, FRAME_MAX, 513};
+    static const size_t lens[] = {
+        0,   1,   8,   55,        56,  57,  100, 255, 256,           3,
+        257, 700, 512, FRAME_MAX, 513, 120, 184, 185, SHM_LINES_MAX, SHM_LINES_MAX + 1,
+        64};
     return lens[i % (sizeof lens / sizeof lens[0])];
 }
 
@@ -74,11 +78,11 @@ static void test_single_process(void)
 
     /* Cell ring: NCELLS large frames fit, the next is AGAIN even with free slots. */
     for (int i = 0; i < NCELLS; i++) {
-        struct iovec iov = {buf, 200};
-        CHECK_EQ(shm_chan_push(&prod, &iov, 1, 200), 0);
+        struct iovec iov = {buf, 250};
+        CHECK_EQ(shm_chan_push(&prod, &iov, 1, 250), 0);
     }
-    struct iovec big = {buf, 200};
-    CHECK_EQ(shm_chan_push(&prod, &big, 1, 200), TERN_ERR_AGAIN);
+    struct iovec big = {buf, 250};
+    CHECK_EQ(shm_chan_push(&prod, &big, 1, 250), TERN_ERR_AGAIN);
     CHECK_EQ(shm_chan_max_frame(NCELLS, CELL), FRAME_MAX);
     struct iovec toobig = {buf, FRAME_MAX + 1};
     CHECK_EQ(shm_chan_push(&prod, &toobig, 1, FRAME_MAX + 1), TERN_ERR_INVAL);
@@ -87,7 +91,7 @@ static void test_single_process(void)
     CHECK_EQ(shm_chan_push(&prod, &small, 1, 4), 0);
     for (int i = 0; i < NCELLS; i++) {
         CHECK(shm_chan_peek(&cons, &d, &len));
-        CHECK_EQ(len, 200);
+        CHECK_EQ(len, 250);
         shm_chan_release(&cons);
     }
     CHECK(shm_chan_peek(&cons, &d, &len));
@@ -125,6 +129,87 @@ static void test_single_process(void)
     CHECK(memcmp(d, buf, FRAME_MAX) == 0);
     shm_chan_release(&cons);
     CHECK_EQ(cons.cell_pos, prod.cell_pos);
+    CHECK(!shm_chan_peek(&cons, &d, &len));
+
+    /* Frames of 57..SHM_LINES_MAX bytes run over consecutive slots: 2 + 4 slots here. */
+    CHECK_EQ(cons.line_pos, prod.line_pos);
+    while (prod.line_pos % NLINES != 0) { /* start at slot 0 */
+        struct iovec iov = {buf, 1};
+        CHECK_EQ(shm_chan_push(&prod, &iov, 1, 1), 0);
+        CHECK(shm_chan_peek(&cons, &d, &len));
+        shm_chan_release(&cons);
+    }
+    uint64_t l0 = prod.line_pos, c0 = prod.cell_pos;
+    fill(buf, 50, 100);
+    struct iovec l100 = {buf, 100};
+    CHECK_EQ(shm_chan_push(&prod, &l100, 1, 100), 0);
+    CHECK_EQ(prod.line_pos, l0 + 2);
+    fill(buf, 51, SHM_LINES_MAX);
+    struct iovec lmax = {buf, SHM_LINES_MAX};
+    CHECK_EQ(shm_chan_push(&prod, &lmax, 1, SHM_LINES_MAX), 0);
+    CHECK_EQ(prod.line_pos, l0 + 6);
+    CHECK_EQ(prod.cell_pos, c0); /* no cell used */
+    /* Slot 6 of 8: another 4-slot frame would wrap, so it takes a cell and one slot. */
+    fill(buf, 52, 200);
+    struct iovec l200 = {buf, 200};
+    CHECK_EQ(shm_chan_push(&prod, &l200, 1, 200), 0);
+    CHECK_EQ(prod.line_pos, l0 + 7);
+    CHECK_EQ(prod.cell_pos, c0 + 1);
+    /* Slot 7, the last: a 2-slot frame would wrap, so it takes a cell too; then the ring
+     * is full. */
+    fill(buf, 53, 100);
+    CHECK_EQ(shm_chan_push(&prod, &l100, 1, 100), 0);
+    CHECK_EQ(prod.line_pos, l0 + 8);
+    CHECK_EQ(prod.cell_pos, c0 + 2);
+    struct iovec b1 = {buf, 1};
+    CHECK_EQ(shm_chan_push(&prod, &b1, 1, 1), TERN_ERR_AGAIN);
+    CHECK(shm_chan_peek(&cons, &d, &len));
+    fill(buf, 50, 100);
+    CHECK(len == 100 && memcmp(d, buf, 100) == 0 && d == cons.lines[0].data);
+    shm_chan_release(&cons);
+    CHECK_EQ(cons.line_pos, l0 + 2);
+    /* The continuation slot now reads as consumed (its position + 1), not as data. */
+    CHECK_EQ(atomic_load(&cons.lines[1].seq), (uint32_t)(l0 + 2));
+    CHECK(shm_chan_peek(&cons, &d, &len));
+    fill(buf, 51, SHM_LINES_MAX);
+    CHECK(len == SHM_LINES_MAX && memcmp(d, buf, SHM_LINES_MAX) == 0);
+    shm_chan_release(&cons);
+    CHECK(shm_chan_peek(&cons, &d, &len));
+    fill(buf, 52, 200);
+    CHECK(len == 200 && memcmp(d, buf, 200) == 0 && d == cons.cells + (c0 % NCELLS) * CELL);
+    shm_chan_release(&cons);
+    CHECK(shm_chan_peek(&cons, &d, &len));
+    fill(buf, 53, 100);
+    CHECK(len == 100 && memcmp(d, buf, 100) == 0 && d == cons.cells + ((c0 + 1) % NCELLS) * CELL);
+    shm_chan_release(&cons);
+    CHECK(!shm_chan_peek(&cons, &d, &len));
+    /* Stale data whose bytes look like a future sequence word is never taken for a frame:
+     * a 3-slot frame from slot 0 whose bytes at slots 1 and 2's sequence words are the
+     * values those slots hold when full one lap later; after it, one-slot frames only, so
+     * slots 1 and 2 are next looked at as frame heads while still holding those bytes. */
+    while (prod.line_pos % NLINES != 0) {
+        struct iovec iov = {buf, 1};
+        CHECK_EQ(shm_chan_push(&prod, &iov, 1, 1), 0);
+        CHECK(shm_chan_peek(&cons, &d, &len));
+        shm_chan_release(&cons);
+    }
+    uint64_t s0 = prod.line_pos;
+    uint32_t next1 = (uint32_t)(s0 + 1 + NLINES + 1), next2 = (uint32_t)(s0 + 2 + NLINES + 1);
+    memset(buf, 0, 200);
+    memcpy(buf + SHM_LINE_INLINE, &next1, 4);
+    memcpy(buf + SHM_LINE_INLINE + 64, &next2, 4);
+    struct iovec l150 = {buf, 150};
+    CHECK_EQ(shm_chan_push(&prod, &l150, 1, 150), 0);
+    CHECK(shm_chan_peek(&cons, &d, &len));
+    CHECK_EQ(len, 150);
+    shm_chan_release(&cons);
+    for (uint64_t p = s0 + 3; p < s0 + NLINES + 1; p++) { /* slots 3..7, then 0 again */
+        struct iovec iov = {buf, 1};
+        CHECK_EQ(shm_chan_push(&prod, &iov, 1, 1), 0);
+        CHECK(shm_chan_peek(&cons, &d, &len));
+        shm_chan_release(&cons);
+    }
+    CHECK_EQ(cons.line_pos, s0 + NLINES + 1); /* at slot 1, nothing sent there this lap */
     CHECK(!shm_chan_peek(&cons, &d, &len));
 
     /* Gather from several iovecs, across many wrap-arounds, in order. */

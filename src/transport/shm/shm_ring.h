@@ -34,6 +34,20 @@
 #define SHM_FRAME_CELLS 8
 /* A slot whose len has this bit carries a transport control frame, not a core frame. */
 #define SHM_LEN_CTRL 0x80000000u
+/* ... and with this bit, a frame that continues over the next slots (see below). */
+#define SHM_LEN_LINES 0x40000000u
+#define SHM_LEN_MASK  0x3fffffffu
+/*
+ * Frames up to SHM_LINES_MAX bytes that do not fit one slot take up to four consecutive
+ * slots: the data runs on from the first slot's data into the next lines (which carry no
+ * sequence word of their own; the first slot's release store publishes them all), so
+ * the receiver reads a few adjacent lines instead of a slot plus a cell. A frame that
+ * would wrap around the end of the slot ring goes to a cell instead. When it releases
+ * such a frame, the consumer writes each continuation slot's sequence word with the
+ * value a consumed slot of that position has, so stale data can never look like a frame
+ * in a later lap.
+ */
+#define SHM_LINES_MAX (SHM_LINE_INLINE + 3 * 64)
 
 /* A slot: the sequence word and the frame share one cache line. */
 struct shm_line {
@@ -54,6 +68,7 @@ struct shm_chan {
     uint64_t line_head_seen, cell_head_seen; /* producer's cached copies of the heads */
     uint64_t cur_cell_end;                   /* consumer: cell position after the peeked frame */
     size_t cur_len;                          /* consumer: length of the peeked frame */
+    uint32_t cur_lines;                      /* consumer: slots the peeked frame takes */
     int cur_ctrl;                            /* consumer: the peeked frame is a control frame */
 };
 
@@ -99,25 +114,39 @@ static inline int shm_chan_push_ctrl(struct shm_chan *c, const struct iovec *iov
         c->line_head_seen = atomic_load_explicit(c->line_head, memory_order_acquire);
         if (c->line_pos - c->line_head_seen >= c->nlines) return TERN_ERR_AGAIN;
     }
-    struct shm_line *line = &c->lines[c->line_pos & (c->nlines - 1)];
-    if (total <= SHM_LINE_INLINE) {
+    uint64_t slot = c->line_pos & (c->nlines - 1);
+    struct shm_line *line = &c->lines[slot];
+    uint32_t flags = ctrl ? SHM_LEN_CTRL : 0, k = 1;
+    if (total > SHM_LINE_INLINE && total <= SHM_LINES_MAX) {
+        k = 1 + (uint32_t)((total - SHM_LINE_INLINE + 63) / 64);
+        if (slot + k <= c->nlines && k <= c->nlines / 2) {
+            if (c->line_pos + k - c->line_head_seen > c->nlines) {
+                c->line_head_seen = atomic_load_explicit(c->line_head, memory_order_acquire);
+                if (c->line_pos + k - c->line_head_seen > c->nlines) return TERN_ERR_AGAIN;
+            }
+            flags |= SHM_LEN_LINES;
+        } else {
+            k = 1; /* would wrap: take a cell */
+        }
+    }
+    if (total <= SHM_LINE_INLINE || (flags & SHM_LEN_LINES)) {
         shm_iov_gather(line->data, iov, iovcnt);
     } else {
         if (total > shm_chan_max_frame(c->ncells, c->cell_size)) return TERN_ERR_INVAL;
-        uint64_t k = (total + c->cell_size - 1) / c->cell_size;
+        uint64_t kc = (total + c->cell_size - 1) / c->cell_size;
         uint64_t start = c->cell_pos, idx = start % c->ncells;
-        if (idx + k > c->ncells) start += c->ncells - idx; /* no wrap: skip to the start */
-        if (start + k - c->cell_head_seen > c->ncells) {
+        if (idx + kc > c->ncells) start += c->ncells - idx; /* no wrap: skip to the start */
+        if (start + kc - c->cell_head_seen > c->ncells) {
             c->cell_head_seen = atomic_load_explicit(c->cell_head, memory_order_acquire);
-            if (start + k - c->cell_head_seen > c->ncells) return TERN_ERR_AGAIN;
+            if (start + kc - c->cell_head_seen > c->ncells) return TERN_ERR_AGAIN;
         }
         shm_iov_gather(c->cells + (start % c->ncells) * c->cell_size, iov, iovcnt);
         memcpy(line->data, &start, sizeof start);
-        c->cell_pos = start + k;
+        c->cell_pos = start + kc;
     }
-    line->len = (uint32_t)total | (ctrl ? SHM_LEN_CTRL : 0);
+    line->len = (uint32_t)total | flags;
     atomic_store_explicit(&line->seq, (uint32_t)(c->line_pos + 1), memory_order_release);
-    c->line_pos++;
+    c->line_pos += k;
     return 0;
 }
 
@@ -140,10 +169,24 @@ static inline int shm_chan_peek(struct shm_chan *c, const void **data, size_t *l
     if (atomic_load_explicit(&line->seq, memory_order_acquire) != (uint32_t)(c->line_pos + 1))
         return 0;
     uint32_t raw = line->len;
-    size_t n = raw & ~SHM_LEN_CTRL;
+    size_t n = raw & SHM_LEN_MASK;
     c->cur_ctrl = (raw & SHM_LEN_CTRL) != 0;
+    c->cur_lines = 1;
     if (n <= SHM_LINE_INLINE) {
         *data = line->data;
+    } else if (raw & SHM_LEN_LINES) {
+        if (n > SHM_LINES_MAX) n = SHM_LINES_MAX;
+        uint32_t k = 1 + (uint32_t)((n - SHM_LINE_INLINE + 63) / 64);
+        uint64_t slot = c->line_pos & (c->nlines - 1);
+        if (slot + k > c->nlines) { /* not what a producer writes: stay inside the ring */
+            k = (uint32_t)(c->nlines - slot);
+            n = SHM_LINE_INLINE + (k - 1) * 64;
+        }
+        c->cur_lines = k;
+        *data = line->data;
+        c->cur_len = n;
+        *len = n;
+        return 1;
     } else {
         uint64_t start, max = shm_chan_max_frame(c->ncells, c->cell_size);
         memcpy(&start, line->data, sizeof start);
@@ -156,7 +199,7 @@ static inline int shm_chan_peek(struct shm_chan *c, const void **data, size_t *l
         *data = c->cells + idx * c->cell_size;
         c->cur_cell_end = start + k;
     }
-    c->cur_len = raw & ~SHM_LEN_CTRL;
+    c->cur_len = raw & SHM_LEN_MASK;
     *len = n;
     return 1;
 }
@@ -164,11 +207,20 @@ static inline int shm_chan_peek(struct shm_chan *c, const void **data, size_t *l
 /* Consumer: the peeked frame is consumed; give its slot (and cell) back. */
 static inline void shm_chan_release(struct shm_chan *c)
 {
-    if (c->cur_len > SHM_LINE_INLINE) {
-        c->cell_pos = c->cur_cell_end;
-        atomic_store_explicit(c->cell_head, c->cell_pos, memory_order_release);
+    if (c->cur_lines > 1) {
+        for (uint32_t i = 1; i < c->cur_lines; i++) {
+            uint64_t pos = c->line_pos + i;
+            atomic_store_explicit(&c->lines[pos & (c->nlines - 1)].seq, (uint32_t)(pos + 1),
+                                  memory_order_relaxed);
+        }
+        c->line_pos += c->cur_lines;
+    } else {
+        if (c->cur_len > SHM_LINE_INLINE) {
+            c->cell_pos = c->cur_cell_end;
+            atomic_store_explicit(c->cell_head, c->cell_pos, memory_order_release);
+        }
+        c->line_pos++;
     }
-    c->line_pos++;
     atomic_store_explicit(c->line_head, c->line_pos, memory_order_release);
 }
 
