@@ -914,16 +914,6 @@ TERN__MPI(int, Intercomm_create,
           (MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag,
            MPI_Comm *newintercomm));
 TERN__MPI(int, Intercomm_merge, (MPI_Comm intercomm, int high, MPI_Comm *newintracomm));
-TERN__MPI(int, Mprobe,
-          (int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status));
-TERN__MPI(int, Improbe,
-          (int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
-           MPI_Status *status));
-TERN__MPI(int, Mrecv,
-          (void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status));
-TERN__MPI(int, Imrecv,
-          (void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
-           MPI_Request *request));
 TERN__MPI(int, Graph_create,
           (MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder,
            MPI_Comm *comm_graph));
@@ -937,6 +927,22 @@ TERN__MPI(int, Neighbor_allgather,
 TERN__MPI(int, Neighbor_alltoall,
           (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
            MPI_Datatype recvtype, MPI_Comm comm));
+
+/* Matched probes (MPI 3.1, 3.8.2). MPI_Mprobe/MPI_Improbe take the matched message out of
+ * matching: only MPI_Mrecv/MPI_Imrecv with the returned handle can receive it. A probe of
+ * MPI_PROC_NULL returns MPI_MESSAGE_NO_PROC, whose receive completes at once with source
+ * MPI_PROC_NULL. Errors: MPI_ERR_COMM, MPI_ERR_RANK, MPI_ERR_TAG (probes), MPI_ERR_REQUEST
+ * (not a live message handle), MPI_ERR_TRUNCATE, MPI_ERR_PROC_FAILED. */
+TERN__MPI(int, Mprobe,
+          (int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status));
+TERN__MPI(int, Improbe,
+          (int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
+           MPI_Status *status));
+TERN__MPI(int, Mrecv,
+          (void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status));
+TERN__MPI(int, Imrecv,
+          (void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+           MPI_Request *request));
 
 /* ---- the rest of MPI 3.1 ------------------------------------------------------ */
 

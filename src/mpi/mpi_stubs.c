@@ -65,17 +65,6 @@ MPI_STUB(Intercomm_create,
           MPI_Comm *newintercomm),
          local_comm)
 MPI_STUB(Intercomm_merge, (MPI_Comm intercomm, int high, MPI_Comm *newintracomm), intercomm)
-MPI_STUB(Mprobe, (int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status),
-         comm)
-MPI_STUB(Improbe,
-         (int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status),
-         comm)
-MPI_STUB(Mrecv,
-         (void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status),
-         MPI_COMM_WORLD)
-MPI_STUB(Imrecv,
-         (void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request),
-         MPI_COMM_WORLD)
 MPI_STUB(Graph_create,
          (MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder,
           MPI_Comm *comm_graph),
