@@ -914,19 +914,6 @@ TERN__MPI(int, Intercomm_create,
           (MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag,
            MPI_Comm *newintercomm));
 TERN__MPI(int, Intercomm_merge, (MPI_Comm intercomm, int high, MPI_Comm *newintracomm));
-TERN__MPI(int, Graph_create,
-          (MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder,
-           MPI_Comm *comm_graph));
-TERN__MPI(int, Dist_graph_create_adjacent,
-          (MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[],
-           int outdegree, const int destinations[], const int destweights[], MPI_Info info,
-           int reorder, MPI_Comm *comm_dist_graph));
-TERN__MPI(int, Neighbor_allgather,
-          (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-           MPI_Datatype recvtype, MPI_Comm comm));
-TERN__MPI(int, Neighbor_alltoall,
-          (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-           MPI_Datatype recvtype, MPI_Comm comm));
 
 /* Matched probes (MPI 3.1, 3.8.2). MPI_Mprobe/MPI_Improbe take the matched message out of
  * matching: only MPI_Mrecv/MPI_Imrecv with the returned handle can receive it. A probe of
@@ -942,6 +929,78 @@ TERN__MPI(int, Mrecv,
           (void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status));
 TERN__MPI(int, Imrecv,
           (void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+           MPI_Request *request));
+
+/* Graph and distributed-graph topologies (MPI 3.1, 7.5). Ranks keep their order (reorder is
+ * accepted and ignored, as for MPI_Cart_create); MPI_Graph_map/MPI_Cart_map say so. Queries
+ * on a communicator without that topology fail with MPI_ERR_TOPOLOGY. MPI_Dist_graph_create
+ * gathers the edges with one MPI_Alltoall and one MPI_Alltoallv on comm_old. */
+TERN__MPI(int, Graph_create,
+          (MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder,
+           MPI_Comm *comm_graph));
+TERN__MPI(int, Graphdims_get, (MPI_Comm comm, int *nnodes, int *nedges));
+TERN__MPI(int, Graph_get, (MPI_Comm comm, int maxindex, int maxedges, int indx[], int edges[]));
+TERN__MPI(int, Graph_neighbors_count, (MPI_Comm comm, int rank, int *nneighbors));
+TERN__MPI(int, Graph_neighbors, (MPI_Comm comm, int rank, int maxneighbors, int neighbors[]));
+TERN__MPI(int, Graph_map,
+          (MPI_Comm comm, int nnodes, const int indx[], const int edges[], int *newrank));
+TERN__MPI(int, Cart_map,
+          (MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank));
+TERN__MPI(int, Dist_graph_create_adjacent,
+          (MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[],
+           int outdegree, const int destinations[], const int destweights[], MPI_Info info,
+           int reorder, MPI_Comm *comm_dist_graph));
+TERN__MPI(int, Dist_graph_create,
+          (MPI_Comm comm_old, int n, const int sources[], const int degrees[],
+           const int destinations[], const int weights[], MPI_Info info, int reorder,
+           MPI_Comm *comm_dist_graph));
+TERN__MPI(int, Dist_graph_neighbors_count,
+          (MPI_Comm comm, int *indegree, int *outdegree, int *weighted));
+TERN__MPI(int, Dist_graph_neighbors,
+          (MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree,
+           int destinations[], int destweights[]));
+
+/* Neighbourhood collectives (MPI 3.1, 7.6) on Cartesian, graph and distributed-graph
+ * communicators: block k of the receive buffer comes from in-neighbour k, block j of the
+ * send buffer goes to out-neighbour j (Cartesian: per dimension the -1 then the +1
+ * neighbour; MPI_PROC_NULL neighbours leave their block untouched). Messages of one pair
+ * of processes match in order. MPI_IN_PLACE is MPI_ERR_BUFFER; no topology is
+ * MPI_ERR_TOPOLOGY. The I-forms return a request completed by MPI_Wait/MPI_Test. */
+TERN__MPI(int, Neighbor_allgather,
+          (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+           MPI_Datatype recvtype, MPI_Comm comm));
+TERN__MPI(int, Neighbor_allgatherv,
+          (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+           const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm));
+TERN__MPI(int, Neighbor_alltoall,
+          (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+           MPI_Datatype recvtype, MPI_Comm comm));
+TERN__MPI(int, Neighbor_alltoallv,
+          (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+           void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+           MPI_Comm comm));
+TERN__MPI(int, Neighbor_alltoallw,
+          (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+           const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+           const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm));
+TERN__MPI(int, Ineighbor_allgather,
+          (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+           MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request));
+TERN__MPI(int, Ineighbor_allgatherv,
+          (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+           const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+           MPI_Request *request));
+TERN__MPI(int, Ineighbor_alltoall,
+          (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+           MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request));
+TERN__MPI(int, Ineighbor_alltoallv,
+          (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+           void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+           MPI_Comm comm, MPI_Request *request));
+TERN__MPI(int, Ineighbor_alltoallw,
+          (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+           const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+           const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
            MPI_Request *request));
 
 /* ---- the rest of MPI 3.1 ------------------------------------------------------ */
@@ -1058,53 +1117,6 @@ TERN__MPI(int, Unpack_external,
            void *outbuf, int outcount, MPI_Datatype datatype));
 
 /* Topologies and neighbourhood collectives */
-TERN__MPI(int, Cart_map,
-          (MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank));
-TERN__MPI(int, Dist_graph_create,
-          (MPI_Comm comm_old, int n, const int sources[], const int degrees[],
-           const int destinations[], const int weights[], MPI_Info info, int reorder,
-           MPI_Comm *comm_dist_graph));
-TERN__MPI(int, Dist_graph_neighbors,
-          (MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree,
-           int destinations[], int destweights[]));
-TERN__MPI(int, Dist_graph_neighbors_count,
-          (MPI_Comm comm, int *indegree, int *outdegree, int *weighted));
-TERN__MPI(int, Graph_get, (MPI_Comm comm, int maxindex, int maxedges, int indx[], int edges[]));
-TERN__MPI(int, Graph_map,
-          (MPI_Comm comm, int nnodes, const int indx[], const int edges[], int *newrank));
-TERN__MPI(int, Graph_neighbors, (MPI_Comm comm, int rank, int maxneighbors, int neighbors[]));
-TERN__MPI(int, Graph_neighbors_count, (MPI_Comm comm, int rank, int *nneighbors));
-TERN__MPI(int, Graphdims_get, (MPI_Comm comm, int *nnodes, int *nedges));
-TERN__MPI(int, Ineighbor_allgather,
-          (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-           MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request));
-TERN__MPI(int, Ineighbor_allgatherv,
-          (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-           const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
-           MPI_Request *request));
-TERN__MPI(int, Ineighbor_alltoall,
-          (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-           MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request));
-TERN__MPI(int, Ineighbor_alltoallv,
-          (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
-           void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
-           MPI_Comm comm, MPI_Request *request));
-TERN__MPI(int, Ineighbor_alltoallw,
-          (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
-           const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
-           const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
-           MPI_Request *request));
-TERN__MPI(int, Neighbor_allgatherv,
-          (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-           const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm));
-TERN__MPI(int, Neighbor_alltoallv,
-          (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
-           void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
-           MPI_Comm comm));
-TERN__MPI(int, Neighbor_alltoallw,
-          (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
-           const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
-           const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm));
 
 /* One-sided: request-based operations */
 TERN__MPI(int, Raccumulate,

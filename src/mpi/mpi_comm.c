@@ -69,6 +69,7 @@ static void mpi_comm_destroy(struct mpi_comm *c)
     }
     free(c->dims);
     free(c->periods);
+    mpi_topo_free(c->topo);
     mpi_comms[c->handle % MPI_COMM_SLOTS] = NULL;
     free(c);
 }
@@ -289,6 +290,7 @@ static int mpi_comm_inherit(const struct mpi_comm *old, struct mpi_comm *nc)
         memcpy(nc->periods, old->periods, (size_t)old->ndims * sizeof(int));
     }
     nc->ndims = old->ndims;
+    if (old->topo && mpi_topo_copy(old->topo, &nc->topo)) return MPI_ERR_NO_MEM;
     for (const struct mpi_attr *a = old->attrs; a; a = a->next) {
         struct mpi_keyval *k = mpi_keyval_get(a->keyval);
         if (k == NULL || k->copy == MPI_COMM_NULL_COPY_FN) continue;
@@ -940,7 +942,7 @@ int PMPI_Topo_test(MPI_Comm comm, int *status)
 {
     CORE_CS_SCOPE();
     COMM_CHECK("MPI_Topo_test", comm, status);
-    *status = c->ndims ? MPI_CART : MPI_UNDEFINED;
+    *status = c->ndims ? MPI_CART : c->topo ? mpi_topo_kind(c->topo) : MPI_UNDEFINED;
     return MPI_SUCCESS;
 }
 MPI_ALIAS(Topo_test)

@@ -51,6 +51,7 @@ struct mpi_comm {
     int ndims; /* Cartesian topology: > 0, or 0 (none), -1 for a 0-dimensional one */
     int *dims, *periods;
     struct mpi_attr *attrs;
+    struct mpi_topo *topo; /* graph or distributed-graph topology (mpi_topo.c), or NULL */
 };
 
 extern struct mpi_comm **mpi_comms;
@@ -72,6 +73,11 @@ static inline struct mpi_comm *mpi_comm_get(MPI_Comm h)
 /* Wrap a core communicator in a new handle (NULL tc gives MPI_COMM_NULL). */
 int mpi_comm_wrap(struct tern_comm *tc, const struct mpi_comm *parent, MPI_Comm *out);
 int mpi_comm_init(void);
+/* mpi_topo.c: graph topologies kept with a communicator, copied by MPI_Comm_dup. */
+struct mpi_topo;
+int mpi_topo_kind(const struct mpi_topo *t); /* MPI_GRAPH or MPI_DIST_GRAPH */
+int mpi_topo_copy(const struct mpi_topo *t, struct mpi_topo **out);
+void mpi_topo_free(struct mpi_topo *t);
 void mpi_comm_fini(void);
 
 /* ---- datatypes ----------------------------------------------------------------- */

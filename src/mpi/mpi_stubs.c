@@ -65,30 +65,11 @@ MPI_STUB(Intercomm_create,
           MPI_Comm *newintercomm),
          local_comm)
 MPI_STUB(Intercomm_merge, (MPI_Comm intercomm, int high, MPI_Comm *newintracomm), intercomm)
-MPI_STUB(Graph_create,
-         (MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder,
-          MPI_Comm *comm_graph),
-         comm_old)
-MPI_STUB(Dist_graph_create_adjacent,
-         (MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[],
-          int outdegree, const int destinations[], const int destweights[], MPI_Info info,
-          int reorder, MPI_Comm *comm_dist_graph),
-         comm_old)
-MPI_STUB(Neighbor_allgather,
-         (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-          MPI_Datatype recvtype, MPI_Comm comm),
-         comm)
-MPI_STUB(Neighbor_alltoall,
-         (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-          MPI_Datatype recvtype, MPI_Comm comm),
-         comm)
 MPI_STUB(Add_error_class, (int *errorclass), MPI_COMM_WORLD)
 MPI_STUB(Add_error_code, (int errorclass, int *errorcode), MPI_COMM_WORLD)
 MPI_STUB(Add_error_string, (int errorcode, const char *string), MPI_COMM_WORLD)
 MPI_STUB(Attr_delete, (MPI_Comm comm, int keyval), comm)
 MPI_STUB(Attr_put, (MPI_Comm comm, int keyval, void *attribute_val), comm)
-MPI_STUB(Cart_map, (MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank),
-         comm)
 MPI_STUB(Close_port, (const char *port_name), MPI_COMM_WORLD)
 MPI_STUB(Comm_accept,
          (const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm), comm)
@@ -107,17 +88,6 @@ MPI_STUB(Comm_spawn_multiple,
          (int count, char *array_of_commands[], char **array_of_argv[],
           const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm,
           MPI_Comm *intercomm, int array_of_errcodes[]),
-         comm)
-MPI_STUB(Dist_graph_create,
-         (MPI_Comm comm_old, int n, const int sources[], const int degrees[],
-          const int destinations[], const int weights[], MPI_Info info, int reorder,
-          MPI_Comm *comm_dist_graph),
-         comm_old)
-MPI_STUB(Dist_graph_neighbors,
-         (MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree,
-          int destinations[], int destweights[]),
-         comm)
-MPI_STUB(Dist_graph_neighbors_count, (MPI_Comm comm, int *indegree, int *outdegree, int *weighted),
          comm)
 MPI_STUB(Errhandler_create,
          (MPI_Comm_errhandler_function * comm_errhandler_fn, MPI_Errhandler *errhandler),
@@ -213,12 +183,6 @@ MPI_STUB(File_write_shared,
          MPI_COMM_WORLD)
 MPI_STUB(Get_elements_x, (const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count),
          MPI_COMM_WORLD)
-MPI_STUB(Graph_get, (MPI_Comm comm, int maxindex, int maxedges, int indx[], int edges[]), comm)
-MPI_STUB(Graph_map, (MPI_Comm comm, int nnodes, const int indx[], const int edges[], int *newrank),
-         comm)
-MPI_STUB(Graph_neighbors, (MPI_Comm comm, int rank, int maxneighbors, int neighbors[]), comm)
-MPI_STUB(Graph_neighbors_count, (MPI_Comm comm, int rank, int *nneighbors), comm)
-MPI_STUB(Graphdims_get, (MPI_Comm comm, int *nnodes, int *nedges), comm)
 MPI_STUB(Grequest_complete, (MPI_Request request), MPI_COMM_WORLD)
 MPI_STUB(Grequest_start,
          (MPI_Grequest_query_function * query_fn, MPI_Grequest_free_function *free_fn,
@@ -231,30 +195,6 @@ MPI_STUB(Group_intersection, (MPI_Group group1, MPI_Group group2, MPI_Group *new
 MPI_STUB(Group_range_excl, (MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup),
          MPI_COMM_WORLD)
 MPI_STUB(Group_union, (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup), MPI_COMM_WORLD)
-MPI_STUB(Ineighbor_allgather,
-         (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-          MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request),
-         comm)
-MPI_STUB(Ineighbor_allgatherv,
-         (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-          const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
-          MPI_Request *request),
-         comm)
-MPI_STUB(Ineighbor_alltoall,
-         (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-          MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request),
-         comm)
-MPI_STUB(Ineighbor_alltoallv,
-         (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
-          void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
-          MPI_Comm comm, MPI_Request *request),
-         comm)
-MPI_STUB(Ineighbor_alltoallw,
-         (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
-          const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
-          const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
-          MPI_Request *request),
-         comm)
 MPI_STUB(Info_delete, (MPI_Info info, const char *key), MPI_COMM_WORLD)
 MPI_STUB(Info_get_nthkey, (MPI_Info info, int n, char *key), MPI_COMM_WORLD)
 MPI_STUB(Info_get_valuelen, (MPI_Info info, const char *key, int *valuelen, int *flag),
@@ -265,20 +205,6 @@ MPI_STUB(Keyval_create,
          MPI_COMM_WORLD)
 MPI_STUB(Keyval_free, (int *keyval), MPI_COMM_WORLD)
 MPI_STUB(Lookup_name, (const char *service_name, MPI_Info info, char *port_name), MPI_COMM_WORLD)
-MPI_STUB(Neighbor_allgatherv,
-         (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-          const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm),
-         comm)
-MPI_STUB(Neighbor_alltoallv,
-         (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
-          void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
-          MPI_Comm comm),
-         comm)
-MPI_STUB(Neighbor_alltoallw,
-         (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
-          const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
-          const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm),
-         comm)
 MPI_STUB(Open_port, (MPI_Info info, char *port_name), MPI_COMM_WORLD)
 MPI_STUB(Pack_external,
          (const char *datarep, const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf,

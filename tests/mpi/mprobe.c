@@ -44,7 +44,9 @@ int main(int argc, char **argv)
 
     /* Bad handles. */
     msg = MPI_MESSAGE_NULL;
+#ifdef TERN_MPI /* Open MPI 4.1 raises this on MPI_COMM_NULL, whose handler is fatal */
     FAILS(MPI_Mrecv(&x, 1, MPI_INT, &msg, &st), MPI_ERR_REQUEST);
+#endif
     FAILS(MPI_Mprobe(np, 0, MPI_COMM_WORLD, &msg, &st), MPI_ERR_RANK);
 
     /* Each rank sends to every other: two small messages with tag 5 (k = 0, 1), one big
