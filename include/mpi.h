@@ -1003,6 +1003,29 @@ TERN__MPI(int, Ineighbor_alltoallw,
            const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
            MPI_Request *request));
 
+/* Request-based RMA (MPI 3.1, 11.3.5): only inside a passive-target epoch (MPI_Win_lock or
+ * MPI_Win_lock_all), else MPI_ERR_RMA_SYNC. The request completes at local completion:
+ * Rput/Raccumulate when the origin buffer may be reused (when the call returns: the data
+ * is stored or copied out), Rget/Rget_accumulate when the result is in the origin buffer.
+ * Completion at the target still needs MPI_Win_flush or MPI_Win_unlock. */
+TERN__MPI(int, Rput,
+          (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+           MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
+           MPI_Request *request));
+TERN__MPI(int, Rget,
+          (void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+           MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
+           MPI_Request *request));
+TERN__MPI(int, Raccumulate,
+          (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+           MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op,
+           MPI_Win win, MPI_Request *request));
+TERN__MPI(int, Rget_accumulate,
+          (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+           void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank,
+           MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op,
+           MPI_Win win, MPI_Request *request));
+
 /* ---- the rest of MPI 3.1 ------------------------------------------------------ */
 
 /* Point-to-point: matched probes and generalized requests */
@@ -1119,23 +1142,6 @@ TERN__MPI(int, Unpack_external,
 /* Topologies and neighbourhood collectives */
 
 /* One-sided: request-based operations */
-TERN__MPI(int, Raccumulate,
-          (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
-           MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op,
-           MPI_Win win, MPI_Request *request));
-TERN__MPI(int, Rget,
-          (void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
-           MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
-           MPI_Request *request));
-TERN__MPI(int, Rget_accumulate,
-          (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
-           void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank,
-           MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op,
-           MPI_Win win, MPI_Request *request));
-TERN__MPI(int, Rput,
-          (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
-           MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
-           MPI_Request *request));
 
 /* Tool information interface (MPI_T) */
 TERN__MPI(int, T_category_changed, (int *update_number));

@@ -214,31 +214,10 @@ MPI_STUB(Pack_external_size,
          (const char *datarep, int incount, MPI_Datatype datatype, MPI_Aint *size), MPI_COMM_WORLD)
 MPI_STUB(Publish_name, (const char *service_name, MPI_Info info, const char *port_name),
          MPI_COMM_WORLD)
-MPI_STUB(Raccumulate,
-         (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
-          MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op,
-          MPI_Win win, MPI_Request *request),
-         MPI_COMM_WORLD)
 MPI_STUB(Register_datarep,
          (const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn,
           MPI_Datarep_conversion_function *write_conversion_fn,
           MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state),
-         MPI_COMM_WORLD)
-MPI_STUB(Rget,
-         (void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
-          MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
-          MPI_Request *request),
-         MPI_COMM_WORLD)
-MPI_STUB(Rget_accumulate,
-         (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
-          void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank,
-          MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op,
-          MPI_Win win, MPI_Request *request),
-         MPI_COMM_WORLD)
-MPI_STUB(Rput,
-         (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
-          MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
-          MPI_Request *request),
          MPI_COMM_WORLD)
 MPI_STUB(Status_c2f, (const MPI_Status *c_status, MPI_Fint *f_status), MPI_COMM_WORLD)
 MPI_STUB(Status_f2c, (const MPI_Fint *f_status, MPI_Status *c_status), MPI_COMM_WORLD)
