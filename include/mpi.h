@@ -1026,18 +1026,27 @@ TERN__MPI(int, Rget_accumulate,
            MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op,
            MPI_Win win, MPI_Request *request));
 
-/* ---- the rest of MPI 3.1 ------------------------------------------------------ */
-
-/* Point-to-point: matched probes and generalized requests */
-TERN__MPI(int, Get_elements_x, (const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count));
-TERN__MPI(int, Grequest_complete, (MPI_Request request));
+/* Generalized requests (MPI 3.1, 12.2). MPI_Grequest_start makes a request the program
+ * completes with MPI_Grequest_complete (from any thread under MPI_THREAD_MULTIPLE, waking
+ * a thread waiting on it). query_fn fills the status a completion call returns (also for
+ * MPI_Request_get_status; called with a real status even when MPI_STATUS_IGNORE was
+ * given); free_fn runs once the completed request is freed; cancel_fn from MPI_Cancel, told
+ * whether the request completed. The callbacks' error codes are returned. Completing an
+ * unknown or already completed request is MPI_ERR_REQUEST. MPI_Status_set_elements(_x)
+ * and MPI_Status_set_cancelled fill a status for query_fn. */
 TERN__MPI(int, Grequest_start,
           (MPI_Grequest_query_function * query_fn, MPI_Grequest_free_function *free_fn,
            MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request));
+TERN__MPI(int, Grequest_complete, (MPI_Request request));
 TERN__MPI(int, Status_set_cancelled, (MPI_Status * status, int flag));
 TERN__MPI(int, Status_set_elements, (MPI_Status * status, MPI_Datatype datatype, int count));
 TERN__MPI(int, Status_set_elements_x,
           (MPI_Status * status, MPI_Datatype datatype, MPI_Count count));
+
+/* ---- the rest of MPI 3.1 ------------------------------------------------------ */
+
+/* Point-to-point: matched probes and generalized requests */
+TERN__MPI(int, Get_elements_x, (const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count));
 
 /* Communicators, groups, info, attributes and error handlers */
 TERN__MPI(int, Add_error_class, (int *errorclass));

@@ -138,6 +138,7 @@ enum mpi_req_kind {
     MPI_RK_RECV,
     MPI_RK_COLL,
     MPI_RK_DONE, /* complete without a core request (MPI_PROC_NULL, buffered send) */
+    MPI_RK_GREQ, /* generalized request (mpi_greq.c) */
 };
 
 struct mpi_req {
@@ -180,6 +181,11 @@ void mpi_req_release(struct mpi_req *mr);
 void mpi_p2p_fini(void);
 /* Finish a done request: unpack, fill the status, free what it owns. Returns its MPI error. */
 int mpi_req_complete(struct mpi_req *mr, MPI_Status *st);
+/* mpi_greq.c, for a generalized request: its query_fn into st; query_fn and free_fn,
+ * then the core request freed (completion); cancel_fn. Each returns an MPI error. */
+int mpi_greq_query(struct mpi_req *mr, MPI_Status *st);
+int mpi_greq_finish(struct mpi_req *mr, MPI_Status *st);
+int mpi_greq_cancel(struct mpi_req *mr);
 
 /* ---- reductions ------------------------------------------------------------------- */
 

@@ -98,6 +98,8 @@ static int mpi_req_finish_op(struct mpi_req *mr, MPI_Status *st)
         mpi_status_set(st, MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0);
     } else if (r == NULL) {
         mpi_status_empty(st);
+    } else if (__builtin_expect(mr->kind == MPI_RK_GREQ, 0)) {
+        err = mpi_greq_finish(mr, st);
     } else {
         err = mpi_from_tern(r->err);
         if (r->kind == CORE_REQ_RECV) {
@@ -1004,6 +1006,7 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     *flag = mpi_req_done(mr);
     if (!*flag) return MPI_SUCCESS;
     core_req_t *r = mr->r;
+    if (mr->kind == MPI_RK_GREQ) return mpi_err(mr->comm, fn, mpi_greq_query(mr, status));
     if (mr->proc_null)
         mpi_status_set(status, MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0);
     else if (r == NULL || r->kind != CORE_REQ_RECV)
@@ -1052,6 +1055,7 @@ int PMPI_Cancel(MPI_Request *request)
     struct mpi_req *mr = mpi_req_live(*request);
     if (mr == NULL || (mr->persistent && !mr->active))
         return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_REQUEST);
+    if (mr->kind == MPI_RK_GREQ) return mpi_err(mr->comm, fn, mpi_greq_cancel(mr));
     core_req_t *r = mr->r;
     /* Only a receive nobody has matched yet can be withdrawn; a send, or a receive already
      * matched, completes normally (MPI allows a cancel to have no effect). */

@@ -183,11 +183,6 @@ MPI_STUB(File_write_shared,
          MPI_COMM_WORLD)
 MPI_STUB(Get_elements_x, (const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count),
          MPI_COMM_WORLD)
-MPI_STUB(Grequest_complete, (MPI_Request request), MPI_COMM_WORLD)
-MPI_STUB(Grequest_start,
-         (MPI_Grequest_query_function * query_fn, MPI_Grequest_free_function *free_fn,
-          MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request),
-         MPI_COMM_WORLD)
 MPI_STUB(Group_difference, (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup),
          MPI_COMM_WORLD)
 MPI_STUB(Group_intersection, (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup),
@@ -221,11 +216,6 @@ MPI_STUB(Register_datarep,
          MPI_COMM_WORLD)
 MPI_STUB(Status_c2f, (const MPI_Status *c_status, MPI_Fint *f_status), MPI_COMM_WORLD)
 MPI_STUB(Status_f2c, (const MPI_Fint *f_status, MPI_Status *c_status), MPI_COMM_WORLD)
-MPI_STUB(Status_set_cancelled, (MPI_Status * status, int flag), MPI_COMM_WORLD)
-MPI_STUB(Status_set_elements, (MPI_Status * status, MPI_Datatype datatype, int count),
-         MPI_COMM_WORLD)
-MPI_STUB(Status_set_elements_x, (MPI_Status * status, MPI_Datatype datatype, MPI_Count count),
-         MPI_COMM_WORLD)
 MPI_STUB(Type_create_darray,
          (int size, int rank, int ndims, const int array_of_gsizes[], const int array_of_distribs[],
           const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype,
