@@ -1043,26 +1043,108 @@ TERN__MPI(int, Status_set_elements, (MPI_Status * status, MPI_Datatype datatype,
 TERN__MPI(int, Status_set_elements_x,
           (MPI_Status * status, MPI_Datatype datatype, MPI_Count count));
 
-/* ---- the rest of MPI 3.1 ------------------------------------------------------ */
+/* Groups and communicators, the rest of MPI 3.1. Group_union/intersection/difference keep
+ * the standard's order (first group's order, then the second's). MPI_Comm_create_group is
+ * collective over the group's members only (others need not call; a non-member gets
+ * MPI_COMM_NULL). MPI_Comm_idup duplicates inside the call and returns a completed request.
+ * Info hints are accepted and ignored: MPI_Comm_get_info/MPI_Win_get_info return an empty
+ * info. tern has no inter-communicators: MPI_Comm_remote_size/group give MPI_ERR_COMM. */
+TERN__MPI(int, Group_union, (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup));
+TERN__MPI(int, Group_intersection, (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup));
+TERN__MPI(int, Group_difference, (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup));
+TERN__MPI(int, Group_range_excl, (MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup));
+TERN__MPI(int, Comm_create_group, (MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm));
+TERN__MPI(int, Comm_idup, (MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request));
+TERN__MPI(int, Comm_dup_with_info, (MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm));
+TERN__MPI(int, Comm_set_info, (MPI_Comm comm, MPI_Info info));
+TERN__MPI(int, Comm_get_info, (MPI_Comm comm, MPI_Info *info_used));
+TERN__MPI(int, Comm_remote_size, (MPI_Comm comm, int *size));
+TERN__MPI(int, Comm_remote_group, (MPI_Comm comm, MPI_Group *group));
+TERN__MPI(int, Win_set_info, (MPI_Win win, MPI_Info info));
+TERN__MPI(int, Win_get_info, (MPI_Win win, MPI_Info *info_used));
 
-/* Point-to-point: matched probes and generalized requests */
-TERN__MPI(int, Get_elements_x, (const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count));
-
-/* Communicators, groups, info, attributes and error handlers */
+/* Info: deleting a key (MPI_ERR_INFO_NOKEY if absent), the n-th key in the order keys were
+ * first set, a value's length. Error classes, codes and strings of the program: numbers
+ * above every predefined class; MPI_Error_class/MPI_Error_string and MPI_LASTUSEDCODE know
+ * them. */
+TERN__MPI(int, Info_delete, (MPI_Info info, const char *key));
+TERN__MPI(int, Info_get_nthkey, (MPI_Info info, int n, char *key));
+TERN__MPI(int, Info_get_valuelen, (MPI_Info info, const char *key, int *valuelen, int *flag));
 TERN__MPI(int, Add_error_class, (int *errorclass));
 TERN__MPI(int, Add_error_code, (int errorclass, int *errorcode));
 TERN__MPI(int, Add_error_string, (int errorcode, const char *string));
-TERN__MPI(int, Attr_delete, (MPI_Comm comm, int keyval));
+
+/* Attributes of windows and datatypes (copy callbacks run by MPI_Type_dup, delete callbacks
+ * by MPI_Win_free, MPI_Type_free, replacement and deletion; a keyval of another kind is
+ * MPI_ERR_KEYVAL), window error handlers (a window handler receives the window's
+ * communicator handle, see docs/MPI.md), and the MPI-1 names of attribute functions. */
+TERN__MPI(int, Win_create_keyval,
+          (MPI_Win_copy_attr_function * win_copy_attr_fn,
+           MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval, void *extra_state));
+TERN__MPI(int, Win_free_keyval, (int *win_keyval));
+TERN__MPI(int, Win_set_attr, (MPI_Win win, int win_keyval, void *attribute_val));
+TERN__MPI(int, Win_delete_attr, (MPI_Win win, int win_keyval));
+TERN__MPI(int, Win_create_errhandler,
+          (MPI_Win_errhandler_function * win_errhandler_fn, MPI_Errhandler *errhandler));
+TERN__MPI(int, Win_call_errhandler, (MPI_Win win, int errorcode));
+TERN__MPI(int, Type_create_keyval,
+          (MPI_Type_copy_attr_function * type_copy_attr_fn,
+           MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval,
+           void *extra_state));
+TERN__MPI(int, Type_free_keyval, (int *type_keyval));
+TERN__MPI(int, Type_set_attr, (MPI_Datatype datatype, int type_keyval, void *attribute_val));
+TERN__MPI(int, Type_get_attr,
+          (MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag));
+TERN__MPI(int, Type_delete_attr, (MPI_Datatype datatype, int type_keyval));
+TERN__MPI(int, Keyval_create,
+          (MPI_Copy_function * copy_fn, MPI_Delete_function *delete_fn, int *keyval,
+           void *extra_state));
+TERN__MPI(int, Keyval_free, (int *keyval));
 TERN__MPI(int, Attr_put, (MPI_Comm comm, int keyval, void *attribute_val));
-TERN__MPI(int, Comm_create_group, (MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm));
-TERN__MPI(int, Comm_dup_with_info, (MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm));
-TERN__MPI(int, Comm_get_info, (MPI_Comm comm, MPI_Info *info_used));
-TERN__MPI(int, Comm_idup, (MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request));
-TERN__MPI(int, Comm_remote_group, (MPI_Comm comm, MPI_Group *group));
-TERN__MPI(int, Comm_remote_size, (MPI_Comm comm, int *size));
-TERN__MPI(int, Comm_set_info, (MPI_Comm comm, MPI_Info info));
+TERN__MPI(int, Attr_delete, (MPI_Comm comm, int keyval));
 TERN__MPI(int, Errhandler_create,
           (MPI_Comm_errhandler_function * comm_errhandler_fn, MPI_Errhandler *errhandler));
+
+/* Datatypes, the rest of MPI 3.1: the MPI-1 names removed by MPI 3.0 (kept for old programs),
+ * MPI_Count forms, types by size (MPI_Type_match_size) and by Fortran 90 precision (the C
+ * type of that class and size; MPI_ERR_ARG if none), and statuses as MPI_Fint arrays.
+ * MPI_Type_get_envelope decodes predefined types (MPI_COMBINER_NAMED) only: for derived
+ * types it and MPI_Type_get_contents fail with MPI_ERR_UNSUPPORTED_OPERATION. */
+TERN__MPI(int, Type_extent, (MPI_Datatype datatype, MPI_Aint *extent));
+TERN__MPI(int, Type_lb, (MPI_Datatype datatype, MPI_Aint *displacement));
+TERN__MPI(int, Type_ub, (MPI_Datatype datatype, MPI_Aint *displacement));
+TERN__MPI(int, Type_hvector,
+          (int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+           MPI_Datatype *newtype));
+TERN__MPI(int, Type_hindexed,
+          (int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[],
+           MPI_Datatype oldtype, MPI_Datatype *newtype));
+TERN__MPI(int, Type_struct,
+          (int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[],
+           MPI_Datatype array_of_types[], MPI_Datatype *newtype));
+TERN__MPI(int, Type_get_extent_x, (MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent));
+TERN__MPI(int, Type_get_true_extent_x,
+          (MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent));
+TERN__MPI(int, Get_elements_x, (const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count));
+TERN__MPI(int, Type_match_size, (int typeclass, int size, MPI_Datatype *datatype));
+TERN__MPI(int, Type_create_f90_integer, (int r, MPI_Datatype *newtype));
+TERN__MPI(int, Type_create_f90_real, (int p, int r, MPI_Datatype *newtype));
+TERN__MPI(int, Type_create_f90_complex, (int p, int r, MPI_Datatype *newtype));
+TERN__MPI(int, Type_get_envelope,
+          (MPI_Datatype datatype, int *num_integers, int *num_addresses, int *num_datatypes,
+           int *combiner));
+TERN__MPI(int, Type_get_contents,
+          (MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes,
+           int array_of_integers[], MPI_Aint array_of_addresses[],
+           MPI_Datatype array_of_datatypes[]));
+TERN__MPI(int, Status_c2f, (const MPI_Status *c_status, MPI_Fint *f_status));
+TERN__MPI(int, Status_f2c, (const MPI_Fint *f_status, MPI_Status *c_status));
+
+/* ---- the rest of MPI 3.1 ------------------------------------------------------ */
+
+/* Point-to-point: matched probes and generalized requests */
+
+/* Communicators, groups, info, attributes and error handlers */
 TERN__MPI(MPI_Fint, File_c2f, (MPI_File file));
 TERN__MPI(int, File_call_errhandler, (MPI_File fh, int errorcode));
 TERN__MPI(int, File_create_errhandler,
@@ -1070,30 +1152,6 @@ TERN__MPI(int, File_create_errhandler,
 TERN__MPI(MPI_File, File_f2c, (MPI_Fint file));
 TERN__MPI(int, File_get_errhandler, (MPI_File file, MPI_Errhandler *errhandler));
 TERN__MPI(int, File_set_errhandler, (MPI_File file, MPI_Errhandler errhandler));
-TERN__MPI(int, Group_difference, (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup));
-TERN__MPI(int, Group_intersection, (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup));
-TERN__MPI(int, Group_range_excl, (MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup));
-TERN__MPI(int, Group_union, (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup));
-TERN__MPI(int, Info_delete, (MPI_Info info, const char *key));
-TERN__MPI(int, Info_get_nthkey, (MPI_Info info, int n, char *key));
-TERN__MPI(int, Info_get_valuelen, (MPI_Info info, const char *key, int *valuelen, int *flag));
-TERN__MPI(int, Keyval_create,
-          (MPI_Copy_function * copy_fn, MPI_Delete_function *delete_fn, int *keyval,
-           void *extra_state));
-TERN__MPI(int, Keyval_free, (int *keyval));
-TERN__MPI(int, Status_c2f, (const MPI_Status *c_status, MPI_Fint *f_status));
-TERN__MPI(int, Status_f2c, (const MPI_Fint *f_status, MPI_Status *c_status));
-TERN__MPI(int, Win_call_errhandler, (MPI_Win win, int errorcode));
-TERN__MPI(int, Win_create_errhandler,
-          (MPI_Win_errhandler_function * win_errhandler_fn, MPI_Errhandler *errhandler));
-TERN__MPI(int, Win_create_keyval,
-          (MPI_Win_copy_attr_function * win_copy_attr_fn,
-           MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval, void *extra_state));
-TERN__MPI(int, Win_delete_attr, (MPI_Win win, int win_keyval));
-TERN__MPI(int, Win_free_keyval, (int *win_keyval));
-TERN__MPI(int, Win_get_info, (MPI_Win win, MPI_Info *info_used));
-TERN__MPI(int, Win_set_attr, (MPI_Win win, int win_keyval, void *attribute_val));
-TERN__MPI(int, Win_set_info, (MPI_Win win, MPI_Info info));
 
 /* Datatypes */
 TERN__MPI(int, Pack_external,
@@ -1109,41 +1167,6 @@ TERN__MPI(int, Type_create_darray,
           (int size, int rank, int ndims, const int array_of_gsizes[],
            const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[],
            int order, MPI_Datatype oldtype, MPI_Datatype *newtype));
-TERN__MPI(int, Type_create_f90_complex, (int p, int r, MPI_Datatype *newtype));
-TERN__MPI(int, Type_create_f90_integer, (int r, MPI_Datatype *newtype));
-TERN__MPI(int, Type_create_f90_real, (int p, int r, MPI_Datatype *newtype));
-TERN__MPI(int, Type_create_keyval,
-          (MPI_Type_copy_attr_function * type_copy_attr_fn,
-           MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval,
-           void *extra_state));
-TERN__MPI(int, Type_delete_attr, (MPI_Datatype datatype, int type_keyval));
-TERN__MPI(int, Type_extent, (MPI_Datatype datatype, MPI_Aint *extent));
-TERN__MPI(int, Type_free_keyval, (int *type_keyval));
-TERN__MPI(int, Type_get_attr,
-          (MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag));
-TERN__MPI(int, Type_get_contents,
-          (MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes,
-           int array_of_integers[], MPI_Aint array_of_addresses[],
-           MPI_Datatype array_of_datatypes[]));
-TERN__MPI(int, Type_get_envelope,
-          (MPI_Datatype datatype, int *num_integers, int *num_addresses, int *num_datatypes,
-           int *combiner));
-TERN__MPI(int, Type_get_extent_x, (MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent));
-TERN__MPI(int, Type_get_true_extent_x,
-          (MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent));
-TERN__MPI(int, Type_hindexed,
-          (int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[],
-           MPI_Datatype oldtype, MPI_Datatype *newtype));
-TERN__MPI(int, Type_hvector,
-          (int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
-           MPI_Datatype *newtype));
-TERN__MPI(int, Type_lb, (MPI_Datatype datatype, MPI_Aint *displacement));
-TERN__MPI(int, Type_match_size, (int typeclass, int size, MPI_Datatype *datatype));
-TERN__MPI(int, Type_set_attr, (MPI_Datatype datatype, int type_keyval, void *attribute_val));
-TERN__MPI(int, Type_struct,
-          (int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[],
-           MPI_Datatype array_of_types[], MPI_Datatype *newtype));
-TERN__MPI(int, Type_ub, (MPI_Datatype datatype, MPI_Aint *displacement));
 TERN__MPI(int, Unpack_external,
           (const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position,
            void *outbuf, int outcount, MPI_Datatype datatype));

@@ -29,6 +29,13 @@
 int mpi_err(MPI_Comm comm, const char *fn, int code);
 /* The MPI error class of a tern error code. */
 int mpi_from_tern(int terr);
+/* Error classes and codes added by the program (MPI_Add_error_*): class (-1: unknown
+ * code) and string (NULL: unknown); the highest code in use (MPI_LASTUSEDCODE). */
+int mpi_user_err_class(int code);
+const char *mpi_user_err_text(int code);
+extern int mpi_lastusedcode;
+/* An info handle a call may take: MPI_INFO_NULL, MPI_INFO_ENV or a live one. */
+int mpi_info_valid(MPI_Info info);
 /* MPI_SUCCESS when the library is initialized and not finalized, else MPI_ERR_OTHER. */
 static inline int mpi_state(void)
 {
@@ -193,7 +200,17 @@ int mpi_greq_cancel(struct mpi_req *mr);
  * MPI_ERR_TYPE when the pair is not defined. */
 int mpi_op_resolve(MPI_Op op, MPI_Datatype dt, struct coll_op *out);
 void mpi_coll_fini(void);
-void mpi_win_fini(void); /* mpi_win.c: windows left at MPI_Finalize */
+void mpi_win_fini(void);            /* mpi_win.c: windows left at MPI_Finalize */
+MPI_Comm mpi_win_comm(MPI_Win win); /* its error communicator, MPI_COMM_NULL if not live */
+
+/* ---- attributes of windows and datatypes (mpi_attr.c) ------------------------------ */
+enum { MPI_ATTR_WIN = 1, MPI_ATTR_TYPE = 2 };
+/* MPI_X_get_attr of a program's keyval: MPI_ERR_KEYVAL if it is not one of that kind. */
+int mpi_attr_get(int kind, int obj, int keyval, void *attribute_val, int *flag);
+/* An object goes: delete callbacks of its attributes (in set order), which are dropped. */
+void mpi_attr_free_all(int kind, int obj);
+/* An object is duplicated: copy callbacks decide what new receives. */
+int mpi_attr_copy_all(int kind, int old, int new_obj);
 
 /* ---- helpers ---------------------------------------------------------------------- */
 

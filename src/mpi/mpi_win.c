@@ -1071,6 +1071,7 @@ int PMPI_Win_free(MPI_Win *win)
         if (w->p[r].locked || w->p[r].fetching) return mpi_err(w->comm, fn, MPI_ERR_RMA_SYNC);
     /* Every origin finished with me (MPI requires its epochs closed) once all arrive. */
     int rc = rma_barrier(w);
+    mpi_attr_free_all(MPI_ATTR_WIN, *win); /* delete callbacks run before the window goes */
     MPI_Comm comm = w->comm;
     (void)comm;
     rma_win_release(w);
@@ -1961,9 +1962,8 @@ int PMPI_Win_get_attr(MPI_Win win, int keyval, void *attribute_val, int *flag)
     case MPI_WIN_MODEL:
         v = &w->model;
         break;
-    default:
-        *flag = 0;
-        return MPI_SUCCESS;
+    default: /* the program's own attributes (mpi_attr.c) */
+        return mpi_err(w->comm, fn, mpi_attr_get(MPI_ATTR_WIN, win, keyval, attribute_val, flag));
     }
     *(void **)attribute_val = v;
     *flag = 1;
@@ -2187,3 +2187,32 @@ int PMPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype
     return rma_req_end(mr, rrc, request);
 }
 MPI_ALIAS(Rget_accumulate)
+
+/* The private communicator of a window (its errors go through it), or MPI_COMM_NULL when
+ * win is not a live window: for the window functions outside this file (mpi_attr.c). */
+MPI_Comm mpi_win_comm(MPI_Win win)
+{
+    struct mpi_win *w = rma_win_get(win);
+    return w ? w->comm : MPI_COMM_NULL;
+}
+
+/* Window info: tern uses no hints (the keys MPI defines are accepted and ignored), so
+ * MPI_Win_get_info returns a new, empty info. */
+int PMPI_Win_set_info(MPI_Win win, MPI_Info info)
+{
+    CORE_CS_SCOPE();
+    static const char fn[] = "MPI_Win_set_info";
+    WIN_CHECK(fn, win);
+    return mpi_info_valid(info) ? MPI_SUCCESS : mpi_err(w->comm, fn, MPI_ERR_INFO);
+}
+MPI_ALIAS(Win_set_info)
+
+int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
+{
+    CORE_CS_SCOPE();
+    static const char fn[] = "MPI_Win_get_info";
+    WIN_CHECK(fn, win);
+    if (info_used == NULL) return mpi_err(w->comm, fn, MPI_ERR_ARG);
+    return PMPI_Info_create(info_used);
+}
+MPI_ALIAS(Win_get_info)
