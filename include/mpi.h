@@ -875,46 +875,6 @@ TERN__MPI(int, Get_accumulate,
            MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op,
            MPI_Win win));
 
-/* Not supported (the call fails with MPI_ERR_UNSUPPORTED_OPERATION; see docs/MPI.md). */
-TERN__MPI(int, File_open,
-          (MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh));
-TERN__MPI(int, File_close, (MPI_File * fh));
-TERN__MPI(int, File_delete, (const char *filename, MPI_Info info));
-TERN__MPI(int, File_read,
-          (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status));
-TERN__MPI(int, File_write,
-          (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status));
-TERN__MPI(int, File_read_at,
-          (MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype,
-           MPI_Status *status));
-TERN__MPI(int, File_write_at,
-          (MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype,
-           MPI_Status *status));
-TERN__MPI(int, File_read_all,
-          (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status));
-TERN__MPI(int, File_write_all,
-          (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status));
-TERN__MPI(int, File_read_at_all,
-          (MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype,
-           MPI_Status *status));
-TERN__MPI(int, File_write_at_all,
-          (MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype,
-           MPI_Status *status));
-TERN__MPI(int, File_set_view,
-          (MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
-           const char *datarep, MPI_Info info));
-TERN__MPI(int, File_get_size, (MPI_File fh, MPI_Offset *size));
-TERN__MPI(int, File_set_size, (MPI_File fh, MPI_Offset size));
-TERN__MPI(int, File_seek, (MPI_File fh, MPI_Offset offset, int whence));
-TERN__MPI(int, File_sync, (MPI_File fh));
-TERN__MPI(int, Comm_spawn,
-          (const char *command, char *argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm,
-           MPI_Comm *intercomm, int array_of_errcodes[]));
-TERN__MPI(int, Intercomm_create,
-          (MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag,
-           MPI_Comm *newintercomm));
-TERN__MPI(int, Intercomm_merge, (MPI_Comm intercomm, int high, MPI_Comm *newintracomm));
-
 /* Matched probes (MPI 3.1, 3.8.2). MPI_Mprobe/MPI_Improbe take the matched message out of
  * matching: only MPI_Mrecv/MPI_Imrecv with the returned handle can receive it. A probe of
  * MPI_PROC_NULL returns MPI_MESSAGE_NO_PROC, whose receive completes at once with source
@@ -1140,42 +1100,13 @@ TERN__MPI(int, Type_get_contents,
 TERN__MPI(int, Status_c2f, (const MPI_Status *c_status, MPI_Fint *f_status));
 TERN__MPI(int, Status_f2c, (const MPI_Fint *f_status, MPI_Status *c_status));
 
-/* ---- the rest of MPI 3.1 ------------------------------------------------------ */
-
-/* Point-to-point: matched probes and generalized requests */
-
-/* Communicators, groups, info, attributes and error handlers */
-TERN__MPI(MPI_Fint, File_c2f, (MPI_File file));
-TERN__MPI(int, File_call_errhandler, (MPI_File fh, int errorcode));
-TERN__MPI(int, File_create_errhandler,
-          (MPI_File_errhandler_function * file_errhandler_fn, MPI_Errhandler *errhandler));
-TERN__MPI(MPI_File, File_f2c, (MPI_Fint file));
-TERN__MPI(int, File_get_errhandler, (MPI_File file, MPI_Errhandler *errhandler));
-TERN__MPI(int, File_set_errhandler, (MPI_File file, MPI_Errhandler errhandler));
-
-/* Datatypes */
-TERN__MPI(int, Pack_external,
-          (const char *datarep, const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf,
-           MPI_Aint outsize, MPI_Aint *position));
-TERN__MPI(int, Pack_external_size,
-          (const char *datarep, int incount, MPI_Datatype datatype, MPI_Aint *size));
-TERN__MPI(int, Register_datarep,
-          (const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn,
-           MPI_Datarep_conversion_function *write_conversion_fn,
-           MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state));
-TERN__MPI(int, Type_create_darray,
-          (int size, int rank, int ndims, const int array_of_gsizes[],
-           const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[],
-           int order, MPI_Datatype oldtype, MPI_Datatype *newtype));
-TERN__MPI(int, Unpack_external,
-          (const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position,
-           void *outbuf, int outcount, MPI_Datatype datatype));
-
-/* Topologies and neighbourhood collectives */
-
-/* One-sided: request-based operations */
-
-/* Tool information interface (MPI_T) */
+/* The tool information interface (MPI_T, MPI 3.1 chapter 14), empty: tern's tunables are
+ * read once from the environment at start and it keeps no counters, so there are no control
+ * variables, performance variables or categories. MPI_T_init_thread/MPI_T_finalize nest;
+ * the counts are 0; performance-variable sessions can be created and freed; any index is
+ * MPI_T_ERR_INVALID_INDEX, any name MPI_T_ERR_INVALID_NAME, any handle
+ * MPI_T_ERR_INVALID_HANDLE; before MPI_T_init_thread, MPI_T_ERR_NOT_INITIALIZED. They
+ * return their error codes and never call an error handler; thread safe at every level. */
 TERN__MPI(int, T_category_changed, (int *update_number));
 TERN__MPI(int, T_category_get_categories, (int cat_index, int len, int indices[]));
 TERN__MPI(int, T_category_get_cvars, (int cat_index, int len, int indices[]));
@@ -1220,7 +1151,73 @@ TERN__MPI(int, T_pvar_stop, (MPI_T_pvar_session session, MPI_T_pvar_handle handl
 TERN__MPI(int, T_pvar_write,
           (MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void *buf));
 
-/* Parallel I/O (unsupported) */
+/* C <-> Fortran handle conversions: a tern handle is its own Fortran integer (also
+ * MPI_File's, though files cannot be opened). */
+TERN__MPI(MPI_Fint, File_c2f, (MPI_File file));
+TERN__MPI(MPI_File, File_f2c, (MPI_Fint file));
+TERN__MPI(MPI_Fint, Type_c2f, (MPI_Datatype datatype));
+TERN__MPI(MPI_Datatype, Type_f2c, (MPI_Fint datatype));
+TERN__MPI(MPI_Fint, Group_c2f, (MPI_Group group));
+TERN__MPI(MPI_Group, Group_f2c, (MPI_Fint group));
+TERN__MPI(MPI_Fint, Info_c2f, (MPI_Info info));
+TERN__MPI(MPI_Info, Info_f2c, (MPI_Fint info));
+TERN__MPI(MPI_Fint, Request_c2f, (MPI_Request request));
+TERN__MPI(MPI_Request, Request_f2c, (MPI_Fint request));
+TERN__MPI(MPI_Fint, Op_c2f, (MPI_Op op));
+TERN__MPI(MPI_Op, Op_f2c, (MPI_Fint op));
+TERN__MPI(MPI_Fint, Errhandler_c2f, (MPI_Errhandler errhandler));
+TERN__MPI(MPI_Errhandler, Errhandler_f2c, (MPI_Fint errhandler));
+TERN__MPI(MPI_Fint, Win_c2f, (MPI_Win win));
+TERN__MPI(MPI_Win, Win_f2c, (MPI_Fint win));
+TERN__MPI(MPI_Fint, Message_c2f, (MPI_Message message));
+TERN__MPI(MPI_Message, Message_f2c, (MPI_Fint message));
+
+/* ---- not supported ----------------------------------------------------------------------
+ * These exist so programs that use them link: a call fails with
+ * MPI_ERR_UNSUPPORTED_OPERATION, naming the function, through the error handler of the
+ * communicator passed (MPI_COMM_WORLD's otherwise). See docs/MPI.md. */
+
+/* Parallel I/O. */
+TERN__MPI(int, File_open,
+          (MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh));
+TERN__MPI(int, File_close, (MPI_File * fh));
+TERN__MPI(int, File_delete, (const char *filename, MPI_Info info));
+TERN__MPI(int, File_read,
+          (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status));
+TERN__MPI(int, File_write,
+          (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status));
+TERN__MPI(int, File_read_at,
+          (MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype,
+           MPI_Status *status));
+TERN__MPI(int, File_write_at,
+          (MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype,
+           MPI_Status *status));
+TERN__MPI(int, File_read_all,
+          (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status));
+TERN__MPI(int, File_write_all,
+          (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status));
+TERN__MPI(int, File_read_at_all,
+          (MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype,
+           MPI_Status *status));
+TERN__MPI(int, File_write_at_all,
+          (MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype,
+           MPI_Status *status));
+TERN__MPI(int, File_set_view,
+          (MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
+           const char *datarep, MPI_Info info));
+TERN__MPI(int, File_get_size, (MPI_File fh, MPI_Offset *size));
+TERN__MPI(int, File_set_size, (MPI_File fh, MPI_Offset size));
+TERN__MPI(int, File_seek, (MPI_File fh, MPI_Offset offset, int whence));
+TERN__MPI(int, File_sync, (MPI_File fh));
+TERN__MPI(int, File_call_errhandler, (MPI_File fh, int errorcode));
+TERN__MPI(int, File_create_errhandler,
+          (MPI_File_errhandler_function * file_errhandler_fn, MPI_Errhandler *errhandler));
+TERN__MPI(int, File_get_errhandler, (MPI_File file, MPI_Errhandler *errhandler));
+TERN__MPI(int, File_set_errhandler, (MPI_File file, MPI_Errhandler errhandler));
+TERN__MPI(int, Register_datarep,
+          (const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn,
+           MPI_Datarep_conversion_function *write_conversion_fn,
+           MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state));
 TERN__MPI(int, File_get_amode, (MPI_File fh, int *amode));
 TERN__MPI(int, File_get_atomicity, (MPI_File fh, int *flag));
 TERN__MPI(int, File_get_byte_offset, (MPI_File fh, MPI_Offset offset, MPI_Offset *disp));
@@ -1285,7 +1282,14 @@ TERN__MPI(int, File_write_ordered_end, (MPI_File fh, const void *buf, MPI_Status
 TERN__MPI(int, File_write_shared,
           (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status));
 
-/* Dynamic processes (unsupported) */
+/* Dynamic processes and inter-communicators (tern has neither). */
+TERN__MPI(int, Comm_spawn,
+          (const char *command, char *argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm,
+           MPI_Comm *intercomm, int array_of_errcodes[]));
+TERN__MPI(int, Intercomm_create,
+          (MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag,
+           MPI_Comm *newintercomm));
+TERN__MPI(int, Intercomm_merge, (MPI_Comm intercomm, int high, MPI_Comm *newintracomm));
 TERN__MPI(int, Close_port, (const char *port_name));
 TERN__MPI(int, Comm_accept,
           (const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm));
@@ -1302,23 +1306,19 @@ TERN__MPI(int, Open_port, (MPI_Info info, char *port_name));
 TERN__MPI(int, Publish_name, (const char *service_name, MPI_Info info, const char *port_name));
 TERN__MPI(int, Unpublish_name, (const char *service_name, MPI_Info info, const char *port_name));
 
-/* C <-> Fortran handle conversions: a tern handle is its own Fortran integer. */
-TERN__MPI(MPI_Fint, Type_c2f, (MPI_Datatype datatype));
-TERN__MPI(MPI_Datatype, Type_f2c, (MPI_Fint datatype));
-TERN__MPI(MPI_Fint, Group_c2f, (MPI_Group group));
-TERN__MPI(MPI_Group, Group_f2c, (MPI_Fint group));
-TERN__MPI(MPI_Fint, Info_c2f, (MPI_Info info));
-TERN__MPI(MPI_Info, Info_f2c, (MPI_Fint info));
-TERN__MPI(MPI_Fint, Request_c2f, (MPI_Request request));
-TERN__MPI(MPI_Request, Request_f2c, (MPI_Fint request));
-TERN__MPI(MPI_Fint, Op_c2f, (MPI_Op op));
-TERN__MPI(MPI_Op, Op_f2c, (MPI_Fint op));
-TERN__MPI(MPI_Fint, Errhandler_c2f, (MPI_Errhandler errhandler));
-TERN__MPI(MPI_Errhandler, Errhandler_f2c, (MPI_Fint errhandler));
-TERN__MPI(MPI_Fint, Win_c2f, (MPI_Win win));
-TERN__MPI(MPI_Win, Win_f2c, (MPI_Fint win));
-TERN__MPI(MPI_Fint, Message_c2f, (MPI_Message message));
-TERN__MPI(MPI_Message, Message_f2c, (MPI_Fint message));
+/* The external32 representation and distributed arrays. */
+TERN__MPI(int, Pack_external,
+          (const char *datarep, const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf,
+           MPI_Aint outsize, MPI_Aint *position));
+TERN__MPI(int, Pack_external_size,
+          (const char *datarep, int incount, MPI_Datatype datatype, MPI_Aint *size));
+TERN__MPI(int, Type_create_darray,
+          (int size, int rank, int ndims, const int array_of_gsizes[],
+           const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[],
+           int order, MPI_Datatype oldtype, MPI_Datatype *newtype));
+TERN__MPI(int, Unpack_external,
+          (const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position,
+           void *outbuf, int outcount, MPI_Datatype datatype));
 
 #pragma GCC visibility pop
 
