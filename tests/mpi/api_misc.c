@@ -80,7 +80,22 @@ int main(int argc, char **argv)
     mt_init(&argc, &argv);
     int me = mt_rank, np;
     MPI_Comm_size(MPI_COMM_WORLD, &np);
+    MPI_File fh;
+    if (argc > 1 && strcmp(argv[1], "fatal") == 0) { /* tern only: the line naming it */
+        MPI_File_open(MPI_COMM_WORLD, "x", MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
+        CHECK(0);
+    }
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+#ifdef TERN_MPI /* what tern leaves out fails with a named error, whatever the arguments */
+    FAILS(MPI_File_open(MPI_COMM_WORLD, "x", MPI_MODE_RDONLY, MPI_INFO_NULL, &fh),
+          MPI_ERR_UNSUPPORTED_OPERATION);
+    MPI_Comm inter; /* raised on local_comm */
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    FAILS(MPI_Intercomm_create(MPI_COMM_SELF, 0, MPI_COMM_WORLD, 0, 0, &inter),
+          MPI_ERR_UNSUPPORTED_OPERATION);
+    MPI_Aint psz;
+    FAILS(MPI_Pack_external_size("external32", 1, MPI_INT, &psz), MPI_ERR_UNSUPPORTED_OPERATION);
+#endif
 
     /* Groups: evens and the first half; union, intersection, difference, range_excl. */
     MPI_Group world, evens, half, u, in, diff, rex;
