@@ -1066,10 +1066,15 @@ TERN__MPI(int, Errhandler_create,
           (MPI_Comm_errhandler_function * comm_errhandler_fn, MPI_Errhandler *errhandler));
 
 /* Datatypes, the rest of MPI 3.1: the MPI-1 names removed by MPI 3.0 (kept for old programs),
+ * MPI_Type_create_darray (BLOCK, CYCLIC, NONE; C and Fortran order; row-major process grid),
  * MPI_Count forms, types by size (MPI_Type_match_size) and by Fortran 90 precision (the C
  * type of that class and size; MPI_ERR_ARG if none), and statuses as MPI_Fint arrays.
  * MPI_Type_get_envelope decodes predefined types (MPI_COMBINER_NAMED) only: for derived
  * types it and MPI_Type_get_contents fail with MPI_ERR_UNSUPPORTED_OPERATION. */
+TERN__MPI(int, Type_create_darray,
+          (int size, int rank, int ndims, const int array_of_gsizes[],
+           const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[],
+           int order, MPI_Datatype oldtype, MPI_Datatype *newtype));
 TERN__MPI(int, Type_extent, (MPI_Datatype datatype, MPI_Aint *extent));
 TERN__MPI(int, Type_lb, (MPI_Datatype datatype, MPI_Aint *displacement));
 TERN__MPI(int, Type_ub, (MPI_Datatype datatype, MPI_Aint *displacement));
@@ -1306,16 +1311,12 @@ TERN__MPI(int, Open_port, (MPI_Info info, char *port_name));
 TERN__MPI(int, Publish_name, (const char *service_name, MPI_Info info, const char *port_name));
 TERN__MPI(int, Unpublish_name, (const char *service_name, MPI_Info info, const char *port_name));
 
-/* The external32 representation and distributed arrays. */
+/* The external32 representation. */
 TERN__MPI(int, Pack_external,
           (const char *datarep, const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf,
            MPI_Aint outsize, MPI_Aint *position));
 TERN__MPI(int, Pack_external_size,
           (const char *datarep, int incount, MPI_Datatype datatype, MPI_Aint *size));
-TERN__MPI(int, Type_create_darray,
-          (int size, int rank, int ndims, const int array_of_gsizes[],
-           const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[],
-           int order, MPI_Datatype oldtype, MPI_Datatype *newtype));
 TERN__MPI(int, Unpack_external,
           (const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position,
            void *outbuf, int outcount, MPI_Datatype datatype));

@@ -1,7 +1,9 @@
 /*
  * mpi_misc.c - small MPI 3.1 functions around the main objects: C/Fortran handle
- * conversions, status setters, legacy (MPI-1) names kept for old programs.
+ * conversions, statuses as Fortran integers, the MPI-1 datatype names kept for old
+ * programs, MPI_Count queries, types by size and precision, MPI_Type_create_darray.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "mpi/mpi_impl.h"
@@ -266,3 +268,111 @@ int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addr
     return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_UNSUPPORTED_OPERATION);
 }
 MPI_ALIAS(Type_get_contents)
+
+/* ---- distributed arrays (MPI_Type_create_darray, MPI 3.1 4.1.4) -----------------------
+ * Built as the standard describes: one dimension at a time (the last first in C order,
+ * the first first in Fortran order), each the elements of that dimension this process
+ * owns (an hindexed type of its blocks over the previous dimension's type) resized to the
+ * dimension's whole length, so the next dimension strides over full rows. The process
+ * grid is row-major whatever the array order. */
+
+/* One dimension: this process (coordinate r of p) owns, of gsize elements of `old`
+ * (extent ext), the blocks a BLOCK / CYCLIC / NONE distribution with argument darg
+ * gives it. */
+static int darray_dim(int distrib, int darg, int gsize, int r, int p, MPI_Datatype old,
+                      MPI_Aint ext, MPI_Datatype *out)
+{
+    int nblk = 0, *len = NULL;
+    MPI_Aint *dis = NULL;
+    if (distrib == MPI_DISTRIBUTE_NONE) {
+        if (p != 1) return MPI_ERR_ARG;
+        distrib = MPI_DISTRIBUTE_BLOCK;
+        darg = gsize;
+    }
+    if (distrib == MPI_DISTRIBUTE_BLOCK) {
+        if (darg == MPI_DISTRIBUTE_DFLT_DARG) darg = (gsize + p - 1) / p;
+        if (darg <= 0 || (long)darg * p < gsize) return MPI_ERR_ARG;
+        long first = (long)r * darg, n = gsize - first < darg ? gsize - first : darg;
+        if ((len = malloc(sizeof *len)) == NULL || (dis = malloc(sizeof *dis)) == NULL) goto nomem;
+        len[0] = n > 0 ? (int)n : 0;
+        dis[0] = (MPI_Aint)(first < gsize ? first : 0) * ext;
+        nblk = 1;
+    } else if (distrib == MPI_DISTRIBUTE_CYCLIC) {
+        if (darg == MPI_DISTRIBUTE_DFLT_DARG) darg = 1;
+        if (darg <= 0) return MPI_ERR_ARG;
+        long blocks = ((long)gsize + darg - 1) / darg;
+        long mine = blocks > r ? (blocks - r + p - 1) / p : 0;
+        len = malloc((size_t)(mine + 1) * sizeof *len);
+        dis = malloc((size_t)(mine + 1) * sizeof *dis);
+        if (len == NULL || dis == NULL) goto nomem;
+        for (long b = r; b < blocks; b += p) {
+            long first = b * darg, n = gsize - first < darg ? gsize - first : darg;
+            len[nblk] = (int)n;
+            dis[nblk++] = (MPI_Aint)first * ext;
+        }
+    } else {
+        return MPI_ERR_ARG;
+    }
+    MPI_Datatype t;
+    int rc = PMPI_Type_create_hindexed(nblk, len, dis, old, &t);
+    if (rc == 0) {
+        rc = PMPI_Type_create_resized(t, 0, (MPI_Aint)gsize * ext, out);
+        PMPI_Type_free(&t);
+    }
+    free(len);
+    free(dis);
+    return rc;
+nomem:
+    free(len);
+    free(dis);
+    return MPI_ERR_NO_MEM;
+}
+
+int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
+                            const int array_of_distribs[], const int array_of_dargs[],
+                            const int array_of_psizes[], int order, MPI_Datatype oldtype,
+                            MPI_Datatype *newtype)
+{
+    CORE_CS_SCOPE();
+    static const char fn[] = "MPI_Type_create_darray";
+    if (mpi_state()) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_OTHER);
+    struct mpi_type *ot = mpi_type_get(oldtype);
+    if (ot == NULL) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_TYPE);
+    if (newtype == NULL || ndims <= 0 || size <= 0 || rank < 0 || rank >= size ||
+        !array_of_gsizes || !array_of_distribs || !array_of_dargs || !array_of_psizes ||
+        (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN))
+        return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+    long prod = 1;
+    for (int i = 0; i < ndims; i++) {
+        if (array_of_gsizes[i] <= 0 || array_of_psizes[i] <= 0)
+            return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+        prod *= array_of_psizes[i];
+        if (prod > size) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+    }
+    if (prod != size) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+    int *coord = malloc((size_t)ndims * sizeof *coord);
+    if (coord == NULL) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_NO_MEM);
+    for (int i = ndims - 1, r = rank; i >= 0; i--) { /* row-major process grid */
+        coord[i] = r % array_of_psizes[i];
+        r /= array_of_psizes[i];
+    }
+    MPI_Datatype cur = oldtype;
+    MPI_Aint ext = mpi_type_extent(ot);
+    int rc = MPI_SUCCESS;
+    for (int k = 0; k < ndims && rc == 0; k++) {
+        int i = order == MPI_ORDER_C ? ndims - 1 - k : k;
+        MPI_Datatype next;
+        rc = darray_dim(array_of_distribs[i], array_of_dargs[i], array_of_gsizes[i], coord[i],
+                        array_of_psizes[i], cur, ext, &next);
+        if (cur != oldtype) PMPI_Type_free(&cur);
+        if (rc == 0) {
+            cur = next;
+            ext *= array_of_gsizes[i];
+        }
+    }
+    free(coord);
+    if (rc) return mpi_err(MPI_COMM_WORLD, fn, rc);
+    *newtype = cur;
+    return MPI_SUCCESS;
+}
+MPI_ALIAS(Type_create_darray)

@@ -1,8 +1,8 @@
 /*
  * mpi_stubs.c - MPI 3.1 entry points tern does not implement: parallel I/O (MPI_File_*,
  * MPI_Register_datarep), dynamic processes and inter-communicators (spawn, ports, name
- * publishing, MPI_Intercomm_*), the external32 representation (MPI_Pack_external, ...)
- * and MPI_Type_create_darray. They exist so programs that mention them link (the
+ * publishing, MPI_Intercomm_*) and the external32 representation (MPI_Pack_external,
+ * ...). They exist so programs that mention them link (the
  * mpi.symbols test checks every MPI 3.1 function has a symbol); a call reports
  * MPI_ERR_UNSUPPORTED_OPERATION, naming the function, through the error handler of the
  * communicator involved (MPI_COMM_WORLD's when there is none). See docs/MPI.md.
@@ -182,11 +182,6 @@ MPI_STUB(Register_datarep,
          (const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn,
           MPI_Datarep_conversion_function *write_conversion_fn,
           MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state),
-         MPI_COMM_WORLD)
-MPI_STUB(Type_create_darray,
-         (int size, int rank, int ndims, const int array_of_gsizes[], const int array_of_distribs[],
-          const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype,
-          MPI_Datatype *newtype),
          MPI_COMM_WORLD)
 MPI_STUB(Unpack_external,
          (const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position,
