@@ -551,7 +551,7 @@ static int nb_exchange(const char *fn, MPI_Comm comm, struct mpi_comm *c, int ni
     coll_sched_init(s, c->tc);
     s->name = fn;
     s->heap = req != NULL;
-    char *rp = tmp + spack;
+    char *rp = rnc ? tmp + spack : NULL; /* tmp is NULL when nothing is packed */
     for (int i = 0; i < nin; i++) {
         if (in[i] == MPI_PROC_NULL) continue;
         size_t n = (size_t)rb[i].count * (size_t)rb[i].t->size;

@@ -215,7 +215,10 @@ int main(int argc, char **argv)
     OK(MPI_Error_string(code, s, &len));
     CHECK(strcmp(s, "my own error") == 0 && len == 12);
     OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_LASTUSEDCODE, &last, &flag));
-    CHECK(flag && *last >= code && *last >= code2 && *last >= cls);
+    CHECK(flag && *last >= cls);
+#ifdef TERN_MPI /* MPICH encodes codes above MPI_LASTUSEDCODE */
+    CHECK(*last >= code && *last >= code2);
+#endif
 
     /* Window attributes and error handlers. */
     int wmem[4];
@@ -333,6 +336,31 @@ int main(int argc, char **argv)
     MPI_Count ce;
     OK(MPI_Get_elements_x(&back, MPI_INT, &ce));
     CHECK(ce == 3);
+    /* The tool interface: nested init, sessions, names that do not exist. tern's has no
+     * variables at all (other MPIs have some). */
+    int num, prov;
+    CHECK(MPI_T_cvar_get_num(&num) == MPI_T_ERR_NOT_INITIALIZED);
+    CHECK(MPI_T_init_thread(MPI_THREAD_SINGLE, &prov) == MPI_SUCCESS);
+    CHECK(MPI_T_init_thread(MPI_THREAD_SINGLE, &prov) == MPI_SUCCESS);
+    CHECK(MPI_T_cvar_get_num(&num) == MPI_SUCCESS && num >= 0);
+    CHECK(MPI_T_pvar_get_num(&num) == MPI_SUCCESS && num >= 0);
+    CHECK(MPI_T_category_get_num(&num) == MPI_SUCCESS && num >= 0);
+#ifdef TERN_MPI
+    MPI_T_cvar_get_num(&num);
+    CHECK(num == 0);
+    CHECK(MPI_T_cvar_get_info(0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL) ==
+          MPI_T_ERR_INVALID_INDEX);
+#endif
+    int idx;
+    CHECK(MPI_T_cvar_get_index("no_such_variable_anywhere", &idx) == MPI_T_ERR_INVALID_NAME);
+    MPI_T_pvar_session ses;
+    CHECK(MPI_T_pvar_session_create(&ses) == MPI_SUCCESS);
+    CHECK(MPI_T_pvar_session_free(&ses) == MPI_SUCCESS && ses == MPI_T_PVAR_SESSION_NULL);
+    CHECK(MPI_T_finalize() == MPI_SUCCESS);
+    CHECK(MPI_T_cvar_get_num(&num) == MPI_SUCCESS); /* still once initialized */
+    CHECK(MPI_T_finalize() == MPI_SUCCESS);
+    CHECK(MPI_T_cvar_get_num(&num) == MPI_T_ERR_NOT_INITIALIZED);
+
     free(ur), free(wr);
     MPI_Group_free(&world);
     return mt_done("api_misc");
