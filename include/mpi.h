@@ -313,6 +313,139 @@ typedef int MPI_Comm_delete_attr_function(MPI_Comm comm, int keyval, void *attri
 #define MPI_COMM_NULL_DELETE_FN ((MPI_Comm_delete_attr_function *)0)
 #define MPI_COMM_DUP_FN         ((MPI_Comm_copy_attr_function *)1)
 
+/* Callbacks of window and datatype attributes, generalized requests, error handlers of
+ * windows and files, the MPI-1 attribute interface and data representations. */
+typedef int MPI_Win_copy_attr_function(MPI_Win oldwin, int win_keyval, void *extra_state,
+                                       void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int MPI_Win_delete_attr_function(MPI_Win win, int win_keyval, void *attribute_val,
+                                         void *extra_state);
+typedef int MPI_Type_copy_attr_function(MPI_Datatype oldtype, int type_keyval, void *extra_state,
+                                        void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int MPI_Type_delete_attr_function(MPI_Datatype datatype, int type_keyval,
+                                          void *attribute_val, void *extra_state);
+typedef int MPI_Copy_function(MPI_Comm oldcomm, int keyval, void *extra_state,
+                              void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int MPI_Delete_function(MPI_Comm comm, int keyval, void *attribute_val, void *extra_state);
+typedef void MPI_Win_errhandler_function(MPI_Win *win, int *errcode, ...);
+typedef MPI_Win_errhandler_function MPI_Win_errhandler_fn;
+typedef void MPI_File_errhandler_function(MPI_File *file, int *errcode, ...);
+typedef MPI_File_errhandler_function MPI_File_errhandler_fn;
+typedef MPI_Comm_errhandler_function MPI_Handler_function;
+typedef int MPI_Grequest_query_function(void *extra_state, MPI_Status *status);
+typedef int MPI_Grequest_free_function(void *extra_state);
+typedef int MPI_Grequest_cancel_function(void *extra_state, int complete);
+typedef int MPI_Datarep_extent_function(MPI_Datatype datatype, MPI_Aint *file_extent,
+                                        void *extra_state);
+typedef int MPI_Datarep_conversion_function(void *userbuf, MPI_Datatype datatype, int count,
+                                            void *filebuf, MPI_Offset position, void *extra_state);
+#define MPI_WIN_NULL_COPY_FN    ((MPI_Win_copy_attr_function *)0)
+#define MPI_WIN_NULL_DELETE_FN  ((MPI_Win_delete_attr_function *)0)
+#define MPI_WIN_DUP_FN          ((MPI_Win_copy_attr_function *)1)
+#define MPI_TYPE_NULL_COPY_FN   ((MPI_Type_copy_attr_function *)0)
+#define MPI_TYPE_NULL_DELETE_FN ((MPI_Type_delete_attr_function *)0)
+#define MPI_TYPE_DUP_FN         ((MPI_Type_copy_attr_function *)1)
+#define MPI_NULL_COPY_FN        ((MPI_Copy_function *)0)
+#define MPI_NULL_DELETE_FN      ((MPI_Delete_function *)0)
+#define MPI_DUP_FN              ((MPI_Copy_function *)1)
+#define MPI_CONVERSION_FN_NULL  ((MPI_Datarep_conversion_function *)0)
+
+/* A status as MPI_Fint[MPI_STATUS_SIZE] (MPI_Status_c2f / MPI_Status_f2c). */
+#define MPI_STATUS_SIZE   ((int)(sizeof(MPI_Status) / sizeof(MPI_Fint)))
+#define MPI_F_STATUS_SIZE MPI_STATUS_SIZE
+#define MPI_F_SOURCE      0
+#define MPI_F_TAG         1
+#define MPI_F_ERROR       2
+
+/* MPI_Type_match_size, MPI_Type_create_darray. */
+#define MPI_TYPECLASS_REAL       1
+#define MPI_TYPECLASS_INTEGER    2
+#define MPI_TYPECLASS_COMPLEX    3
+#define MPI_DISTRIBUTE_BLOCK     121
+#define MPI_DISTRIBUTE_CYCLIC    122
+#define MPI_DISTRIBUTE_NONE      123
+#define MPI_DISTRIBUTE_DFLT_DARG (-49767)
+
+/* Parallel I/O constants (the functions are unsupported; programs that name them compile). */
+#define MPI_MODE_RDONLY          2
+#define MPI_MODE_RDWR            8
+#define MPI_MODE_WRONLY          4
+#define MPI_MODE_CREATE          1
+#define MPI_MODE_EXCL            64
+#define MPI_MODE_DELETE_ON_CLOSE 16
+#define MPI_MODE_UNIQUE_OPEN     32
+#define MPI_MODE_APPEND          128
+#define MPI_MODE_SEQUENTIAL      256
+#define MPI_SEEK_SET             600
+#define MPI_SEEK_CUR             602
+#define MPI_SEEK_END             604
+#define MPI_DISPLACEMENT_CURRENT (-54278278)
+
+/* The tool information interface (MPI_T). tern exposes no control or performance
+ * variables and no categories: the counts are 0 and every index is invalid. */
+typedef int MPI_T_enum;
+typedef int MPI_T_cvar_handle;
+typedef int MPI_T_pvar_handle;
+typedef int MPI_T_pvar_session;
+#define MPI_T_ENUM_NULL                ((MPI_T_enum)0)
+#define MPI_T_CVAR_HANDLE_NULL         ((MPI_T_cvar_handle)0)
+#define MPI_T_PVAR_HANDLE_NULL         ((MPI_T_pvar_handle)0)
+#define MPI_T_PVAR_ALL_HANDLES         ((MPI_T_pvar_handle)-1)
+#define MPI_T_PVAR_SESSION_NULL        ((MPI_T_pvar_session)0)
+#define MPI_T_VERBOSITY_USER_BASIC     221
+#define MPI_T_VERBOSITY_USER_DETAIL    222
+#define MPI_T_VERBOSITY_USER_ALL       223
+#define MPI_T_VERBOSITY_TUNER_BASIC    224
+#define MPI_T_VERBOSITY_TUNER_DETAIL   225
+#define MPI_T_VERBOSITY_TUNER_ALL      226
+#define MPI_T_VERBOSITY_MPIDEV_BASIC   227
+#define MPI_T_VERBOSITY_MPIDEV_DETAIL  228
+#define MPI_T_VERBOSITY_MPIDEV_ALL     229
+#define MPI_T_BIND_NO_OBJECT           9700
+#define MPI_T_BIND_MPI_COMM            9701
+#define MPI_T_BIND_MPI_DATATYPE        9702
+#define MPI_T_BIND_MPI_ERRHANDLER      9703
+#define MPI_T_BIND_MPI_FILE            9704
+#define MPI_T_BIND_MPI_GROUP           9705
+#define MPI_T_BIND_MPI_OP              9706
+#define MPI_T_BIND_MPI_REQUEST         9707
+#define MPI_T_BIND_MPI_WIN             9708
+#define MPI_T_BIND_MPI_MESSAGE         9709
+#define MPI_T_BIND_MPI_INFO            9710
+#define MPI_T_SCOPE_CONSTANT           60438
+#define MPI_T_SCOPE_READONLY           60439
+#define MPI_T_SCOPE_LOCAL              60440
+#define MPI_T_SCOPE_GROUP              60441
+#define MPI_T_SCOPE_GROUP_EQ           60442
+#define MPI_T_SCOPE_ALL                60443
+#define MPI_T_SCOPE_ALL_EQ             60444
+#define MPI_T_PVAR_CLASS_STATE         240
+#define MPI_T_PVAR_CLASS_LEVEL         241
+#define MPI_T_PVAR_CLASS_SIZE          242
+#define MPI_T_PVAR_CLASS_PERCENTAGE    243
+#define MPI_T_PVAR_CLASS_HIGHWATERMARK 244
+#define MPI_T_PVAR_CLASS_LOWWATERMARK  245
+#define MPI_T_PVAR_CLASS_COUNTER       246
+#define MPI_T_PVAR_CLASS_AGGREGATE     247
+#define MPI_T_PVAR_CLASS_TIMER         248
+#define MPI_T_PVAR_CLASS_GENERIC       249
+/* MPI_T error codes (returned directly; MPI_T functions never call an error handler). */
+#define MPI_T_ERR_MEMORY            59
+#define MPI_T_ERR_NOT_INITIALIZED   60
+#define MPI_T_ERR_CANNOT_INIT       61
+#define MPI_T_ERR_INVALID_INDEX     62
+#define MPI_T_ERR_INVALID_ITEM      63
+#define MPI_T_ERR_INVALID_HANDLE    64
+#define MPI_T_ERR_OUT_OF_HANDLES    65
+#define MPI_T_ERR_OUT_OF_SESSIONS   66
+#define MPI_T_ERR_INVALID_SESSION   67
+#define MPI_T_ERR_CVAR_SET_NOT_NOW  68
+#define MPI_T_ERR_CVAR_SET_NEVER    69
+#define MPI_T_ERR_PVAR_NO_STARTSTOP 70
+#define MPI_T_ERR_PVAR_NO_WRITE     71
+#define MPI_T_ERR_PVAR_NO_ATOMIC    72
+#define MPI_T_ERR_INVALID_NAME      73
+#define MPI_T_ERR_INVALID           74
+
 /* ---- functions ------------------------------------------------------------- */
 /* TERN__MPI declares MPI_name and its profiling twin PMPI_name. */
 #define TERN__MPI(ret, name, params)                                                               \
@@ -742,7 +875,314 @@ TERN__MPI(int, Get_accumulate,
            MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op,
            MPI_Win win));
 
-/* Not supported (the call fails with MPI_ERR_UNSUPPORTED_OPERATION; see docs/MPI.md). */
+/* Matched probes (MPI 3.1, 3.8.2). MPI_Mprobe/MPI_Improbe take the matched message out of
+ * matching: only MPI_Mrecv/MPI_Imrecv with the returned handle can receive it. A probe of
+ * MPI_PROC_NULL returns MPI_MESSAGE_NO_PROC, whose receive completes at once with source
+ * MPI_PROC_NULL. Errors: MPI_ERR_COMM, MPI_ERR_RANK, MPI_ERR_TAG (probes), MPI_ERR_REQUEST
+ * (not a live message handle), MPI_ERR_TRUNCATE, MPI_ERR_PROC_FAILED. */
+TERN__MPI(int, Mprobe,
+          (int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status));
+TERN__MPI(int, Improbe,
+          (int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
+           MPI_Status *status));
+TERN__MPI(int, Mrecv,
+          (void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status));
+TERN__MPI(int, Imrecv,
+          (void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+           MPI_Request *request));
+
+/* Graph and distributed-graph topologies (MPI 3.1, 7.5). Ranks keep their order (reorder is
+ * accepted and ignored, as for MPI_Cart_create); MPI_Graph_map/MPI_Cart_map say so. Queries
+ * on a communicator without that topology fail with MPI_ERR_TOPOLOGY. MPI_Dist_graph_create
+ * gathers the edges with one MPI_Alltoall and one MPI_Alltoallv on comm_old. */
+TERN__MPI(int, Graph_create,
+          (MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder,
+           MPI_Comm *comm_graph));
+TERN__MPI(int, Graphdims_get, (MPI_Comm comm, int *nnodes, int *nedges));
+TERN__MPI(int, Graph_get, (MPI_Comm comm, int maxindex, int maxedges, int indx[], int edges[]));
+TERN__MPI(int, Graph_neighbors_count, (MPI_Comm comm, int rank, int *nneighbors));
+TERN__MPI(int, Graph_neighbors, (MPI_Comm comm, int rank, int maxneighbors, int neighbors[]));
+TERN__MPI(int, Graph_map,
+          (MPI_Comm comm, int nnodes, const int indx[], const int edges[], int *newrank));
+TERN__MPI(int, Cart_map,
+          (MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank));
+TERN__MPI(int, Dist_graph_create_adjacent,
+          (MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[],
+           int outdegree, const int destinations[], const int destweights[], MPI_Info info,
+           int reorder, MPI_Comm *comm_dist_graph));
+TERN__MPI(int, Dist_graph_create,
+          (MPI_Comm comm_old, int n, const int sources[], const int degrees[],
+           const int destinations[], const int weights[], MPI_Info info, int reorder,
+           MPI_Comm *comm_dist_graph));
+TERN__MPI(int, Dist_graph_neighbors_count,
+          (MPI_Comm comm, int *indegree, int *outdegree, int *weighted));
+TERN__MPI(int, Dist_graph_neighbors,
+          (MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree,
+           int destinations[], int destweights[]));
+
+/* Neighbourhood collectives (MPI 3.1, 7.6) on Cartesian, graph and distributed-graph
+ * communicators: block k of the receive buffer comes from in-neighbour k, block j of the
+ * send buffer goes to out-neighbour j (Cartesian: per dimension the -1 then the +1
+ * neighbour; MPI_PROC_NULL neighbours leave their block untouched). Messages of one pair
+ * of processes match in order. MPI_IN_PLACE is MPI_ERR_BUFFER; no topology is
+ * MPI_ERR_TOPOLOGY. The I-forms return a request completed by MPI_Wait/MPI_Test. */
+TERN__MPI(int, Neighbor_allgather,
+          (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+           MPI_Datatype recvtype, MPI_Comm comm));
+TERN__MPI(int, Neighbor_allgatherv,
+          (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+           const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm));
+TERN__MPI(int, Neighbor_alltoall,
+          (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+           MPI_Datatype recvtype, MPI_Comm comm));
+TERN__MPI(int, Neighbor_alltoallv,
+          (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+           void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+           MPI_Comm comm));
+TERN__MPI(int, Neighbor_alltoallw,
+          (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+           const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+           const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm));
+TERN__MPI(int, Ineighbor_allgather,
+          (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+           MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request));
+TERN__MPI(int, Ineighbor_allgatherv,
+          (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+           const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+           MPI_Request *request));
+TERN__MPI(int, Ineighbor_alltoall,
+          (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+           MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request));
+TERN__MPI(int, Ineighbor_alltoallv,
+          (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+           void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+           MPI_Comm comm, MPI_Request *request));
+TERN__MPI(int, Ineighbor_alltoallw,
+          (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+           const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+           const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+           MPI_Request *request));
+
+/* Request-based RMA (MPI 3.1, 11.3.5): only inside a passive-target epoch (MPI_Win_lock or
+ * MPI_Win_lock_all), else MPI_ERR_RMA_SYNC. The request completes at local completion:
+ * Rput/Raccumulate when the origin buffer may be reused (when the call returns: the data
+ * is stored or copied out), Rget/Rget_accumulate when the result is in the origin buffer.
+ * Completion at the target still needs MPI_Win_flush or MPI_Win_unlock. */
+TERN__MPI(int, Rput,
+          (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+           MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
+           MPI_Request *request));
+TERN__MPI(int, Rget,
+          (void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+           MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
+           MPI_Request *request));
+TERN__MPI(int, Raccumulate,
+          (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+           MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op,
+           MPI_Win win, MPI_Request *request));
+TERN__MPI(int, Rget_accumulate,
+          (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+           void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank,
+           MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op,
+           MPI_Win win, MPI_Request *request));
+
+/* Generalized requests (MPI 3.1, 12.2). MPI_Grequest_start makes a request the program
+ * completes with MPI_Grequest_complete (from any thread under MPI_THREAD_MULTIPLE, waking
+ * a thread waiting on it). query_fn fills the status a completion call returns (also for
+ * MPI_Request_get_status; called with a real status even when MPI_STATUS_IGNORE was
+ * given); free_fn runs once the completed request is freed; cancel_fn from MPI_Cancel, told
+ * whether the request completed. The callbacks' error codes are returned. Completing an
+ * unknown or already completed request is MPI_ERR_REQUEST. MPI_Status_set_elements(_x)
+ * and MPI_Status_set_cancelled fill a status for query_fn. */
+TERN__MPI(int, Grequest_start,
+          (MPI_Grequest_query_function * query_fn, MPI_Grequest_free_function *free_fn,
+           MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request));
+TERN__MPI(int, Grequest_complete, (MPI_Request request));
+TERN__MPI(int, Status_set_cancelled, (MPI_Status * status, int flag));
+TERN__MPI(int, Status_set_elements, (MPI_Status * status, MPI_Datatype datatype, int count));
+TERN__MPI(int, Status_set_elements_x,
+          (MPI_Status * status, MPI_Datatype datatype, MPI_Count count));
+
+/* Groups and communicators, the rest of MPI 3.1. Group_union/intersection/difference keep
+ * the standard's order (first group's order, then the second's). MPI_Comm_create_group is
+ * collective over the group's members only (others need not call; a non-member gets
+ * MPI_COMM_NULL). MPI_Comm_idup duplicates inside the call and returns a completed request.
+ * Info hints are accepted and ignored: MPI_Comm_get_info/MPI_Win_get_info return an empty
+ * info. tern has no inter-communicators: MPI_Comm_remote_size/group give MPI_ERR_COMM. */
+TERN__MPI(int, Group_union, (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup));
+TERN__MPI(int, Group_intersection, (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup));
+TERN__MPI(int, Group_difference, (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup));
+TERN__MPI(int, Group_range_excl, (MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup));
+TERN__MPI(int, Comm_create_group, (MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm));
+TERN__MPI(int, Comm_idup, (MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request));
+TERN__MPI(int, Comm_dup_with_info, (MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm));
+TERN__MPI(int, Comm_set_info, (MPI_Comm comm, MPI_Info info));
+TERN__MPI(int, Comm_get_info, (MPI_Comm comm, MPI_Info *info_used));
+TERN__MPI(int, Comm_remote_size, (MPI_Comm comm, int *size));
+TERN__MPI(int, Comm_remote_group, (MPI_Comm comm, MPI_Group *group));
+TERN__MPI(int, Win_set_info, (MPI_Win win, MPI_Info info));
+TERN__MPI(int, Win_get_info, (MPI_Win win, MPI_Info *info_used));
+
+/* Info: deleting a key (MPI_ERR_INFO_NOKEY if absent), the n-th key in the order keys were
+ * first set, a value's length. Error classes, codes and strings of the program: numbers
+ * above every predefined class; MPI_Error_class/MPI_Error_string and MPI_LASTUSEDCODE know
+ * them. */
+TERN__MPI(int, Info_delete, (MPI_Info info, const char *key));
+TERN__MPI(int, Info_get_nthkey, (MPI_Info info, int n, char *key));
+TERN__MPI(int, Info_get_valuelen, (MPI_Info info, const char *key, int *valuelen, int *flag));
+TERN__MPI(int, Add_error_class, (int *errorclass));
+TERN__MPI(int, Add_error_code, (int errorclass, int *errorcode));
+TERN__MPI(int, Add_error_string, (int errorcode, const char *string));
+
+/* Attributes of windows and datatypes (copy callbacks run by MPI_Type_dup, delete callbacks
+ * by MPI_Win_free, MPI_Type_free, replacement and deletion; a keyval of another kind is
+ * MPI_ERR_KEYVAL), window error handlers (a window handler receives the window's
+ * communicator handle, see docs/MPI.md), and the MPI-1 names of attribute functions. */
+TERN__MPI(int, Win_create_keyval,
+          (MPI_Win_copy_attr_function * win_copy_attr_fn,
+           MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval, void *extra_state));
+TERN__MPI(int, Win_free_keyval, (int *win_keyval));
+TERN__MPI(int, Win_set_attr, (MPI_Win win, int win_keyval, void *attribute_val));
+TERN__MPI(int, Win_delete_attr, (MPI_Win win, int win_keyval));
+TERN__MPI(int, Win_create_errhandler,
+          (MPI_Win_errhandler_function * win_errhandler_fn, MPI_Errhandler *errhandler));
+TERN__MPI(int, Win_call_errhandler, (MPI_Win win, int errorcode));
+TERN__MPI(int, Type_create_keyval,
+          (MPI_Type_copy_attr_function * type_copy_attr_fn,
+           MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval,
+           void *extra_state));
+TERN__MPI(int, Type_free_keyval, (int *type_keyval));
+TERN__MPI(int, Type_set_attr, (MPI_Datatype datatype, int type_keyval, void *attribute_val));
+TERN__MPI(int, Type_get_attr,
+          (MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag));
+TERN__MPI(int, Type_delete_attr, (MPI_Datatype datatype, int type_keyval));
+TERN__MPI(int, Keyval_create,
+          (MPI_Copy_function * copy_fn, MPI_Delete_function *delete_fn, int *keyval,
+           void *extra_state));
+TERN__MPI(int, Keyval_free, (int *keyval));
+TERN__MPI(int, Attr_put, (MPI_Comm comm, int keyval, void *attribute_val));
+TERN__MPI(int, Attr_delete, (MPI_Comm comm, int keyval));
+TERN__MPI(int, Errhandler_create,
+          (MPI_Comm_errhandler_function * comm_errhandler_fn, MPI_Errhandler *errhandler));
+
+/* Datatypes, the rest of MPI 3.1: the MPI-1 names removed by MPI 3.0 (kept for old programs),
+ * MPI_Type_create_darray (BLOCK, CYCLIC, NONE; C and Fortran order; row-major process grid),
+ * MPI_Count forms, types by size (MPI_Type_match_size) and by Fortran 90 precision (the C
+ * type of that class and size; MPI_ERR_ARG if none), and statuses as MPI_Fint arrays.
+ * MPI_Type_get_envelope decodes predefined types (MPI_COMBINER_NAMED) only: for derived
+ * types it and MPI_Type_get_contents fail with MPI_ERR_UNSUPPORTED_OPERATION. */
+TERN__MPI(int, Type_create_darray,
+          (int size, int rank, int ndims, const int array_of_gsizes[],
+           const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[],
+           int order, MPI_Datatype oldtype, MPI_Datatype *newtype));
+TERN__MPI(int, Type_extent, (MPI_Datatype datatype, MPI_Aint *extent));
+TERN__MPI(int, Type_lb, (MPI_Datatype datatype, MPI_Aint *displacement));
+TERN__MPI(int, Type_ub, (MPI_Datatype datatype, MPI_Aint *displacement));
+TERN__MPI(int, Type_hvector,
+          (int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+           MPI_Datatype *newtype));
+TERN__MPI(int, Type_hindexed,
+          (int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[],
+           MPI_Datatype oldtype, MPI_Datatype *newtype));
+TERN__MPI(int, Type_struct,
+          (int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[],
+           MPI_Datatype array_of_types[], MPI_Datatype *newtype));
+TERN__MPI(int, Type_get_extent_x, (MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent));
+TERN__MPI(int, Type_get_true_extent_x,
+          (MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent));
+TERN__MPI(int, Get_elements_x, (const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count));
+TERN__MPI(int, Type_match_size, (int typeclass, int size, MPI_Datatype *datatype));
+TERN__MPI(int, Type_create_f90_integer, (int r, MPI_Datatype *newtype));
+TERN__MPI(int, Type_create_f90_real, (int p, int r, MPI_Datatype *newtype));
+TERN__MPI(int, Type_create_f90_complex, (int p, int r, MPI_Datatype *newtype));
+TERN__MPI(int, Type_get_envelope,
+          (MPI_Datatype datatype, int *num_integers, int *num_addresses, int *num_datatypes,
+           int *combiner));
+TERN__MPI(int, Type_get_contents,
+          (MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes,
+           int array_of_integers[], MPI_Aint array_of_addresses[],
+           MPI_Datatype array_of_datatypes[]));
+TERN__MPI(int, Status_c2f, (const MPI_Status *c_status, MPI_Fint *f_status));
+TERN__MPI(int, Status_f2c, (const MPI_Fint *f_status, MPI_Status *c_status));
+
+/* The tool information interface (MPI_T, MPI 3.1 chapter 14), empty: tern's tunables are
+ * read once from the environment at start and it keeps no counters, so there are no control
+ * variables, performance variables or categories. MPI_T_init_thread/MPI_T_finalize nest;
+ * the counts are 0; performance-variable sessions can be created and freed; any index is
+ * MPI_T_ERR_INVALID_INDEX, any name MPI_T_ERR_INVALID_NAME, any handle
+ * MPI_T_ERR_INVALID_HANDLE; before MPI_T_init_thread, MPI_T_ERR_NOT_INITIALIZED. They
+ * return their error codes and never call an error handler; thread safe at every level. */
+TERN__MPI(int, T_category_changed, (int *update_number));
+TERN__MPI(int, T_category_get_categories, (int cat_index, int len, int indices[]));
+TERN__MPI(int, T_category_get_cvars, (int cat_index, int len, int indices[]));
+TERN__MPI(int, T_category_get_index, (const char *name, int *cat_index));
+TERN__MPI(int, T_category_get_info,
+          (int cat_index, char *name, int *name_len, char *desc, int *desc_len, int *num_cvars,
+           int *num_pvars, int *num_categories));
+TERN__MPI(int, T_category_get_num, (int *num_cat));
+TERN__MPI(int, T_category_get_pvars, (int cat_index, int len, int indices[]));
+TERN__MPI(int, T_cvar_get_index, (const char *name, int *cvar_index));
+TERN__MPI(int, T_cvar_get_info,
+          (int cvar_index, char *name, int *name_len, int *verbosity, MPI_Datatype *datatype,
+           MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *scope));
+TERN__MPI(int, T_cvar_get_num, (int *num_cvar));
+TERN__MPI(int, T_cvar_handle_alloc,
+          (int cvar_index, void *obj_handle, MPI_T_cvar_handle *handle, int *count));
+TERN__MPI(int, T_cvar_handle_free, (MPI_T_cvar_handle * handle));
+TERN__MPI(int, T_cvar_read, (MPI_T_cvar_handle handle, void *buf));
+TERN__MPI(int, T_cvar_write, (MPI_T_cvar_handle handle, const void *buf));
+TERN__MPI(int, T_enum_get_info, (MPI_T_enum enumtype, int *num, char *name, int *name_len));
+TERN__MPI(int, T_enum_get_item,
+          (MPI_T_enum enumtype, int indx, int *value, char *name, int *name_len));
+TERN__MPI(int, T_finalize, (void));
+TERN__MPI(int, T_init_thread, (int required, int *provided));
+TERN__MPI(int, T_pvar_get_index, (const char *name, int var_class, int *pvar_index));
+TERN__MPI(int, T_pvar_get_info,
+          (int pvar_index, char *name, int *name_len, int *verbosity, int *var_class,
+           MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind,
+           int *readonly, int *continuous, int *atomic));
+TERN__MPI(int, T_pvar_get_num, (int *num_pvar));
+TERN__MPI(int, T_pvar_handle_alloc,
+          (MPI_T_pvar_session session, int pvar_index, void *obj_handle, MPI_T_pvar_handle *handle,
+           int *count));
+TERN__MPI(int, T_pvar_handle_free, (MPI_T_pvar_session session, MPI_T_pvar_handle *handle));
+TERN__MPI(int, T_pvar_read, (MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf));
+TERN__MPI(int, T_pvar_readreset, (MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf));
+TERN__MPI(int, T_pvar_reset, (MPI_T_pvar_session session, MPI_T_pvar_handle handle));
+TERN__MPI(int, T_pvar_session_create, (MPI_T_pvar_session * session));
+TERN__MPI(int, T_pvar_session_free, (MPI_T_pvar_session * session));
+TERN__MPI(int, T_pvar_start, (MPI_T_pvar_session session, MPI_T_pvar_handle handle));
+TERN__MPI(int, T_pvar_stop, (MPI_T_pvar_session session, MPI_T_pvar_handle handle));
+TERN__MPI(int, T_pvar_write,
+          (MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void *buf));
+
+/* C <-> Fortran handle conversions: a tern handle is its own Fortran integer (also
+ * MPI_File's, though files cannot be opened). */
+TERN__MPI(MPI_Fint, File_c2f, (MPI_File file));
+TERN__MPI(MPI_File, File_f2c, (MPI_Fint file));
+TERN__MPI(MPI_Fint, Type_c2f, (MPI_Datatype datatype));
+TERN__MPI(MPI_Datatype, Type_f2c, (MPI_Fint datatype));
+TERN__MPI(MPI_Fint, Group_c2f, (MPI_Group group));
+TERN__MPI(MPI_Group, Group_f2c, (MPI_Fint group));
+TERN__MPI(MPI_Fint, Info_c2f, (MPI_Info info));
+TERN__MPI(MPI_Info, Info_f2c, (MPI_Fint info));
+TERN__MPI(MPI_Fint, Request_c2f, (MPI_Request request));
+TERN__MPI(MPI_Request, Request_f2c, (MPI_Fint request));
+TERN__MPI(MPI_Fint, Op_c2f, (MPI_Op op));
+TERN__MPI(MPI_Op, Op_f2c, (MPI_Fint op));
+TERN__MPI(MPI_Fint, Errhandler_c2f, (MPI_Errhandler errhandler));
+TERN__MPI(MPI_Errhandler, Errhandler_f2c, (MPI_Fint errhandler));
+TERN__MPI(MPI_Fint, Win_c2f, (MPI_Win win));
+TERN__MPI(MPI_Win, Win_f2c, (MPI_Fint win));
+TERN__MPI(MPI_Fint, Message_c2f, (MPI_Message message));
+TERN__MPI(MPI_Message, Message_f2c, (MPI_Fint message));
+
+/* ---- not supported ----------------------------------------------------------------------
+ * These exist so programs that use them link: a call fails with
+ * MPI_ERR_UNSUPPORTED_OPERATION, naming the function, through the error handler of the
+ * communicator passed (MPI_COMM_WORLD's otherwise). See docs/MPI.md. */
+
+/* Parallel I/O. */
 TERN__MPI(int, File_open,
           (MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh));
 TERN__MPI(int, File_close, (MPI_File * fh));
@@ -774,6 +1214,80 @@ TERN__MPI(int, File_get_size, (MPI_File fh, MPI_Offset *size));
 TERN__MPI(int, File_set_size, (MPI_File fh, MPI_Offset size));
 TERN__MPI(int, File_seek, (MPI_File fh, MPI_Offset offset, int whence));
 TERN__MPI(int, File_sync, (MPI_File fh));
+TERN__MPI(int, File_call_errhandler, (MPI_File fh, int errorcode));
+TERN__MPI(int, File_create_errhandler,
+          (MPI_File_errhandler_function * file_errhandler_fn, MPI_Errhandler *errhandler));
+TERN__MPI(int, File_get_errhandler, (MPI_File file, MPI_Errhandler *errhandler));
+TERN__MPI(int, File_set_errhandler, (MPI_File file, MPI_Errhandler errhandler));
+TERN__MPI(int, Register_datarep,
+          (const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn,
+           MPI_Datarep_conversion_function *write_conversion_fn,
+           MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state));
+TERN__MPI(int, File_get_amode, (MPI_File fh, int *amode));
+TERN__MPI(int, File_get_atomicity, (MPI_File fh, int *flag));
+TERN__MPI(int, File_get_byte_offset, (MPI_File fh, MPI_Offset offset, MPI_Offset *disp));
+TERN__MPI(int, File_get_group, (MPI_File fh, MPI_Group *group));
+TERN__MPI(int, File_get_info, (MPI_File fh, MPI_Info *info_used));
+TERN__MPI(int, File_get_position, (MPI_File fh, MPI_Offset *offset));
+TERN__MPI(int, File_get_position_shared, (MPI_File fh, MPI_Offset *offset));
+TERN__MPI(int, File_get_type_extent, (MPI_File fh, MPI_Datatype datatype, MPI_Aint *extent));
+TERN__MPI(int, File_get_view,
+          (MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_Datatype *filetype,
+           char *datarep));
+TERN__MPI(int, File_iread,
+          (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request));
+TERN__MPI(int, File_iread_all,
+          (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request));
+TERN__MPI(int, File_iread_at,
+          (MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype,
+           MPI_Request *request));
+TERN__MPI(int, File_iread_at_all,
+          (MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype,
+           MPI_Request *request));
+TERN__MPI(int, File_iread_shared,
+          (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request));
+TERN__MPI(int, File_iwrite,
+          (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request));
+TERN__MPI(int, File_iwrite_all,
+          (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request));
+TERN__MPI(int, File_iwrite_at,
+          (MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype,
+           MPI_Request *request));
+TERN__MPI(int, File_iwrite_at_all,
+          (MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype,
+           MPI_Request *request));
+TERN__MPI(int, File_iwrite_shared,
+          (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request));
+TERN__MPI(int, File_preallocate, (MPI_File fh, MPI_Offset size));
+TERN__MPI(int, File_read_all_begin, (MPI_File fh, void *buf, int count, MPI_Datatype datatype));
+TERN__MPI(int, File_read_all_end, (MPI_File fh, void *buf, MPI_Status *status));
+TERN__MPI(int, File_read_at_all_begin,
+          (MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype));
+TERN__MPI(int, File_read_at_all_end, (MPI_File fh, void *buf, MPI_Status *status));
+TERN__MPI(int, File_read_ordered,
+          (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status));
+TERN__MPI(int, File_read_ordered_begin, (MPI_File fh, void *buf, int count, MPI_Datatype datatype));
+TERN__MPI(int, File_read_ordered_end, (MPI_File fh, void *buf, MPI_Status *status));
+TERN__MPI(int, File_read_shared,
+          (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status));
+TERN__MPI(int, File_seek_shared, (MPI_File fh, MPI_Offset offset, int whence));
+TERN__MPI(int, File_set_atomicity, (MPI_File fh, int flag));
+TERN__MPI(int, File_set_info, (MPI_File fh, MPI_Info info));
+TERN__MPI(int, File_write_all_begin,
+          (MPI_File fh, const void *buf, int count, MPI_Datatype datatype));
+TERN__MPI(int, File_write_all_end, (MPI_File fh, const void *buf, MPI_Status *status));
+TERN__MPI(int, File_write_at_all_begin,
+          (MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype));
+TERN__MPI(int, File_write_at_all_end, (MPI_File fh, const void *buf, MPI_Status *status));
+TERN__MPI(int, File_write_ordered,
+          (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status));
+TERN__MPI(int, File_write_ordered_begin,
+          (MPI_File fh, const void *buf, int count, MPI_Datatype datatype));
+TERN__MPI(int, File_write_ordered_end, (MPI_File fh, const void *buf, MPI_Status *status));
+TERN__MPI(int, File_write_shared,
+          (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status));
+
+/* Dynamic processes and inter-communicators (tern has neither). */
 TERN__MPI(int, Comm_spawn,
           (const char *command, char *argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm,
            MPI_Comm *intercomm, int array_of_errcodes[]));
@@ -781,29 +1295,31 @@ TERN__MPI(int, Intercomm_create,
           (MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag,
            MPI_Comm *newintercomm));
 TERN__MPI(int, Intercomm_merge, (MPI_Comm intercomm, int high, MPI_Comm *newintracomm));
-TERN__MPI(int, Mprobe,
-          (int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status));
-TERN__MPI(int, Improbe,
-          (int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
-           MPI_Status *status));
-TERN__MPI(int, Mrecv,
-          (void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status));
-TERN__MPI(int, Imrecv,
-          (void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
-           MPI_Request *request));
-TERN__MPI(int, Graph_create,
-          (MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder,
-           MPI_Comm *comm_graph));
-TERN__MPI(int, Dist_graph_create_adjacent,
-          (MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[],
-           int outdegree, const int destinations[], const int destweights[], MPI_Info info,
-           int reorder, MPI_Comm *comm_dist_graph));
-TERN__MPI(int, Neighbor_allgather,
-          (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-           MPI_Datatype recvtype, MPI_Comm comm));
-TERN__MPI(int, Neighbor_alltoall,
-          (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-           MPI_Datatype recvtype, MPI_Comm comm));
+TERN__MPI(int, Close_port, (const char *port_name));
+TERN__MPI(int, Comm_accept,
+          (const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm));
+TERN__MPI(int, Comm_connect,
+          (const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm));
+TERN__MPI(int, Comm_disconnect, (MPI_Comm * comm));
+TERN__MPI(int, Comm_join, (int fd, MPI_Comm *intercomm));
+TERN__MPI(int, Comm_spawn_multiple,
+          (int count, char *array_of_commands[], char **array_of_argv[],
+           const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm,
+           MPI_Comm *intercomm, int array_of_errcodes[]));
+TERN__MPI(int, Lookup_name, (const char *service_name, MPI_Info info, char *port_name));
+TERN__MPI(int, Open_port, (MPI_Info info, char *port_name));
+TERN__MPI(int, Publish_name, (const char *service_name, MPI_Info info, const char *port_name));
+TERN__MPI(int, Unpublish_name, (const char *service_name, MPI_Info info, const char *port_name));
+
+/* The external32 representation. */
+TERN__MPI(int, Pack_external,
+          (const char *datarep, const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf,
+           MPI_Aint outsize, MPI_Aint *position));
+TERN__MPI(int, Pack_external_size,
+          (const char *datarep, int incount, MPI_Datatype datatype, MPI_Aint *size));
+TERN__MPI(int, Unpack_external,
+          (const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position,
+           void *outbuf, int outcount, MPI_Datatype datatype));
 
 #pragma GCC visibility pop
 

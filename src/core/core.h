@@ -311,6 +311,12 @@ int core_irecv(void *buf, size_t cap, int src, int tag, uint16_t ctx, struct ter
                core_req_t **out);
 int core_iprobe(int src, int tag, uint16_t ctx, int *flag, int *out_src, int *out_tag,
                 size_t *out_len);
+/* Matched probe: take the first message matching (src, tag) on ctx out of the unexpected
+ * queue (*out NULL when none), so that only core_imrecv can receive it. */
+int core_improbe(int src, int tag, uint16_t ctx, struct core_unexp **out);
+/* Receive the message core_improbe took (consumes u). */
+int core_imrecv(struct core_unexp *u, void *buf, size_t cap, uint16_t ctx, struct tern_comm *comm,
+                core_req_t **out);
 void core_frame_recv(int src, const void *frame, size_t len);
 /* Transport up-calls (transport.h): where a frame's payload goes, that it arrived, and
  * that a send_ref() frame is out. */

@@ -306,6 +306,20 @@ static void core_recv_eager(core_req_t *r, int src, const struct core_hdr *h, co
     core_req_complete(r, plen > r->len ? TERN_ERR_TRUNCATE : TERN_OK);
 }
 
+/* Receive r takes the unexpected message u (already out of its queue) and frees it. */
+static void core_recv_unexp(core_req_t *r, struct core_unexp *u)
+{
+    r->src = u->src;
+    r->msg_tag = u->tag;
+    if (u->type == CORE_FRAME_EAGER) {
+        struct core_hdr h = {.flags = u->flags, .sreq = u->sreq};
+        core_recv_eager(r, u->src, &h, u->data, u->len);
+    } else {
+        core_recv_rndv(r, u->src, u->sreq, u->len, u->addr);
+    }
+    free(u);
+}
+
 int core_irecv(void *buf, size_t cap, int src, int tag, uint16_t ctx, struct tern_comm *comm,
                core_req_t **out)
 {
@@ -325,16 +339,36 @@ int core_irecv(void *buf, size_t cap, int src, int tag, uint16_t ctx, struct ter
     } else if (u == NULL) {
         core_match_post(m, r);
     } else {
-        r->src = u->src;
-        r->msg_tag = u->tag;
-        if (u->type == CORE_FRAME_EAGER) {
-            struct core_hdr h = {.flags = u->flags, .sreq = u->sreq};
-            core_recv_eager(r, u->src, &h, u->data, u->len);
-        } else {
-            core_recv_rndv(r, u->src, u->sreq, u->len, u->addr);
-        }
-        free(u);
+        core_recv_unexp(r, u);
     }
+    *out = r;
+    return 0;
+}
+
+/* ---- matched probe (MPI_Mprobe / MPI_Mrecv) ----------------------------------------
+ * A probe that matches takes the message out of its unexpected queue, so no other
+ * receive or probe can match it; the receive of that very message comes later. */
+
+int core_improbe(int src, int tag, uint16_t ctx, struct core_unexp **out)
+{
+    struct core_match *m = core_match_get(ctx);
+    if (m == NULL) return TERN_ERR_NOMEM;
+    *out = core_match_find_unexp(m, src, tag, 1);
+    return 0;
+}
+
+int core_imrecv(struct core_unexp *u, void *buf, size_t cap, uint16_t ctx, struct tern_comm *comm,
+                core_req_t **out)
+{
+    core_req_t *r = core_req_alloc(CORE_REQ_RECV);
+    if (r == NULL) return TERN_ERR_NOMEM;
+    r->peer = u->src;
+    r->tag = u->tag;
+    r->ctx = ctx;
+    r->comm = comm;
+    r->buf = buf;
+    r->len = cap;
+    core_recv_unexp(r, u);
     *out = r;
     return 0;
 }

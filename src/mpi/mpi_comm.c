@@ -69,6 +69,7 @@ static void mpi_comm_destroy(struct mpi_comm *c)
     }
     free(c->dims);
     free(c->periods);
+    mpi_topo_free(c->topo);
     mpi_comms[c->handle % MPI_COMM_SLOTS] = NULL;
     free(c);
 }
@@ -226,7 +227,7 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int 
     CORE_CS_SCOPE();
     static const char fn[] = "MPI_Comm_get_attr";
     static int tag_ub = TERN_TAG_UB, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE, wtime_global = 0,
-               universe, appnum = 0, lastcode = MPI_ERR_LASTCODE;
+               universe, appnum = 0;
     COMM_CHECK(fn, comm, flag);
     if (attribute_val == NULL) return mpi_err(comm, fn, MPI_ERR_ARG);
     int *p = NULL;
@@ -250,7 +251,7 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int 
         p = &appnum;
         break;
     case MPI_LASTUSEDCODE:
-        p = &lastcode;
+        p = &mpi_lastusedcode; /* grows with MPI_Add_error_class/code */
         break;
     default:
         break;
@@ -289,6 +290,7 @@ static int mpi_comm_inherit(const struct mpi_comm *old, struct mpi_comm *nc)
         memcpy(nc->periods, old->periods, (size_t)old->ndims * sizeof(int));
     }
     nc->ndims = old->ndims;
+    if (old->topo && mpi_topo_copy(old->topo, &nc->topo)) return MPI_ERR_NO_MEM;
     for (const struct mpi_attr *a = old->attrs; a; a = a->next) {
         struct mpi_keyval *k = mpi_keyval_get(a->keyval);
         if (k == NULL || k->copy == MPI_COMM_NULL_COPY_FN) continue;
@@ -940,7 +942,210 @@ int PMPI_Topo_test(MPI_Comm comm, int *status)
 {
     CORE_CS_SCOPE();
     COMM_CHECK("MPI_Topo_test", comm, status);
-    *status = c->ndims ? MPI_CART : MPI_UNDEFINED;
+    *status = c->ndims ? MPI_CART : c->topo ? mpi_topo_kind(c->topo) : MPI_UNDEFINED;
     return MPI_SUCCESS;
 }
 MPI_ALIAS(Topo_test)
+
+/* ---- group set operations, MPI_Comm_create_group, communicator info and MPI_Comm_idup -- */
+
+/* Members of a that are (in == 1) or are not (in == 0) in b, in a's order. */
+static struct mpi_group *mpi_group_filter(const struct mpi_group *a, const struct mpi_group *b,
+                                          int in, int extra)
+{
+    struct mpi_group *ng = mpi_group_alloc(a->size + extra);
+    if (ng == NULL) return NULL;
+    ng->size = 0;
+    for (int i = 0; i < a->size; i++)
+        if ((mpi_group_rank_of(b, a->world[i]) != MPI_UNDEFINED) == in)
+            ng->world[ng->size++] = a->world[i];
+    return ng;
+}
+
+#define GROUP2_CHECK(fn, h1, h2, out)                                                              \
+    struct mpi_group *g1 = mpi_group_get(h1), *g2 = mpi_group_get(h2);                             \
+    if (g1 == NULL || g2 == NULL) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_GROUP);               \
+    if ((out) == NULL) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_ARG)
+
+/* Union: group1's members, then group2's that are not in group1, each in its order. */
+int PMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
+{
+    CORE_CS_SCOPE();
+    static const char fn[] = "MPI_Group_union";
+    GROUP2_CHECK(fn, group1, group2, newgroup);
+    struct mpi_group *ng = mpi_group_filter(g1, g1, 1, g2->size);
+    if (ng)
+        for (int i = 0; i < g2->size; i++)
+            if (mpi_group_rank_of(g1, g2->world[i]) == MPI_UNDEFINED)
+                ng->world[ng->size++] = g2->world[i];
+    return mpi_err(MPI_COMM_WORLD, fn, mpi_group_put(ng, newgroup));
+}
+MPI_ALIAS(Group_union)
+
+int PMPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
+{
+    CORE_CS_SCOPE();
+    static const char fn[] = "MPI_Group_intersection";
+    GROUP2_CHECK(fn, group1, group2, newgroup);
+    return mpi_err(MPI_COMM_WORLD, fn, mpi_group_put(mpi_group_filter(g1, g2, 1, 0), newgroup));
+}
+MPI_ALIAS(Group_intersection)
+
+int PMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
+{
+    CORE_CS_SCOPE();
+    static const char fn[] = "MPI_Group_difference";
+    GROUP2_CHECK(fn, group1, group2, newgroup);
+    return mpi_err(MPI_COMM_WORLD, fn, mpi_group_put(mpi_group_filter(g1, g2, 0, 0), newgroup));
+}
+MPI_ALIAS(Group_difference)
+
+/* The ranges expand into a rank list for MPI_Group_excl (which rejects repeats). */
+int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
+{
+    CORE_CS_SCOPE();
+    static const char fn[] = "MPI_Group_range_excl";
+    GROUP_CHECK(fn, group, newgroup);
+    if (n < 0 || (n > 0 && ranges == NULL)) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+    int total = 0;
+    for (int i = 0; i < n; i++) {
+        int first = ranges[i][0], last = ranges[i][1], stride = ranges[i][2];
+        if (stride == 0 || first < 0 || first >= g->size || last < 0 || last >= g->size)
+            return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_RANK);
+        if ((stride > 0 && first > last) || (stride < 0 && first < last))
+            return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+        total += (last - first) / stride + 1;
+        if (total > g->size) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_RANK);
+    }
+    int *list = malloc((size_t)total * sizeof(int) + 1), k = 0;
+    if (list == NULL) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_NO_MEM);
+    for (int i = 0; i < n; i++)
+        for (int r = ranges[i][0]; ranges[i][2] > 0 ? r <= ranges[i][1] : r >= ranges[i][1];
+             r += ranges[i][2])
+            list[k++] = r;
+    int rc = PMPI_Group_excl(group, total, list, newgroup);
+    free(list);
+    return rc;
+}
+MPI_ALIAS(Group_range_excl)
+
+/*
+ * MPI_Comm_create_group: collective over the group's members only. They agree on a
+ * context id among themselves (core_comm_dup on a communicator object that lists just
+ * them, talking on comm's collective context, where messages from non-members can never
+ * match). As the members' calls on comm are ordered like any collective, `tag` is not
+ * needed to keep concurrent calls apart and is only checked.
+ */
+int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
+{
+    CORE_CS_SCOPE();
+    static const char fn[] = "MPI_Comm_create_group";
+    COMM_CHECK(fn, comm, newcomm);
+    struct mpi_group *g = mpi_group_get(group);
+    if (g == NULL) return mpi_err(comm, fn, MPI_ERR_GROUP);
+    if (tag < 0 || tag > TERN_TAG_UB) return mpi_err(comm, fn, MPI_ERR_TAG);
+    int me = -1;
+    for (int i = 0; i < g->size; i++) {
+        if (core_comm_rank_of(c->tc, g->world[i]) < 0) return mpi_err(comm, fn, MPI_ERR_GROUP);
+        if (g->world[i] == core.rank) me = i;
+    }
+    if (me < 0) { /* not a member: MPI_COMM_NULL, as MPI_Comm_create gives */
+        *newcomm = MPI_COMM_NULL;
+        return MPI_SUCCESS;
+    }
+    int *comm_of = malloc((size_t)core.size * sizeof(int));
+    if (comm_of == NULL) return mpi_err(comm, fn, MPI_ERR_NO_MEM);
+    for (int w = 0; w < core.size; w++)
+        comm_of[w] = -1;
+    for (int i = 0; i < g->size; i++)
+        comm_of[g->world[i]] = i;
+    struct tern_comm sub = {.magic = CORE_COMM_MAGIC,
+                            .ctx = c->tc->ctx,
+                            .rank = me,
+                            .size = g->size,
+                            .world_of = g->world,
+                            .comm_of = comm_of};
+    struct tern_comm *tc;
+    int rc = core_comm_dup(&sub, &tc);
+    free(comm_of);
+    if (rc) return mpi_err(comm, fn, mpi_from_tern(rc));
+    return mpi_err(comm, fn, mpi_comm_wrap(tc, c, newcomm));
+}
+MPI_ALIAS(Comm_create_group)
+
+/* Info hints on communicators: tern uses none, so setting them is accepted (the info
+ * handle checked) and MPI_Comm_get_info returns a new, empty info: "the hints in use". */
+static int mpi_info_check(MPI_Info info)
+{
+    return mpi_info_valid(info) ? MPI_SUCCESS : MPI_ERR_INFO;
+}
+
+int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
+{
+    CORE_CS_SCOPE();
+    static const char fn[] = "MPI_Comm_set_info";
+    if (mpi_state()) return mpi_err(comm, fn, MPI_ERR_OTHER);
+    if (mpi_comm_get(comm) == NULL) return mpi_err(comm, fn, MPI_ERR_COMM);
+    return mpi_err(comm, fn, mpi_info_check(info));
+}
+MPI_ALIAS(Comm_set_info)
+
+int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
+{
+    CORE_CS_SCOPE();
+    static const char fn[] = "MPI_Comm_get_info";
+    COMM_CHECK(fn, comm, info_used);
+    return PMPI_Info_create(info_used);
+}
+MPI_ALIAS(Comm_get_info)
+
+int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
+{
+    CORE_CS_SCOPE();
+    static const char fn[] = "MPI_Comm_dup_with_info";
+    COMM_CHECK(fn, comm, newcomm);
+    int rc = mpi_info_check(info);
+    if (rc) return mpi_err(comm, fn, rc);
+    return PMPI_Comm_dup(comm, newcomm);
+}
+MPI_ALIAS(Comm_dup_with_info)
+
+/* MPI_Comm_idup duplicates at once (the context-id agreement runs to completion inside
+ * the call) and returns a request that is already complete. Programs that start the dup
+ * and only then do what lets the other members reach it (a send they wait for) would
+ * block here; see docs/MPI.md. */
+int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
+{
+    CORE_CS_SCOPE();
+    static const char fn[] = "MPI_Comm_idup";
+    COMM_CHECK(fn, comm, newcomm);
+    if (request == NULL) return mpi_err(comm, fn, MPI_ERR_ARG);
+    struct mpi_req *mr = mpi_req_new(MPI_RK_DONE, comm);
+    if (mr == NULL) return mpi_err(comm, fn, MPI_ERR_NO_MEM);
+    int rc = PMPI_Comm_dup(comm, newcomm);
+    if (rc) {
+        mpi_req_release(mr);
+        return rc;
+    }
+    *request = mr->handle;
+    return MPI_SUCCESS;
+}
+MPI_ALIAS(Comm_idup)
+
+/* tern has no inter-communicators: every communicator is an intra-communicator, for
+ * which these are erroneous (MPI_ERR_COMM). */
+int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
+{
+    CORE_CS_SCOPE();
+    COMM_CHECK("MPI_Comm_remote_size", comm, size);
+    return mpi_err(comm, "MPI_Comm_remote_size", MPI_ERR_COMM);
+}
+MPI_ALIAS(Comm_remote_size)
+
+int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
+{
+    CORE_CS_SCOPE();
+    COMM_CHECK("MPI_Comm_remote_group", comm, group);
+    return mpi_err(comm, "MPI_Comm_remote_group", MPI_ERR_COMM);
+}
+MPI_ALIAS(Comm_remote_group)

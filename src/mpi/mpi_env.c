@@ -160,7 +160,8 @@ int PMPI_Error_string(int errorcode, char *string, int *resultlen)
     CORE_CS_SCOPE();
     if (string == NULL || resultlen == NULL)
         return mpi_err(MPI_COMM_WORLD, "MPI_Error_string", MPI_ERR_ARG);
-    const char *t = (unsigned)errorcode <= MPI_ERR_LASTCODE ? mpi_err_text[errorcode] : NULL;
+    const char *t = (unsigned)errorcode <= MPI_ERR_LASTCODE ? mpi_err_text[errorcode]
+                                                            : mpi_user_err_text(errorcode);
     if (t == NULL) t = "unknown error code";
     snprintf(string, MPI_MAX_ERROR_STRING, "%s", t);
     *resultlen = (int)strlen(string);
@@ -171,9 +172,10 @@ MPI_ALIAS(Error_string)
 int PMPI_Error_class(int errorcode, int *errorclass)
 {
     CORE_CS_SCOPE();
-    if (errorclass == NULL || (unsigned)errorcode > MPI_ERR_LASTCODE)
+    int cls = (unsigned)errorcode <= MPI_ERR_LASTCODE ? errorcode : mpi_user_err_class(errorcode);
+    if (errorclass == NULL || cls < 0)
         return mpi_err(MPI_COMM_WORLD, "MPI_Error_class", MPI_ERR_ARG);
-    *errorclass = errorcode;
+    *errorclass = cls;
     return MPI_SUCCESS;
 }
 MPI_ALIAS(Error_class)
@@ -586,3 +588,161 @@ int PMPI_Info_free(MPI_Info *info)
     return MPI_SUCCESS;
 }
 MPI_ALIAS(Info_free)
+
+/* ---- info: deleting, enumerating, value lengths ------------------------------------ */
+
+int PMPI_Info_delete(MPI_Info info, const char *key)
+{
+    CORE_CS_SCOPE();
+    static const char fn[] = "MPI_Info_delete";
+    struct mpi_info_kv **head = mpi_info_get(info);
+    if (head == NULL) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_INFO);
+    if (key == NULL || strlen(key) > MPI_MAX_INFO_KEY || key[0] == '\0')
+        return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_INFO_KEY);
+    for (struct mpi_info_kv **pp = head; *pp; pp = &(*pp)->next)
+        if (strcmp((*pp)->key, key) == 0) {
+            struct mpi_info_kv *kv = *pp;
+            *pp = kv->next;
+            free(kv->key);
+            free(kv->val);
+            free(kv);
+            return MPI_SUCCESS;
+        }
+    return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_INFO_NOKEY);
+}
+MPI_ALIAS(Info_delete)
+
+/* Keys are numbered in the order they were first set (the list holds them newest first). */
+int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key)
+{
+    CORE_CS_SCOPE();
+    static const char fn[] = "MPI_Info_get_nthkey";
+    if (key == NULL) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+    struct mpi_info_kv **head = info == MPI_INFO_ENV ? NULL : mpi_info_get(info);
+    if (head == NULL && info != MPI_INFO_ENV) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_INFO);
+    int nkeys = 0;
+    for (struct mpi_info_kv *kv = head ? *head : NULL; kv; kv = kv->next)
+        nkeys++;
+    if (n < 0 || n >= nkeys) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+    struct mpi_info_kv *kv = *head;
+    for (int i = nkeys - 1; i > n; i--)
+        kv = kv->next;
+    snprintf(key, MPI_MAX_INFO_KEY + 1, "%s", kv->key);
+    return MPI_SUCCESS;
+}
+MPI_ALIAS(Info_get_nthkey)
+
+int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag)
+{
+    CORE_CS_SCOPE();
+    static const char fn[] = "MPI_Info_get_valuelen";
+    if (key == NULL || valuelen == NULL || flag == NULL)
+        return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+    if (strlen(key) > MPI_MAX_INFO_KEY || key[0] == '\0')
+        return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_INFO_KEY);
+    *flag = 0;
+    if (info == MPI_INFO_ENV) return MPI_SUCCESS;
+    struct mpi_info_kv **head = mpi_info_get(info);
+    if (head == NULL) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_INFO);
+    for (struct mpi_info_kv *kv = *head; kv; kv = kv->next)
+        if (strcmp(kv->key, key) == 0) {
+            *valuelen = (int)strlen(kv->val);
+            *flag = 1;
+            break;
+        }
+    return MPI_SUCCESS;
+}
+MPI_ALIAS(Info_get_valuelen)
+
+/* ---- error classes, codes and strings added by the program ---------------------------
+ * MPI_Add_error_class/code hand out numbers above every predefined class (MPI_T's
+ * included); each has its class and an optional string (MPI_Add_error_string, also for
+ * predefined-above-LASTCODE ones only, as the standard allows). MPI_LASTUSEDCODE follows. */
+
+#define MPI_USER_ERR_BASE 80
+struct mpi_user_err {
+    int cls;
+    char *text;
+};
+static struct mpi_user_err *mpi_uerrs;
+static int mpi_nuerrs;
+int mpi_lastusedcode = MPI_ERR_LASTCODE;
+
+static void mpi_uerr_fini(void)
+{
+    for (int i = 0; i < mpi_nuerrs; i++)
+        free(mpi_uerrs[i].text);
+    free(mpi_uerrs);
+    mpi_uerrs = NULL;
+    mpi_nuerrs = 0;
+    mpi_lastusedcode = MPI_ERR_LASTCODE;
+}
+
+/* The class of a user code (or -1), and its string (or NULL). */
+int mpi_user_err_class(int code)
+{
+    int i = code - MPI_USER_ERR_BASE;
+    return i >= 0 && i < mpi_nuerrs ? mpi_uerrs[i].cls : -1;
+}
+
+const char *mpi_user_err_text(int code)
+{
+    int i = code - MPI_USER_ERR_BASE;
+    return i >= 0 && i < mpi_nuerrs ? (mpi_uerrs[i].text ? mpi_uerrs[i].text : "") : NULL;
+}
+
+static int mpi_uerr_add(int cls, int *out)
+{
+    if (mpi_nuerrs == 0 && core_atfini(mpi_uerr_fini)) return MPI_ERR_INTERN;
+    struct mpi_user_err *t = realloc(mpi_uerrs, (size_t)(mpi_nuerrs + 1) * sizeof *t);
+    if (t == NULL) return MPI_ERR_NO_MEM;
+    mpi_uerrs = t;
+    int code = MPI_USER_ERR_BASE + mpi_nuerrs;
+    mpi_uerrs[mpi_nuerrs++] = (struct mpi_user_err){cls < 0 ? code : cls, NULL};
+    mpi_lastusedcode = code;
+    *out = code;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Add_error_class(int *errorclass)
+{
+    CORE_CS_SCOPE();
+    static const char fn[] = "MPI_Add_error_class";
+    if (mpi_state()) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_OTHER);
+    if (errorclass == NULL) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+    return mpi_err(MPI_COMM_WORLD, fn, mpi_uerr_add(-1, errorclass));
+}
+MPI_ALIAS(Add_error_class)
+
+int PMPI_Add_error_code(int errorclass, int *errorcode)
+{
+    CORE_CS_SCOPE();
+    static const char fn[] = "MPI_Add_error_code";
+    if (mpi_state()) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_OTHER);
+    /* The class: a predefined one or one added by MPI_Add_error_class. */
+    int ok = (errorclass >= 0 && errorclass <= MPI_ERR_LASTCODE) ||
+             mpi_user_err_class(errorclass) == errorclass;
+    if (errorcode == NULL || !ok) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+    return mpi_err(MPI_COMM_WORLD, fn, mpi_uerr_add(errorclass, errorcode));
+}
+MPI_ALIAS(Add_error_code)
+
+int PMPI_Add_error_string(int errorcode, const char *string)
+{
+    CORE_CS_SCOPE();
+    static const char fn[] = "MPI_Add_error_string";
+    int i = errorcode - MPI_USER_ERR_BASE;
+    if (string == NULL || i < 0 || i >= mpi_nuerrs || strlen(string) >= MPI_MAX_ERROR_STRING)
+        return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+    char *t = strdup(string);
+    if (t == NULL) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_NO_MEM);
+    free(mpi_uerrs[i].text);
+    mpi_uerrs[i].text = t;
+    return MPI_SUCCESS;
+}
+MPI_ALIAS(Add_error_string)
+
+int mpi_info_valid(MPI_Info info)
+{
+    return info == MPI_INFO_NULL || info == MPI_INFO_ENV || mpi_info_get(info) != NULL;
+}

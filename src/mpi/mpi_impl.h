@@ -29,6 +29,13 @@
 int mpi_err(MPI_Comm comm, const char *fn, int code);
 /* The MPI error class of a tern error code. */
 int mpi_from_tern(int terr);
+/* Error classes and codes added by the program (MPI_Add_error_*): class (-1: unknown
+ * code) and string (NULL: unknown); the highest code in use (MPI_LASTUSEDCODE). */
+int mpi_user_err_class(int code);
+const char *mpi_user_err_text(int code);
+extern int mpi_lastusedcode;
+/* An info handle a call may take: MPI_INFO_NULL, MPI_INFO_ENV or a live one. */
+int mpi_info_valid(MPI_Info info);
 /* MPI_SUCCESS when the library is initialized and not finalized, else MPI_ERR_OTHER. */
 static inline int mpi_state(void)
 {
@@ -51,6 +58,7 @@ struct mpi_comm {
     int ndims; /* Cartesian topology: > 0, or 0 (none), -1 for a 0-dimensional one */
     int *dims, *periods;
     struct mpi_attr *attrs;
+    struct mpi_topo *topo; /* graph or distributed-graph topology (mpi_topo.c), or NULL */
 };
 
 extern struct mpi_comm **mpi_comms;
@@ -72,6 +80,11 @@ static inline struct mpi_comm *mpi_comm_get(MPI_Comm h)
 /* Wrap a core communicator in a new handle (NULL tc gives MPI_COMM_NULL). */
 int mpi_comm_wrap(struct tern_comm *tc, const struct mpi_comm *parent, MPI_Comm *out);
 int mpi_comm_init(void);
+/* mpi_topo.c: graph topologies kept with a communicator, copied by MPI_Comm_dup. */
+struct mpi_topo;
+int mpi_topo_kind(const struct mpi_topo *t); /* MPI_GRAPH or MPI_DIST_GRAPH */
+int mpi_topo_copy(const struct mpi_topo *t, struct mpi_topo **out);
+void mpi_topo_free(struct mpi_topo *t);
 void mpi_comm_fini(void);
 
 /* ---- datatypes ----------------------------------------------------------------- */
@@ -157,6 +170,7 @@ enum mpi_req_kind {
     MPI_RK_RECV,
     MPI_RK_COLL,
     MPI_RK_DONE, /* complete without a core request (MPI_PROC_NULL, buffered send) */
+    MPI_RK_GREQ, /* generalized request (mpi_greq.c) */
 };
 
 /*
@@ -213,6 +227,11 @@ void mpi_req_release(struct mpi_req *mr);
 void mpi_p2p_fini(void);
 /* Finish a done request: unpack, fill the status, free what it owns. Returns its MPI error. */
 int mpi_req_complete(struct mpi_req *mr, MPI_Status *st);
+/* mpi_greq.c, for a generalized request: its query_fn into st; query_fn and free_fn,
+ * then the core request freed (completion); cancel_fn. Each returns an MPI error. */
+int mpi_greq_query(struct mpi_req *mr, MPI_Status *st);
+int mpi_greq_finish(struct mpi_req *mr, MPI_Status *st);
+int mpi_greq_cancel(struct mpi_req *mr);
 
 /* ---- reductions ------------------------------------------------------------------- */
 
@@ -220,7 +239,17 @@ int mpi_req_complete(struct mpi_req *mr, MPI_Status *st);
  * MPI_ERR_TYPE when the pair is not defined. */
 int mpi_op_resolve(MPI_Op op, MPI_Datatype dt, struct coll_op *out);
 void mpi_coll_fini(void);
-void mpi_win_fini(void); /* mpi_win.c: windows left at MPI_Finalize */
+void mpi_win_fini(void);            /* mpi_win.c: windows left at MPI_Finalize */
+MPI_Comm mpi_win_comm(MPI_Win win); /* its error communicator, MPI_COMM_NULL if not live */
+
+/* ---- attributes of windows and datatypes (mpi_attr.c) ------------------------------ */
+enum { MPI_ATTR_WIN = 1, MPI_ATTR_TYPE = 2 };
+/* MPI_X_get_attr of a program's keyval: MPI_ERR_KEYVAL if it is not one of that kind. */
+int mpi_attr_get(int kind, int obj, int keyval, void *attribute_val, int *flag);
+/* An object goes: delete callbacks of its attributes (in set order), which are dropped. */
+void mpi_attr_free_all(int kind, int obj);
+/* An object is duplicated: copy callbacks decide what new receives. */
+int mpi_attr_copy_all(int kind, int old, int new_obj);
 
 /* ---- helpers ---------------------------------------------------------------------- */
 

@@ -500,7 +500,9 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
     t->committed = ot->committed;
     t->tdt = ot->tdt;
     mpi_type_finish(t);
-    return MPI_SUCCESS;
+    /* Attributes follow their copy callbacks (mpi_attr.c). */
+    return mpi_err(MPI_COMM_WORLD, "MPI_Type_dup",
+                   mpi_attr_copy_all(MPI_ATTR_TYPE, oldtype, *newtype));
 }
 MPI_ALIAS(Type_dup)
 
@@ -565,6 +567,7 @@ int PMPI_Type_free(MPI_Datatype *datatype)
     if (mpi_state()) return mpi_err(MPI_COMM_WORLD, "MPI_Type_free", MPI_ERR_OTHER);
     struct mpi_type *t = datatype ? mpi_type_get(*datatype) : NULL;
     if (t == NULL || t->predefined) return mpi_err(MPI_COMM_WORLD, "MPI_Type_free", MPI_ERR_TYPE);
+    mpi_attr_free_all(MPI_ATTR_TYPE, t->handle); /* delete callbacks of its attributes */
     /* Pending operations keep their reference; the handle goes now. */
     mpi_types[mpi_handle_slot(t->handle)] = NULL;
     if (--t->refs == 0) mpi_type_destroy(t);

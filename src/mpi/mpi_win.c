@@ -158,8 +158,12 @@ struct rma_fetch {
     const struct mpi_type *t;
     MPI_Count count;
     size_t left;
+    core_req_t *req; /* MPI_Rget / MPI_Rget_accumulate: completed with the slot */
 };
 static struct rma_fetch *rma_fetches;
+/* The request of the MPI_R* call under way (rma_am_op attaches it to its reply slot). */
+static core_req_t *rma_cur_req;
+static int rma_cur_used;
 static uint32_t rma_nfetches;
 
 static inline struct mpi_win *rma_win_get(MPI_Win h)
@@ -679,6 +683,7 @@ static void rma_am_rep(int src, const void *payload, size_t len)
             f->used = 0;
             mpi_type_unref((struct mpi_type *)f->t);
             pe->fetching--;
+            if (f->req) core_req_complete(f->req, TERN_OK);
         }
         return;
     }
@@ -1066,6 +1071,7 @@ int PMPI_Win_free(MPI_Win *win)
         if (w->p[r].locked || w->p[r].fetching) return mpi_err(w->comm, fn, MPI_ERR_RMA_SYNC);
     /* Every origin finished with me (MPI requires its epochs closed) once all arrive. */
     int rc = rma_barrier(w);
+    mpi_attr_free_all(MPI_ATTR_WIN, *win); /* delete callbacks run before the window goes */
     MPI_Comm comm = w->comm;
     (void)comm;
     rma_win_release(w);
@@ -1161,7 +1167,8 @@ static int rma_am_op(struct mpi_win *w, int r, int kind, const char *obuf,
         token = rma_fetch_slot();
         if (token == UINT32_MAX) return MPI_ERR_NO_MEM;
         mpi_type_ref((struct mpi_type *)rt);
-        rma_fetches[token] = (struct rma_fetch){1, pe, rbuf, rt, rcount, total};
+        rma_fetches[token] = (struct rma_fetch){1, pe, rbuf, rt, rcount, total, rma_cur_req};
+        rma_cur_used |= rma_cur_req != NULL;
         pe->fetching++;
     }
     char *pack = NULL;
@@ -1217,6 +1224,7 @@ static int rma_am_op(struct mpi_win *w, int r, int kind, const char *obuf,
     }
     free(pack);
     if (rc && fetch) { /* nothing more will come for the unsent part: fail the slot */
+        if (rma_fetches[token].req) core_req_complete(rma_fetches[token].req, rc);
         rma_fetches[token].used = 0;
         mpi_type_unref((struct mpi_type *)rt);
         pe->fetching--;
@@ -1500,7 +1508,7 @@ int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, voi
     uint32_t token = rma_fetch_slot();
     if (token == UINT32_MAX) return mpi_err(w->comm, fn, MPI_ERR_NO_MEM);
     mpi_type_ref(t);
-    rma_fetches[token] = (struct rma_fetch){1, pe, result_addr, t, 1, a.esize};
+    rma_fetches[token] = (struct rma_fetch){1, pe, result_addr, t, 1, a.esize, NULL};
     pe->fetching++;
     struct rma_hdr h = {.ctx = w->tc->ctx,
                         .kind = RK_CAS,
@@ -1954,9 +1962,8 @@ int PMPI_Win_get_attr(MPI_Win win, int keyval, void *attribute_val, int *flag)
     case MPI_WIN_MODEL:
         v = &w->model;
         break;
-    default:
-        *flag = 0;
-        return MPI_SUCCESS;
+    default: /* the program's own attributes (mpi_attr.c) */
+        return mpi_err(w->comm, fn, mpi_attr_get(MPI_ATTR_WIN, win, keyval, attribute_val, flag));
     }
     *(void **)attribute_val = v;
     *flag = 1;
@@ -2056,3 +2063,156 @@ void mpi_win_fini(void)
     rma_fetches = NULL;
     rma_nfetches = 0;
 }
+
+/* ---- request-based operations: MPI_Rput, MPI_Rget, MPI_Raccumulate, MPI_Rget_accumulate
+ * Only within a passive-target epoch (a lock on the target or MPI_Win_lock_all), else
+ * MPI_ERR_RMA_SYNC. The request completes at local completion: for Rput and Raccumulate
+ * when the origin buffer may be reused, which is when the call returns (the data is
+ * stored, written by CMA, or copied into active messages); for Rget and Rget_accumulate
+ * when the result has arrived: at once on shared memory and CMA, else when the reply
+ * slot the operation used is filled (rma_am_rep) or fails. The request is a core request
+ * nobody else knows (state POSTED, no matching context) that those events complete. */
+
+/* A target that died leaves its reply slots unfilled: fail their requests. */
+static void rma_req_peer_failed(int world)
+{
+    for (uint32_t i = 0; i < rma_nfetches; i++) {
+        struct rma_fetch *f = &rma_fetches[i];
+        if (f->used && f->req && f->peer->world == world) {
+            core_req_complete(f->req, TERN_ERR_PEER_FAILED);
+            f->req = NULL;
+        }
+    }
+}
+
+static int rma_req_begin(struct mpi_win *w, int target, MPI_Request *request, struct mpi_req **out)
+{
+    if (request == NULL) return MPI_ERR_ARG;
+    if (target >= 0 && target < w->size && !w->lock_all && !w->p[target].locked)
+        return MPI_ERR_RMA_SYNC;
+    if (target == MPI_PROC_NULL && !w->lock_all) { /* still only within some lock */
+        int any = 0;
+        for (int r = 0; r < w->size && !any; r++)
+            any = w->p[r].locked != 0;
+        if (!any) return MPI_ERR_RMA_SYNC;
+    }
+    if (core_failure_hook_add(rma_req_peer_failed)) return MPI_ERR_INTERN;
+    struct mpi_req *mr = mpi_req_new(MPI_RK_COLL, w->comm);
+    if (mr == NULL) return MPI_ERR_NO_MEM;
+    core_req_t *r = core_req_alloc(CORE_REQ_COLL);
+    if (r == NULL) {
+        mpi_req_release(mr);
+        return MPI_ERR_NO_MEM;
+    }
+    r->state = CORE_RS_POSTED;
+    r->ctx = CORE_CTX_NONE;
+    mr->r = r;
+    rma_cur_req = r;
+    rma_cur_used = 0;
+    *out = mr;
+    return MPI_SUCCESS;
+}
+
+/* After the operation (rc: its result, already reported through the error handler). */
+static int rma_req_end(struct mpi_req *mr, int rc, MPI_Request *request)
+{
+    rma_cur_req = NULL;
+    if (rc) { /* a failed operation left no reply slot holding the request */
+        core_req_free(mr->r);
+        mr->r = NULL;
+        mpi_req_release(mr);
+        return rc;
+    }
+    if (!rma_cur_used) core_req_complete(mr->r, TERN_OK); /* done when the call returns */
+    *request = mr->handle;
+    return MPI_SUCCESS;
+}
+
+#define RMA_REQ_BEGIN(fn, win, target, request)                                                    \
+    WIN_CHECK(fn, win);                                                                            \
+    struct mpi_req *mr;                                                                            \
+    int rrc = rma_req_begin(w, target, request, &mr);                                              \
+    if (rrc) return mpi_err(w->comm, fn, rrc)
+
+int PMPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+              int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype,
+              MPI_Win win, MPI_Request *request)
+{
+    CORE_CS_SCOPE();
+    static const char fn[] = "MPI_Rput";
+    RMA_REQ_BEGIN(fn, win, target_rank, request);
+    rrc = rma_putget(fn, RK_PUT, (void *)origin_addr, origin_count, origin_datatype, target_rank,
+                     target_disp, target_count, target_datatype, win);
+    return rma_req_end(mr, rrc, request);
+}
+MPI_ALIAS(Rput)
+
+int PMPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+              MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
+              MPI_Request *request)
+{
+    CORE_CS_SCOPE();
+    static const char fn[] = "MPI_Rget";
+    RMA_REQ_BEGIN(fn, win, target_rank, request);
+    rrc = rma_putget(fn, RK_GET, origin_addr, origin_count, origin_datatype, target_rank,
+                     target_disp, target_count, target_datatype, win);
+    return rma_req_end(mr, rrc, request);
+}
+MPI_ALIAS(Rget)
+
+int PMPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                     int target_rank, MPI_Aint target_disp, int target_count,
+                     MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
+{
+    CORE_CS_SCOPE();
+    static const char fn[] = "MPI_Raccumulate";
+    RMA_REQ_BEGIN(fn, win, target_rank, request);
+    rrc = rma_accumulate(fn, origin_addr, origin_count, origin_datatype, NULL, 0, MPI_DATATYPE_NULL,
+                         target_rank, target_disp, target_count, target_datatype, op, win, 0);
+    return rma_req_end(mr, rrc, request);
+}
+MPI_ALIAS(Raccumulate)
+
+int PMPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                         void *result_addr, int result_count, MPI_Datatype result_datatype,
+                         int target_rank, MPI_Aint target_disp, int target_count,
+                         MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
+{
+    CORE_CS_SCOPE();
+    static const char fn[] = "MPI_Rget_accumulate";
+    RMA_REQ_BEGIN(fn, win, target_rank, request);
+    rrc = rma_accumulate(fn, origin_addr, origin_count, origin_datatype, result_addr, result_count,
+                         result_datatype, target_rank, target_disp, target_count, target_datatype,
+                         op, win, 1);
+    return rma_req_end(mr, rrc, request);
+}
+MPI_ALIAS(Rget_accumulate)
+
+/* The private communicator of a window (its errors go through it), or MPI_COMM_NULL when
+ * win is not a live window: for the window functions outside this file (mpi_attr.c). */
+MPI_Comm mpi_win_comm(MPI_Win win)
+{
+    struct mpi_win *w = rma_win_get(win);
+    return w ? w->comm : MPI_COMM_NULL;
+}
+
+/* Window info: tern uses no hints (the keys MPI defines are accepted and ignored), so
+ * MPI_Win_get_info returns a new, empty info. */
+int PMPI_Win_set_info(MPI_Win win, MPI_Info info)
+{
+    CORE_CS_SCOPE();
+    static const char fn[] = "MPI_Win_set_info";
+    WIN_CHECK(fn, win);
+    return mpi_info_valid(info) ? MPI_SUCCESS : mpi_err(w->comm, fn, MPI_ERR_INFO);
+}
+MPI_ALIAS(Win_set_info)
+
+int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
+{
+    CORE_CS_SCOPE();
+    static const char fn[] = "MPI_Win_get_info";
+    WIN_CHECK(fn, win);
+    if (info_used == NULL) return mpi_err(w->comm, fn, MPI_ERR_ARG);
+    return PMPI_Info_create(info_used);
+}
+MPI_ALIAS(Win_get_info)
