@@ -142,8 +142,8 @@ static int mpi_req_finish_op(struct mpi_req *mr, MPI_Status *st)
 static inline int mpi_req_complete_fast(struct mpi_req *mr, MPI_Status *st)
 {
     core_req_t *r = mr->r;
-    if (__builtin_expect(r == NULL || mr->persistent || mr->tmp != NULL || mr->utype != NULL ||
-                             mr->cancelled || r->kind == CORE_REQ_COLL,
+    if (__builtin_expect(r == NULL || mr->kind > MPI_RK_RECV || mr->persistent || mr->tmp != NULL ||
+                             mr->utype != NULL || mr->cancelled || r->kind == CORE_REQ_COLL,
                          0))
         return -1;
     int err = __builtin_expect(r->err == 0, 1) ? MPI_SUCCESS : mpi_from_tern(r->err);
