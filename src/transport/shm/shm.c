@@ -369,7 +369,13 @@ static int shm_poll(void)
                 if (len == sizeof h) {
                     memcpy(&h, data, sizeof h);
                     shm_chan_release(&pe->in);
-                    shm_coop_help(pe, h.gen);
+                    /* Help only when idle: with frames of its own from that peer waiting
+                     * (traffic both ways), this core is better spent on them; the
+                     * receiver then takes every chunk itself (bidirectional 4 MiB
+                     * streams: 375 -> 318 us per message). */
+                    const void *next;
+                    size_t nlen;
+                    if (!shm_chan_peek(&pe->in, &next, &nlen)) shm_coop_help(pe, h.gen);
                 } else {
                     shm_chan_release(&pe->in);
                 }
