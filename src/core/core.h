@@ -165,6 +165,7 @@ struct core_peer {
     size_t eager_max;  /* payload bytes sent eagerly to this peer */
     size_t stream_max; /* ... while rndv_inflight (>= eager_max) */
     int rndv_inflight; /* rendezvous sends to this peer waiting for their FIN */
+    int posted_from;   /* receives posted for this source alone (not ANY_SOURCE) */
     size_t chunk;      /* payload bytes per streamed DATA frame */
     struct core_pend *pend_head, *pend_tail;
     core_req_t *placing; /* receive whose buffer the transport is writing (place()) */

@@ -29,6 +29,7 @@ void core_match_post(struct core_match *m, core_req_t *r)
         m->posted_head = r;
     m->posted_tail = r;
     r->state = CORE_RS_POSTED;
+    if (r->peer >= 0 && core.peers) core.peers[r->peer].posted_from++;
 }
 
 void core_match_unpost(struct core_match *m, core_req_t *r)
@@ -42,6 +43,7 @@ void core_match_unpost(struct core_match *m, core_req_t *r)
     else
         m->posted_tail = r->prev;
     r->next = r->prev = NULL;
+    if (r->peer >= 0 && core.peers) core.peers[r->peer].posted_from--;
 }
 
 static int core_match_accepts(int want_src, int want_tag, int src, int tag)

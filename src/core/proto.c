@@ -212,10 +212,13 @@ int core_isend(const void *buf, size_t len, int dest, int tag, uint16_t ctx, int
     r->buf = (void *)buf;
     r->len = len;
     r->sync = (uint8_t)sync;
-    /* A stream (a rendezvous to this peer still in flight): the receiver is busy copying
-     * anyway, so what fits a frame goes eagerly and both sides copy at once. Alone, a
-     * message above eager_max is faster by single-copy rendezvous. */
-    r->rndv = len > p->eager_max && (len > p->stream_max || p->rndv_inflight == 0);
+    /* A one-way stream (a rendezvous to this peer still in flight, nothing expected back
+     * from it): the receiver is busy copying anyway, so what fits a frame goes eagerly
+     * and both sides copy at once. Alone, or with traffic both ways (each side then has
+     * its own copies to do), a message above eager_max is faster by single-copy
+     * rendezvous. */
+    r->rndv =
+        len > p->eager_max && (len > p->stream_max || p->rndv_inflight == 0 || p->posted_from > 0);
     r->state = CORE_RS_QUEUED;
     int rc = core_send_start(r);
     if (rc) {

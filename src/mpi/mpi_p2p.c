@@ -1439,7 +1439,7 @@ int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_St
     if (rc) return mpi_err(comm, fn, rc);
     if (message == NULL) return mpi_err(comm, fn, MPI_ERR_ARG);
     for (;;) {
-        int flag;
+        int flag = 0;
         if ((rc = mpi_improbe(source, tag, c, &flag, message, status)))
             return mpi_err(comm, fn, rc);
         if (flag) return MPI_SUCCESS;
