@@ -1036,8 +1036,8 @@ TERN__MPI(int, Add_error_string, (int errorcode, const char *string));
 
 /* Attributes of windows and datatypes (copy callbacks run by MPI_Type_dup, delete callbacks
  * by MPI_Win_free, MPI_Type_free, replacement and deletion; a keyval of another kind is
- * MPI_ERR_KEYVAL), window error handlers (a window handler receives the window's
- * communicator handle, see docs/MPI.md), and the MPI-1 names of attribute functions. */
+ * MPI_ERR_KEYVAL), window error handlers (called with the window's handle), and the MPI-1
+ * names of attribute functions. */
 TERN__MPI(int, Win_create_keyval,
           (MPI_Win_copy_attr_function * win_copy_attr_fn,
            MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval, void *extra_state));

@@ -245,8 +245,8 @@ int PMPI_Win_delete_attr(MPI_Win win, int win_keyval)
 }
 MPI_ALIAS(Win_delete_attr)
 
-/* Window error handlers share the table of communicator ones; a handler is called with
- * the window's communicator handle in place of the window (see docs/MPI.md). */
+/* Window error handlers share the table of communicator ones (handles of both kinds are
+ * ints); mpi_err passes a window's handler the window's handle. */
 int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn,
                                MPI_Errhandler *errhandler)
 {

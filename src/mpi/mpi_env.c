@@ -131,7 +131,9 @@ int mpi_err(MPI_Comm comm, const char *fn, int code)
     MPI_Errhandler eh = c ? c->errh : MPI_ERRORS_ARE_FATAL;
     if (eh == MPI_ERRORS_RETURN) return code;
     if (eh != MPI_ERRORS_ARE_FATAL && mpi_eh_valid(eh)) {
-        MPI_Comm h = c->handle;
+        /* A window's handler (MPI_Win_create_errhandler) takes an MPI_Win *: both handles
+         * are ints, so one table serves both. */
+        MPI_Comm h = c->win != MPI_WIN_NULL ? (MPI_Comm)c->win : c->handle;
         mpi_ehs[eh - MPI_EH_USER_BASE](&h, &code);
         return code;
     }

@@ -59,6 +59,8 @@ struct mpi_comm {
     int *dims, *periods;
     struct mpi_attr *attrs;
     struct mpi_topo *topo; /* graph or distributed-graph topology (mpi_topo.c), or NULL */
+    MPI_Win win;           /* a window's private communicator: its window (user error
+                              handlers get the window's handle), else MPI_WIN_NULL */
 };
 
 extern struct mpi_comm **mpi_comms;

@@ -1389,6 +1389,29 @@ static int mpi_msg_new(struct core_unexp *u, const struct mpi_comm *c, MPI_Messa
     return MPI_SUCCESS;
 }
 
+/* A member of tc has failed. */
+static int mpi_comm_member_failed(const struct tern_comm *tc)
+{
+    if (core.nfailed == 0) return 0;
+    for (int r = 0; r < tc->size; r++)
+        if (core.peers[core_comm_world(tc, r)].failed) return 1;
+    return 0;
+}
+
+/* What MPI_Mprobe waits for: a matching message, or the failure that means none will
+ * come (its source, or any member for MPI_ANY_SOURCE). */
+struct mpi_mprobe_wait {
+    struct mpi_probe p;
+    const struct tern_comm *tc;
+};
+
+static int mpi_mprobe_ready(const void *arg)
+{
+    const struct mpi_mprobe_wait *w = arg;
+    if (mpi_probe_found(&w->p)) return 1;
+    return w->p.src >= 0 ? core.peers[w->p.src].failed : mpi_comm_member_failed(w->tc);
+}
+
 /* Improbe's work; *flag says whether a message was taken. */
 static int mpi_improbe(int source, int tag, struct mpi_comm *c, int *flag, MPI_Message *message,
                        MPI_Status *status)
@@ -1403,7 +1426,10 @@ static int mpi_improbe(int source, int tag, struct mpi_comm *c, int *flag, MPI_M
     int rc = core_improbe(mpi_src_world(c->tc, source), tag, c->tc->ctx, &u);
     if (rc) return mpi_from_tern(rc);
     *flag = u != NULL;
-    if (u == NULL) return MPI_SUCCESS;
+    if (u == NULL) /* nothing more will come from a dead source */
+        return source >= 0 && core.peers[core_comm_world(c->tc, source)].failed
+                   ? MPI_ERR_PROC_FAILED
+                   : MPI_SUCCESS;
     if ((rc = mpi_msg_new(u, c, message))) {
         core_match_append_unexp(core_match_get(c->tc->ctx), u); /* not taken after all */
         *flag = 0;
@@ -1443,9 +1469,13 @@ int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_St
         if ((rc = mpi_improbe(source, tag, c, &flag, message, status)))
             return mpi_err(comm, fn, rc);
         if (flag) return MPI_SUCCESS;
+        /* A wildcard probe waiting when a member died fails too (the message it waits
+         * for may have been that one's), like a wildcard receive. */
+        if (source == MPI_ANY_SOURCE && mpi_comm_member_failed(c->tc))
+            return mpi_err(comm, fn, MPI_ERR_PROC_FAILED);
         /* Another thread may take the message first: then wait again. */
-        struct mpi_probe p = {mpi_src_world(c->tc, source), tag, c->tc->ctx};
-        if ((rc = core_block(mpi_probe_found, &p))) return mpi_err(comm, fn, mpi_from_tern(rc));
+        struct mpi_mprobe_wait p = {{mpi_src_world(c->tc, source), tag, c->tc->ctx}, c->tc};
+        if ((rc = core_block(mpi_mprobe_ready, &p))) return mpi_err(comm, fn, mpi_from_tern(rc));
     }
 }
 MPI_ALIAS(Mprobe)

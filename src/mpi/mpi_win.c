@@ -902,6 +902,7 @@ static int rma_win_new(const char *fn, MPI_Comm comm, int flavor, MPI_Win *win,
     }
     w->handle = h;
     rma_wins[h] = w;
+    mpi_comm_get(w->comm)->win = h; /* errors on it name the window to user handlers */
     rma_by_ctx[w->tc->ctx] = w;
     *out = w;
     return MPI_SUCCESS;

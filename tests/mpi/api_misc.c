@@ -68,9 +68,10 @@ static int type_copy(MPI_Datatype t, int k, void *extra, void *in, void *out, in
     *flag = 1;
     return MPI_SUCCESS;
 }
+static MPI_Win eh_win;
 static void win_eh(MPI_Win *w, int *code, ...)
 {
-    (void)w;
+    eh_win = *w;
     eh_called++;
     eh_code = *code;
 }
@@ -236,7 +237,11 @@ int main(int argc, char **argv)
     OK(MPI_Win_create_errhandler(win_eh, &weh));
     OK(MPI_Win_set_errhandler(win, weh));
     OK(MPI_Win_call_errhandler(win, code));
-    CHECK(eh_called == 1 && eh_code == code);
+    CHECK(eh_called == 1 && eh_code == code && eh_win == win);
+    /* An error of a window call goes to it too, naming the window. */
+    int bad;
+    CHECK(MPI_Win_get_attr(win, MPI_KEYVAL_INVALID, &bad, &flag) != MPI_SUCCESS);
+    CHECK(eh_called == 2 && eh_win == win);
     OK(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
     OK(MPI_Errhandler_free(&weh));
     OK(MPI_Win_free(&win)); /* deletes a2 */

@@ -101,6 +101,13 @@ int main(int argc, char **argv)
     FAILS(MPI_Send(&one, 1, MPI_INT, victim, 6, MPI_COMM_WORLD), MPI_ERR_PROC_FAILED);
     FAILS(MPI_Barrier(MPI_COMM_WORLD), MPI_ERR_PROC_FAILED);
     FAILS(MPI_Bcast(&one, 1, MPI_INT, 0, MPI_COMM_WORLD), MPI_ERR_PROC_FAILED);
+    /* Matched probes of the dead rank (and a blocking wildcard one) do not wait forever. */
+    MPI_Message mmsg;
+    MPI_Status pst;
+    int pflag;
+    FAILS(MPI_Mprobe(victim, 9, MPI_COMM_WORLD, &mmsg, &pst), MPI_ERR_PROC_FAILED);
+    FAILS(MPI_Improbe(victim, 9, MPI_COMM_WORLD, &pflag, &mmsg, &pst), MPI_ERR_PROC_FAILED);
+    FAILS(MPI_Mprobe(MPI_ANY_SOURCE, 9, MPI_COMM_WORLD, &mmsg, &pst), MPI_ERR_PROC_FAILED);
 
     /* The survivors' communicator keeps working. */
     int n = np - 1, ame;
