@@ -5,8 +5,10 @@
  * Fast path: a contiguous send or receive checks its arguments and calls core_isend /
  * core_irecv on the user's buffer; the only object is the core request (a blocking call
  * makes no MPI request at all, a non-blocking one takes a request object from a pool).
- * Non-contiguous datatypes: an eager send of few blocks is gathered by the transport
- * from the user's pieces (core_isendv); otherwise they go through a packed temporary.
+ * Non-contiguous datatypes move between the user's blocks with no packed copy: the
+ * core takes the datatype's flattened blocks (core_isend_lay, core_irecv_lay) and
+ * scatters what arrives, or lets the transport read or pull straight into them. Only an
+ * eager send of many small blocks is packed first (gathering it costs more, docs/MPI.md).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +20,15 @@ struct mpi_req **mpi_reqs;
 int mpi_nreqs;
 static struct mpi_req *mpi_req_pool;
 static void **mpi_chunks; /* the blocks of request objects, freed at finalize */
+static unsigned long long mpi_stat_tmp, mpi_stat_tmp_bytes; /* tern_mpi_stat() */
+
+long long tern_mpi_stat(const char *name)
+{
+    if (name == NULL) return -1;
+    if (strcmp(name, "p2p_temporaries") == 0) return (long long)mpi_stat_tmp;
+    if (strcmp(name, "p2p_temporary_bytes") == 0) return (long long)mpi_stat_tmp_bytes;
+    return -1;
+}
 static int mpi_nchunks;
 
 static void mpi_chunks_add(void *p)
@@ -317,6 +328,10 @@ static inline int mpi_send_post(const void *buf, MPI_Count count, const struct m
     const void *p = (const void *)((uintptr_t)buf + (uintptr_t)t->contig_off); /* MPI_BOTTOM-safe */
     *tmp = NULL;
     if (__builtin_expect(!t->contig && count > 0, 0)) {
+        /* Rendezvous: the receiver pulls from the blocks, or they are streamed from. */
+        int rc = core_isend_lay(buf, &t->lay, n, core_comm_world(tc, dest), tag, tc->ctx,
+                                mode == MPI_SM_SYNC, r);
+        if (rc != TERN_ERR_UNSUPPORTED) return rc ? mpi_from_tern(rc) : MPI_SUCCESS;
         /* Eager and few blocks: the transport gathers straight from the user's pieces. */
         if ((MPI_Count)t->nblk * count <= CORE_SENDV_MAX_IOV &&
             (size_t)t->size >= (size_t)t->nblk * util_tun.mpi_sendv_min_block) {
@@ -331,12 +346,14 @@ static inline int mpi_send_post(const void *buf, MPI_Count count, const struct m
                     else
                         v[k++] = (struct iovec){q, (size_t)t->blk[b].len};
                 }
-            int rc = core_isendv(v, k, n, core_comm_world(tc, dest), tag, tc->ctx,
+            rc = core_isendv(v, k, n, core_comm_world(tc, dest), tag, tc->ctx,
                                  mode == MPI_SM_SYNC, r);
             if (rc != TERN_ERR_UNSUPPORTED) return rc ? mpi_from_tern(rc) : MPI_SUCCESS;
         }
         if ((*tmp = malloc(n ? n : 1)) == NULL) return MPI_ERR_NO_MEM;
         mpi_pack(buf, count, t, *tmp);
+        mpi_stat_tmp++;
+        mpi_stat_tmp_bytes += n;
         p = *tmp;
     }
     int rc = core_isend(p, n, core_comm_world(tc, dest), tag, tc->ctx, mode == MPI_SM_SYNC, r);
@@ -354,25 +371,18 @@ static inline int mpi_recv_post(void *buf, MPI_Count count, struct mpi_type *t, 
 {
     size_t n = (size_t)(count * t->size);
     void *p = (void *)((uintptr_t)buf + (uintptr_t)t->contig_off);
+    int rc;
     if (__builtin_expect(!t->contig && count > 0, 0)) {
-        if ((mr->tmp = malloc(n ? n : 1)) == NULL) return MPI_ERR_NO_MEM;
-        p = mr->tmp;
-        mr->unpack = 1;
-        mr->ubuf = buf;
-        mr->ucount = count;
-        mr->uoff = 0;
+        /* Straight into the blocks; the request keeps the type (its blocks) alive. */
         if (mr->utype == NULL) {
             mr->utype = t;
             mpi_type_ref(t);
         }
+        rc = core_irecv_lay(buf, &t->lay, n, mpi_src_world(tc, source), tag, tc->ctx, tc, &mr->r);
+    } else {
+        rc = core_irecv(p, n, mpi_src_world(tc, source), tag, tc->ctx, tc, &mr->r);
     }
-    int rc = core_irecv(p, n, mpi_src_world(tc, source), tag, tc->ctx, tc, &mr->r);
-    if (__builtin_expect(rc != 0, 0)) {
-        free(mr->tmp);
-        mr->tmp = NULL;
-        return mpi_from_tern(rc);
-    }
-    return MPI_SUCCESS;
+    return __builtin_expect(rc == 0, 1) ? MPI_SUCCESS : mpi_from_tern(rc);
 }
 
 /* ---- blocking ------------------------------------------------------------------------ */
@@ -542,7 +552,12 @@ static int mpi_isend_on(struct mpi_req *mr, const void *buf, MPI_Count count, st
     }
     if (mode == MPI_SM_BUFFERED) /* the request is complete once the data is copied */
         return mpi_bsend_start(buf, count, t, core_comm_world(c->tc, dest), tag, c->tc->ctx);
-    return mpi_send_post(buf, count, t, dest, tag, c->tc, mode, &mr->r, &mr->tmp);
+    int rc = mpi_send_post(buf, count, t, dest, tag, c->tc, mode, &mr->r, &mr->tmp);
+    if (__builtin_expect(rc == 0 && mr->r->lay != NULL && mr->utype == NULL, 0)) {
+        mr->utype = t; /* the core walks its blocks until the send completes */
+        mpi_type_ref(t);
+    }
+    return rc;
 }
 
 static int mpi_isend(const char *fn, const void *buf, MPI_Count count, MPI_Datatype dt, int dest,

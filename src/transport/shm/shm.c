@@ -10,8 +10,9 @@
  * Slots are the single ordered queue, so small and large frames never overtake.
  *
  * Single-copy transfer of large messages is get(): Linux cross-memory attach
- * (process_vm_readv) from the sender's buffer straight into the receiver's. When the
- * kernel forbids it the core streams the data through cells instead.
+ * (process_vm_readv) from the sender's buffer straight into the receiver's; getv() does
+ * the same between two lists of blocks (non-contiguous datatypes on either side). When
+ * the kernel forbids it the core streams the data through cells instead.
  *
  * Cooperative copy: a sender waiting for its rendezvous has nothing else to do, and a
  * single copy leaves memory bandwidth unused. For large gets the receiver publishes a
@@ -471,6 +472,66 @@ static int shm_get(int src, void *local, uint64_t remote, size_t len)
     return 0;
 }
 
+/* Skip `n` bytes at the front of the pieces *v[0..*cnt) (after a partial transfer). */
+static void shm_iov_skip(struct iovec **v, int *cnt, size_t n)
+{
+    while (*cnt > 0 && n >= (*v)->iov_len) {
+        n -= (*v)->iov_len;
+        (*v)++;
+        (*cnt)--;
+    }
+    if (*cnt > 0 && n) {
+        (*v)->iov_base = (char *)(*v)->iov_base + n;
+        (*v)->iov_len -= n;
+    }
+}
+
+/* One process_vm_readv over both block lists: the kernel walks the sender's pieces and
+ * mine together, so a non-contiguous message moves user memory to user memory once. */
+static int shm_getv(int src, const struct iovec *local, int nl, const struct iovec *remote, int nr,
+                    size_t total)
+{
+    struct shm_peer *pe = &shm.peers[shm.lidx_of[src]];
+    if (!pe->cma) return TERN_ERR_UNSUPPORTED;
+    ssize_t got;
+    do
+        got = process_vm_readv(pe->pid, local, (unsigned long)nl, remote, (unsigned long)nr, 0);
+    while (got < 0 && errno == EINTR);
+    if (got < 0) {
+        if (errno == EPERM || errno == ENOSYS || errno == EACCES) {
+            UTIL_DEBUG(1,
+                       "shm: cross-memory attach from rank %d not permitted (%s); "
+                       "streaming through cells instead",
+                       src, strerror(errno));
+            pe->cma = 0;
+            return TERN_ERR_UNSUPPORTED;
+        }
+        if (errno == ESRCH) return TERN_ERR_PEER_FAILED;
+        UTIL_ERROR("shm: process_vm_readv from rank %d failed: %s", src, strerror(errno));
+        return TERN_ERR_TRANSPORT;
+    }
+    if ((size_t)got == total) return 0;
+    /* A partial transfer (rare: the kernel stops at a fault): continue on copies. */
+    static struct iovec lv[TL_GETV_MAX_IOV], rv[TL_GETV_MAX_IOV];
+    memcpy(lv, local, (size_t)nl * sizeof *lv);
+    memcpy(rv, remote, (size_t)nr * sizeof *rv);
+    struct iovec *l = lv, *r = rv;
+    size_t done = 0;
+    while (got > 0) {
+        done += (size_t)got;
+        if (done >= total) return 0;
+        shm_iov_skip(&l, &nl, (size_t)got);
+        shm_iov_skip(&r, &nr, (size_t)got);
+        do
+            got = process_vm_readv(pe->pid, l, (unsigned long)nl, r, (unsigned long)nr, 0);
+        while (got < 0 && errno == EINTR);
+    }
+    if (got < 0 && errno == ESRCH) return TERN_ERR_PEER_FAILED;
+    UTIL_ERROR("shm: process_vm_readv from rank %d stopped after %zu of %zu bytes: %s", src, done,
+               total, got < 0 ? strerror(errno) : "no progress");
+    return TERN_ERR_TRANSPORT;
+}
+
 static void shm_sleep_begin(void)
 {
     atomic_store_explicit(&shm.my_seg->sleeping, 1, memory_order_relaxed);
@@ -565,6 +626,7 @@ const struct tl_ops tl_shm_ops = {
     .place_abort = tl_stub_unref,
     .poll = shm_poll,
     .get = shm_get,
+    .getv = shm_getv,
     .sleep_begin = shm_sleep_begin,
     .sleep_wait = shm_sleep_wait,
     .sleep_end = shm_sleep_end,
