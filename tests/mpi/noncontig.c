@@ -17,9 +17,20 @@
 
 #include "mpi_check.h"
 
-enum { K_CONTIG, K_VECTOR, K_INDEXED, K_STRUCT, K_RESIZED, K_HINDEXED, K_HVEC_OF_IDX, K_N };
-static const char *kname[K_N] = {"contig", "vector", "indexed", "struct",
-                                 "resized", "hindexed", "hvector(indexed)"};
+enum {
+    K_CONTIG,
+    K_VECTOR,
+    K_INDEXED,
+    K_STRUCT,
+    K_RESIZED,
+    K_HINDEXED,
+    K_HVEC_OF_IDX,
+    K_BIGVEC,
+    K_N
+};
+static const char *kname[K_N] = {"contig",   "vector",           "indexed",       "struct",
+                                 "resized",  "hindexed",         "hvector(indexed)",
+                                 "vector of 4 big blocks"};
 
 /* Sizes in ints: all multiples of 60 (every layout's ints per instance divides them). */
 static const int sizes[] = {60, 1020, 15300, 15420, 65520, 65580, 1048560};
@@ -113,6 +124,12 @@ static void lay_make(int kind, int n, struct lay *L)
         }
         break;
     }
+    case K_BIGVEC: /* 4 blocks of n/4 ints, 7 ints apart: blocks up to 1 MiB */
+        OK(MPI_Type_vector(4, n / 4, n / 4 + 7, MPI_INT, &t));
+        L->count = 1;
+        for (int k = 0; k < n; k++)
+            L->pos[k] = 4 * ((size_t)(k / (n / 4)) * (size_t)(n / 4 + 7) + (size_t)(k % (n / 4)));
+        break;
     }
     if (kind != K_CONTIG) OK(MPI_Type_commit(&t));
     L->type = t;
