@@ -57,7 +57,9 @@ int core_cur_iov(const struct core_layout *L, char *buf, struct core_cur *c, siz
         size_t room = (size_t)bk->len - c->in;
         if (room > max - got) room = max - got;
         if (room) {
-            char *p = buf + (intptr_t)c->inst * L->extent + bk->off + (intptr_t)c->in;
+            /* in integers: buf may be MPI_BOTTOM (NULL) with absolute block offsets */
+            char *p = (char *)((uintptr_t)buf + (uintptr_t)((intptr_t)c->inst * L->extent +
+                                                            bk->off + (intptr_t)c->in));
             if (n && (char *)iov[n - 1].iov_base + iov[n - 1].iov_len == p) {
                 iov[n - 1].iov_len += room;
             } else {

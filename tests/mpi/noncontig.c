@@ -250,6 +250,53 @@ int main(int argc, char **argv)
             }
     }
 
+    /* Absolute addresses: two separate arrays on each side, a rendezvous-sized message
+     * sent from and received at MPI_BOTTOM (the blocks' offsets are their addresses). */
+    {
+        enum { A = 50000, B = 30000 }; /* 320 KB in all */
+        int *s1 = malloc(A * sizeof(int)), *s2 = malloc(B * sizeof(int));
+        int *r1 = malloc((B + 16) * sizeof(int)), *r2 = malloc((A + 16) * sizeof(int));
+        CHECK(s1 && s2 && r1 && r2);
+        for (int i = 0; i < A; i++)
+            s1[i] = value(mt_rank, A, i);
+        for (int i = 0; i < B; i++)
+            s2[i] = value(mt_rank, B, i);
+        memset(r1, 0xee, (B + 16) * sizeof(int));
+        memset(r2, 0xee, (A + 16) * sizeof(int));
+        MPI_Aint sd[2], rd[2];
+        OK(MPI_Get_address(s1, &sd[0]));
+        OK(MPI_Get_address(s2, &sd[1]));
+        OK(MPI_Get_address(r1 + 8, &rd[0])); /* the first B ints land in r1, the rest in r2 */
+        OK(MPI_Get_address(r2 + 8, &rd[1]));
+        int sbl[2] = {A, B}, rbl[2] = {B, A};
+        MPI_Datatype st, rt;
+        OK(MPI_Type_create_hindexed(2, sbl, sd, MPI_INT, &st));
+        OK(MPI_Type_create_hindexed(2, rbl, rd, MPI_INT, &rt));
+        OK(MPI_Type_commit(&st));
+        OK(MPI_Type_commit(&rt));
+        long long t0 = temporaries();
+        MPI_Request rq;
+        OK(MPI_Irecv(MPI_BOTTOM, 1, rt, left, 50, MPI_COMM_WORLD, &rq));
+        OK(MPI_Send(MPI_BOTTOM, 1, st, right, 50, MPI_COMM_WORLD));
+        OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+        CHECKF(temporaries() == t0, "MPI_BOTTOM: %lld packed temporaries", temporaries() - t0);
+        for (int k = 0; k < A + B; k++) {
+            int want = k < A ? value(left, A, k) : value(left, B, k - A);
+            int got = k < B ? r1[8 + k] : r2[8 + k - B];
+            CHECKF(got == want, "MPI_BOTTOM: int %d is %#x, expected %#x", k, (unsigned)got,
+                   (unsigned)want);
+        }
+        for (int i = 0; i < 8; i++)
+            CHECK(r1[i] == (int)0xeeeeeeee && r1[B + 8 + i] == (int)0xeeeeeeee &&
+                  r2[i] == (int)0xeeeeeeee && r2[A + 8 + i] == (int)0xeeeeeeee);
+        OK(MPI_Type_free(&st));
+        OK(MPI_Type_free(&rt));
+        free(s1);
+        free(s2);
+        free(r1);
+        free(r2);
+    }
+
     /* Truncation: a receive of half the ints into a vector; nothing written outside it. */
     for (int si = 0; si < NSIZES - 1; si++) {
         int n = sizes[si];
