@@ -6,7 +6,8 @@
  *
  * usage: mpi_vector_pingpong [iterations [blocks blen]]   prints: shape bytes vector_us contig_us
  *        mpi_vector_pingpong sweep BLEN [MAXBYTES]          the same for 1 KiB .. MAXBYTES
- *                                                           (64 MiB) in blocks of BLEN bytes
+ *                                                           (64 MiB) in blocks of BLEN bytes,
+ *                                                           best of 3 trials, MB/s of vector
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -64,12 +65,18 @@ int main(int argc, char **argv)
             MPI_Datatype v;
             MPI_Type_vector(blocks, blen, 2 * blen, MPI_BYTE, &v);
             MPI_Type_commit(&v);
-            /* about 0.2 s of copying at 5 GB/s per measurement, at least 4 round trips */
-            int it = (int)(1e9 / 5 / (double)bytes);
+            /* about 0.1 s of copying at 5 GB/s per measurement, at least 4 round trips */
+            int it = (int)(1e9 / 10 / (double)bytes);
             if (it > 2000) it = 2000;
             if (it < 4) it = 4;
-            double tv = pingpong(rank, buf, 1, v, it);
-            double tc = pingpong(rank, buf, (int)bytes, MPI_BYTE, it);
+            /* best of three alternating trials: the machine may be shared */
+            double tv = 1e30, tc = 1e30;
+            for (int trial = 0; trial < 3; trial++) {
+                double a = pingpong(rank, buf, 1, v, it);
+                double b = pingpong(rank, buf, (int)bytes, MPI_BYTE, it);
+                if (a < tv) tv = a;
+                if (b < tc) tc = b;
+            }
             if (rank == 0)
                 printf("%-9zu %7d %9d %11.3f %11.3f %7.2f %9.0f\n", bytes, blen, blocks, tv, tc,
                        tv / tc, (double)bytes / tv);
