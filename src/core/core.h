@@ -51,10 +51,10 @@ struct core_rts {
 /* The sender's layout in a non-contiguous RTS: the receiver reads the block list at
  * `blk` in the sender's memory (it lives as long as the send) and walks it. */
 struct core_rlay {
-    uint64_t blk;    /* sender's address of its struct core_blk array */
-    int64_t extent;  /* bytes between instances */
-    uint64_t size;   /* data bytes of one instance */
-    uint32_t nblk;   /* blocks per instance */
+    uint64_t blk;   /* sender's address of its struct core_blk array */
+    int64_t extent; /* bytes between instances */
+    uint64_t size;  /* data bytes of one instance */
+    uint32_t nblk;  /* blocks per instance */
     uint32_t unused;
 };
 

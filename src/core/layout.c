@@ -147,8 +147,8 @@ void core_scratch_free(void)
 
 struct core_remote {
     int src;
-    uint64_t base;    /* the sender's buffer */
-    uint64_t blkaddr; /* its block list */
+    uint64_t base;        /* the sender's buffer */
+    uint64_t blkaddr;     /* its block list */
     struct core_layout L; /* blk points at win; indexes are relative to w0 */
     struct core_blk win[CORE_RWIN];
     int w0, wn; /* window: blocks [w0, w0 + wn) of the sender's list */

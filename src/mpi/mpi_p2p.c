@@ -346,8 +346,8 @@ static inline int mpi_send_post(const void *buf, MPI_Count count, const struct m
                     else
                         v[k++] = (struct iovec){q, (size_t)t->blk[b].len};
                 }
-            rc = core_isendv(v, k, n, core_comm_world(tc, dest), tag, tc->ctx,
-                                 mode == MPI_SM_SYNC, r);
+            rc = core_isendv(v, k, n, core_comm_world(tc, dest), tag, tc->ctx, mode == MPI_SM_SYNC,
+                             r);
             if (rc != TERN_ERR_UNSUPPORTED) return rc ? mpi_from_tern(rc) : MPI_SUCCESS;
         }
         if ((*tmp = malloc(n ? n : 1)) == NULL) return MPI_ERR_NO_MEM;

@@ -28,9 +28,9 @@ enum {
     K_BIGVEC,
     K_N
 };
-static const char *kname[K_N] = {"contig",   "vector",           "indexed",       "struct",
-                                 "resized",  "hindexed",         "hvector(indexed)",
-                                 "vector of 4 big blocks"};
+static const char *kname[K_N] = {
+    "contig",  "vector",   "indexed",          "struct",
+    "resized", "hindexed", "hvector(indexed)", "vector of 4 big blocks"};
 
 /* Sizes in ints: all multiples of 60 (every layout's ints per instance divides them). */
 static const int sizes[] = {60, 1020, 15300, 15420, 65520, 65580, 1048560};
@@ -174,8 +174,8 @@ static void buf_check(unsigned char *b, const struct lay *L, int n, int src, con
         memset(b + PAD + L->pos[k], 0xee, 4);
     }
     for (size_t i = 0; i < L->span + 2 * PAD; i++)
-        CHECKF(b[i] == 0xee, "%s: byte %ld of the receive buffer (a gap) was written",
-               what, (long)i - PAD);
+        CHECKF(b[i] == 0xee, "%s: byte %ld of the receive buffer (a gap) was written", what,
+               (long)i - PAD);
 }
 
 static long long temporaries(void)
@@ -230,8 +230,8 @@ int main(int argc, char **argv)
                          unexpected ? "unexpected" : "posted");
                 int got = -1;
                 OK(MPI_Get_count(&st, MPI_INT, &got));
-                CHECKF(got == n && st.MPI_SOURCE == left && st.MPI_TAG == si, "%s: count %d",
-                       what, got);
+                CHECKF(got == n && st.MPI_SOURCE == left && st.MPI_TAG == si, "%s: count %d", what,
+                       got);
                 buf_check(rb, &R, n, left, what);
                 /* Sender's data is untouched too. */
                 for (int k = 0; k < n; k += 97) {

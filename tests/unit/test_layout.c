@@ -16,7 +16,8 @@ static intptr_t ref_addr(const struct core_layout *L, size_t pos)
 {
     size_t inst = pos / L->size, in = pos % L->size;
     for (int b = 0;; b++) {
-        if (in < (size_t)L->blk[b].len) return (intptr_t)inst * L->extent + L->blk[b].off + (intptr_t)in;
+        if (in < (size_t)L->blk[b].len)
+            return (intptr_t)inst * L->extent + L->blk[b].off + (intptr_t)in;
         in -= (size_t)L->blk[b].len;
     }
 }
