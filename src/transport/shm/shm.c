@@ -378,10 +378,9 @@ static int shm_coopv_chunk(struct shm_peer *pe, int write, const struct iovec *m
     size_t done = 0;
     struct iovec *pa = a, *pb = b;
     while (done < n) {
-        ssize_t got = write ? process_vm_writev(pe->pid, pa, (unsigned long)na, pb,
-                                                (unsigned long)nb, 0)
-                            : process_vm_readv(pe->pid, pa, (unsigned long)na, pb,
-                                               (unsigned long)nb, 0);
+        ssize_t got =
+            write ? process_vm_writev(pe->pid, pa, (unsigned long)na, pb, (unsigned long)nb, 0)
+                  : process_vm_readv(pe->pid, pa, (unsigned long)na, pb, (unsigned long)nb, 0);
         if (got < 0 && errno == EINTR) continue;
         if (got <= 0) return -1;
         done += (size_t)got;
@@ -405,8 +404,7 @@ static void shm_coopv_help(struct shm_peer *pe, struct shm_coop *co, uint32_t ge
     struct iovec r[2] = {{(void *)(uintptr_t)co->dst, l[0].iov_len},
                          {(void *)(uintptr_t)co->src, l[1].iov_len}};
     /* Lists of an older generation are harmless: no chunk of it can be taken. */
-    if (process_vm_readv(pe->pid, l, 2, r, 2, 0) != (ssize_t)(l[0].iov_len + l[1].iov_len))
-        return;
+    if (process_vm_readv(pe->pid, l, 2, r, 2, 0) != (ssize_t)(l[0].iov_len + l[1].iov_len)) return;
     int64_t c;
     while ((c = shm_coop_take(co, gen, nchunks)) >= 0) {
         uint64_t o = (uint64_t)c * chunk;
