@@ -1321,6 +1321,14 @@ TERN__MPI(int, Unpack_external,
           (const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position,
            void *outbuf, int outcount, MPI_Datatype datatype));
 
+/* tern extension, not MPI (test with #ifdef TERN_MPI): the value of one of the MPI
+ * layer's counters since MPI_Init, or -1 for an unknown name.
+ *   "p2p_temporaries"      packed copies made of point-to-point messages of
+ *                          non-contiguous datatypes (eager sends of many small blocks)
+ *   "p2p_temporary_bytes"  their bytes
+ * Tests use it to show that a message moved between the user's blocks with no copy. */
+long long tern_mpi_stat(const char *name);
+
 #pragma GCC visibility pop
 
 #ifdef __cplusplus

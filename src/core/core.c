@@ -205,7 +205,9 @@ int core_finalize(void)
             free(pd);
             pd = next;
         }
+        free(core.peers[r].piov);
     }
+    core_scratch_free();
     free(core.peers);
     core.peers = NULL;
     rc2 = boot_finalize(&core.boot);

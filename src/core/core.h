@@ -29,7 +29,8 @@ enum core_frame_type {
     CORE_FRAME_AM,        /* active message for a registered handler */
 };
 
-#define CORE_FLAG_SYNC 0x1
+#define CORE_FLAG_SYNC   0x1
+#define CORE_FLAG_LAYOUT 0x2 /* RTS: a struct core_rlay follows (non-contiguous sender) */
 
 /* Every frame starts with this 16-byte header. */
 struct core_hdr {
@@ -47,9 +48,45 @@ struct core_rts {
     uint64_t addr; /* sender's buffer, for single-copy get */
 };
 
+/* The sender's layout in a non-contiguous RTS: the receiver reads the block list at
+ * `blk` in the sender's memory (it lives as long as the send) and walks it. */
+struct core_rlay {
+    uint64_t blk;   /* sender's address of its struct core_blk array */
+    int64_t extent; /* bytes between instances */
+    uint64_t size;  /* data bytes of one instance */
+    uint32_t nblk;  /* blocks per instance */
+    uint32_t unused;
+};
+
 struct core_data {
     struct core_hdr h;
     uint64_t offset;
+};
+
+/* ---- non-contiguous buffers ------------------------------------------------ */
+
+/* A block: `len` bytes at `off` from the start of an instance. */
+struct core_blk {
+    intptr_t off, len;
+};
+
+/* A non-contiguous buffer (an MPI datatype, flattened): instances `extent` bytes apart,
+ * each the blocks blk[0..nblk) in order; its byte stream (what travels) is instance 0's
+ * blocks, then instance 1's, ... `size` is the bytes of one instance (sum of lengths). */
+struct core_layout {
+    const struct core_blk *blk;
+    int nblk;
+    intptr_t extent;
+    size_t size;
+};
+
+/* A position in a layout's byte stream: byte `pos` is byte `in` of block `b` of
+ * instance `inst`. Walks forward cheaply; going back starts over. */
+struct core_cur {
+    size_t pos;
+    size_t inst;
+    size_t in;
+    int b;
 };
 
 /* ---- requests ------------------------------------------------------------ */
@@ -94,6 +131,8 @@ struct tern_request {
     struct tern_request *prev;
     void (*on_complete)(struct tern_request *r); /* internal users; NULL for API requests */
     void *user;                                  /* internal users' context */
+    const struct core_layout *lay; /* buf is non-contiguous (len bytes of it); NULL: plain */
+    struct core_cur cur;           /* where the last scatter/gather into buf stopped */
 };
 typedef struct tern_request core_req_t;
 
@@ -169,6 +208,9 @@ struct core_peer {
     size_t chunk;      /* payload bytes per streamed DATA frame */
     struct core_pend *pend_head, *pend_tail;
     core_req_t *placing; /* receive whose buffer the transport is writing (place()) */
+    struct iovec place1; /* place()'s answer for a contiguous buffer */
+    struct iovec *piov;  /* place()'s answer for a non-contiguous one, grown as needed */
+    int piov_cap;
     int failed;
 };
 
@@ -310,6 +352,17 @@ int core_isendv(const struct iovec *iov, int iovcnt, size_t len, int dest, int t
                 int sync, core_req_t **out);
 int core_irecv(void *buf, size_t cap, int src, int tag, uint16_t ctx, struct tern_comm *comm,
                core_req_t **out);
+/* Send and receive with a non-contiguous buffer: count instances of layout `lay` at buf
+ * (len = count * lay->size bytes). lay must stay valid until the request is freed.
+ * A received message is scattered into the blocks as it arrives (from an eager frame, a
+ * stream, or by the transport itself: place(), getv()); a rendezvous send offers its
+ * blocks to the receiver's getv(), or gathers the DATA frames it streams.
+ * core_isend_lay answers TERN_ERR_UNSUPPORTED for a message the peer takes eagerly (the
+ * caller gathers it with core_isendv or packs it). */
+int core_isend_lay(const void *buf, const struct core_layout *lay, size_t len, int dest, int tag,
+                   uint16_t ctx, int sync, core_req_t **out);
+int core_irecv_lay(void *buf, const struct core_layout *lay, size_t cap, int src, int tag,
+                   uint16_t ctx, struct tern_comm *comm, core_req_t **out);
 int core_iprobe(int src, int tag, uint16_t ctx, int *flag, int *out_src, int *out_tag,
                 size_t *out_len);
 /* Matched probe: take the first message matching (src, tag) on ctx out of the unexpected
@@ -321,7 +374,7 @@ int core_imrecv(struct core_unexp *u, void *buf, size_t cap, uint16_t ctx, struc
 void core_frame_recv(int src, const void *frame, size_t len);
 /* Transport up-calls (transport.h): where a frame's payload goes, that it arrived, and
  * that a send_ref() frame is out. */
-void *core_frame_place(int src, const void *head, size_t hlen, size_t len);
+int core_frame_place(int src, const void *head, size_t hlen, size_t len, struct iovec **iov);
 void core_frame_placed(int src, const void *head, size_t hlen, size_t len);
 void core_frame_sent(void *cookie);
 void core_peer_failed(int rank); /* up-call: the transport lost `rank` */
@@ -333,6 +386,27 @@ void core_pend_drain(void);
 int core_am_sendv(int dest, int handler, const struct iovec *iov, int iovcnt);
 size_t core_am_room(int dest);
 int core_am_register(int handler, core_am_fn fn);
+
+/* layout.c: walking non-contiguous buffers */
+/* Move c to byte pos of the stream (forward from where it is, or from the start). */
+void core_cur_seek(const struct core_layout *L, struct core_cur *c, size_t pos);
+/* The pieces of bytes [c->pos, c->pos + max) of buf, at most nmax of them (adjacent ones
+ * merged); c moves past them and *bytes says how many bytes they hold. */
+int core_cur_iov(const struct core_layout *L, char *buf, struct core_cur *c, size_t max,
+                 struct iovec *iov, int nmax, size_t *bytes);
+/* Copy n stream bytes at pos between packed memory and the layout at buf. */
+void core_lay_scatter(const struct core_layout *L, char *buf, struct core_cur *c, size_t pos,
+                      const void *src, size_t n);
+void core_lay_gather(const struct core_layout *L, const char *buf, struct core_cur *c, size_t pos,
+                     void *dst, size_t n);
+/* Single-copy pull of the first n bytes of a rendezvous message from src into receive r,
+ * with the transport's getv(): r's layout (or its plain buffer) on my side, the
+ * sender's (rl, read from its memory in windows) or its plain buffer at addr on the
+ * other. TERN_ERR_UNSUPPORTED when the transport cannot. */
+int core_lay_get(int src, core_req_t *r, const struct core_rlay *rl, uint64_t addr, size_t n);
+/* A scratch buffer of at least n bytes, the core's own (under the critical section). */
+void *core_scratch(size_t n);
+void core_scratch_free(void);
 
 /* progress.c */
 typedef int (*core_done_fn)(const void *arg);

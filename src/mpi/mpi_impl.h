@@ -91,9 +91,9 @@ void mpi_comm_fini(void);
 
 /* ---- datatypes ----------------------------------------------------------------- */
 
-struct mpi_blk {
-    MPI_Aint off, len;
-};
+/* A datatype's blocks are the core's (struct core_blk: offset, length), so the core walks
+ * them itself when a non-contiguous message moves (core_isend_lay, core_irecv_lay). */
+#define mpi_blk core_blk
 
 struct mpi_type {
     int refs; /* the handle (until MPI_Type_free) + pending operations */
@@ -112,6 +112,7 @@ struct mpi_type {
     MPI_Datatype basic;  /* the predefined type it is made of when only one, else NULL */
     int combiner;
     char name[MPI_MAX_OBJECT_NAME];
+    struct core_layout lay; /* blk, nblk, extent, size for the core (set by commit) */
 };
 
 extern struct mpi_type **mpi_types;

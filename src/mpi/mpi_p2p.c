@@ -5,8 +5,10 @@
  * Fast path: a contiguous send or receive checks its arguments and calls core_isend /
  * core_irecv on the user's buffer; the only object is the core request (a blocking call
  * makes no MPI request at all, a non-blocking one takes a request object from a pool).
- * Non-contiguous datatypes: an eager send of few blocks is gathered by the transport
- * from the user's pieces (core_isendv); otherwise they go through a packed temporary.
+ * Non-contiguous datatypes move between the user's blocks with no packed copy: the
+ * core takes the datatype's flattened blocks (core_isend_lay, core_irecv_lay) and
+ * scatters what arrives, or lets the transport read or pull straight into them. Only an
+ * eager send of many small blocks is packed first (gathering it costs more, docs/MPI.md).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +20,15 @@ struct mpi_req **mpi_reqs;
 int mpi_nreqs;
 static struct mpi_req *mpi_req_pool;
 static void **mpi_chunks; /* the blocks of request objects, freed at finalize */
+static unsigned long long mpi_stat_tmp, mpi_stat_tmp_bytes; /* tern_mpi_stat() */
+
+long long tern_mpi_stat(const char *name)
+{
+    if (name == NULL) return -1;
+    if (strcmp(name, "p2p_temporaries") == 0) return (long long)mpi_stat_tmp;
+    if (strcmp(name, "p2p_temporary_bytes") == 0) return (long long)mpi_stat_tmp_bytes;
+    return -1;
+}
 static int mpi_nchunks;
 
 static void mpi_chunks_add(void *p)
@@ -346,15 +357,20 @@ static inline int mpi_src_world(const struct tern_comm *tc, int source)
 
 /* ---- posting ----------------------------------------------------------------------- */
 
-/* A non-contiguous send: gathered by the transport from the user's pieces when eager and
- * few blocks, else packed into *tmp first. Kept out of line: the contiguous fast path
- * below then needs no room for the iovec array. */
+/* A non-contiguous send: by rendezvous from the user's blocks (core layout), eagerly
+ * gathered from them when few, else packed into *tmp first. Kept out of line: the
+ * contiguous fast path below then needs no room for the iovec array. */
 static __attribute__((noinline)) int mpi_send_post_noncontig(const void *buf, MPI_Count count,
                                                              const struct mpi_type *t, int dest,
                                                              int tag, const struct tern_comm *tc,
                                                              int mode, core_req_t **r, void **tmp)
 {
     size_t n = (size_t)(count * t->size);
+    /* Rendezvous: the receiver pulls from the blocks, or they are streamed from. */
+    int rc = core_isend_lay(buf, &t->lay, n, core_comm_world(tc, dest), tag, tc->ctx,
+                            mode == MPI_SM_SYNC, r);
+    if (rc != TERN_ERR_UNSUPPORTED) return rc ? mpi_from_tern(rc) : MPI_SUCCESS;
+    /* Eager and few blocks: the transport gathers straight from the user's pieces. */
     if ((MPI_Count)t->nblk * count <= CORE_SENDV_MAX_IOV &&
         (size_t)t->size >= (size_t)t->nblk * util_tun.mpi_sendv_min_block) {
         struct iovec v[CORE_SENDV_MAX_IOV];
@@ -368,13 +384,16 @@ static __attribute__((noinline)) int mpi_send_post_noncontig(const void *buf, MP
                 else
                     v[k++] = (struct iovec){q, (size_t)t->blk[b].len};
             }
-        int rc =
-            core_isendv(v, k, n, core_comm_world(tc, dest), tag, tc->ctx, mode == MPI_SM_SYNC, r);
+        rc = core_isendv(v, k, n, core_comm_world(tc, dest), tag, tc->ctx, mode == MPI_SM_SYNC, r);
         if (rc != TERN_ERR_UNSUPPORTED) return rc ? mpi_from_tern(rc) : MPI_SUCCESS;
     }
+    /* Eager and many small blocks: packed first (cheaper than the transport gathering
+     * dozens of small pieces into a cell). */
     if ((*tmp = malloc(n ? n : 1)) == NULL) return MPI_ERR_NO_MEM;
     mpi_pack(buf, count, t, *tmp);
-    int rc = core_isend(*tmp, n, core_comm_world(tc, dest), tag, tc->ctx, mode == MPI_SM_SYNC, r);
+    mpi_stat_tmp++;
+    mpi_stat_tmp_bytes += n;
+    rc = core_isend(*tmp, n, core_comm_world(tc, dest), tag, tc->ctx, mode == MPI_SM_SYNC, r);
     if (__builtin_expect(rc != 0, 0)) {
         free(*tmp);
         *tmp = NULL;
@@ -398,29 +417,21 @@ static inline __attribute__((always_inline)) int mpi_send_post(const void *buf, 
     return __builtin_expect(rc == 0, 1) ? MPI_SUCCESS : mpi_from_tern(rc);
 }
 
-/* A receive into a non-contiguous type: into a temporary, unpacked at completion. */
+/* A receive into a non-contiguous type: straight into its blocks (core layout). */
 static __attribute__((noinline)) int mpi_recv_post_noncontig(void *buf, MPI_Count count,
                                                              struct mpi_type *t, int source,
                                                              int tag, struct tern_comm *tc,
                                                              struct mpi_req *mr)
 {
     size_t n = (size_t)(count * t->size);
-    if ((mr->tmp = malloc(n ? n : 1)) == NULL) return MPI_ERR_NO_MEM;
-    mr->unpack = 1;
-    mr->ubuf = buf;
-    mr->ucount = count;
-    mr->uoff = 0;
+    /* Straight into the blocks; the request keeps the type (its blocks) alive. */
     if (mr->utype == NULL) {
         mr->utype = t;
         mpi_type_ref(t);
     }
-    int rc = core_irecv(mr->tmp, n, mpi_src_world(tc, source), tag, tc->ctx, tc, &mr->r);
-    if (__builtin_expect(rc != 0, 0)) {
-        free(mr->tmp);
-        mr->tmp = NULL;
-        return mpi_from_tern(rc);
-    }
-    return MPI_SUCCESS;
+    int rc =
+        core_irecv_lay(buf, &t->lay, n, mpi_src_world(tc, source), tag, tc->ctx, tc, &mr->r);
+    return __builtin_expect(rc == 0, 1) ? MPI_SUCCESS : mpi_from_tern(rc);
 }
 
 /* Start a receive into mr (not from MPI_PROC_NULL): directly or through a temporary. */
@@ -606,7 +617,12 @@ static inline __attribute__((always_inline)) int mpi_isend_on(struct mpi_req *mr
     }
     if (mode == MPI_SM_BUFFERED) /* the request is complete once the data is copied */
         return mpi_bsend_start(buf, count, t, core_comm_world(c->tc, dest), tag, c->tc->ctx);
-    return mpi_send_post(buf, count, t, dest, tag, c->tc, mode, &mr->r, &mr->tmp);
+    int rc = mpi_send_post(buf, count, t, dest, tag, c->tc, mode, &mr->r, &mr->tmp);
+    if (__builtin_expect(rc == 0 && mr->r->lay != NULL && mr->utype == NULL, 0)) {
+        mr->utype = t; /* the core walks its blocks until the send completes */
+        mpi_type_ref(t);
+    }
+    return rc;
 }
 
 static int mpi_isend(const char *fn, const void *buf, MPI_Count count, MPI_Datatype dt, int dest,

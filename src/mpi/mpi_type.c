@@ -108,6 +108,7 @@ static void mpi_type_finish(struct mpi_type *t)
     t->contig = t->nblk == 0 || (t->nblk == 1 && t->blk[0].len == t->ub - t->lb);
     t->contig_off = t->nblk ? t->blk[0].off : 0;
     if (t->nblk == 0) t->true_lb = t->true_ub = 0;
+    t->lay = (struct core_layout){t->blk, t->nblk, t->ub - t->lb, (size_t)t->size};
 }
 
 static int mpi_type_predef(MPI_Datatype h, const char *name, MPI_Aint size, MPI_Aint extent,
@@ -557,6 +558,7 @@ int PMPI_Type_commit(MPI_Datatype *datatype)
     struct mpi_type *t = datatype ? mpi_type_get(*datatype) : NULL;
     if (t == NULL) return mpi_err(MPI_COMM_WORLD, "MPI_Type_commit", MPI_ERR_TYPE);
     t->committed = 1;
+    t->lay = (struct core_layout){t->blk, t->nblk, t->ub - t->lb, (size_t)t->size};
     return MPI_SUCCESS;
 }
 MPI_ALIAS(Type_commit)

@@ -15,6 +15,13 @@ int tl_stub_get(int src, void *local, uint64_t remote, size_t len)
     return TERN_ERR_UNSUPPORTED;
 }
 
+int tl_stub_getv(int src, const struct iovec *local, int nl, const struct iovec *remote, int nr,
+                 size_t total)
+{
+    (void)src, (void)local, (void)nl, (void)remote, (void)nr, (void)total;
+    return TERN_ERR_UNSUPPORTED;
+}
+
 int tl_stub_send_ref(int dest, const struct iovec *iov, int iovcnt, size_t total, void *cookie)
 {
     (void)dest, (void)iov, (void)iovcnt, (void)total, (void)cookie;
@@ -48,5 +55,22 @@ void tl_iov_copy(void *dst, const struct iovec *iov, int iovcnt)
     for (int i = 0; i < iovcnt; i++) {
         if (iov[i].iov_len) memcpy(d, iov[i].iov_base, iov[i].iov_len);
         d += iov[i].iov_len;
+    }
+}
+
+void tl_iov_move(const struct iovec *dst, int nd, const struct iovec *src, int ns, size_t total)
+{
+    int i = 0, j = 0;
+    size_t di = 0, sj = 0; /* bytes used of dst[i], src[j] */
+    while (total > 0 && i < nd && j < ns) {
+        size_t a = dst[i].iov_len - di, b = src[j].iov_len - sj;
+        size_t n = a < b ? a : b;
+        if (n > total) n = total;
+        if (n) memcpy((char *)dst[i].iov_base + di, (const char *)src[j].iov_base + sj, n);
+        total -= n;
+        di += n;
+        sj += n;
+        if (di == dst[i].iov_len) i++, di = 0;
+        if (sj == src[j].iov_len) j++, sj = 0;
     }
 }

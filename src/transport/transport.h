@@ -27,12 +27,15 @@ typedef void (*tl_failed_fn)(int rank);
 
 /* Up-call (optional, for transports that read a byte stream): the first `hlen` bytes
  * (`head`, hlen = min(len, env->place_head)) of a frame of `len` bytes from `src` are in,
- * the rest not yet. Return where bytes [hlen, len) of that frame are to be written, or
- * NULL to get the whole frame through recv() as usual. After a non-NULL answer the
- * transport writes those bytes there directly (no copy through its own buffer) and
- * calls placed() with the same arguments once they are all in, or failed(src) if the
- * connection breaks first. The head is opaque to the transport. */
-typedef void *(*tl_place_fn)(int src, const void *head, size_t hlen, size_t len);
+ * the rest not yet. Return the number n >= 1 of pieces *iov[0..n-1] (the caller's
+ * memory: a receive buffer, or the blocks of a non-contiguous one) where bytes
+ * [hlen, len) of that frame are to be written in order, or 0 to get the whole frame
+ * through recv() as usual. The array belongs to the core and stays valid until placed()
+ * or failed(); the transport may advance its entries as it fills them. After a nonzero
+ * answer the transport writes those bytes there directly (no copy through its own
+ * buffer) and calls placed() with the same arguments once they are all in, or
+ * failed(src) if the connection breaks first. The head is opaque to the transport. */
+typedef int (*tl_place_fn)(int src, const void *head, size_t hlen, size_t len, struct iovec **iov);
 typedef void (*tl_placed_fn)(int src, const void *head, size_t hlen, size_t len);
 
 /* Up-call: a frame that send_ref() accepted with `cookie` is now wholly handed to the
@@ -52,6 +55,8 @@ struct tl_env {
 
 /* Pieces of one frame every transport's send() takes (a header plus a datatype's blocks). */
 #define TL_MAX_IOV 64
+/* Pieces of each side of one getv() call (the kernel's IOV_MAX). */
+#define TL_GETV_MAX_IOV 1024
 
 struct tl_limits {
     size_t max_frame;  /* largest frame send() accepts, header included */
@@ -115,6 +120,13 @@ struct tl_ops {
      * TERN_ERR_UNSUPPORTED if not possible (the core then falls back to streaming). */
     int (*get)(int src, void *local, uint64_t remote, size_t len);
 
+    /* Vectored single-copy pull: the `total` bytes of process src's pieces remote[0..nr)
+     * land, in order, in my pieces local[0..nl) (both sides add up to total; at most
+     * TL_GETV_MAX_IOV pieces each). A non-contiguous message moves from the sender's
+     * blocks to the receiver's with no temporary. TERN_ERR_UNSUPPORTED as for get(). */
+    int (*getv)(int src, const struct iovec *local, int nl, const struct iovec *remote, int nr,
+                size_t total);
+
     /* Doorbell: announce that this process is about to sleep (senders will ring it). */
     void (*sleep_begin)(void);
     /* Sleep until rung or timeout_ms elapsed. */
@@ -151,6 +163,8 @@ struct tl_ops {
 
 /* Shared stubs for operations a transport does not support (never leave a slot NULL). */
 int tl_stub_get(int src, void *local, uint64_t remote, size_t len);
+int tl_stub_getv(int src, const struct iovec *local, int nl, const struct iovec *remote, int nr,
+                 size_t total);
 int tl_stub_send_ref(int dest, const struct iovec *iov, int iovcnt, size_t total, void *cookie);
 void tl_stub_unref(int rank); /* also for place_abort */
 void tl_stub_sleep_begin(void);
@@ -170,5 +184,7 @@ extern const struct tl_ops *const tl_registry[];
 
 /* Copy an iovec list into dst. */
 void tl_iov_copy(void *dst, const struct iovec *iov, int iovcnt);
+/* Copy between two iovec lists of this process (total bytes, in order). */
+void tl_iov_move(const struct iovec *dst, int nd, const struct iovec *src, int ns, size_t total);
 
 #endif

@@ -78,6 +78,14 @@ static int self_get(int src, void *local, uint64_t remote, size_t len)
     return 0;
 }
 
+static int self_getv(int src, const struct iovec *local, int nl, const struct iovec *remote, int nr,
+                     size_t total)
+{
+    (void)src;
+    tl_iov_move(local, nl, remote, nr, total);
+    return 0;
+}
+
 static void self_limits(struct tl_limits *out)
 {
     out->max_frame = 1u << 20;
@@ -109,6 +117,7 @@ const struct tl_ops tl_self_ops = {
     .place_abort = tl_stub_unref,
     .poll = self_poll,
     .get = self_get,
+    .getv = self_getv,
     .sleep_begin = tl_stub_sleep_begin,
     .sleep_wait = tl_stub_sleep_wait,
     .sleep_end = tl_stub_sleep_end,

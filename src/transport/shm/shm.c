@@ -10,8 +10,9 @@
  * Slots are the single ordered queue, so small and large frames never overtake.
  *
  * Single-copy transfer of large messages is get(): Linux cross-memory attach
- * (process_vm_readv) from the sender's buffer straight into the receiver's. When the
- * kernel forbids it the core streams the data through cells instead.
+ * (process_vm_readv) from the sender's buffer straight into the receiver's; getv() does
+ * the same between two lists of blocks (non-contiguous datatypes on either side). When
+ * the kernel forbids it the core streams the data through cells instead.
  *
  * Cooperative copy: a sender waiting for its rendezvous has nothing else to do, and a
  * single copy leaves memory bandwidth unused. For large gets the receiver publishes a
@@ -77,11 +78,14 @@ struct shm_coop {
     _Atomic uint32_t done;                /* chunks the sender finished */
     _Atomic uint32_t redo;                /* 1 + a chunk the sender could not copy, or 0 */
     _Alignas(64) uint32_t nchunks;
+    uint16_t nl, nr; /* vectored (getv): pieces of the two lists, else 0 */
     uint64_t chunk;
     uint64_t len;
-    uint64_t dst; /* receiver's buffer */
-    uint64_t src; /* sender's buffer */
+    uint64_t dst; /* receiver's buffer; vectored: the receiver's list of its pieces */
+    uint64_t src; /* sender's buffer; vectored: the receiver's list of the sender's pieces */
+    uint64_t off; /* vectored: where in the lists' bytes chunk 0 starts */
 };
+_Static_assert(sizeof(struct shm_coop) <= 128, "the coop descriptor has two transport lines");
 
 struct shm_ctrl_help {
     uint32_t gen;
@@ -334,10 +338,95 @@ static int shm_cma_chunk(struct shm_peer *pe, int write, uint64_t local, uint64_
     return 0;
 }
 
+/* Skip `n` bytes at the front of the pieces *v[0..*cnt) (after a partial transfer). */
+static void shm_iov_skip(struct iovec **v, int *cnt, size_t n)
+{
+    while (*cnt > 0 && n >= (*v)->iov_len) {
+        n -= (*v)->iov_len;
+        (*v)++;
+        (*cnt)--;
+    }
+    if (*cnt > 0 && n) {
+        (*v)->iov_base = (char *)(*v)->iov_base + n;
+        (*v)->iov_len -= n;
+    }
+}
+
+/* The pieces of bytes [off, off + len) of the list v[0..n): their count, in out. */
+static int shm_iov_sub(const struct iovec *v, int n, size_t off, size_t len, struct iovec *out)
+{
+    int i = 0, k = 0;
+    while (i < n && off >= v[i].iov_len)
+        off -= v[i++].iov_len;
+    while (i < n && len > 0) {
+        size_t take = v[i].iov_len - off < len ? v[i].iov_len - off : len;
+        out[k++] = (struct iovec){(char *)v[i].iov_base + off, take};
+        len -= take;
+        off = 0;
+        i++;
+    }
+    return k;
+}
+
+/* Copy bytes [off, off + n) of a vectored cooperative copy: the receiver reads (write 0),
+ * the sender writes (write 1). mine/theirs: the lists in my and the peer's memory. */
+static int shm_coopv_chunk(struct shm_peer *pe, int write, const struct iovec *mine, int nm,
+                           const struct iovec *theirs, int nt, size_t off, size_t n)
+{
+    static struct iovec a[TL_GETV_MAX_IOV], b[TL_GETV_MAX_IOV];
+    int na = shm_iov_sub(mine, nm, off, n, a), nb = shm_iov_sub(theirs, nt, off, n, b);
+    size_t done = 0;
+    struct iovec *pa = a, *pb = b;
+    while (done < n) {
+        ssize_t got =
+            write ? process_vm_writev(pe->pid, pa, (unsigned long)na, pb, (unsigned long)nb, 0)
+                  : process_vm_readv(pe->pid, pa, (unsigned long)na, pb, (unsigned long)nb, 0);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) return -1;
+        done += (size_t)got;
+        shm_iov_skip(&pa, &na, (size_t)got);
+        shm_iov_skip(&pb, &nb, (size_t)got);
+    }
+    return 0;
+}
+
+/* Sender side of a vectored cooperative copy: fetch the receiver's two lists (its
+ * pieces and mine, as it built them), then push the chunks I take. */
+static void shm_coopv_help(struct shm_peer *pe, struct shm_coop *co, uint32_t gen)
+{
+    static struct iovec lists[2 * TL_GETV_MAX_IOV];
+    uint32_t nchunks = co->nchunks;
+    int nl = co->nl, nr = co->nr;
+    uint64_t chunk = co->chunk, len = co->len, off = co->off;
+    if (nl > TL_GETV_MAX_IOV || nr > TL_GETV_MAX_IOV) return;
+    struct iovec l[2] = {{lists, (size_t)nl * sizeof *lists},
+                         {lists + nl, (size_t)nr * sizeof *lists}};
+    struct iovec r[2] = {{(void *)(uintptr_t)co->dst, l[0].iov_len},
+                         {(void *)(uintptr_t)co->src, l[1].iov_len}};
+    /* Lists of an older generation are harmless: no chunk of it can be taken. */
+    if (process_vm_readv(pe->pid, l, 2, r, 2, 0) != (ssize_t)(l[0].iov_len + l[1].iov_len)) return;
+    int64_t c;
+    while ((c = shm_coop_take(co, gen, nchunks)) >= 0) {
+        uint64_t o = (uint64_t)c * chunk;
+        size_t n = (size_t)(len - o < chunk ? len - o : chunk);
+        /* mine: the sender's pieces (the receiver's remote list); theirs: its own */
+        if (shm_coopv_chunk(pe, 1, lists + nl, nr, lists, nl, off + o, n) != 0) {
+            atomic_store_explicit(&co->redo, (uint32_t)c + 1, memory_order_relaxed);
+            atomic_fetch_add_explicit(&co->done, 1, memory_order_release);
+            return;
+        }
+        atomic_fetch_add_explicit(&co->done, 1, memory_order_release);
+    }
+}
+
 /* Sender side: the receiver asked for help with generation gen of our channel. */
 static void shm_coop_help(struct shm_peer *pe, uint32_t gen)
 {
     struct shm_coop *co = shm_coop_of(&pe->out);
+    if (co->nl) {
+        shm_coopv_help(pe, co, gen);
+        return;
+    }
     uint32_t nchunks = co->nchunks;
     uint64_t chunk = co->chunk, len = co->len, dst = co->dst, src = co->src;
     int64_t c;
@@ -403,6 +492,7 @@ static int shm_get_coop(struct shm_peer *pe, void *local, uint64_t remote, size_
     co->nchunks = nchunks;
     co->chunk = chunk;
     co->len = len;
+    co->nl = co->nr = 0;
     co->dst = (uint64_t)(uintptr_t)local;
     co->src = remote;
     atomic_store_explicit(&co->done, 0, memory_order_relaxed);
@@ -474,6 +564,106 @@ static int shm_get(int src, void *local, uint64_t remote, size_t len)
     remote += first;
     len -= first;
     return shm_get_coop(pe, dst, remote, len);
+}
+
+/* Receiver side of a vectored cooperative copy of bytes [off, total) of the two lists
+ * (as shm_get_coop: ticket, HELP, take chunks, wait for the sender's). */
+static int shm_getv_coop(struct shm_peer *pe, const struct iovec *local, int nl,
+                         const struct iovec *remote, int nr, size_t off, size_t total)
+{
+    struct shm_coop *co = shm_coop_of(&pe->in);
+    uint64_t chunk = util_tun.shm_coop_chunk, len = total - off;
+    uint32_t nchunks = (uint32_t)((len + chunk - 1) / chunk);
+    uint32_t gen = ++pe->coop_gen;
+    atomic_store_explicit(&co->ticket, (uint64_t)gen << 32 | UINT32_MAX, memory_order_release);
+    co->nchunks = nchunks;
+    co->nl = (uint16_t)nl;
+    co->nr = (uint16_t)nr;
+    co->chunk = chunk;
+    co->len = len;
+    co->dst = (uint64_t)(uintptr_t)local;
+    co->src = (uint64_t)(uintptr_t)remote;
+    co->off = off;
+    atomic_store_explicit(&co->done, 0, memory_order_relaxed);
+    atomic_store_explicit(&co->redo, 0, memory_order_relaxed);
+    atomic_store_explicit(&co->ticket, (uint64_t)gen << 32, memory_order_release);
+    struct shm_ctrl_help h = {gen};
+    struct iovec iov = {&h, sizeof h};
+    if (shm_chan_push_ctrl(&pe->out, &iov, 1, sizeof h, 1) == 0) shm_wake(pe);
+
+    uint32_t mine = 0, taken = nchunks;
+    int err = 0;
+    int64_t c;
+    while ((c = shm_coop_take(co, gen, nchunks)) >= 0) {
+        uint64_t o = (uint64_t)c * chunk;
+        mine++;
+        if (shm_coopv_chunk(pe, 0, local, nl, remote, nr, off + o,
+                            (size_t)(len - o < chunk ? len - o : chunk)) != 0) {
+            err = errno == ESRCH ? TERN_ERR_PEER_FAILED : TERN_ERR_TRANSPORT;
+            uint64_t prev = atomic_exchange(&co->ticket, (uint64_t)gen << 32 | UINT32_MAX);
+            taken = (uint32_t)prev < nchunks ? (uint32_t)prev : nchunks;
+            break;
+        }
+    }
+    uint32_t theirs = taken - mine;
+    unsigned spins = 0;
+    while (atomic_load_explicit(&co->done, memory_order_acquire) != theirs) {
+        if (++spins % 1024 == 0) {
+            if (kill(pe->pid, 0) != 0 && errno == ESRCH) return TERN_ERR_PEER_FAILED;
+            sched_yield();
+        }
+    }
+    if (err) return err;
+    uint32_t redo = atomic_load_explicit(&co->redo, memory_order_relaxed);
+    if (redo) {
+        uint64_t o = (uint64_t)(redo - 1) * chunk;
+        if (shm_coopv_chunk(pe, 0, local, nl, remote, nr, off + o,
+                            (size_t)(len - o < chunk ? len - o : chunk)) != 0)
+            return TERN_ERR_TRANSPORT;
+    }
+    return 0;
+}
+
+/* One process_vm_readv over both block lists: the kernel walks the sender's pieces and
+ * mine together, so a non-contiguous message moves user memory to user memory once.
+ * Large ones are shared with the sender (cooperative copy) after a 4 KiB probe. */
+static int shm_getv(int src, const struct iovec *local, int nl, const struct iovec *remote, int nr,
+                    size_t total)
+{
+    struct shm_peer *pe = &shm.peers[shm.lidx_of[src]];
+    if (!pe->cma) return TERN_ERR_UNSUPPORTED;
+    int coop = util_tun.shm_coop_min && total >= util_tun.shm_coop_min &&
+               util_tun.shm_coop_chunk >= 4096 && total > 4096;
+    size_t want = coop ? 4096 : total; /* bytes of the first transfer */
+    static struct iovec lv[TL_GETV_MAX_IOV], rv[TL_GETV_MAX_IOV];
+    int n1 = shm_iov_sub(local, nl, 0, want, lv), m1 = shm_iov_sub(remote, nr, 0, want, rv);
+    struct iovec *l = lv, *r = rv;
+    size_t done = 0;
+    ssize_t got;
+    for (;;) {
+        do
+            got = process_vm_readv(pe->pid, l, (unsigned long)n1, r, (unsigned long)m1, 0);
+        while (got < 0 && errno == EINTR);
+        if (got <= 0) break;
+        done += (size_t)got;
+        if (done >= want) break;
+        /* A partial transfer (rare: the kernel stops at a fault): go on after it. */
+        shm_iov_skip(&l, &n1, (size_t)got);
+        shm_iov_skip(&r, &m1, (size_t)got);
+    }
+    if (done >= want) return coop ? shm_getv_coop(pe, local, nl, remote, nr, want, total) : 0;
+    if (got < 0 && done == 0 && (errno == EPERM || errno == ENOSYS || errno == EACCES)) {
+        UTIL_DEBUG(1,
+                   "shm: cross-memory attach from rank %d not permitted (%s); "
+                   "streaming through cells instead",
+                   src, strerror(errno));
+        pe->cma = 0;
+        return TERN_ERR_UNSUPPORTED;
+    }
+    if (got < 0 && errno == ESRCH) return TERN_ERR_PEER_FAILED;
+    UTIL_ERROR("shm: process_vm_readv from rank %d stopped after %zu of %zu bytes: %s", src, done,
+               want, got < 0 ? strerror(errno) : "no progress");
+    return TERN_ERR_TRANSPORT;
 }
 
 static void shm_sleep_begin(void)
@@ -571,6 +761,7 @@ const struct tl_ops tl_shm_ops = {
     .place_abort = tl_stub_unref,
     .poll = shm_poll,
     .get = shm_get,
+    .getv = shm_getv,
     .sleep_begin = shm_sleep_begin,
     .sleep_wait = shm_sleep_wait,
     .sleep_end = shm_sleep_end,

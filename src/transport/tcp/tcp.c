@@ -71,6 +71,7 @@
 #include <sys/eventfd.h>
 #include <sys/random.h>
 #include <sys/socket.h>
+#include <limits.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -116,8 +117,10 @@ struct tcp_conn {
     const unsigned char *ref; /* send_ref(): the unsent part of the caller's payload */
     size_t reflen;
     void *cookie; /* sent() owed once the tail is gone */
-    /* a frame being read in place (place() gave dst) */
-    unsigned char *dst;
+    /* a frame being read in place (place() gave the pieces dst[0..dn), filled in order;
+     * dst advances past full pieces and the current one's start moves as it fills) */
+    struct iovec *dst;
+    int dn;
     size_t dst_len, dst_got; /* payload bytes after the head: wanted, arrived */
     int discard;             /* place_abort(): read the rest into rbuf instead */
     unsigned char head[TCP_HEAD_MAX];
@@ -521,6 +524,35 @@ static void tcp_conn_hello(struct tcp_conn *c, const void *payload, size_t len)
     UTIL_DEBUG(1, "tcp: connection with rank %d (%s) admitted", c->rank, c->who);
 }
 
+/* The pieces of a placed frame took n more bytes: advance past them. */
+static void tcp_dst_advance(struct tcp_conn *c, size_t n)
+{
+    c->dst_got += n;
+    while (n > 0 && c->dn > 0) {
+        size_t k = c->dst->iov_len < n ? c->dst->iov_len : n;
+        c->dst->iov_base = (char *)c->dst->iov_base + k;
+        c->dst->iov_len -= k;
+        n -= k;
+        if (c->dst->iov_len == 0) {
+            c->dst++;
+            c->dn--;
+        }
+    }
+}
+
+/* Copy n bytes that arrived with the head into the placed frame's pieces. */
+static void tcp_dst_fill(struct tcp_conn *c, const unsigned char *src, size_t n)
+{
+    tcp.b_precopy += n;
+    while (n > 0 && c->dn > 0) {
+        size_t k = c->dst->iov_len < n ? c->dst->iov_len : n;
+        memcpy(c->dst->iov_base, src, k);
+        src += k;
+        n -= k;
+        tcp_dst_advance(c, k);
+    }
+}
+
 /* Ask the core where the payload of the incomplete frame at `off` (header `h`) goes.
  * On an answer, the bytes of it already here are moved there and the connection reads
  * the rest straight in: returns 1. */
@@ -530,19 +562,20 @@ static int tcp_conn_place(struct tcp_conn *c, size_t off, const struct tcp_fhdr 
     if (c->asked || tcp.place == NULL || h->len < TCP_PLACE_MIN || avail < sizeof *h + hl) return 0;
     c->asked = 1;
     const unsigned char *head = c->rbuf + off + sizeof *h;
-    unsigned char *dst = tcp.place(c->rank, head, hl, h->len);
-    if (dst == NULL) return 0;
+    struct iovec *dst;
+    int dn = tcp.place(c->rank, head, hl, h->len, &dst);
+    if (dn <= 0) return 0;
     memcpy(c->head, head, hl);
     c->hlen = hl;
     c->flen = h->len;
     c->dst = dst;
+    c->dn = dn;
     c->dst_len = h->len - hl;
-    c->dst_got = avail - sizeof *h - hl; /* < dst_len: the frame is incomplete */
+    c->dst_got = 0;
     c->discard = 0;
-    if (c->dst_got) memcpy(dst, head + hl, c->dst_got);
+    tcp_dst_fill(c, head + hl, avail - sizeof *h - hl); /* < dst_len: the frame is incomplete */
     tcp.n_placed++;
     tcp.b_placed += h->len;
-    tcp.b_precopy += c->dst_got;
     c->rlen = off; /* the frame's bytes are no longer in rbuf */
     return 1;
 }
@@ -622,12 +655,19 @@ static int tcp_conn_read_placed(struct tcp_conn *c)
 {
     for (;;) {
         size_t want = c->dst_len - c->dst_got;
-        unsigned char *to = c->dst + c->dst_got;
+        ssize_t got;
         if (c->discard) {
-            to = c->rbuf;
             if (want > c->rcap) want = c->rcap;
+            got = recv(c->fd, c->rbuf, want, 0);
+        } else if (c->dn == 1) {
+            got = recv(c->fd, c->dst->iov_base, want, 0);
+        } else { /* a non-contiguous receive's blocks */
+            int n = c->dn < IOV_MAX ? c->dn : IOV_MAX;
+            want = 0;
+            for (int i = 0; i < n; i++)
+                want += c->dst[i].iov_len;
+            got = readv(c->fd, c->dst, n);
         }
-        ssize_t got = recv(c->fd, to, want, 0);
         if (got < 0) {
             if (errno == EINTR) continue;
             if (errno == EAGAIN || errno == EWOULDBLOCK) return 0;
@@ -638,7 +678,10 @@ static int tcp_conn_read_placed(struct tcp_conn *c)
             tcp_conn_fail(c, "closed by the peer");
             return -1;
         }
-        c->dst_got += (size_t)got;
+        if (c->discard)
+            c->dst_got += (size_t)got;
+        else
+            tcp_dst_advance(c, (size_t)got);
         if (c->dst_got == c->dst_len) {
             c->dst = NULL;
             c->asked = 0;
@@ -646,7 +689,7 @@ static int tcp_conn_read_placed(struct tcp_conn *c)
             tcp.placed(c->rank, c->head, c->hlen, c->flen);
             return 1;
         }
-        if (!c->discard) return 0; /* short read: drained */
+        if (!c->discard && (size_t)got < want) return 0; /* short read: drained */
     }
 }
 
@@ -1271,6 +1314,7 @@ const struct tl_ops tl_tcp_ops = {
     .place_abort = tcp_place_abort,
     .poll = tcp_poll,
     .get = tl_stub_get,
+    .getv = tl_stub_getv,
     .sleep_begin = tcp_sleep_begin,
     .sleep_wait = tcp_sleep_wait,
     .sleep_end = tcp_sleep_end,
