@@ -248,8 +248,9 @@ void core_pend_drain(void)
     }
 }
 
-int core_isend(const void *buf, size_t len, int dest, int tag, uint16_t ctx, int sync,
-               core_req_t **out)
+/* Start a send of len bytes from buf (lay: from the blocks of a layout, rendezvous only). */
+static inline int core_isend_do(const void *buf, const struct core_layout *lay, size_t len,
+                                int dest, int tag, uint16_t ctx, int sync, core_req_t **out)
 {
     struct core_peer *p = &core.peers[dest];
     if (p->failed) return TERN_ERR_PEER_FAILED;
@@ -260,14 +261,15 @@ int core_isend(const void *buf, size_t len, int dest, int tag, uint16_t ctx, int
     r->ctx = ctx;
     r->buf = (void *)buf;
     r->len = len;
+    r->lay = lay;
     r->sync = (uint8_t)sync;
     /* A one-way stream (a rendezvous to this peer still in flight, nothing expected back
      * from it): the receiver is busy copying anyway, so what fits a frame goes eagerly
      * and both sides copy at once. Alone, or with traffic both ways (each side then has
      * its own copies to do), a message above eager_max is faster by single-copy
-     * rendezvous. */
-    r->rndv =
-        len > p->eager_max && (len > p->stream_max || p->rndv_inflight == 0 || p->posted_from > 0);
+     * rendezvous. A layout always goes by rendezvous (its caller checked the size). */
+    r->rndv = lay != NULL || (len > p->eager_max &&
+                              (len > p->stream_max || p->rndv_inflight == 0 || p->posted_from > 0));
     r->state = CORE_RS_QUEUED;
     int rc = core_send_start(r);
     if (rc) {
@@ -280,31 +282,17 @@ int core_isend(const void *buf, size_t len, int dest, int tag, uint16_t ctx, int
     return 0;
 }
 
+int core_isend(const void *buf, size_t len, int dest, int tag, uint16_t ctx, int sync,
+               core_req_t **out)
+{
+    return core_isend_do(buf, NULL, len, dest, tag, ctx, sync, out);
+}
+
 int core_isend_lay(const void *buf, const struct core_layout *lay, size_t len, int dest, int tag,
                    uint16_t ctx, int sync, core_req_t **out)
 {
-    struct core_peer *p = &core.peers[dest];
-    if (len <= p->eager_max) return TERN_ERR_UNSUPPORTED;
-    if (p->failed) return TERN_ERR_PEER_FAILED;
-    core_req_t *r = core_req_alloc(CORE_REQ_SEND);
-    if (r == NULL) return TERN_ERR_NOMEM;
-    r->peer = dest;
-    r->tag = tag;
-    r->ctx = ctx;
-    r->buf = (void *)buf;
-    r->len = len;
-    r->lay = lay;
-    r->sync = (uint8_t)sync;
-    r->rndv = 1;
-    r->state = CORE_RS_QUEUED;
-    int rc = core_send_start(r);
-    if (rc) {
-        core_req_free(r);
-        return rc;
-    }
-    if (__builtin_expect(core_mt, 0) && dest == core.rank) core_mt_wake(CORE_WAKE_ALL);
-    *out = r;
-    return 0;
+    if (len <= core.peers[dest].eager_max) return TERN_ERR_UNSUPPORTED;
+    return core_isend_do(buf, lay, len, dest, tag, ctx, sync, out);
 }
 
 int core_isendv(const struct iovec *iov, int iovcnt, size_t len, int dest, int tag, uint16_t ctx,
