@@ -111,6 +111,7 @@ struct mpi_type {
     MPI_Aint basic_size; /* size of the basic type when the type holds one kind only, else 0 */
     MPI_Datatype basic;  /* the predefined type it is made of when only one, else NULL */
     int combiner;
+    int align; /* the strictest alignment of its basic types (pads struct extents) */
     char name[MPI_MAX_OBJECT_NAME];
     struct core_layout lay; /* blk, nblk, extent, size for the core (set by commit) */
 };
