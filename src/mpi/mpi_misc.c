@@ -233,10 +233,166 @@ int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
 }
 MPI_ALIAS(Type_create_f90_complex)
 
-/* ---- decoding datatypes ---------------------------------------------------------------
- * tern does not keep the arguments a derived type was made with, so only predefined
- * types can be decoded (MPI_COMBINER_NAMED, the common test of whether a type is
- * predefined); for derived ones both calls fail with MPI_ERR_UNSUPPORTED_OPERATION. */
+/* ---- decoding datatypes (MPI 3.1, 4.1.13) ---------------------------------------------
+ * Every constructor records its combiner and arguments here (mpi_type.c), in a table by
+ * handle slot that also keeps the full handle, so a slot reused by a later type never shows
+ * a stale envelope. The datatypes an envelope names are kept as private duplicates (the
+ * program may free its own), which share their envelope; MPI_Type_get_contents hands out
+ * new duplicates of them for the caller to free, as MPI allows. */
+
+struct mpi_env {
+    int refs;
+    int combiner, ni, na, nt;
+    int *ints;
+    MPI_Aint *aints;
+    MPI_Datatype *types; /* predefined ones as they are, derived ones private duplicates */
+};
+static struct mpi_env **mpi_envs; /* by handle slot */
+static MPI_Datatype *mpi_env_handles;
+static int mpi_nenvs;
+
+static void mpi_env_unref(struct mpi_env *e)
+{
+    if (e == NULL || --e->refs > 0) return;
+    for (int i = 0; i < e->nt; i++) {
+        struct mpi_type *t = mpi_type_get(e->types[i]);
+        if (t && !t->predefined) PMPI_Type_free(&e->types[i]);
+    }
+    free(e->ints);
+    free(e->aints);
+    free(e->types);
+    free(e);
+}
+
+static struct mpi_env *mpi_env_of(MPI_Datatype h)
+{
+    int slot = h < 0 ? -1 : mpi_handle_slot(h);
+    return slot >= 0 && slot < mpi_nenvs && mpi_env_handles[slot] == h ? mpi_envs[slot] : NULL;
+}
+
+static int mpi_env_attach(MPI_Datatype h, struct mpi_env *e)
+{
+    int slot = mpi_handle_slot(h);
+    if (slot >= mpi_nenvs) {
+        int n = slot + 64;
+        struct mpi_env **t = realloc(mpi_envs, (size_t)n * sizeof *t);
+        if (t == NULL) return MPI_ERR_NO_MEM;
+        mpi_envs = t;
+        MPI_Datatype *hs = realloc(mpi_env_handles, (size_t)n * sizeof *hs);
+        if (hs == NULL) return MPI_ERR_NO_MEM;
+        mpi_env_handles = hs;
+        for (int i = mpi_nenvs; i < n; i++) {
+            mpi_envs[i] = NULL;
+            mpi_env_handles[i] = MPI_DATATYPE_NULL;
+        }
+        mpi_nenvs = n;
+    }
+    struct mpi_env *old = mpi_envs[slot];
+    mpi_envs[slot] = e;
+    mpi_env_handles[slot] = h;
+    if (e) e->refs++;
+    mpi_env_unref(old);
+    return MPI_SUCCESS;
+}
+
+/* A duplicate of a derived type that shares its envelope (private, or for the caller). */
+static int mpi_env_dup(MPI_Datatype t, MPI_Datatype *out)
+{
+    int rc = mpi_type_dup_plain(t, out);
+    struct mpi_env *e = mpi_env_of(t);
+    if (rc == MPI_SUCCESS && e) rc = mpi_env_attach(*out, e);
+    return rc;
+}
+
+void mpi_type_env_set(MPI_Datatype h, int combiner, int ni, const int *ints, int na,
+                      const MPI_Aint *aints, int nt, const MPI_Datatype *types)
+{
+    struct mpi_env *e = calloc(1, sizeof *e);
+    if (e == NULL) return; /* no envelope: decoding reports MPI_ERR_INTERN */
+    e->refs = 1;
+    e->combiner = combiner;
+    e->ints = malloc((size_t)(ni ? ni : 1) * sizeof *e->ints);
+    e->aints = malloc((size_t)(na ? na : 1) * sizeof *e->aints);
+    e->types = malloc((size_t)(nt ? nt : 1) * sizeof *e->types);
+    if (!e->ints || !e->aints || !e->types) {
+        mpi_env_unref(e);
+        return;
+    }
+    e->ni = ni;
+    e->na = na;
+    if (ni) memcpy(e->ints, ints, (size_t)ni * sizeof *ints);
+    if (na) memcpy(e->aints, aints, (size_t)na * sizeof *aints);
+    for (int i = 0; i < nt; i++) {
+        struct mpi_type *t = mpi_type_get(types[i]);
+        e->types[i] = types[i];
+        if (t && !t->predefined && mpi_env_dup(types[i], &e->types[i]))
+            e->types[i] = MPI_DATATYPE_NULL;
+        e->nt = i + 1;
+    }
+    mpi_env_attach(h, e);
+    mpi_env_unref(e);
+}
+
+void mpi_type_env_list(MPI_Datatype h, int combiner, int count, const int *bls, int bl,
+                       const int *idisp, const MPI_Aint *adisp, MPI_Datatype old)
+{
+    int ni = 1 + (bls ? count : 1) + (idisp ? count : 0);
+    int *ints = malloc((size_t)ni * sizeof *ints);
+    if (ints == NULL) return;
+    int n = 0;
+    ints[n++] = count;
+    if (bls)
+        for (int i = 0; i < count; i++)
+            ints[n++] = bls[i];
+    else
+        ints[n++] = bl;
+    if (idisp)
+        for (int i = 0; i < count; i++)
+            ints[n++] = idisp[i];
+    mpi_type_env_set(h, combiner, n, ints, adisp ? count : 0, adisp, 1, &old);
+    free(ints);
+}
+
+void mpi_type_env_struct(MPI_Datatype h, int count, const int *bls, const MPI_Aint *disps,
+                         const MPI_Datatype *types)
+{
+    int *ints = malloc((size_t)(count + 1) * sizeof *ints);
+    if (ints == NULL) return;
+    ints[0] = count;
+    if (count) memcpy(ints + 1, bls, (size_t)count * sizeof *ints);
+    mpi_type_env_set(h, MPI_COMBINER_STRUCT, count + 1, ints, count, disps, count, types);
+    free(ints);
+}
+
+void mpi_type_env_subarray(MPI_Datatype h, int ndims, const int *sizes, const int *subsizes,
+                           const int *starts, int order, MPI_Datatype old)
+{
+    int *ints = malloc((size_t)(3 * ndims + 2) * sizeof *ints);
+    if (ints == NULL) return;
+    ints[0] = ndims;
+    memcpy(ints + 1, sizes, (size_t)ndims * sizeof *ints);
+    memcpy(ints + 1 + ndims, subsizes, (size_t)ndims * sizeof *ints);
+    memcpy(ints + 1 + 2 * ndims, starts, (size_t)ndims * sizeof *ints);
+    ints[1 + 3 * ndims] = order;
+    mpi_type_env_set(h, MPI_COMBINER_SUBARRAY, 3 * ndims + 2, ints, 0, NULL, 1, &old);
+    free(ints);
+}
+
+void mpi_type_env_drop(MPI_Datatype h)
+{
+    if (mpi_env_of(h)) mpi_env_attach(h, NULL);
+}
+
+void mpi_type_env_fini(void)
+{
+    for (int i = 0; i < mpi_nenvs; i++)
+        if (mpi_envs[i] && mpi_type_get(mpi_env_handles[i])) mpi_type_env_drop(mpi_env_handles[i]);
+    free(mpi_envs);
+    free(mpi_env_handles);
+    mpi_envs = NULL;
+    mpi_env_handles = NULL;
+    mpi_nenvs = 0;
+}
 
 int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses,
                            int *num_datatypes, int *combiner)
@@ -247,25 +403,47 @@ int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_ad
     if (t == NULL) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_TYPE);
     if (!num_integers || !num_addresses || !num_datatypes || !combiner)
         return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
-    if (!t->predefined) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_UNSUPPORTED_OPERATION);
-    *num_integers = *num_addresses = *num_datatypes = 0;
-    *combiner = MPI_COMBINER_NAMED;
+    if (t->predefined) {
+        *num_integers = *num_addresses = *num_datatypes = 0;
+        *combiner = MPI_COMBINER_NAMED;
+        return MPI_SUCCESS;
+    }
+    struct mpi_env *e = mpi_env_of(datatype);
+    if (e == NULL) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_INTERN); /* out of memory then */
+    *num_integers = e->ni;
+    *num_addresses = e->na;
+    *num_datatypes = e->nt;
+    *combiner = e->combiner;
     return MPI_SUCCESS;
 }
 MPI_ALIAS(Type_get_envelope)
 
-/* Erroneous for a predefined type (MPI 3.1, 4.1.13); unsupported for derived ones. */
+/* Erroneous for a predefined type (MPI 3.1, 4.1.13). */
 int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
                            int max_datatypes, int array_of_integers[],
                            MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
 {
     CORE_CS_SCOPE();
     static const char fn[] = "MPI_Type_get_contents";
-    (void)max_integers, (void)max_addresses, (void)max_datatypes;
-    (void)array_of_integers, (void)array_of_addresses, (void)array_of_datatypes;
     struct mpi_type *t = mpi_type_get(datatype);
     if (t == NULL || t->predefined) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_TYPE);
-    return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_UNSUPPORTED_OPERATION);
+    struct mpi_env *e = mpi_env_of(datatype);
+    if (e == NULL) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_INTERN);
+    if (max_integers < e->ni || max_addresses < e->na || max_datatypes < e->nt ||
+        (e->ni && !array_of_integers) || (e->na && !array_of_addresses) ||
+        (e->nt && !array_of_datatypes))
+        return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+    if (e->ni) memcpy(array_of_integers, e->ints, (size_t)e->ni * sizeof *e->ints);
+    if (e->na) memcpy(array_of_addresses, e->aints, (size_t)e->na * sizeof *e->aints);
+    for (int i = 0; i < e->nt; i++) {
+        struct mpi_type *c = mpi_type_get(e->types[i]);
+        array_of_datatypes[i] = e->types[i];
+        if (c && !c->predefined) {
+            int rc = mpi_env_dup(e->types[i], &array_of_datatypes[i]);
+            if (rc) return mpi_err(MPI_COMM_WORLD, fn, rc);
+        }
+    }
+    return MPI_SUCCESS;
 }
 MPI_ALIAS(Type_get_contents)
 
@@ -373,6 +551,22 @@ int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gs
     free(coord);
     if (rc) return mpi_err(MPI_COMM_WORLD, fn, rc);
     *newtype = cur;
+    /* envelope: size, rank, ndims, gsizes, distribs, dargs, psizes, order (MPI 3.1 4.1.13) */
+    int *ints = malloc((size_t)(4 * ndims + 4) * sizeof *ints);
+    if (ints) {
+        ints[0] = size;
+        ints[1] = rank;
+        ints[2] = ndims;
+        for (int d = 0; d < ndims; d++) {
+            ints[3 + d] = array_of_gsizes[d];
+            ints[3 + ndims + d] = array_of_distribs[d];
+            ints[3 + 2 * ndims + d] = array_of_dargs[d];
+            ints[3 + 3 * ndims + d] = array_of_psizes[d];
+        }
+        ints[3 + 4 * ndims] = order;
+        mpi_type_env_set(cur, MPI_COMBINER_DARRAY, 4 * ndims + 4, ints, 0, NULL, 1, &oldtype);
+        free(ints);
+    }
     return MPI_SUCCESS;
 }
 MPI_ALIAS(Type_create_darray)

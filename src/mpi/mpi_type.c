@@ -205,6 +205,7 @@ static void mpi_type_destroy(struct mpi_type *t)
 
 void mpi_type_fini(void)
 {
+    mpi_type_env_fini();
     for (int i = 0; i < mpi_ntypes; i++)
         if (mpi_types[i]) mpi_type_destroy(mpi_types[i]);
     free(mpi_types);
@@ -418,8 +419,10 @@ int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
     CORE_CS_SCOPE();
     TYPE_CHECK("MPI_Type_contiguous", count, oldtype, newtype);
     struct mpi_piece p = {0, count, ot};
-    return mpi_err(MPI_COMM_WORLD, "MPI_Type_contiguous",
-                   mpi_type_build(1, &p, MPI_COMBINER_CONTIGUOUS, newtype));
+    int rc = mpi_type_build(1, &p, MPI_COMBINER_CONTIGUOUS, newtype);
+    if (rc == 0)
+        mpi_type_env_set(*newtype, MPI_COMBINER_CONTIGUOUS, 1, &count, 0, NULL, 1, &oldtype);
+    return mpi_err(MPI_COMM_WORLD, "MPI_Type_contiguous", rc);
 }
 MPI_ALIAS(Type_contiguous)
 
@@ -428,9 +431,12 @@ int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtyp
 {
     CORE_CS_SCOPE();
     TYPE_CHECK("MPI_Type_vector", count, oldtype, newtype);
-    return mpi_type_blocks("MPI_Type_vector", count, NULL, blocklength, NULL, NULL,
-                           (MPI_Aint)stride * mpi_type_extent(ot), ot, MPI_COMBINER_VECTOR,
-                           newtype);
+    int rc = mpi_type_blocks("MPI_Type_vector", count, NULL, blocklength, NULL, NULL,
+                             (MPI_Aint)stride * mpi_type_extent(ot), ot, MPI_COMBINER_VECTOR,
+                             newtype);
+    int ints[3] = {count, blocklength, stride};
+    if (rc == 0) mpi_type_env_set(*newtype, MPI_COMBINER_VECTOR, 3, ints, 0, NULL, 1, &oldtype);
+    return rc;
 }
 MPI_ALIAS(Type_vector)
 
@@ -439,8 +445,12 @@ int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Da
 {
     CORE_CS_SCOPE();
     TYPE_CHECK("MPI_Type_create_hvector", count, oldtype, newtype);
-    return mpi_type_blocks("MPI_Type_create_hvector", count, NULL, blocklength, NULL, NULL, stride,
-                           ot, MPI_COMBINER_HVECTOR, newtype);
+    int rc = mpi_type_blocks("MPI_Type_create_hvector", count, NULL, blocklength, NULL, NULL,
+                             stride, ot, MPI_COMBINER_HVECTOR, newtype);
+    int ints[2] = {count, blocklength};
+    if (rc == 0)
+        mpi_type_env_set(*newtype, MPI_COMBINER_HVECTOR, 2, ints, 1, &stride, 1, &oldtype);
+    return rc;
 }
 MPI_ALIAS(Type_create_hvector)
 
@@ -451,8 +461,12 @@ int PMPI_Type_indexed(int count, const int blocklengths[], const int displacemen
     TYPE_CHECK("MPI_Type_indexed", count, oldtype, newtype);
     if (count > 0 && (blocklengths == NULL || displacements == NULL))
         return mpi_err(MPI_COMM_WORLD, "MPI_Type_indexed", MPI_ERR_ARG);
-    return mpi_type_blocks("MPI_Type_indexed", count, blocklengths, 0, NULL, displacements, 0, ot,
-                           MPI_COMBINER_INDEXED, newtype);
+    int rc = mpi_type_blocks("MPI_Type_indexed", count, blocklengths, 0, NULL, displacements, 0,
+                             ot, MPI_COMBINER_INDEXED, newtype);
+    if (rc == 0)
+        mpi_type_env_list(*newtype, MPI_COMBINER_INDEXED, count, blocklengths, -1, displacements,
+                          NULL, oldtype);
+    return rc;
 }
 MPI_ALIAS(Type_indexed)
 
@@ -463,8 +477,12 @@ int PMPI_Type_create_hindexed(int count, const int blocklengths[], const MPI_Ain
     TYPE_CHECK("MPI_Type_create_hindexed", count, oldtype, newtype);
     if (count > 0 && (blocklengths == NULL || displacements == NULL))
         return mpi_err(MPI_COMM_WORLD, "MPI_Type_create_hindexed", MPI_ERR_ARG);
-    return mpi_type_blocks("MPI_Type_create_hindexed", count, blocklengths, 0, displacements, NULL,
-                           0, ot, MPI_COMBINER_HINDEXED, newtype);
+    int rc = mpi_type_blocks("MPI_Type_create_hindexed", count, blocklengths, 0, displacements,
+                             NULL, 0, ot, MPI_COMBINER_HINDEXED, newtype);
+    if (rc == 0)
+        mpi_type_env_list(*newtype, MPI_COMBINER_HINDEXED, count, blocklengths, -1, NULL,
+                          displacements, oldtype);
+    return rc;
 }
 MPI_ALIAS(Type_create_hindexed)
 
@@ -475,8 +493,12 @@ int PMPI_Type_create_indexed_block(int count, int blocklength, const int displac
     TYPE_CHECK("MPI_Type_create_indexed_block", count, oldtype, newtype);
     if (count > 0 && displacements == NULL)
         return mpi_err(MPI_COMM_WORLD, "MPI_Type_create_indexed_block", MPI_ERR_ARG);
-    return mpi_type_blocks("MPI_Type_create_indexed_block", count, NULL, blocklength, NULL,
-                           displacements, 0, ot, MPI_COMBINER_INDEXED_BLOCK, newtype);
+    int rc = mpi_type_blocks("MPI_Type_create_indexed_block", count, NULL, blocklength, NULL,
+                             displacements, 0, ot, MPI_COMBINER_INDEXED_BLOCK, newtype);
+    if (rc == 0)
+        mpi_type_env_list(*newtype, MPI_COMBINER_INDEXED_BLOCK, count, NULL, blocklength,
+                          displacements, NULL, oldtype);
+    return rc;
 }
 MPI_ALIAS(Type_create_indexed_block)
 
@@ -487,8 +509,12 @@ int PMPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint d
     TYPE_CHECK("MPI_Type_create_hindexed_block", count, oldtype, newtype);
     if (count > 0 && displacements == NULL)
         return mpi_err(MPI_COMM_WORLD, "MPI_Type_create_hindexed_block", MPI_ERR_ARG);
-    return mpi_type_blocks("MPI_Type_create_hindexed_block", count, NULL, blocklength,
-                           displacements, NULL, 0, ot, MPI_COMBINER_HINDEXED_BLOCK, newtype);
+    int rc = mpi_type_blocks("MPI_Type_create_hindexed_block", count, NULL, blocklength,
+                             displacements, NULL, 0, ot, MPI_COMBINER_HINDEXED_BLOCK, newtype);
+    if (rc == 0)
+        mpi_type_env_list(*newtype, MPI_COMBINER_HINDEXED_BLOCK, count, NULL, blocklength, NULL,
+                          displacements, oldtype);
+    return rc;
 }
 MPI_ALIAS(Type_create_hindexed_block)
 
@@ -514,6 +540,7 @@ int PMPI_Type_create_struct(int count, const int blocklengths[], const MPI_Aint 
     }
     int rc = mpi_type_build(count, p, MPI_COMBINER_STRUCT, newtype);
     free(p);
+    if (rc == 0) mpi_type_env_struct(*newtype, count, blocklengths, displacements, types);
     return mpi_err(MPI_COMM_WORLD, fn, rc);
 }
 MPI_ALIAS(Type_create_struct)
@@ -530,26 +557,46 @@ int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
     t->lb = lb;
     t->ub = lb + extent;
     mpi_type_finish(t);
+    MPI_Aint a[2] = {lb, extent};
+    mpi_type_env_set(*newtype, MPI_COMBINER_RESIZED, 0, NULL, 2, a, 1, &oldtype);
     return MPI_SUCCESS;
 }
 MPI_ALIAS(Type_create_resized)
 
-int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
+/* A new handle for the same type map, without attributes or envelope (MPI_Type_dup, and
+ * the private copies an envelope keeps of the types it names). */
+int mpi_type_dup_plain(MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    CORE_CS_SCOPE();
-    TYPE_CHECK("MPI_Type_dup", 0, oldtype, newtype);
+    struct mpi_type *ot = mpi_type_get(oldtype);
+    if (ot == NULL) return MPI_ERR_TYPE;
     struct mpi_piece p = {0, 1, ot};
     int rc = mpi_type_build(1, &p, MPI_COMBINER_DUP, newtype);
-    if (rc) return mpi_err(MPI_COMM_WORLD, "MPI_Type_dup", rc);
+    if (rc) return rc;
     struct mpi_type *t = mpi_type_get(*newtype);
     t->lb = ot->lb;
     t->ub = ot->ub;
     t->committed = ot->committed;
     t->tdt = ot->tdt;
     mpi_type_finish(t);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    CORE_CS_SCOPE();
+    TYPE_CHECK("MPI_Type_dup", 0, oldtype, newtype);
+    (void)ot;
+    int rc = mpi_type_dup_plain(oldtype, newtype);
+    if (rc) return mpi_err(MPI_COMM_WORLD, "MPI_Type_dup", rc);
+    mpi_type_env_set(*newtype, MPI_COMBINER_DUP, 0, NULL, 0, NULL, 1, &oldtype);
     /* Attributes follow their copy callbacks (mpi_attr.c). */
-    return mpi_err(MPI_COMM_WORLD, "MPI_Type_dup",
-                   mpi_attr_copy_all(MPI_ATTR_TYPE, oldtype, *newtype));
+    rc = mpi_attr_copy_all(MPI_ATTR_TYPE, oldtype, *newtype);
+    if (rc) { /* a copy callback failed: no new datatype (as MPICH) */
+        PMPI_Type_free(newtype);
+        *newtype = MPI_DATATYPE_NULL;
+        return mpi_err(MPI_COMM_WORLD, "MPI_Type_dup", rc);
+    }
+    return MPI_SUCCESS;
 }
 MPI_ALIAS(Type_dup)
 
@@ -593,6 +640,7 @@ int PMPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[]
     t->lb = 0;
     t->ub = stride;
     mpi_type_finish(t);
+    mpi_type_env_subarray(*newtype, ndims, sizes, subsizes, starts, order, oldtype);
     return MPI_SUCCESS;
 }
 MPI_ALIAS(Type_create_subarray)
@@ -616,6 +664,7 @@ int PMPI_Type_free(MPI_Datatype *datatype)
     struct mpi_type *t = datatype ? mpi_type_get(*datatype) : NULL;
     if (t == NULL || t->predefined) return mpi_err(MPI_COMM_WORLD, "MPI_Type_free", MPI_ERR_TYPE);
     mpi_attr_free_all(MPI_ATTR_TYPE, t->handle); /* delete callbacks of its attributes */
+    mpi_type_env_drop(t->handle);
     /* Pending operations keep their reference; the handle goes now. */
     mpi_types[mpi_handle_slot(t->handle)] = NULL;
     if (--t->refs == 0) mpi_type_destroy(t);
