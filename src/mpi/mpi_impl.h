@@ -173,6 +173,10 @@ void mpi_type_env_drop(MPI_Datatype h); /* MPI_Type_free */
 void mpi_type_env_fini(void);
 /* A new handle for the same type map, without attributes or envelope. */
 int mpi_type_dup_plain(MPI_Datatype oldtype, MPI_Datatype *newtype);
+/* Basic elements in `bytes` bytes of dt instances (MPI_UNDEFINED for a piece of one), and
+ * the bytes of `elems` elements: 0, or -1 when dt's make-up is not known. */
+int mpi_type_elements(MPI_Datatype dt, MPI_Count bytes, MPI_Count *count);
+int mpi_type_elements_bytes(MPI_Datatype dt, MPI_Count elems, MPI_Count *bytes);
 int mpi_type_init(void);
 void mpi_type_fini(void);
 void mpi_type_ref(struct mpi_type *t);

@@ -139,6 +139,9 @@ int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Cou
     CORE_CS_SCOPE();
     int n;
     if (count == NULL) return mpi_err(MPI_COMM_WORLD, "MPI_Get_elements_x", MPI_ERR_ARG);
+    if (status && mpi_type_ok(datatype) &&
+        mpi_type_elements(datatype, status->tern_bytes, count) == 0)
+        return MPI_SUCCESS;
     int rc = PMPI_Get_elements(status, datatype, &n);
     if (rc) return rc;
     struct mpi_type *t = mpi_type_ok(datatype);
@@ -446,6 +449,187 @@ int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addr
     return MPI_SUCCESS;
 }
 MPI_ALIAS(Type_get_contents)
+
+/* ---- basic elements (MPI_Get_elements, MPI_Status_set_elements): the type map walked
+ * through the envelopes, for derived types of mixed basic types and partial messages. */
+
+/* One piece of a type map in order: `reps` instances of `child` (pieces of a derived type
+ * other than a struct are all of its one child). */
+static int mpi_env_pieces(const struct mpi_env *e, int i, MPI_Datatype *child, MPI_Count *reps)
+{
+    const int *n = e->ints;
+    MPI_Count r = 0;
+    switch (e->combiner) {
+    case MPI_COMBINER_DUP:
+    case MPI_COMBINER_RESIZED:
+        r = 1;
+        break;
+    case MPI_COMBINER_CONTIGUOUS:
+        r = n[0];
+        break;
+    case MPI_COMBINER_VECTOR:
+    case MPI_COMBINER_HVECTOR:
+    case MPI_COMBINER_INDEXED_BLOCK:
+    case MPI_COMBINER_HINDEXED_BLOCK:
+        r = (MPI_Count)n[0] * n[1];
+        break;
+    case MPI_COMBINER_INDEXED:
+    case MPI_COMBINER_HINDEXED:
+        for (int k = 0; k < n[0]; k++)
+            r += n[1 + k];
+        break;
+    case MPI_COMBINER_SUBARRAY:
+        r = 1;
+        for (int k = 0; k < n[0]; k++)
+            r *= n[1 + n[0] + k];
+        break;
+    case MPI_COMBINER_STRUCT:
+        if (i >= n[0]) return 0;
+        *child = e->types[i];
+        *reps = n[1 + i];
+        return 1;
+    default:
+        return -1; /* darray: make-up not walked */
+    }
+    if (i > 0) return 0;
+    *child = e->types[0];
+    *reps = r;
+    return 1;
+}
+
+/* Elements in one instance of a predefined type, and the bytes of its first element. */
+static MPI_Count mpi_named_elements(MPI_Datatype dt, const struct mpi_type *t, MPI_Count *first)
+{
+    switch (dt) {
+    case MPI_FLOAT_INT:
+    case MPI_2INT:
+        *first = 4;
+        return 2;
+    case MPI_DOUBLE_INT:
+    case MPI_LONG_INT:
+        *first = 8;
+        return 2;
+    case MPI_SHORT_INT:
+        *first = sizeof(short);
+        return 2;
+    case MPI_LONG_DOUBLE_INT:
+        *first = sizeof(long double);
+        return 2;
+    case MPI_2REAL:
+    case MPI_2DOUBLE_PRECISION:
+    case MPI_2INTEGER:
+        *first = t->size / 2;
+        return 2;
+    default:
+        *first = t->size;
+        return t->size > 0;
+    }
+}
+
+/* Basic elements in one instance of dt; -1 when its make-up is unknown. */
+static MPI_Count mpi_type_elements1(MPI_Datatype dt)
+{
+    struct mpi_type *t = mpi_type_get(dt);
+    if (t == NULL) return -1;
+    MPI_Count first;
+    if (t->predefined) return mpi_named_elements(dt, t, &first);
+    struct mpi_env *e = mpi_env_of(dt);
+    if (e == NULL) return -1;
+    MPI_Count sum = 0, reps;
+    MPI_Datatype c;
+    for (int i = 0, pr; (pr = mpi_env_pieces(e, i, &c, &reps)) != 0; i++) {
+        if (pr < 0) return -1;
+        MPI_Count k = mpi_type_elements1(c);
+        if (k < 0) return -1;
+        sum += reps * k;
+    }
+    return sum;
+}
+
+/*
+ * Walk one instance of dt in type-map order. by_bytes: *bytes is the budget, *elems
+ * collects whole elements within it; otherwise *elems is the budget and *bytes collects
+ * their size. Returns 1 when the instance was consumed whole, 0 when the budget ran out
+ * inside it, -1 when dt's make-up is unknown.
+ */
+static int mpi_type_walk(MPI_Datatype dt, int by_bytes, MPI_Count *bytes, MPI_Count *elems)
+{
+    struct mpi_type *t = mpi_type_get(dt);
+    if (t == NULL) return -1;
+    if (t->predefined) {
+        MPI_Count first, n = mpi_named_elements(dt, t, &first);
+        MPI_Count have = by_bytes ? *bytes : *elems;
+        MPI_Count need = by_bytes ? t->size : n;
+        if (have >= need) {
+            if (by_bytes)
+                *bytes -= t->size, *elems += n;
+            else
+                *elems -= n, *bytes += t->size;
+            return 1;
+        }
+        if (n == 2 && (by_bytes ? have >= first : have >= 1)) { /* the value of a pair */
+            if (by_bytes)
+                *bytes -= first, *elems += 1;
+            else
+                *elems -= 1, *bytes += first;
+        }
+        return 0;
+    }
+    struct mpi_env *e = mpi_env_of(dt);
+    if (e == NULL) return -1;
+    MPI_Count reps;
+    MPI_Datatype c;
+    for (int i = 0, pr; (pr = mpi_env_pieces(e, i, &c, &reps)) != 0; i++) {
+        if (pr < 0) return -1;
+        struct mpi_type *ct = mpi_type_get(c);
+        MPI_Count k = mpi_type_elements1(c);
+        if (ct == NULL || k < 0) return -1;
+        /* whole instances at once, then one partial */
+        MPI_Count whole = reps;
+        if (by_bytes && ct->size > 0 && *bytes / ct->size < whole) whole = *bytes / ct->size;
+        if (!by_bytes && k > 0 && *elems / k < whole) whole = *elems / k;
+        if (by_bytes)
+            *bytes -= whole * ct->size, *elems += whole * k;
+        else
+            *elems -= whole * k, *bytes += whole * ct->size;
+        if (whole < reps && (ct->size > 0 && k > 0)) {
+            int rc = mpi_type_walk(c, by_bytes, bytes, elems);
+            if (rc <= 0) return rc;
+            if (whole + 1 < reps) return 0;
+        }
+    }
+    return 1;
+}
+
+int mpi_type_elements(MPI_Datatype dt, MPI_Count bytes, MPI_Count *count)
+{
+    struct mpi_type *t = mpi_type_get(dt);
+    MPI_Count per = mpi_type_elements1(dt);
+    if (t == NULL || per < 0) return -1;
+    if (t->size == 0) {
+        *count = 0;
+        return 0;
+    }
+    MPI_Count n = bytes / t->size * per, left = bytes % t->size;
+    if (left && mpi_type_walk(dt, 1, &left, &n) < 0) return -1;
+    *count = left ? MPI_UNDEFINED : n; /* a piece of a basic element: undefined */
+    return 0;
+}
+
+int mpi_type_elements_bytes(MPI_Datatype dt, MPI_Count elems, MPI_Count *bytes)
+{
+    struct mpi_type *t = mpi_type_get(dt);
+    MPI_Count per = mpi_type_elements1(dt);
+    if (t == NULL || per < 0) return -1;
+    if (per == 0) {
+        *bytes = 0;
+        return elems ? -1 : 0;
+    }
+    MPI_Count b = elems / per * t->size, left = elems % per;
+    if (left && mpi_type_walk(dt, 0, &b, &left) < 0) return -1;
+    *bytes = b;
+    return 0;
+}
 
 /* ---- distributed arrays (MPI_Type_create_darray, MPI 3.1 4.1.4) -----------------------
  * Built as the standard describes: one dimension at a time (the last first in C order,
