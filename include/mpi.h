@@ -298,7 +298,37 @@ typedef struct MPI_Status {
 #define MPI_2INT                  ((MPI_Datatype)36)
 #define MPI_SHORT_INT             ((MPI_Datatype)37)
 #define MPI_LONG_DOUBLE_INT       ((MPI_Datatype)38)
-#define TERN_MPI_NPREDEFINED      39
+/* The C++ types and Fortran's named types (MPI defines them for C too: a C library that
+ * moves data for Fortran code, or C code reading Fortran data, names them). */
+#define MPI_CXX_BOOL                ((MPI_Datatype)39)
+#define MPI_CXX_FLOAT_COMPLEX       ((MPI_Datatype)40)
+#define MPI_CXX_DOUBLE_COMPLEX      ((MPI_Datatype)41)
+#define MPI_CXX_LONG_DOUBLE_COMPLEX ((MPI_Datatype)42)
+#define MPI_CHARACTER               ((MPI_Datatype)43)
+#define MPI_LOGICAL                 ((MPI_Datatype)44)
+#define MPI_INTEGER                 ((MPI_Datatype)45)
+#define MPI_REAL                    ((MPI_Datatype)46)
+#define MPI_DOUBLE_PRECISION        ((MPI_Datatype)47)
+#define MPI_COMPLEX                 ((MPI_Datatype)48)
+#define MPI_DOUBLE_COMPLEX          ((MPI_Datatype)49)
+#define MPI_INTEGER1                ((MPI_Datatype)50)
+#define MPI_INTEGER2                ((MPI_Datatype)51)
+#define MPI_INTEGER4                ((MPI_Datatype)52)
+#define MPI_INTEGER8                ((MPI_Datatype)53)
+#define MPI_REAL4                   ((MPI_Datatype)54)
+#define MPI_REAL8                   ((MPI_Datatype)55)
+#define MPI_COMPLEX8                ((MPI_Datatype)56)
+#define MPI_COMPLEX16               ((MPI_Datatype)57)
+#define MPI_2REAL                   ((MPI_Datatype)58)
+#define MPI_2DOUBLE_PRECISION       ((MPI_Datatype)59)
+#define MPI_2INTEGER                ((MPI_Datatype)60)
+/* Fortran types with no C counterpart here are MPI_DATATYPE_NULL, as MPI allows. */
+#define MPI_INTEGER16               MPI_DATATYPE_NULL
+#define MPI_REAL2                   MPI_DATATYPE_NULL
+#define MPI_REAL16                  MPI_DATATYPE_NULL
+#define MPI_COMPLEX4                MPI_DATATYPE_NULL
+#define MPI_COMPLEX32               MPI_DATATYPE_NULL
+#define TERN_MPI_NPREDEFINED        61
 
 /* ---- callback types ------------------------------------------------------- */
 

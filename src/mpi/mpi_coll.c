@@ -23,16 +23,25 @@ struct mpi_user_op {
     int commute;
     int used;
     int gen;
+    int freed; /* MPI_Op_free called: no new use, but operations in flight still call it */
 };
 static struct mpi_user_op *mpi_uops;
 static int mpi_nuops;
 
-static struct mpi_user_op *mpi_uop_get(MPI_Op op)
+/* The user operation of handle op, freed ones too (a nonblocking reduction started before
+ * MPI_Op_free still calls it, as MPI requires). */
+static struct mpi_user_op *mpi_uop_live(MPI_Op op)
 {
     if (op < MPI_OP_USER_BASE) return NULL;
     int v = op - MPI_OP_USER_BASE, i = v % MPI_OP_SLOTS;
     return i < mpi_nuops && mpi_uops[i].used && mpi_uops[i].gen == v / MPI_OP_SLOTS ? &mpi_uops[i]
                                                                                     : NULL;
+}
+/* ... and one the program may still name. */
+static struct mpi_user_op *mpi_uop_get(MPI_Op op)
+{
+    struct mpi_user_op *u = mpi_uop_live(op);
+    return u && !u->freed ? u : NULL;
 }
 
 /*
@@ -44,11 +53,13 @@ static struct mpi_user_op *mpi_uop_get(MPI_Op op)
 static struct {
     MPI_Op op;
     MPI_Datatype dt;
+    uint64_t used; /* when last bound (mpi_bind_clock): freed ops' bindings go oldest first */
 } mpi_binds[MPI_NBIND];
+static uint64_t mpi_bind_clock;
 
 static void mpi_bind_call(int k, const void *in, void *inout, size_t count)
 {
-    struct mpi_user_op *u = mpi_uop_get(mpi_binds[k].op);
+    struct mpi_user_op *u = mpi_uop_live(mpi_binds[k].op);
     MPI_Datatype dt = mpi_binds[k].dt;
     /* MPI counts are int: hand very long vectors over in pieces. */
     struct mpi_type *t = mpi_type_get(dt);
@@ -68,7 +79,7 @@ static void mpi_bind_call(int k, const void *in, void *inout, size_t count)
     static void mpi_tramp_##k(const void *in, void *inout, size_t count, tern_datatype_t dt)       \
     {                                                                                              \
         (void)dt;                                                                                  \
-        mpi_bind_call(k, in, inout, count);                                                        \
+        mpi_bind_call(0##k, in, inout, count); /* 0##k: the names are octal 00..77 */            \
     }
 #define MPI_T8(b)                                                                                  \
     MPI_TRAMP(b##0) MPI_TRAMP(b##1) MPI_TRAMP(b##2) MPI_TRAMP(b##3)                                \
@@ -85,12 +96,24 @@ static int mpi_bind(MPI_Op op, MPI_Datatype dt)
 {
     int free_slot = -1;
     for (int k = 0; k < MPI_NBIND; k++) {
-        if (mpi_binds[k].op == op && mpi_binds[k].dt == dt) return k;
+        if (mpi_binds[k].op == op && mpi_binds[k].dt == dt) {
+            mpi_binds[k].used = ++mpi_bind_clock;
+            return k;
+        }
         if (mpi_binds[k].op == MPI_OP_NULL && free_slot < 0) free_slot = k;
+    }
+    /* Full: take the binding of a freed operation, the one bound longest ago (a reduction
+     * still in flight with it would be among the most recent). */
+    for (int k = 0, any_free = free_slot >= 0; k < MPI_NBIND && !any_free; k++) {
+        struct mpi_user_op *u = mpi_uop_live(mpi_binds[k].op);
+        if ((u == NULL || u->freed) &&
+            (free_slot < 0 || mpi_binds[k].used < mpi_binds[free_slot].used))
+            free_slot = k;
     }
     if (free_slot >= 0) {
         mpi_binds[free_slot].op = op;
         mpi_binds[free_slot].dt = dt;
+        mpi_binds[free_slot].used = ++mpi_bind_clock;
     }
     return free_slot;
 }
@@ -136,10 +159,46 @@ MPI_LOC(mpi_minloc_si, mpi_si, <)
 MPI_LOC(mpi_maxloc_si, mpi_si, >)
 MPI_LOC(mpi_minloc_ldi, mpi_ldi, <)
 MPI_LOC(mpi_maxloc_ldi, mpi_ldi, >)
+typedef struct {
+    float v, i;
+} mpi_ff;
+typedef struct {
+    double v, i;
+} mpi_dd;
+typedef struct {
+    int v, i;
+} mpi_ii;
+MPI_LOC(mpi_minloc_ff, mpi_ff, <)
+MPI_LOC(mpi_maxloc_ff, mpi_ff, >)
+MPI_LOC(mpi_minloc_dd, mpi_dd, <)
+MPI_LOC(mpi_maxloc_dd, mpi_dd, >)
+MPI_LOC(mpi_minloc_ii, mpi_ii, <)
+MPI_LOC(mpi_maxloc_ii, mpi_ii, >)
 
 static coll_op_fn mpi_extra_fn(MPI_Op op, MPI_Datatype dt)
 {
+    switch (dt) { /* the C++ and Fortran names of C types */
+    case MPI_CXX_FLOAT_COMPLEX:
+    case MPI_COMPLEX:
+    case MPI_COMPLEX8:
+        dt = MPI_C_FLOAT_COMPLEX;
+        break;
+    case MPI_CXX_DOUBLE_COMPLEX:
+    case MPI_DOUBLE_COMPLEX:
+    case MPI_COMPLEX16:
+        dt = MPI_C_DOUBLE_COMPLEX;
+        break;
+    case MPI_CXX_LONG_DOUBLE_COMPLEX:
+        dt = MPI_C_LONG_DOUBLE_COMPLEX;
+        break;
+    }
     switch (dt) {
+    case MPI_2REAL:
+        return op == MPI_MINLOC ? mpi_minloc_ff : op == MPI_MAXLOC ? mpi_maxloc_ff : NULL;
+    case MPI_2DOUBLE_PRECISION:
+        return op == MPI_MINLOC ? mpi_minloc_dd : op == MPI_MAXLOC ? mpi_maxloc_dd : NULL;
+    case MPI_2INTEGER:
+        return op == MPI_MINLOC ? mpi_minloc_ii : op == MPI_MAXLOC ? mpi_maxloc_ii : NULL;
     case MPI_LONG_DOUBLE:
         return op == MPI_SUM    ? mpi_sum_ld
                : op == MPI_PROD ? mpi_prod_ld
@@ -204,8 +263,18 @@ int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
             slot = i;
             break;
         }
+    if (slot < 0 && mpi_nuops >= MPI_OP_SLOTS) {
+        /* Every slot taken: recycle a freed operation's (its reductions in flight are long
+         * done after thousands of creations) and its trampolines. */
+        for (int i = 0; i < mpi_nuops && slot < 0; i++)
+            if (mpi_uops[i].freed) slot = i;
+        if (slot < 0) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_NO_MEM);
+        MPI_Op old = MPI_OP_USER_BASE + slot + MPI_OP_SLOTS * mpi_uops[slot].gen;
+        for (int k = 0; k < MPI_NBIND; k++)
+            if (mpi_binds[k].op == old) mpi_binds[k].op = MPI_OP_NULL;
+        mpi_uops[slot].gen = (mpi_uops[slot].gen + 1) % MPI_OP_GENS;
+    }
     if (slot < 0) {
-        if (mpi_nuops >= MPI_OP_SLOTS) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_NO_MEM);
         struct mpi_user_op *t = realloc(mpi_uops, (size_t)(mpi_nuops + 16) * sizeof *t);
         if (t == NULL) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_NO_MEM);
         memset(t + mpi_nuops, 0, 16 * sizeof *t);
@@ -213,7 +282,7 @@ int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
         slot = mpi_nuops;
         mpi_nuops += 16;
     }
-    mpi_uops[slot] = (struct mpi_user_op){user_fn, commute != 0, 1, mpi_uops[slot].gen};
+    mpi_uops[slot] = (struct mpi_user_op){user_fn, commute != 0, 1, mpi_uops[slot].gen, 0};
     *op = MPI_OP_USER_BASE + slot + MPI_OP_SLOTS * mpi_uops[slot].gen;
     return MPI_SUCCESS;
 }
@@ -224,11 +293,9 @@ int PMPI_Op_free(MPI_Op *op)
     CORE_CS_SCOPE();
     if (op == NULL || mpi_uop_get(*op) == NULL)
         return mpi_err(MPI_COMM_WORLD, "MPI_Op_free", MPI_ERR_OP);
-    struct mpi_user_op *u = mpi_uop_get(*op);
-    u->used = 0;
-    u->gen = (u->gen + 1) % MPI_OP_GENS;
-    for (int k = 0; k < MPI_NBIND; k++)
-        if (mpi_binds[k].op == *op) mpi_binds[k].op = MPI_OP_NULL;
+    /* The handle is dead for the program now; the function stays callable for reductions
+     * already started (nonblocking ones), until the slot is recycled. */
+    mpi_uop_get(*op)->freed = 1;
     *op = MPI_OP_NULL;
     return MPI_SUCCESS;
 }
@@ -821,6 +888,13 @@ static int mpi_movev(int which, const char *fn, const void *sbuf, int scount, co
                      MPI_Comm comm, MPI_Request *req)
 {
     CX_BEGIN(fn, comm, req);
+    if (which == MPI_C_ALLTOALLV && sbuf == MPI_IN_PLACE) {
+        /* MPI: the send arguments are ignored (they may be NULL); the data sent is that of
+         * the receive side. */
+        scounts = rcounts;
+        sdispls = rdispls;
+        stype = rtype;
+    }
     int rooted = which == MPI_C_GATHERV || which == MPI_C_SCATTERV;
     if (rooted && (root < 0 || root >= p)) return mpi_err(comm, fn, MPI_ERR_ROOT);
     int at_root = rooted && me == root;

@@ -131,15 +131,32 @@ struct mpi_keyval {
     MPI_Comm_delete_attr_function *del;
     void *extra;
     int used;
+    int freed; /* MPI_Comm_free_keyval called: attributes set with it live on */
+    int refs;  /* attributes set with it */
 };
 #define MPI_KEYVAL_BASE 16
 static struct mpi_keyval *mpi_keyvals;
 static int mpi_nkeyvals;
 
+/* A keyval the program may use (created, not freed). */
 static struct mpi_keyval *mpi_keyval_get(int k)
 {
     int i = k - MPI_KEYVAL_BASE;
+    return i >= 0 && i < mpi_nkeyvals && mpi_keyvals[i].used && !mpi_keyvals[i].freed
+               ? &mpi_keyvals[i]
+               : NULL;
+}
+/* A keyval attributes still use, freed or not: their copy and delete callbacks still run
+ * (MPI: freeing a keyval in use takes effect when its last attribute goes). */
+static struct mpi_keyval *mpi_keyval_live(int k)
+{
+    int i = k - MPI_KEYVAL_BASE;
     return i >= 0 && i < mpi_nkeyvals && mpi_keyvals[i].used ? &mpi_keyvals[i] : NULL;
+}
+static void mpi_keyval_unref(int k)
+{
+    struct mpi_keyval *kv = mpi_keyval_live(k);
+    if (kv && --kv->refs == 0 && kv->freed) kv->used = 0;
 }
 
 int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy_fn,
@@ -159,7 +176,7 @@ int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy_fn,
         slot = mpi_nkeyvals;
         mpi_nkeyvals += 8;
     }
-    mpi_keyvals[slot] = (struct mpi_keyval){copy_fn, delete_fn, extra_state, 1};
+    mpi_keyvals[slot] = (struct mpi_keyval){copy_fn, delete_fn, extra_state, 1, 0, 0};
     *keyval = MPI_KEYVAL_BASE + slot;
     return MPI_SUCCESS;
 }
@@ -168,9 +185,12 @@ MPI_ALIAS(Comm_create_keyval)
 int PMPI_Comm_free_keyval(int *keyval)
 {
     CORE_CS_SCOPE();
-    if (keyval == NULL || mpi_keyval_get(*keyval) == NULL)
+    /* A freed keyval still in use may be freed again (as in MPICH): nothing changes. */
+    if (keyval == NULL || mpi_keyval_live(*keyval) == NULL)
         return mpi_err(MPI_COMM_WORLD, "MPI_Comm_free_keyval", MPI_ERR_KEYVAL);
-    mpi_keyval_get(*keyval)->used = 0;
+    struct mpi_keyval *k = mpi_keyval_live(*keyval);
+    k->freed = 1;
+    if (k->refs == 0) k->used = 0;
     *keyval = MPI_KEYVAL_INVALID;
     return MPI_SUCCESS;
 }
@@ -180,13 +200,14 @@ static int mpi_attr_delete(struct mpi_comm *c, int keyval)
 {
     for (struct mpi_attr **p = &c->attrs, *a; (a = *p) != NULL; p = &a->next)
         if (a->keyval == keyval) {
-            struct mpi_keyval *k = mpi_keyval_get(keyval);
+            struct mpi_keyval *k = mpi_keyval_live(keyval);
             if (k && k->del) {
                 int rc = k->del(c->handle, keyval, a->val, k->extra);
                 if (rc) return rc;
             }
             *p = a->next;
             free(a);
+            mpi_keyval_unref(keyval);
             return MPI_SUCCESS;
         }
     return MPI_SUCCESS;
@@ -206,6 +227,7 @@ int PMPI_Comm_set_attr(MPI_Comm comm, int keyval, void *attribute_val)
     if (a == NULL) return mpi_err(comm, fn, MPI_ERR_NO_MEM);
     *a = (struct mpi_attr){c->attrs, keyval, attribute_val};
     c->attrs = a;
+    mpi_keyval_get(keyval)->refs++;
     return MPI_SUCCESS;
 }
 MPI_ALIAS(Comm_set_attr)
@@ -217,7 +239,8 @@ int PMPI_Comm_delete_attr(MPI_Comm comm, int keyval)
     if (mpi_state()) return mpi_err(comm, fn, MPI_ERR_OTHER);
     struct mpi_comm *c = mpi_comm_get(comm);
     if (c == NULL) return mpi_err(comm, fn, MPI_ERR_COMM);
-    if (mpi_keyval_get(keyval) == NULL) return mpi_err(comm, fn, MPI_ERR_KEYVAL);
+    /* a freed keyval whose attributes live on still names them */
+    if (mpi_keyval_live(keyval) == NULL) return mpi_err(comm, fn, MPI_ERR_KEYVAL);
     return mpi_err(comm, fn, mpi_attr_delete(c, keyval));
 }
 MPI_ALIAS(Comm_delete_attr)
@@ -261,7 +284,7 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int 
         *flag = 1;
         return MPI_SUCCESS;
     }
-    if (mpi_keyval_get(comm_keyval) == NULL) return mpi_err(comm, fn, MPI_ERR_KEYVAL);
+    if (mpi_keyval_live(comm_keyval) == NULL) return mpi_err(comm, fn, MPI_ERR_KEYVAL);
     *flag = 0;
     for (struct mpi_attr *a = c->attrs; a; a = a->next)
         if (a->keyval == comm_keyval) {
@@ -292,7 +315,7 @@ static int mpi_comm_inherit(const struct mpi_comm *old, struct mpi_comm *nc)
     nc->ndims = old->ndims;
     if (old->topo && mpi_topo_copy(old->topo, &nc->topo)) return MPI_ERR_NO_MEM;
     for (const struct mpi_attr *a = old->attrs; a; a = a->next) {
-        struct mpi_keyval *k = mpi_keyval_get(a->keyval);
+        struct mpi_keyval *k = mpi_keyval_live(a->keyval);
         if (k == NULL || k->copy == MPI_COMM_NULL_COPY_FN) continue;
         void *val = a->val;
         int flag = 1;
@@ -305,6 +328,7 @@ static int mpi_comm_inherit(const struct mpi_comm *old, struct mpi_comm *nc)
         if (na == NULL) return MPI_ERR_NO_MEM;
         *na = (struct mpi_attr){nc->attrs, a->keyval, val};
         nc->attrs = na;
+        k->refs++;
     }
     return MPI_SUCCESS;
 }
@@ -321,8 +345,18 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     if (rc) return mpi_err(comm, fn, mpi_from_tern(rc));
     MPI_Comm h;
     rc = mpi_comm_wrap(tc, c, &h);
-    if (rc == 0) rc = mpi_comm_inherit(mpi_comm_get(comm), mpi_comm_get(h));
-    if (rc) return mpi_err(comm, fn, rc);
+    if (rc) {
+        core_comm_free(tc);
+        *newcomm = MPI_COMM_NULL;
+        return mpi_err(comm, fn, rc);
+    }
+    rc = mpi_comm_inherit(mpi_comm_get(comm), mpi_comm_get(h));
+    if (rc) { /* a copy callback failed: no new communicator (MPI) */
+        MPI_Comm tmp = h;
+        PMPI_Comm_free(&tmp);
+        *newcomm = MPI_COMM_NULL;
+        return mpi_err(comm, fn, rc);
+    }
     *newcomm = h;
     return MPI_SUCCESS;
 }
@@ -367,6 +401,25 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
     return mpi_split(fn, comm, color, key, newcomm);
 }
 MPI_ALIAS(Comm_split_type)
+
+/* MPI_Finalize first deletes the attributes of MPI_COMM_SELF, last set first (MPI 3.1
+ * 8.7.1), so their delete callbacks can act while MPI still works. */
+int mpi_comm_self_attrs_free(void)
+{
+    struct mpi_comm *c = mpi_comm_get(MPI_COMM_SELF);
+    int rc = MPI_SUCCESS;
+    while (c && c->attrs) {
+        int e = mpi_attr_delete(c, c->attrs->keyval);
+        if (e) { /* the callback failed: report it and drop the attribute anyway */
+            struct mpi_attr *a = c->attrs;
+            c->attrs = a->next;
+            mpi_keyval_unref(a->keyval);
+            free(a);
+            if (!rc) rc = e;
+        }
+    }
+    return rc;
+}
 
 int PMPI_Comm_free(MPI_Comm *comm)
 {
@@ -704,13 +757,59 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
         int in = c->tc == TERN_COMM_SELF ? w == core.rank : core_comm_rank_of(c->tc, w) >= 0;
         if (!in) return mpi_err(comm, fn, MPI_ERR_GROUP);
     }
-    /* A split whose colour says "in the group" and whose key is the rank in the group. */
+    /* A split whose colour names the group and whose key is the rank in the group. MPI
+     * lets processes pass different, disjoint groups (one new communicator each): the
+     * colour is the rank in comm of the group's first member, the same for all its
+     * members and different for disjoint groups. */
     int me = mpi_group_rank_of(g, core.rank);
-    return mpi_split(fn, comm, me == MPI_UNDEFINED ? MPI_UNDEFINED : 0, me, newcomm);
+    int color = MPI_UNDEFINED;
+    if (me != MPI_UNDEFINED)
+        color = c->tc == TERN_COMM_SELF ? 0 : core_comm_rank_of(c->tc, g->world[0]);
+    return mpi_split(fn, comm, color, me, newcomm);
 }
 MPI_ALIAS(Comm_create)
 
 /* ---- Cartesian topologies --------------------------------------------------------------- */
+
+/* Factors cur[at..n-1] of r, non-increasing, each at most cur[at-1], from divs[] (the
+ * divisors of the original product). Keeps in best the factorisation with the least
+ * spread between largest and smallest dimension, and among those the one whose smallest
+ * dimension is largest (then the next smallest, ...): the most balanced, as MPI asks,
+ * and MPICH's choice (its test suite checks 75,000 cases). *spread is -1 before the
+ * first. */
+static void mpi_dims_search(int r, int n, int at, int *cur, const int *divs, int ndivs, int *best,
+                            int *spread)
+{
+    if (at == n - 1) {
+        if (at > 0 && r > cur[at - 1]) return;
+        cur[at] = r;
+        int sp = cur[0] - r;
+        if (*spread >= 0 && sp > *spread) return;
+        if (*spread >= 0 && sp == *spread) {
+            int k = n - 1;
+            while (k >= 0 && cur[k] == best[k])
+                k--;
+            if (k < 0 || cur[k] < best[k]) return;
+        }
+        *spread = sp;
+        memcpy(best, cur, (size_t)n * sizeof(int));
+        return;
+    }
+    int hi = at > 0 && cur[at - 1] < r ? cur[at - 1] : r;
+    for (int i = 0; i < ndivs && divs[i] <= hi; i++) {
+        int d = divs[i];
+        if (r % d) continue;
+        /* the remaining n - at factors are each <= d: d^(n-at) must reach r */
+        long long reach = 1;
+        for (int k = 0; k < n - at && reach < r; k++)
+            reach *= d;
+        if (reach < r) continue;
+        /* the smallest dimension will be <= d: the spread is at least cur[0] - d */
+        if (*spread >= 0 && at > 0 && cur[0] - d > *spread) continue;
+        cur[at] = d;
+        mpi_dims_search(r / d, n, at + 1, cur, divs, ndivs, best, spread);
+    }
+}
 
 int PMPI_Dims_create(int nnodes, int ndims, int dims[])
 {
@@ -733,30 +832,28 @@ int PMPI_Dims_create(int nnodes, int ndims, int dims[])
     if (f == NULL) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_NO_MEM);
     for (int i = 0; i < nfree; i++)
         f[i] = 1;
-    /* Prime factors, largest first, each to the currently smallest dimension: as balanced
-     * as possible; then the dimensions in non-increasing order. */
-    int primes[64], np = 0;
-    for (int p = 2; rest > 1 && np < 64;) {
-        if (rest % p == 0) {
-            primes[np++] = p;
-            rest /= p;
-        } else {
-            p = p * p > rest ? rest : p + 1;
+    /* The most balanced factorisation (MPI: dimensions as close to each other as
+     * possible), found by a search over divisors (mpi_dims_search). */
+    int ndivs = 0;
+    for (long long d = 1; d * d <= rest; d++)
+        if (rest % d == 0) ndivs += d * d == rest ? 1 : 2;
+    int *cur = malloc((size_t)nfree * sizeof(int)), *divs = malloc((size_t)ndivs * sizeof(int));
+    if (cur == NULL || divs == NULL) {
+        free(f);
+        free(cur);
+        free(divs);
+        return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_NO_MEM);
+    }
+    int lo = 0, hi = ndivs - 1; /* divisors in increasing order */
+    for (long long d = 1; d * d <= rest; d++)
+        if (rest % d == 0) {
+            divs[lo++] = (int)d;
+            if (d * d != rest) divs[hi--] = (int)(rest / d);
         }
-    }
-    for (int k = np - 1; k >= 0; k--) {
-        int m = 0;
-        for (int i = 1; i < nfree; i++)
-            if (f[i] < f[m]) m = i;
-        f[m] *= primes[k];
-    }
-    for (int i = 0; i < nfree; i++)
-        for (int j = i + 1; j < nfree; j++)
-            if (f[j] > f[i]) {
-                int t = f[i];
-                f[i] = f[j];
-                f[j] = t;
-            }
+    int spread = -1; /* r x 1 x ... x 1 always fits, so f is always set */
+    mpi_dims_search(rest, nfree, 0, cur, divs, ndivs, f, &spread);
+    free(cur);
+    free(divs);
     for (int i = 0, k = 0; i < ndims; i++)
         if (dims[i] == 0) dims[i] = f[k++];
     free(f);

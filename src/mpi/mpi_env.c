@@ -329,6 +329,8 @@ int PMPI_Finalize(void)
 {
     CORE_CS_SCOPE();
     if (mpi_state()) return mpi_err(MPI_COMM_WORLD, "MPI_Finalize", MPI_ERR_OTHER);
+    int arc = mpi_comm_self_attrs_free();
+    if (arc) return mpi_err(MPI_COMM_WORLD, "MPI_Finalize", arc);
     /* Buffered sends still in flight must reach their receivers. */
     void *b;
     int sz;

@@ -114,7 +114,8 @@ int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Co
     if (t == NULL) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_TYPE);
     /* The status holds bytes: count basic elements of the type's basic kind. */
     MPI_Count esize = t->basic_size ? t->basic_size : t->size;
-    status->tern_bytes = count * esize;
+    if (mpi_type_elements_bytes(datatype, count, &status->tern_bytes) != 0)
+        status->tern_bytes = count * esize;
     return MPI_SUCCESS;
 }
 MPI_ALIAS(Status_set_elements_x)

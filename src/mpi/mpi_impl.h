@@ -87,6 +87,7 @@ struct mpi_topo;
 int mpi_topo_kind(const struct mpi_topo *t); /* MPI_GRAPH or MPI_DIST_GRAPH */
 int mpi_topo_copy(const struct mpi_topo *t, struct mpi_topo **out);
 void mpi_topo_free(struct mpi_topo *t);
+int mpi_comm_self_attrs_free(void); /* MPI_Finalize: delete MPI_COMM_SELF's attributes */
 void mpi_comm_fini(void);
 
 /* ---- datatypes ----------------------------------------------------------------- */
@@ -111,6 +112,7 @@ struct mpi_type {
     MPI_Aint basic_size; /* size of the basic type when the type holds one kind only, else 0 */
     MPI_Datatype basic;  /* the predefined type it is made of when only one, else NULL */
     int combiner;
+    int align; /* the strictest alignment of its basic types (pads struct extents) */
     char name[MPI_MAX_OBJECT_NAME];
     struct core_layout lay; /* blk, nblk, extent, size for the core (set by commit) */
 };
@@ -157,6 +159,24 @@ static inline struct mpi_type *mpi_type_ok(MPI_Datatype h)
     struct mpi_type *t = mpi_type_get(h);
     return t && t->committed ? t : NULL;
 }
+/* Datatype envelopes (mpi_misc.c): how datatype h was made, for MPI_Type_get_envelope and
+ * MPI_Type_get_contents; each constructor records its arguments. */
+void mpi_type_env_set(MPI_Datatype h, int combiner, int ni, const int *ints, int na,
+                      const MPI_Aint *aints, int nt, const MPI_Datatype *types);
+void mpi_type_env_list(MPI_Datatype h, int combiner, int count, const int *bls, int bl,
+                       const int *idisp, const MPI_Aint *adisp, MPI_Datatype old);
+void mpi_type_env_struct(MPI_Datatype h, int count, const int *bls, const MPI_Aint *disps,
+                         const MPI_Datatype *types);
+void mpi_type_env_subarray(MPI_Datatype h, int ndims, const int *sizes, const int *subsizes,
+                           const int *starts, int order, MPI_Datatype old);
+void mpi_type_env_drop(MPI_Datatype h); /* MPI_Type_free */
+void mpi_type_env_fini(void);
+/* A new handle for the same type map, without attributes or envelope. */
+int mpi_type_dup_plain(MPI_Datatype oldtype, MPI_Datatype *newtype);
+/* Basic elements in `bytes` bytes of dt instances (MPI_UNDEFINED for a piece of one), and
+ * the bytes of `elems` elements: 0, or -1 when dt's make-up is not known. */
+int mpi_type_elements(MPI_Datatype dt, MPI_Count bytes, MPI_Count *count);
+int mpi_type_elements_bytes(MPI_Datatype dt, MPI_Count elems, MPI_Count *bytes);
 int mpi_type_init(void);
 void mpi_type_fini(void);
 void mpi_type_ref(struct mpi_type *t);

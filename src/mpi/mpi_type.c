@@ -30,6 +30,16 @@ typedef PAIR(long) mpi_long_int;
 typedef PAIR(int) mpi_2int;
 typedef PAIR(short) mpi_short_int;
 typedef PAIR(long double) mpi_long_double_int;
+/* Fortran's MINLOC/MAXLOC pairs: value and index of the same type, one piece. */
+typedef struct {
+    float v, i;
+} mpi_2real;
+typedef struct {
+    double v, i;
+} mpi_2dp;
+typedef struct {
+    int v, i;
+} mpi_2integer;
 
 /* X(handle, C type, coll datatype or -1) for the one-piece predefined types. */
 #define MPI_BASIC_TYPES(X)                                                                         \
@@ -64,7 +74,29 @@ typedef PAIR(long double) mpi_long_double_int;
     X(MPI_AINT, MPI_Aint, TERN_INT64)                                                              \
     X(MPI_OFFSET, MPI_Offset, TERN_INT64)                                                          \
     X(MPI_COUNT, MPI_Count, TERN_INT64)                                                            \
-    X(MPI_PACKED, unsigned char, -1)
+    X(MPI_PACKED, unsigned char, -1)                                                               \
+    X(MPI_CXX_BOOL, _Bool, TERN_UINT8)                                                             \
+    X(MPI_CXX_FLOAT_COMPLEX, float _Complex, -1)                                                   \
+    X(MPI_CXX_DOUBLE_COMPLEX, double _Complex, -1)                                                 \
+    X(MPI_CXX_LONG_DOUBLE_COMPLEX, long double _Complex, -1)                                       \
+    X(MPI_CHARACTER, char, TERN_INT8)                                                              \
+    X(MPI_LOGICAL, int, TERN_INT32)                                                                \
+    X(MPI_INTEGER, int, TERN_INT32)                                                                \
+    X(MPI_REAL, float, TERN_FLOAT)                                                                 \
+    X(MPI_DOUBLE_PRECISION, double, TERN_DOUBLE)                                                   \
+    X(MPI_COMPLEX, float _Complex, -1)                                                             \
+    X(MPI_DOUBLE_COMPLEX, double _Complex, -1)                                                     \
+    X(MPI_INTEGER1, int8_t, TERN_INT8)                                                             \
+    X(MPI_INTEGER2, int16_t, TERN_INT16)                                                           \
+    X(MPI_INTEGER4, int32_t, TERN_INT32)                                                           \
+    X(MPI_INTEGER8, int64_t, TERN_INT64)                                                           \
+    X(MPI_REAL4, float, TERN_FLOAT)                                                                \
+    X(MPI_REAL8, double, TERN_DOUBLE)                                                              \
+    X(MPI_COMPLEX8, float _Complex, -1)                                                            \
+    X(MPI_COMPLEX16, double _Complex, -1)                                                          \
+    X(MPI_2REAL, mpi_2real, -1)                                                                    \
+    X(MPI_2DOUBLE_PRECISION, mpi_2dp, -1)                                                          \
+    X(MPI_2INTEGER, mpi_2integer, -1)
 
 /* X(handle, struct, value type, coll datatype or -1) for the value/index pairs. */
 #define MPI_PAIR_TYPES(X)                                                                          \
@@ -112,7 +144,8 @@ static void mpi_type_finish(struct mpi_type *t)
 }
 
 static int mpi_type_predef(MPI_Datatype h, const char *name, MPI_Aint size, MPI_Aint extent,
-                           int nblk, const struct mpi_blk *blk, int tdt, MPI_Aint basic)
+                           int nblk, const struct mpi_blk *blk, int tdt, MPI_Aint basic,
+                           int align)
 {
     struct mpi_type *t = mpi_type_alloc(nblk);
     if (t == NULL) return -1;
@@ -129,6 +162,7 @@ static int mpi_type_predef(MPI_Datatype h, const char *name, MPI_Aint size, MPI_
     t->basic_size = basic;
     t->basic = h;
     t->combiner = MPI_COMBINER_NAMED;
+    t->align = align;
     snprintf(t->name, sizeof t->name, "%s", name);
     mpi_type_finish(t);
     mpi_types[h] = t;
@@ -143,7 +177,7 @@ int mpi_type_init(void)
 #define MPI_DEF_BASIC(h, T, tdt)                                                                   \
     {                                                                                              \
         struct mpi_blk b[1] = {{0, sizeof(T)}};                                                    \
-        rc |= mpi_type_predef(h, #h, sizeof(T), sizeof(T), 1, b, tdt, sizeof(T));                  \
+        rc |= mpi_type_predef(h, #h, sizeof(T), sizeof(T), 1, b, tdt, sizeof(T), _Alignof(T));     \
     }
     MPI_BASIC_TYPES(MPI_DEF_BASIC)
 #define MPI_DEF_PAIR(h, S, V, tdt)                                                                 \
@@ -152,11 +186,14 @@ int mpi_type_init(void)
         int n = 2;                                                                                 \
         if (b[0].len == b[1].off) b[0].len += b[1].len, n = 1;                                     \
         rc |= mpi_type_predef(h, #h, sizeof(V) + sizeof(int), sizeof(S), n, b, tdt,                \
-                              sizeof(V) == sizeof(int) ? (MPI_Aint)sizeof(int) : 0);               \
+                              sizeof(V) == sizeof(int) ? (MPI_Aint)sizeof(int) : 0, _Alignof(S));  \
     }
     MPI_PAIR_TYPES(MPI_DEF_PAIR)
-    if (rc == 0)
+    if (rc == 0) {
         snprintf(mpi_types[MPI_LONG_LONG_INT]->name, MPI_MAX_OBJECT_NAME, "MPI_LONG_LONG_INT");
+        /* MPI_C_FLOAT_COMPLEX is the synonym, MPI_C_COMPLEX the name (MPI 3.1 3.2.2) */
+        snprintf(mpi_types[MPI_C_COMPLEX]->name, MPI_MAX_OBJECT_NAME, "MPI_C_COMPLEX");
+    }
     return rc;
 }
 
@@ -168,6 +205,7 @@ static void mpi_type_destroy(struct mpi_type *t)
 
 void mpi_type_fini(void)
 {
+    mpi_type_env_fini();
     for (int i = 0; i < mpi_ntypes; i++)
         if (mpi_types[i]) mpi_type_destroy(mpi_types[i]);
     free(mpi_types);
@@ -267,19 +305,23 @@ static int mpi_type_build(int npieces, const struct mpi_piece *p, int combiner, 
     MPI_Count size = 0;
     MPI_Aint basic = -1;
     MPI_Datatype bt = MPI_DATATYPE_NULL; /* the one predefined type, if only one (for RMA) */
-    int bt_any = 0;
+    int bt_any = 0, align = 1;
     for (int i = 0; i < npieces; i++) {
         const struct mpi_type *c = p[i].ct;
         MPI_Aint ext = mpi_type_extent(c);
         if (p[i].bl == 0) continue;
-        MPI_Aint plb = p[i].disp + c->lb, pub = p[i].disp + (MPI_Aint)(p[i].bl - 1) * ext + c->ub;
+        if (c->align > align) align = c->align;
+        /* first and last instance (a negative extent puts the last one lowest) */
+        MPI_Aint last = p[i].disp + (MPI_Aint)(p[i].bl - 1) * ext;
+        MPI_Aint plb = (ext < 0 ? last : p[i].disp) + c->lb;
+        MPI_Aint pub = (ext < 0 ? p[i].disp : last) + c->ub;
         if (!any || plb < lb) lb = plb;
         if (!any || pub > ub) ub = pub;
         any = 1;
         size += p[i].bl * c->size;
         if (c->size > 0) {
-            MPI_Aint ptlb = p[i].disp + c->true_lb;
-            MPI_Aint ptub = p[i].disp + (MPI_Aint)(p[i].bl - 1) * ext + c->true_ub;
+            MPI_Aint ptlb = (ext < 0 ? last : p[i].disp) + c->true_lb;
+            MPI_Aint ptub = (ext < 0 ? p[i].disp : last) + c->true_ub;
             if (!anyt || ptlb < tlb) tlb = ptlb;
             if (!anyt || ptub > tub) tub = ptub;
             anyt = 1;
@@ -317,6 +359,11 @@ static int mpi_type_build(int npieces, const struct mpi_piece *p, int combiner, 
     t->basic_size = basic < 0 ? 0 : basic;
     t->basic = bt;
     t->combiner = combiner;
+    t->align = align;
+    /* A struct's extent is padded to the strictest alignment of its basic types, as the C
+     * compiler pads the struct it describes (MPI 3.1 4.1.6; MPICH and Open MPI do too). */
+    MPI_Aint ext = ub - lb;
+    if (combiner == MPI_COMBINER_STRUCT && any && ext % align) t->ub += align - ext % align;
     mpi_type_finish(t);
     int h = -1;
     for (int i = TERN_MPI_NPREDEFINED; i < mpi_ntypes; i++)
@@ -372,8 +419,10 @@ int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
     CORE_CS_SCOPE();
     TYPE_CHECK("MPI_Type_contiguous", count, oldtype, newtype);
     struct mpi_piece p = {0, count, ot};
-    return mpi_err(MPI_COMM_WORLD, "MPI_Type_contiguous",
-                   mpi_type_build(1, &p, MPI_COMBINER_CONTIGUOUS, newtype));
+    int rc = mpi_type_build(1, &p, MPI_COMBINER_CONTIGUOUS, newtype);
+    if (rc == 0)
+        mpi_type_env_set(*newtype, MPI_COMBINER_CONTIGUOUS, 1, &count, 0, NULL, 1, &oldtype);
+    return mpi_err(MPI_COMM_WORLD, "MPI_Type_contiguous", rc);
 }
 MPI_ALIAS(Type_contiguous)
 
@@ -382,9 +431,12 @@ int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtyp
 {
     CORE_CS_SCOPE();
     TYPE_CHECK("MPI_Type_vector", count, oldtype, newtype);
-    return mpi_type_blocks("MPI_Type_vector", count, NULL, blocklength, NULL, NULL,
-                           (MPI_Aint)stride * mpi_type_extent(ot), ot, MPI_COMBINER_VECTOR,
-                           newtype);
+    int rc = mpi_type_blocks("MPI_Type_vector", count, NULL, blocklength, NULL, NULL,
+                             (MPI_Aint)stride * mpi_type_extent(ot), ot, MPI_COMBINER_VECTOR,
+                             newtype);
+    int ints[3] = {count, blocklength, stride};
+    if (rc == 0) mpi_type_env_set(*newtype, MPI_COMBINER_VECTOR, 3, ints, 0, NULL, 1, &oldtype);
+    return rc;
 }
 MPI_ALIAS(Type_vector)
 
@@ -393,8 +445,12 @@ int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Da
 {
     CORE_CS_SCOPE();
     TYPE_CHECK("MPI_Type_create_hvector", count, oldtype, newtype);
-    return mpi_type_blocks("MPI_Type_create_hvector", count, NULL, blocklength, NULL, NULL, stride,
-                           ot, MPI_COMBINER_HVECTOR, newtype);
+    int rc = mpi_type_blocks("MPI_Type_create_hvector", count, NULL, blocklength, NULL, NULL,
+                             stride, ot, MPI_COMBINER_HVECTOR, newtype);
+    int ints[2] = {count, blocklength};
+    if (rc == 0)
+        mpi_type_env_set(*newtype, MPI_COMBINER_HVECTOR, 2, ints, 1, &stride, 1, &oldtype);
+    return rc;
 }
 MPI_ALIAS(Type_create_hvector)
 
@@ -405,8 +461,12 @@ int PMPI_Type_indexed(int count, const int blocklengths[], const int displacemen
     TYPE_CHECK("MPI_Type_indexed", count, oldtype, newtype);
     if (count > 0 && (blocklengths == NULL || displacements == NULL))
         return mpi_err(MPI_COMM_WORLD, "MPI_Type_indexed", MPI_ERR_ARG);
-    return mpi_type_blocks("MPI_Type_indexed", count, blocklengths, 0, NULL, displacements, 0, ot,
-                           MPI_COMBINER_INDEXED, newtype);
+    int rc = mpi_type_blocks("MPI_Type_indexed", count, blocklengths, 0, NULL, displacements, 0,
+                             ot, MPI_COMBINER_INDEXED, newtype);
+    if (rc == 0)
+        mpi_type_env_list(*newtype, MPI_COMBINER_INDEXED, count, blocklengths, -1, displacements,
+                          NULL, oldtype);
+    return rc;
 }
 MPI_ALIAS(Type_indexed)
 
@@ -417,8 +477,12 @@ int PMPI_Type_create_hindexed(int count, const int blocklengths[], const MPI_Ain
     TYPE_CHECK("MPI_Type_create_hindexed", count, oldtype, newtype);
     if (count > 0 && (blocklengths == NULL || displacements == NULL))
         return mpi_err(MPI_COMM_WORLD, "MPI_Type_create_hindexed", MPI_ERR_ARG);
-    return mpi_type_blocks("MPI_Type_create_hindexed", count, blocklengths, 0, displacements, NULL,
-                           0, ot, MPI_COMBINER_HINDEXED, newtype);
+    int rc = mpi_type_blocks("MPI_Type_create_hindexed", count, blocklengths, 0, displacements,
+                             NULL, 0, ot, MPI_COMBINER_HINDEXED, newtype);
+    if (rc == 0)
+        mpi_type_env_list(*newtype, MPI_COMBINER_HINDEXED, count, blocklengths, -1, NULL,
+                          displacements, oldtype);
+    return rc;
 }
 MPI_ALIAS(Type_create_hindexed)
 
@@ -429,8 +493,12 @@ int PMPI_Type_create_indexed_block(int count, int blocklength, const int displac
     TYPE_CHECK("MPI_Type_create_indexed_block", count, oldtype, newtype);
     if (count > 0 && displacements == NULL)
         return mpi_err(MPI_COMM_WORLD, "MPI_Type_create_indexed_block", MPI_ERR_ARG);
-    return mpi_type_blocks("MPI_Type_create_indexed_block", count, NULL, blocklength, NULL,
-                           displacements, 0, ot, MPI_COMBINER_INDEXED_BLOCK, newtype);
+    int rc = mpi_type_blocks("MPI_Type_create_indexed_block", count, NULL, blocklength, NULL,
+                             displacements, 0, ot, MPI_COMBINER_INDEXED_BLOCK, newtype);
+    if (rc == 0)
+        mpi_type_env_list(*newtype, MPI_COMBINER_INDEXED_BLOCK, count, NULL, blocklength,
+                          displacements, NULL, oldtype);
+    return rc;
 }
 MPI_ALIAS(Type_create_indexed_block)
 
@@ -441,8 +509,12 @@ int PMPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint d
     TYPE_CHECK("MPI_Type_create_hindexed_block", count, oldtype, newtype);
     if (count > 0 && displacements == NULL)
         return mpi_err(MPI_COMM_WORLD, "MPI_Type_create_hindexed_block", MPI_ERR_ARG);
-    return mpi_type_blocks("MPI_Type_create_hindexed_block", count, NULL, blocklength,
-                           displacements, NULL, 0, ot, MPI_COMBINER_HINDEXED_BLOCK, newtype);
+    int rc = mpi_type_blocks("MPI_Type_create_hindexed_block", count, NULL, blocklength,
+                             displacements, NULL, 0, ot, MPI_COMBINER_HINDEXED_BLOCK, newtype);
+    if (rc == 0)
+        mpi_type_env_list(*newtype, MPI_COMBINER_HINDEXED_BLOCK, count, NULL, blocklength, NULL,
+                          displacements, oldtype);
+    return rc;
 }
 MPI_ALIAS(Type_create_hindexed_block)
 
@@ -468,6 +540,7 @@ int PMPI_Type_create_struct(int count, const int blocklengths[], const MPI_Aint 
     }
     int rc = mpi_type_build(count, p, MPI_COMBINER_STRUCT, newtype);
     free(p);
+    if (rc == 0) mpi_type_env_struct(*newtype, count, blocklengths, displacements, types);
     return mpi_err(MPI_COMM_WORLD, fn, rc);
 }
 MPI_ALIAS(Type_create_struct)
@@ -484,26 +557,46 @@ int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
     t->lb = lb;
     t->ub = lb + extent;
     mpi_type_finish(t);
+    MPI_Aint a[2] = {lb, extent};
+    mpi_type_env_set(*newtype, MPI_COMBINER_RESIZED, 0, NULL, 2, a, 1, &oldtype);
     return MPI_SUCCESS;
 }
 MPI_ALIAS(Type_create_resized)
 
-int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
+/* A new handle for the same type map, without attributes or envelope (MPI_Type_dup, and
+ * the private copies an envelope keeps of the types it names). */
+int mpi_type_dup_plain(MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    CORE_CS_SCOPE();
-    TYPE_CHECK("MPI_Type_dup", 0, oldtype, newtype);
+    struct mpi_type *ot = mpi_type_get(oldtype);
+    if (ot == NULL) return MPI_ERR_TYPE;
     struct mpi_piece p = {0, 1, ot};
     int rc = mpi_type_build(1, &p, MPI_COMBINER_DUP, newtype);
-    if (rc) return mpi_err(MPI_COMM_WORLD, "MPI_Type_dup", rc);
+    if (rc) return rc;
     struct mpi_type *t = mpi_type_get(*newtype);
     t->lb = ot->lb;
     t->ub = ot->ub;
     t->committed = ot->committed;
     t->tdt = ot->tdt;
     mpi_type_finish(t);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    CORE_CS_SCOPE();
+    TYPE_CHECK("MPI_Type_dup", 0, oldtype, newtype);
+    (void)ot;
+    int rc = mpi_type_dup_plain(oldtype, newtype);
+    if (rc) return mpi_err(MPI_COMM_WORLD, "MPI_Type_dup", rc);
+    mpi_type_env_set(*newtype, MPI_COMBINER_DUP, 0, NULL, 0, NULL, 1, &oldtype);
     /* Attributes follow their copy callbacks (mpi_attr.c). */
-    return mpi_err(MPI_COMM_WORLD, "MPI_Type_dup",
-                   mpi_attr_copy_all(MPI_ATTR_TYPE, oldtype, *newtype));
+    rc = mpi_attr_copy_all(MPI_ATTR_TYPE, oldtype, *newtype);
+    if (rc) { /* a copy callback failed: no new datatype (as MPICH) */
+        PMPI_Type_free(newtype);
+        *newtype = MPI_DATATYPE_NULL;
+        return mpi_err(MPI_COMM_WORLD, "MPI_Type_dup", rc);
+    }
+    return MPI_SUCCESS;
 }
 MPI_ALIAS(Type_dup)
 
@@ -547,6 +640,7 @@ int PMPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[]
     t->lb = 0;
     t->ub = stride;
     mpi_type_finish(t);
+    mpi_type_env_subarray(*newtype, ndims, sizes, subsizes, starts, order, oldtype);
     return MPI_SUCCESS;
 }
 MPI_ALIAS(Type_create_subarray)
@@ -570,6 +664,7 @@ int PMPI_Type_free(MPI_Datatype *datatype)
     struct mpi_type *t = datatype ? mpi_type_get(*datatype) : NULL;
     if (t == NULL || t->predefined) return mpi_err(MPI_COMM_WORLD, "MPI_Type_free", MPI_ERR_TYPE);
     mpi_attr_free_all(MPI_ATTR_TYPE, t->handle); /* delete callbacks of its attributes */
+    mpi_type_env_drop(t->handle);
     /* Pending operations keep their reference; the handle goes now. */
     mpi_types[mpi_handle_slot(t->handle)] = NULL;
     if (--t->refs == 0) mpi_type_destroy(t);

@@ -468,12 +468,24 @@ static void rma_cas(struct rma_ctl *ctl, size_t es, char *tgt, const char *cmp, 
 static char *rma_taddr(struct mpi_win *w, uint64_t off, uint64_t len)
 {
     if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC) {
-        for (int i = 0; i < w->nreg; i++) {
-            uint64_t b = (uint64_t)(uintptr_t)w->reg[i].base;
-            if (off >= b && off + len <= b + w->reg[i].len && off + len >= off)
-                return (char *)(uintptr_t)off;
-        }
-        return NULL;
+        /* [off, off+len) may span regions attached next to each other (MPICH's
+         * win_dynamic_rma_flush_get does): covered piece by piece. */
+        if (off + len < off) return NULL;
+        uint64_t at = off, end = off + len;
+        do {
+            int found = 0;
+            for (int i = 0; i < w->nreg && !found; i++) {
+                uint64_t b = (uint64_t)(uintptr_t)w->reg[i].base, e = b + w->reg[i].len;
+                if (at >= b && at < e) {
+                    at = e;
+                    found = 1;
+                } else if (at == b && len == 0) {
+                    found = 1;
+                }
+            }
+            if (!found) return NULL;
+        } while (at < end);
+        return (char *)(uintptr_t)off;
     }
     if (off + len < off || off + len > (uint64_t)w->wsize) return NULL;
     return (char *)w->base + off;
@@ -908,8 +920,60 @@ static int rma_win_new(const char *fn, MPI_Comm comm, int flavor, MPI_Win *win,
     return MPI_SUCCESS;
 }
 
+/*
+ * The standard one-sided hints of each window (MPI 3.1 11.2.1, 11.2.7), as
+ * MPI_Win_get_info reports them: the defaults, then what creation and MPI_Win_set_info
+ * gave. None changes what tern does (every operation works under the strictest
+ * reading), so other keys are dropped.
+ */
+static MPI_Info *rma_hints_of; /* by window handle */
+static int rma_nhints;
+static const char *const rma_hint_keys[][2] = {
+    {"no_locks", "false"},
+    {"accumulate_ordering", "rar,raw,war,waw"},
+    {"accumulate_ops", "same_op_no_op"},
+    {"same_size", "false"},
+    {"same_disp_unit", "false"},
+    {"alloc_shared_noncontig", "false"},
+};
+
+static void rma_hints_free(MPI_Win h)
+{
+    if (h < rma_nhints && rma_hints_of[h] != MPI_INFO_NULL) PMPI_Info_free(&rma_hints_of[h]);
+}
+
+static int rma_hints(MPI_Win h, MPI_Info in, int create)
+{
+    if (h >= rma_nhints) {
+        int n = h + 16;
+        MPI_Info *t = realloc(rma_hints_of, (size_t)n * sizeof *t);
+        if (t == NULL) return MPI_ERR_NO_MEM;
+        for (int i = rma_nhints; i < n; i++)
+            t[i] = MPI_INFO_NULL;
+        rma_hints_of = t;
+        rma_nhints = n;
+    }
+    if (create) {
+        rma_hints_free(h);
+        int rc = PMPI_Info_create(&rma_hints_of[h]);
+        if (rc) return rc;
+        for (unsigned k = 0; k < sizeof rma_hint_keys / sizeof *rma_hint_keys; k++)
+            PMPI_Info_set(rma_hints_of[h], rma_hint_keys[k][0], rma_hint_keys[k][1]);
+    }
+    if (in == MPI_INFO_NULL || rma_hints_of[h] == MPI_INFO_NULL) return MPI_SUCCESS;
+    char v[MPI_MAX_INFO_VAL + 1];
+    for (unsigned k = 0; k < sizeof rma_hint_keys / sizeof *rma_hint_keys; k++) {
+        int flag = 0;
+        if (PMPI_Info_get(in, rma_hint_keys[k][0], MPI_MAX_INFO_VAL, v, &flag) == MPI_SUCCESS &&
+            flag)
+            PMPI_Info_set(rma_hints_of[h], rma_hint_keys[k][0], v);
+    }
+    return MPI_SUCCESS;
+}
+
 static void rma_win_release(struct mpi_win *w)
 {
+    rma_hints_free(w->handle);
     rma_by_ctx[w->tc->ctx] = NULL;
     rma_wins[w->handle] = NULL;
     if (w->lockq) rma_nqueued--;
@@ -941,12 +1005,18 @@ static int rma_win_done(const char *fn, MPI_Comm comm, struct mpi_win *w, int rc
     return MPI_SUCCESS;
 }
 
+/* A window just made records its hints. */
+static int rma_made(MPI_Win win, MPI_Info info, int rc)
+{
+    if (rc == MPI_SUCCESS) rma_hints(win, info, 1);
+    return rc;
+}
+
 int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                     MPI_Win *win)
 {
     CORE_CS_SCOPE();
     static const char fn[] = "MPI_Win_create";
-    (void)info;
     struct mpi_win *w = NULL;
     if (size < 0) return mpi_err(comm, fn, MPI_ERR_SIZE);
     if (disp_unit <= 0) return mpi_err(comm, fn, MPI_ERR_DISP);
@@ -956,7 +1026,8 @@ int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI
     w->base = base;
     w->wsize = size;
     w->disp_unit = disp_unit;
-    return rma_win_done(fn, comm, w, rma_setup(w, size, disp_unit, base), win);
+    return rma_made(*win, info,
+                    rma_win_done(fn, comm, w, rma_setup(w, size, disp_unit, base), win));
 }
 MPI_ALIAS(Win_create)
 
@@ -983,9 +1054,9 @@ int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm
                       MPI_Win *win)
 {
     CORE_CS_SCOPE();
-    (void)info;
-    return rma_allocate("MPI_Win_allocate", MPI_WIN_FLAVOR_ALLOCATE, size, disp_unit, comm, baseptr,
-                        win);
+    return rma_made(*win, info,
+                    rma_allocate("MPI_Win_allocate", MPI_WIN_FLAVOR_ALLOCATE, size, disp_unit, comm,
+                                 baseptr, win));
 }
 MPI_ALIAS(Win_allocate)
 
@@ -993,9 +1064,9 @@ int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Co
                              void *baseptr, MPI_Win *win)
 {
     CORE_CS_SCOPE();
-    (void)info;
-    return rma_allocate("MPI_Win_allocate_shared", MPI_WIN_FLAVOR_SHARED, size, disp_unit, comm,
-                        baseptr, win);
+    return rma_made(*win, info,
+                    rma_allocate("MPI_Win_allocate_shared", MPI_WIN_FLAVOR_SHARED, size, disp_unit,
+                                 comm, baseptr, win));
 }
 MPI_ALIAS(Win_allocate_shared)
 
@@ -1003,12 +1074,11 @@ int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
     CORE_CS_SCOPE();
     static const char fn[] = "MPI_Win_create_dynamic";
-    (void)info;
     struct mpi_win *w = NULL;
     int rc = rma_win_new(fn, comm, MPI_WIN_FLAVOR_DYNAMIC, win, &w);
     if (rc) return rc;
     w->disp_unit = 1;
-    return rma_win_done(fn, comm, w, rma_setup(w, 0, 1, NULL), win);
+    return rma_made(*win, info, rma_win_done(fn, comm, w, rma_setup(w, 0, 1, NULL), win));
 }
 MPI_ALIAS(Win_create_dynamic)
 
@@ -1019,6 +1089,26 @@ MPI_ALIAS(Win_create_dynamic)
         if (rc_) return mpi_err(MPI_COMM_WORLD, fn, rc_);                                          \
         if (w == NULL) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_WIN);                            \
     } while (0)
+
+int PMPI_Win_set_info(MPI_Win win, MPI_Info info)
+{
+    CORE_CS_SCOPE();
+    WIN_CHECK("MPI_Win_set_info", win);
+    if (!mpi_info_valid(info)) return mpi_err(w->comm, "MPI_Win_set_info", MPI_ERR_INFO);
+    return mpi_err(w->comm, "MPI_Win_set_info", rma_hints(win, info, 0));
+}
+MPI_ALIAS(Win_set_info)
+
+int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
+{
+    CORE_CS_SCOPE();
+    WIN_CHECK("MPI_Win_get_info", win);
+    if (info_used == NULL) return mpi_err(w->comm, "MPI_Win_get_info", MPI_ERR_ARG);
+    if (win < rma_nhints && rma_hints_of[win] != MPI_INFO_NULL)
+        return PMPI_Info_dup(rma_hints_of[win], info_used);
+    return PMPI_Info_create(info_used);
+}
+MPI_ALIAS(Win_get_info)
 
 int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 {
@@ -1417,6 +1507,11 @@ static int rma_accumulate(const char *fn, const void *obuf, int oc, MPI_Datatype
         return mpi_err(w->comm, fn, rc);
     struct rma_acc a;
     MPI_Datatype basic = tt->basic;
+    /* Nothing to move (zero counts or sizes): a valid no-op whatever the types hold. */
+    if ((size_t)tc * (size_t)tt->size == 0 && (size_t)oc * (size_t)ot->size == 0 &&
+        (!rt || (size_t)rcnt * (size_t)rt->size == 0))
+        return r == MPI_PROC_NULL || (r >= 0 && r < w->size) ? MPI_SUCCESS
+                                                             : mpi_err(w->comm, fn, MPI_ERR_RANK);
     if (basic == MPI_DATATYPE_NULL || ot->basic != basic || (rt && rt->basic != basic))
         return mpi_err(w->comm, fn, MPI_ERR_TYPE);
     if ((rc = rma_acc_resolve(op, basic, &a))) return mpi_err(w->comm, fn, rc);
@@ -1603,6 +1698,10 @@ static int rma_flush_start(struct mpi_win *w, int r, int kind)
 
 static int rma_flush(struct mpi_win *w, int r)
 {
+    /* A flush with nothing to wait for still makes progress: a process spinning on
+     * Get_accumulate + flush of its own window (waiting for another's update, which only
+     * it, the owner, applies) must serve that update (MPICH linked_list_lockall). */
+    core_progress();
     int rc = rma_flush_start(w, r, RK_FLUSH);
     if (rc == 0) rc = rma_wait(w, NULL, 0, r, 0);
     atomic_thread_fence(memory_order_seq_cst);
@@ -1611,6 +1710,7 @@ static int rma_flush(struct mpi_win *w, int r)
 
 static int rma_flush_all(struct mpi_win *w)
 {
+    core_progress(); /* as in rma_flush */
     int rc = 0;
     for (int r = 0; r < w->size && rc == 0; r++)
         rc = rma_flush_start(w, r, RK_FLUSH);
@@ -1993,7 +2093,8 @@ int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
     if (w->p[rank].direct == NULL) return mpi_err(w->comm, fn, MPI_ERR_RMA_SHARED);
     *size = w->p[rank].size;
     *disp_unit = w->p[rank].disp_unit;
-    *(void **)baseptr = w->p[rank].direct;
+    /* a rank that gave no memory has no base (NULL, as in MPICH and MPI 4) */
+    *(void **)baseptr = w->p[rank].size > 0 ? w->p[rank].direct : NULL;
     return MPI_SUCCESS;
 }
 MPI_ALIAS(Win_shared_query)
@@ -2196,24 +2297,3 @@ MPI_Comm mpi_win_comm(MPI_Win win)
     struct mpi_win *w = rma_win_get(win);
     return w ? w->comm : MPI_COMM_NULL;
 }
-
-/* Window info: tern uses no hints (the keys MPI defines are accepted and ignored), so
- * MPI_Win_get_info returns a new, empty info. */
-int PMPI_Win_set_info(MPI_Win win, MPI_Info info)
-{
-    CORE_CS_SCOPE();
-    static const char fn[] = "MPI_Win_set_info";
-    WIN_CHECK(fn, win);
-    return mpi_info_valid(info) ? MPI_SUCCESS : mpi_err(w->comm, fn, MPI_ERR_INFO);
-}
-MPI_ALIAS(Win_set_info)
-
-int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
-{
-    CORE_CS_SCOPE();
-    static const char fn[] = "MPI_Win_get_info";
-    WIN_CHECK(fn, win);
-    if (info_used == NULL) return mpi_err(w->comm, fn, MPI_ERR_ARG);
-    return PMPI_Info_create(info_used);
-}
-MPI_ALIAS(Win_get_info)
