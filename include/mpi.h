@@ -323,12 +323,12 @@ typedef struct MPI_Status {
 #define MPI_2DOUBLE_PRECISION       ((MPI_Datatype)59)
 #define MPI_2INTEGER                ((MPI_Datatype)60)
 /* Fortran types with no C counterpart here are MPI_DATATYPE_NULL, as MPI allows. */
-#define MPI_INTEGER16               MPI_DATATYPE_NULL
-#define MPI_REAL2                   MPI_DATATYPE_NULL
-#define MPI_REAL16                  MPI_DATATYPE_NULL
-#define MPI_COMPLEX4                MPI_DATATYPE_NULL
-#define MPI_COMPLEX32               MPI_DATATYPE_NULL
-#define TERN_MPI_NPREDEFINED        61
+#define MPI_INTEGER16        MPI_DATATYPE_NULL
+#define MPI_REAL2            MPI_DATATYPE_NULL
+#define MPI_REAL16           MPI_DATATYPE_NULL
+#define MPI_COMPLEX4         MPI_DATATYPE_NULL
+#define MPI_COMPLEX32        MPI_DATATYPE_NULL
+#define TERN_MPI_NPREDEFINED 61
 
 /* ---- callback types ------------------------------------------------------- */
 

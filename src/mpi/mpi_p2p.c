@@ -429,8 +429,7 @@ static __attribute__((noinline)) int mpi_recv_post_noncontig(void *buf, MPI_Coun
         mr->utype = t;
         mpi_type_ref(t);
     }
-    int rc =
-        core_irecv_lay(buf, &t->lay, n, mpi_src_world(tc, source), tag, tc->ctx, tc, &mr->r);
+    int rc = core_irecv_lay(buf, &t->lay, n, mpi_src_world(tc, source), tag, tc->ctx, tc, &mr->r);
     return __builtin_expect(rc == 0, 1) ? MPI_SUCCESS : mpi_from_tern(rc);
 }
 

@@ -144,8 +144,7 @@ static void mpi_type_finish(struct mpi_type *t)
 }
 
 static int mpi_type_predef(MPI_Datatype h, const char *name, MPI_Aint size, MPI_Aint extent,
-                           int nblk, const struct mpi_blk *blk, int tdt, MPI_Aint basic,
-                           int align)
+                           int nblk, const struct mpi_blk *blk, int tdt, MPI_Aint basic, int align)
 {
     struct mpi_type *t = mpi_type_alloc(nblk);
     if (t == NULL) return -1;
@@ -431,9 +430,9 @@ int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtyp
 {
     CORE_CS_SCOPE();
     TYPE_CHECK("MPI_Type_vector", count, oldtype, newtype);
-    int rc = mpi_type_blocks("MPI_Type_vector", count, NULL, blocklength, NULL, NULL,
-                             (MPI_Aint)stride * mpi_type_extent(ot), ot, MPI_COMBINER_VECTOR,
-                             newtype);
+    int rc =
+        mpi_type_blocks("MPI_Type_vector", count, NULL, blocklength, NULL, NULL,
+                        (MPI_Aint)stride * mpi_type_extent(ot), ot, MPI_COMBINER_VECTOR, newtype);
     int ints[3] = {count, blocklength, stride};
     if (rc == 0) mpi_type_env_set(*newtype, MPI_COMBINER_VECTOR, 3, ints, 0, NULL, 1, &oldtype);
     return rc;
@@ -448,8 +447,7 @@ int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Da
     int rc = mpi_type_blocks("MPI_Type_create_hvector", count, NULL, blocklength, NULL, NULL,
                              stride, ot, MPI_COMBINER_HVECTOR, newtype);
     int ints[2] = {count, blocklength};
-    if (rc == 0)
-        mpi_type_env_set(*newtype, MPI_COMBINER_HVECTOR, 2, ints, 1, &stride, 1, &oldtype);
+    if (rc == 0) mpi_type_env_set(*newtype, MPI_COMBINER_HVECTOR, 2, ints, 1, &stride, 1, &oldtype);
     return rc;
 }
 MPI_ALIAS(Type_create_hvector)
@@ -461,8 +459,8 @@ int PMPI_Type_indexed(int count, const int blocklengths[], const int displacemen
     TYPE_CHECK("MPI_Type_indexed", count, oldtype, newtype);
     if (count > 0 && (blocklengths == NULL || displacements == NULL))
         return mpi_err(MPI_COMM_WORLD, "MPI_Type_indexed", MPI_ERR_ARG);
-    int rc = mpi_type_blocks("MPI_Type_indexed", count, blocklengths, 0, NULL, displacements, 0,
-                             ot, MPI_COMBINER_INDEXED, newtype);
+    int rc = mpi_type_blocks("MPI_Type_indexed", count, blocklengths, 0, NULL, displacements, 0, ot,
+                             MPI_COMBINER_INDEXED, newtype);
     if (rc == 0)
         mpi_type_env_list(*newtype, MPI_COMBINER_INDEXED, count, blocklengths, -1, displacements,
                           NULL, oldtype);

@@ -688,14 +688,11 @@ static int op_calls[NOPS];
         for (int i = 0; i < *len; i++)                                                             \
             ((int *)inout)[i] += ((int *)in)[i];                                                   \
     }
-OPFN(0)
-OPFN(1)
-OPFN(2)
-OPFN(3)
-OPFN(4)
-OPFN(5)
-OPFN(6) OPFN(7) OPFN(8) OPFN(9) OPFN(10) OPFN(11) OPFN(12) OPFN(13) OPFN(14) OPFN(15) OPFN(16)
-    OPFN(17) OPFN(18) OPFN(19) static MPI_User_function *const opfns[NOPS] = {
+// clang-format off
+OPFN(0) OPFN(1) OPFN(2) OPFN(3) OPFN(4) OPFN(5) OPFN(6) OPFN(7) OPFN(8) OPFN(9)
+OPFN(10) OPFN(11) OPFN(12) OPFN(13) OPFN(14) OPFN(15) OPFN(16) OPFN(17) OPFN(18) OPFN(19)
+    // clang-format on
+    static MPI_User_function *const opfns[NOPS] = {
         opfn_0,  opfn_1,  opfn_2,  opfn_3,  opfn_4,  opfn_5,  opfn_6,  opfn_7,  opfn_8,  opfn_9,
         opfn_10, opfn_11, opfn_12, opfn_13, opfn_14, opfn_15, opfn_16, opfn_17, opfn_18, opfn_19};
 
