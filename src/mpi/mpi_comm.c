@@ -636,31 +636,40 @@ int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgro
 }
 MPI_ALIAS(Group_excl)
 
+/* MPI_Group_range_incl/excl: the (first, last, stride) triplets expanded into a rank
+ * list (malloc'ed, *total entries), or an MPI error class. */
+static int mpi_group_ranges(const struct mpi_group *g, int n, int ranges[][3], int **list,
+                            int *total)
+{
+    if (n < 0 || (n > 0 && ranges == NULL)) return MPI_ERR_ARG;
+    int t = 0;
+    for (int i = 0; i < n; i++) {
+        int first = ranges[i][0], last = ranges[i][1], stride = ranges[i][2];
+        if (stride == 0 || first < 0 || first >= g->size || last < 0 || last >= g->size)
+            return MPI_ERR_RANK;
+        if ((stride > 0 && first > last) || (stride < 0 && first < last)) return MPI_ERR_ARG;
+        t += (last - first) / stride + 1;
+        if (t > g->size) return MPI_ERR_RANK;
+    }
+    int *l = malloc((size_t)(t ? t : 1) * sizeof *l), k = 0;
+    if (l == NULL) return MPI_ERR_NO_MEM;
+    for (int i = 0; i < n; i++)
+        for (int r = ranges[i][0]; ranges[i][2] > 0 ? r <= ranges[i][1] : r >= ranges[i][1];
+             r += ranges[i][2])
+            l[k++] = r;
+    *list = l;
+    *total = t;
+    return MPI_SUCCESS;
+}
+
 int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
 {
     CORE_CS_SCOPE();
     static const char fn[] = "MPI_Group_range_incl";
     GROUP_CHECK(fn, group, newgroup);
-    if (n < 0 || (n > 0 && ranges == NULL)) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
-    /* Expand the ranges into a rank list, then include it. */
-    int total = 0;
-    for (int i = 0; i < n; i++) {
-        int first = ranges[i][0], last = ranges[i][1], stride = ranges[i][2];
-        if (stride == 0 || first < 0 || first >= g->size || last < 0 || last >= g->size)
-            return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_RANK);
-        if ((stride > 0 && first > last) || (stride < 0 && first < last))
-            return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
-        total += (last - first) / stride + 1;
-    }
-    if (total > g->size) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_RANK);
-    int *list = malloc((size_t)(total ? total : 1) * sizeof(int));
-    if (list == NULL) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_NO_MEM);
-    int k = 0;
-    for (int i = 0; i < n; i++)
-        for (int r = ranges[i][0]; ranges[i][2] > 0 ? r <= ranges[i][1] : r >= ranges[i][1];
-             r += ranges[i][2])
-            list[k++] = r;
-    int rc = PMPI_Group_incl(group, total, list, newgroup);
+    int total, *list, rc = mpi_group_ranges(g, n, ranges, &list, &total);
+    if (rc) return mpi_err(MPI_COMM_WORLD, fn, rc);
+    rc = PMPI_Group_incl(group, total, list, newgroup);
     free(list);
     return rc;
 }
@@ -1103,24 +1112,9 @@ int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *ne
     CORE_CS_SCOPE();
     static const char fn[] = "MPI_Group_range_excl";
     GROUP_CHECK(fn, group, newgroup);
-    if (n < 0 || (n > 0 && ranges == NULL)) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
-    int total = 0;
-    for (int i = 0; i < n; i++) {
-        int first = ranges[i][0], last = ranges[i][1], stride = ranges[i][2];
-        if (stride == 0 || first < 0 || first >= g->size || last < 0 || last >= g->size)
-            return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_RANK);
-        if ((stride > 0 && first > last) || (stride < 0 && first < last))
-            return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
-        total += (last - first) / stride + 1;
-        if (total > g->size) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_RANK);
-    }
-    int *list = malloc((size_t)total * sizeof(int) + 1), k = 0;
-    if (list == NULL) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_NO_MEM);
-    for (int i = 0; i < n; i++)
-        for (int r = ranges[i][0]; ranges[i][2] > 0 ? r <= ranges[i][1] : r >= ranges[i][1];
-             r += ranges[i][2])
-            list[k++] = r;
-    int rc = PMPI_Group_excl(group, total, list, newgroup);
+    int total, *list, rc = mpi_group_ranges(g, n, ranges, &list, &total);
+    if (rc) return mpi_err(MPI_COMM_WORLD, fn, rc);
+    rc = PMPI_Group_excl(group, total, list, newgroup);
     free(list);
     return rc;
 }
