@@ -1,19 +1,19 @@
-"""cli.py - the ternbench command line: run, report, compare, predict."""
+"""cli.py - the ternbench command line: run, report, compare, predict (argparse subcommands).
+
+Entry points: `python3 -m ternbench` (__main__.py), the `ternbench` console script of a
+pip install, and the bin/ternbench launcher CMake builds and installs; all end in main().
+Only run and compare need tern's programs; tree.py finds them at run time.
+"""
 
 import argparse
-import csv
 import datetime
-import json
-import math
 import os
 import sys
 
-USAGE = """ternbench - measure, model and compare the cost of communication
+from . import __version__
+from . import tree as tree_mod
 
-  ternbench run [--quick] [--out DIR] [--with LIST] [--np LIST] [--transport T]
-  ternbench report --out DIR [--stat med|min]
-  ternbench compare --with openmpi,mpich[,PATH-TO-MPICC] [--quick] [--out DIR]
-  ternbench predict --out DIR [--p 64,1024] [--sizes 8,1M] [--impl NAME] [--op OP]
+DESCRIPTION = """measure, model and compare the cost of communication
 
 `run` measures (point-to-point on 2 ranks: ping-pong, streaming, bidirectional, tern's
 synchronous sends; every collective over sizes and p = 2..N) and writes results.csv,
@@ -22,6 +22,12 @@ models.json and models.csv; `compare` runs the same MPI driver built with terncc
 other MPI's wrapper and prints one table of ratios; `predict` evaluates the fitted models
 at larger p and sizes. `ternbench CMD --help` for the options.
 """
+
+EPILOG = """which tern is measured (run, compare): the first build tree or install prefix
+with an executable bin/ternrun among
+%sA directory named by 1-3 without bin/ternrun is an error. Drivers come from the tree's
+libexec/tern/ (prefix) or bench/ (build tree). report and predict need no tern tree.
+""" % tree_mod.ORDER
 
 
 def _need_numpy():
@@ -34,7 +40,17 @@ def _need_numpy():
         sys.exit(3)
 
 
+def _prefix_option(ap, top):
+    # Accepted before and after the subcommand; the subcommand's copy leaves the
+    # attribute alone unless given (SUPPRESS), so the top-level value survives.
+    ap.add_argument("--tern-prefix", metavar="DIR",
+                    default=None if top else argparse.SUPPRESS,
+                    help="the tern build directory or install prefix to measure "
+                         "(overrides $TERN_PREFIX, $TERN_BUILD_DIR and the search on PATH)")
+
+
 def _common_run(ap):
+    _prefix_option(ap, False)
     ap.add_argument("--out", help="results directory (default ternbench-<date>)")
     ap.add_argument("--quick", action="store_true",
                     help="a smoke run under a minute (fewer sizes, trials, p = 2,3,4)")
@@ -58,69 +74,120 @@ def _default_out(prefix):
     return "%s-%s" % (prefix, datetime.datetime.now().strftime("%Y%m%d-%H%M%S"))
 
 
-def main(argv, paths):
-    if not argv or argv[0] in ("-h", "--help", "help"):
-        sys.stdout.write(USAGE)
+def parser():
+    """The whole command line: one top-level parser, one subparser per command."""
+    fmt = argparse.RawDescriptionHelpFormatter
+    ap = argparse.ArgumentParser(prog="ternbench", description=DESCRIPTION, epilog=EPILOG,
+                                 formatter_class=fmt)
+    ap.add_argument("--version", action="version", version="ternbench " + __version__)
+    _prefix_option(ap, True)
+    sub = ap.add_subparsers(dest="cmd", metavar="CMD")
+
+    p = sub.add_parser("run", help="measure and write results.csv/json, meta.json",
+                       epilog=EPILOG, formatter_class=fmt)
+    _common_run(p)
+    p.add_argument("--with", dest="with_", default="", metavar="LIST",
+                   help="also measure these: tern-mpi, openmpi, mpich, or a path to an "
+                        "mpicc (NAME=PATH to name it)")
+    p.add_argument("--impl", default="tern",
+                   help="implementations to measure first (default tern)")
+
+    p = sub.add_parser("report", help="fit the models; write report.md and report.html")
+    p.add_argument("--out", required=True, help="the directory of a run")
+    p.add_argument("--stat", choices=["med", "min"], default="med")
+    p.add_argument("--no-plots", action="store_true")
+
+    p = sub.add_parser("compare", help="the same MPI driver under each MPI; one ratio table",
+                       epilog=EPILOG, formatter_class=fmt)
+    _common_run(p)
+    p.add_argument("--with", dest="with_", default="openmpi,mpich", metavar="LIST",
+                   help="the other MPIs: openmpi, mpich, or paths to mpicc "
+                        "(default openmpi,mpich)")
+    p.add_argument("--no-native", action="store_true",
+                   help="leave out tern's native API (only the MPI driver)")
+
+    p = sub.add_parser("predict", help="evaluate the fitted models at other p and sizes")
+    p.add_argument("--out", required=True, help="the directory of a run")
+    p.add_argument("--p", default="8,16,64,256,1024", help="process counts")
+    p.add_argument("--sizes", default="8,64K,1M,16M", help="message sizes")
+    p.add_argument("--impl", help="only this implementation")
+    p.add_argument("--op", help="only this collective (or 'p2p')")
+    p.add_argument("--stat", choices=["med", "min"], default="med")
+    return ap
+
+
+def _tree(a, launcher_dir):
+    try:
+        t = tree_mod.find(a.tern_prefix, launcher_dir=launcher_dir)
+    except tree_mod.TreeError as e:
+        sys.stderr.write("ternbench: %s\n" % e)
+        return None
+    sys.stderr.write("ternbench: measuring the tern %s tree %s (found by %s)\n" %
+                     (t.kind, t.root, t.how))
+    return t
+
+
+def _report(a):
+    _need_numpy()
+    from . import report
+    if not os.path.exists(os.path.join(a.out, "results.csv")):
+        sys.stderr.write("ternbench: %s has no results.csv (run `ternbench run --out %s`)\n"
+                         % (a.out, a.out))
+        return 2
+    cmp_path = os.path.join(a.out, "compare.json")
+    block = None
+    if os.path.exists(cmp_path):
+        from . import compare
+        block = compare.block_from_file(cmp_path)
+    report.write(a.out, a.stat, block, plots=not a.no_plots)
+    print("ternbench: wrote %s and %s" % (os.path.join(a.out, "report.md"),
+                                          os.path.join(a.out, "report.html")))
+    return 0
+
+
+def main(argv=None, launcher_dir=None):
+    """Run one command; returns the exit status. launcher_dir: the directory of the
+    bin/ternbench that started us (rule 4 of tree.ORDER), None for `python3 -m`."""
+    ap = parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if not argv or argv[0] == "help":
+        ap.print_help()
         return 0 if argv else 2
-    cmd, rest = argv[0], argv[1:]
-    if cmd == "run":
-        ap = argparse.ArgumentParser(prog="ternbench run")
-        _common_run(ap)
-        ap.add_argument("--with", dest="with_", default="",
-                        help="also measure these: tern-mpi, openmpi, mpich, or a path to an "
-                             "mpicc (NAME=PATH to name it)")
-        ap.add_argument("--impl", default="tern",
-                        help="implementations to measure first (default tern)")
-        a = ap.parse_args(rest)
+    a = ap.parse_args(argv)
+    if a.cmd is None:
+        ap.print_help(sys.stderr)
+        return 2
+    if a.cmd == "run":
         a.out = a.out or _default_out("ternbench")
+        t = _tree(a, launcher_dir)
+        if t is None:
+            return 2
         from . import runner
         names = _split(a.impl) + [w for w in _split(a.with_) if w not in _split(a.impl)]
-        return runner.run(a, paths, names)
-    if cmd == "report":
-        ap = argparse.ArgumentParser(prog="ternbench report")
-        ap.add_argument("--out", required=True, help="the directory of a run")
-        ap.add_argument("--stat", choices=["med", "min"], default="med")
-        ap.add_argument("--no-plots", action="store_true")
-        a = ap.parse_args(rest)
-        _need_numpy()
-        from . import report
-        if not os.path.exists(os.path.join(a.out, "results.csv")):
-            sys.stderr.write("ternbench: %s has no results.csv (run `ternbench run --out %s`)\n"
-                             % (a.out, a.out))
-            return 2
-        cmp_path = os.path.join(a.out, "compare.json")
-        block = None
-        if os.path.exists(cmp_path):
-            from . import compare
-            block = compare.block_from_file(cmp_path)
-        report.write(a.out, a.stat, block, plots=not a.no_plots)
-        print("ternbench: wrote %s and %s" % (os.path.join(a.out, "report.md"),
-                                              os.path.join(a.out, "report.html")))
-        return 0
-    if cmd == "compare":
-        ap = argparse.ArgumentParser(prog="ternbench compare")
-        _common_run(ap)
-        ap.add_argument("--with", dest="with_", default="openmpi,mpich",
-                        help="the other MPIs: openmpi, mpich, or paths to mpicc "
-                             "(default openmpi,mpich)")
-        ap.add_argument("--no-native", action="store_true",
-                        help="leave out tern's native API (only the MPI driver)")
-        a = ap.parse_args(rest)
+        return runner.run(a, t, names)
+    if a.cmd == "report":
+        return _report(a)
+    if a.cmd == "compare":
         _need_numpy()
         a.out = a.out or _default_out("ternbench-compare")
+        t = _tree(a, launcher_dir)
+        if t is None:
+            return 2
         from . import compare
-        return compare.compare(a, paths, _split(a.with_))
-    if cmd == "predict":
-        ap = argparse.ArgumentParser(prog="ternbench predict")
-        ap.add_argument("--out", required=True, help="the directory of a run")
-        ap.add_argument("--p", default="8,16,64,256,1024", help="process counts")
-        ap.add_argument("--sizes", default="8,64K,1M,16M", help="message sizes")
-        ap.add_argument("--impl", help="only this implementation")
-        ap.add_argument("--op", help="only this collective (or 'p2p')")
-        ap.add_argument("--stat", choices=["med", "min"], default="med")
-        a = ap.parse_args(rest)
-        _need_numpy()
-        from . import predict
-        return predict.predict(a)
-    sys.stderr.write("ternbench: unknown command %r\n\n%s" % (cmd, USAGE))
-    return 2
+        return compare.compare(a, t, _split(a.with_))
+    _need_numpy()
+    from . import predict
+    return predict.predict(a)
+
+
+def entry(launcher_dir=None):
+    """The console entry: exit with main()'s status, quietly on ^C."""
+    if launcher_dir is None and os.path.basename(sys.argv[0]) == "ternbench":
+        # A console script (pip) or launcher named ternbench: its directory may be a
+        # tern tree's bin/ (pip install --prefix into tern's prefix).
+        launcher_dir = os.path.dirname(os.path.realpath(sys.argv[0]))
+    try:
+        sys.exit(main(sys.argv[1:], launcher_dir))
+    except KeyboardInterrupt:
+        sys.stderr.write("\nternbench: interrupted\n")
+        sys.exit(130)

@@ -67,9 +67,9 @@ def block_from_file(path):
     return block
 
 
-def compare(a, paths, with_list):
+def compare(a, tree, with_list):
     impls = ([] if a.no_native else ["tern"]) + [BASE] + [w for w in with_list if w != BASE]
-    rc = runner.run(a, paths, impls)
+    rc = runner.run(a, tree, impls)
     if rc != 0:
         return rc
     meta, rows = runner.load(a.out)

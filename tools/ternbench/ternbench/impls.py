@@ -1,9 +1,10 @@
 """impls.py - the implementations ternbench can measure, and how to build and launch each.
 
-  tern      the native API drivers CMake built (build/bench/tern_pingpong, tern_coll),
-            launched with build/bin/ternrun
-  tern-mpi  the MPI drivers (bench/mpi_pingpong.c, mpi_coll.c) built with build/bin/terncc,
-            launched with ternrun
+  tern      the native API drivers of the tern tree (tree.py: tern_pingpong and tern_coll
+            in bench/ of a build tree, libexec/tern/ of a prefix), launched with its
+            bin/ternrun
+  tern-mpi  the MPI drivers (mpi_pingpong.c, mpi_coll.c) built with the tree's bin/terncc,
+            launched with its ternrun
   openmpi   the same sources built with mpicc.openmpi, launched with mpirun.openmpi
   mpich     the same sources built with mpicc.mpich, launched with mpiexec.mpich
   PATH      any other MPI: a path to its mpicc (or to the directory or virtualenv holding
@@ -15,6 +16,8 @@ import os
 import re
 import shutil
 import subprocess
+
+from .tree import TreeError
 
 
 class ImplError(Exception):
@@ -90,23 +93,23 @@ def _sibling_launcher(mpicc, flavour):
     raise ImplError("no %s mpiexec/mpirun next to %s" % (flavour, mpicc))
 
 
-def resolve(spec, paths):
-    """Turn one --with/--impl word into an Impl (or raise ImplError naming the problem)."""
-    build = paths["build"]
-    ternrun = os.path.join(build, "bin", "ternrun")
+def resolve(spec, tree):
+    """Turn one --with/--impl word into an Impl (or raise ImplError naming the problem);
+    tern and tern-mpi come from the tern tree (tree.Tree)."""
+    ternrun = tree.ternrun
     ompi_env = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
     if spec == "tern":
         im = Impl("tern", "native", launcher=[ternrun], flavour="tern")
-        im.binaries = {"pingpong": os.path.join(build, "bench", "tern_pingpong"),
-                       "coll": os.path.join(build, "bench", "tern_coll")}
-        for b in list(im.binaries.values()) + [ternrun]:
-            if not os.access(b, os.X_OK):
-                raise ImplError("%s is missing: build tern first (cmake --build %s)" % (b, build))
+        try:
+            im.binaries = {"pingpong": tree.driver("tern_pingpong"),
+                           "coll": tree.driver("tern_coll")}
+        except TreeError as e:
+            raise ImplError(str(e))
         return im
     if spec == "tern-mpi":
-        cc = os.path.join(build, "bin", "terncc")
+        cc = tree.terncc
         if not os.access(cc, os.X_OK):
-            raise ImplError("%s is missing: build tern first" % cc)
+            raise ImplError("%s is missing: build or install tern first" % cc)
         return Impl("tern-mpi", "mpi", wrapper=cc, launcher=[ternrun], flavour="tern")
     if spec == "openmpi":
         if not shutil.which("mpicc.openmpi") or not shutil.which("mpirun.openmpi"):
@@ -145,11 +148,14 @@ def resolve(spec, paths):
     return Impl(name, "mpi", wrapper=path, launcher=[launcher], flavour=flavour, env=env)
 
 
-def build_drivers(im, paths, outdir, log):
-    """Compile bench/mpi_pingpong.c and mpi_coll.c with the implementation's wrapper."""
+def build_drivers(im, tree, outdir, log):
+    """Compile mpi_pingpong.c and mpi_coll.c (from the tern tree) with the wrapper."""
     if im.kind == "native":
         return
-    bench = os.path.join(paths["source"], "bench")
+    try:
+        bench = tree.mpi_sources()
+    except TreeError as e:
+        raise ImplError(str(e))
     os.makedirs(outdir, exist_ok=True)
     env = dict(os.environ)
     env.update(im.env)

@@ -20,6 +20,7 @@ import threading
 import time
 
 from . import impls as impls_mod
+from . import tree as tree_mod
 
 CSV_COLUMNS = ["lib", "pattern", "mode", "nprocs", "bytes", "iters", "trials", "t_min_us",
                "t_med_us", "MBps_max", "MBps_med", "t_max_us", "t_mad_us"]
@@ -263,8 +264,8 @@ def default_nps(profile):
     return list(range(2, top + 1))
 
 
-def run(args, paths, impl_names):
-    """The whole `ternbench run`: returns the process exit status."""
+def run(args, tree, impl_names):
+    """The whole `ternbench run` against one tern tree (tree.Tree): returns the exit status."""
     out_dir = args.out
     os.makedirs(os.path.join(out_dir, "raw"), exist_ok=True)
     profile = "quick" if args.quick else "default"
@@ -281,10 +282,10 @@ def run(args, paths, impl_names):
     impl_list, skipped = [], {}
     for name in impl_names:
         try:
-            im = impls_mod.resolve(name, paths)
-            impls_mod.build_drivers(im, paths, os.path.join(out_dir, "bin"), build_log)
+            im = impls_mod.resolve(name, tree)
+            impls_mod.build_drivers(im, tree, os.path.join(out_dir, "bin"), build_log)
             impl_list.append(im)
-        except impls_mod.ImplError as e:
+        except (impls_mod.ImplError, tree_mod.TreeError) as e:
             skipped[name] = str(e)
             sys.stderr.write("ternbench: skipping %s: %s\n" % (name, e))
     build_log.close()
@@ -307,8 +308,9 @@ def run(args, paths, impl_names):
         "os": platform.platform(),
         "python": platform.python_version(),
         "command": " ".join(shlex.quote(a) for a in sys.argv),
-        "source": paths["source"],
-        "git": _git(paths["source"]),
+        "tern_tree": tree.describe(),
+        "source": tree.source or "",
+        "git": _git(tree.source) if tree.source else "",
         "profile": profile,
         "process_counts": nps,
         "transport": args.transport or "default (self,shm,tcp)",
