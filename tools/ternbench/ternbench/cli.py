@@ -20,7 +20,8 @@ synchronous sends; every collective over sizes and p = 2..N) and writes results.
 results.json and meta.json; `report` fits the models and writes report.md, report.html,
 models.json and models.csv; `compare` runs the same MPI driver built with terncc and each
 other MPI's wrapper and prints one table of ratios; `predict` evaluates the fitted models
-at larger p and sizes. `ternbench CMD --help` for the options.
+at larger p and sizes; `where` prints which tern tree run and compare would use.
+`ternbench CMD --help` for the options.
 """
 
 EPILOG = """which tern is measured (run, compare): the first build tree or install prefix
@@ -113,7 +114,31 @@ def parser():
     p.add_argument("--impl", help="only this implementation")
     p.add_argument("--op", help="only this collective (or 'p2p')")
     p.add_argument("--stat", choices=["med", "min"], default="med")
+    p = sub.add_parser("where", help="print which tern tree run/compare would measure",
+                       epilog=EPILOG, formatter_class=fmt)
+    _prefix_option(p, False)
     return ap
+
+
+def _where(t):
+    """`ternbench where`: the tree and each program in it (missing ones named)."""
+    print("tree:          %s (%s)" % (t.root, t.kind))
+    print("found by:      %s" % t.how)
+    print("ternrun:       %s" % t.ternrun)
+    print("terncc:        %s" % (t.terncc if os.access(t.terncc, os.X_OK) else "missing"))
+    ok = True
+    for name in ("tern_pingpong", "tern_coll"):
+        try:
+            print("%-15s%s" % (name + ":", t.driver(name)))
+        except tree_mod.TreeError as e:
+            print("%-15smissing: %s" % (name + ":", e))
+            ok = False
+    try:
+        print("mpi sources:   %s" % t.mpi_sources())
+    except tree_mod.TreeError as e:
+        print("mpi sources:   missing: %s" % e)
+        ok = False
+    return 0 if ok else 1
 
 
 def _tree(a, launcher_dir):
@@ -175,6 +200,9 @@ def main(argv=None, launcher_dir=None):
             return 2
         from . import compare
         return compare.compare(a, t, _split(a.with_))
+    if a.cmd == "where":
+        t = _tree(a, launcher_dir)
+        return _where(t) if t else 2
     _need_numpy()
     from . import predict
     return predict.predict(a)
