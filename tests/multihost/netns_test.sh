@@ -34,9 +34,10 @@ fi
 A=ternA$$
 B=ternB$$
 C=ternC$$
+P=ternP$$
 D=$(mktemp -d "${TMPDIR:-/tmp}/ternrun-netns.XXXXXX") || exit 1
 cleanup() {
-    for ns in $A $B $C; do
+    for ns in $A $B $C $P; do
         if ip netns list 2>/dev/null | grep -q "^$ns\b"; then
             for p in $(ip netns pids "$ns" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
             ip netns del "$ns" 2>/dev/null
@@ -55,6 +56,20 @@ fail() {
     exit 1
 }
 
+# Probe, with a namespace of this run's own name, for everything the cases build: a
+# namespace, a veth pair and a bridge. A machine that cannot (a container without the
+# privilege, a kernel without veth or bridge) skips with the reason instead of failing.
+if ! err=$(ip netns add $P 2>&1); then
+    echo "SKIP: cannot create a network namespace: $err"
+    exit 77
+fi
+if ! err=$(ip -n $P link add name v0 type veth peer name v1 2>&1 &&
+           ip -n $P link add name b0 type bridge 2>&1); then
+    ip netns del $P 2>/dev/null
+    echo "SKIP: cannot create veth pairs and bridges in a network namespace: $err"
+    exit 77
+fi
+ip netns del $P 2>/dev/null
 if ! err=$(ip netns add $A 2>&1); then
     echo "SKIP: cannot create a network namespace: $err"
     exit 77
