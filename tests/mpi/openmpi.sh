@@ -1,7 +1,8 @@
 #!/bin/sh
 # openmpi.sh SRC_DIR - build the MPI test programs with Open MPI's mpicc and run the
-# plain lines of tests.list (no tern variables, no fatal=; on= is ignored) with its mpirun. Passing there
-# shows the tests check MPI semantics, not tern's behaviour. Exit 77 (skip) without Open MPI.
+# plain lines of tests.list (no tern variables, no fatal=; on= does not count) with its
+# mpirun. Passing there shows the tests check MPI semantics, not tern's behaviour.
+# Exit 77 (skip) without Open MPI.
 set -eu
 src=$1
 command -v mpicc.openmpi >/dev/null 2>&1 && command -v mpirun.openmpi >/dev/null 2>&1 || {

@@ -157,7 +157,8 @@ start munged munged --foreground --force --key-file="$D/munge.key" --socket="$D/
     --pid-file="$D/munged.pid" --log-file="$D/munged.log" --seed-file="$D/munged.seed"
 i=0
 until [ -S "$D/munge.sock" ]; do
-    kill -0 "$munged_pid" 2>/dev/null || skip "munged does not start here: $(tail -n 1 "$D/munged.out")"
+    kill -0 "$munged_pid" 2>/dev/null ||
+        skip "munged does not start here: $(tail -n 1 "$D/munged.out")"
     i=$((i + 1))
     [ $i -lt 100 ] || skip "munged did not open its socket within 10 s"
     sleep 0.1
@@ -172,7 +173,8 @@ until sinfo -h -N -o '%T' 2>/dev/null | grep -Eq '^(idle|mixed|allocated)'; do
     for d in slurmctld slurmd; do
         eval "p=\$${d}_pid"
         kill -0 "$p" 2>/dev/null ||
-            skip "$d does not start here: $(tail -n 2 "$D/$d.out" "$D/$d.log" 2>/dev/null | tr '\n' ' ')"
+            skip "$d does not start here:" \
+                "$(tail -n 2 "$D/$d.out" "$D/$d.log" 2>/dev/null | tr '\n' ' ')"
     done
     i=$((i + 1))
     [ $i -lt 150 ] || skip "the Slurm node never became idle: $(sinfo -h -N -o '%T %E' 2>&1)"
@@ -185,7 +187,8 @@ run srun --mpi=pmi2 -N 1 -n 3 --overcommit -t 2 "$BIN/mp_stress" >"$D/out" 2>"$D
     fail "srun --mpi=pmi2 -n 3 mp_stress failed"
 n=$(grep -c '^stress: rank [0-2] sent' "$D/out" "$D/err" | awk -F: '{s += $NF} END {print s}')
 [ "$n" = 3 ] || fail "wanted 3 reports from mp_stress, got $n"
-run env TERN_DEBUG=1 srun --mpi=pmi2 -N 1 -n 3 --overcommit -t 2 "$BIN/mp_pingpong" >"$D/out" 2>"$D/err" ||
+run env TERN_DEBUG=1 srun --mpi=pmi2 -N 1 -n 3 --overcommit -t 2 "$BIN/mp_pingpong" \
+    >"$D/out" 2>"$D/err" ||
     fail "srun --mpi=pmi2 -n 3 mp_pingpong failed"
 grep -q 'transport shm serves 2 peer' "$D/err" || fail "ranks on one node did not use shm"
 # Slurm's pmi2 plugin also answers PMI-1 commands, PMI_process_mapping included.
