@@ -12,11 +12,11 @@
 #
 # The daemons run in the foreground as children of this script, their pids written to
 # $D/pids; they are stopped whatever happens. The script has its own time limit,
-# TERN_SLURM_TIMEOUT seconds (default 240, below ctest's 300), kept by a supervisor in
-# a session of its own (this script run as `run.sh --supervise PID DIR DEADLINE`): at
+# TERN_SLURM_TIMEOUT seconds (default 240, below ctest's 300), kept by a supervisor
+# outside its process tree (this script run as `run.sh --supervise PID DIR DEADLINE`): at
 # the deadline it sends SIGTERM (whose trap stops the daemons), 15 s later SIGKILL, and
 # when the script is gone without having cleaned up (SIGKILL from ctest or anyone) it
-# kills the pids in DIR/pids and their descendants itself. Only those pids: never by name.
+# kills what the script started itself (kill_started below): never anything by name.
 set -u
 
 # kill_started DIR [PID]: SIGTERM, then SIGKILL, to the pids in DIR/pids, their
@@ -56,6 +56,7 @@ descendants() {
 
 if [ "${1:-}" = --supervise ]; then
     script=$2 dir=$3 deadline=$4
+    echo $$ >"$dir/supervisor.pid"
     termed=0
     while kill -0 "$script" 2>/dev/null && [ -d "$dir" ]; do
         now=$(date +%s)
@@ -113,15 +114,16 @@ export SLURM_CONF="$D/slurm.conf"
 sed -e "s|@DIR@|$D|g" -e "s|@HOST@|$HOST|g" -e "s|@CTLDPORT@|$BASE|g" \
     -e "s|@DPORT@|$((BASE + 1))|g" "$HERE/slurm.conf.in" >"$SLURM_CONF"
 
-# The supervisor: a session of its own, so that whatever kills this script's process
-# group leaves it to clean up.
-setsid sh "$HERE/run.sh" --supervise $$ "$D" $(($(date +%s) + TIMEOUT)) </dev/null >/dev/null 2>&1 &
-supervisor=$!
+# The supervisor: a session of its own, and not our descendant (the subshell that starts
+# it exits at once), so that neither a kill of our process group nor ctest's timeout,
+# which kills the test's whole process tree, reaches it.
+(setsid sh "$HERE/run.sh" --supervise $$ "$D" $(($(date +%s) + TIMEOUT)) </dev/null \
+    >/dev/null 2>&1 &)
 
 stop_daemons() {
     kill_started "$D"
     [ -s "$D/timed_out" ] && cat "$D/timed_out" >&2
-    kill "$supervisor" 2>/dev/null
+    [ -s "$D/supervisor.pid" ] && kill "$(cat "$D/supervisor.pid")" 2>/dev/null
     rm -rf "$D"
 }
 trap stop_daemons EXIT
