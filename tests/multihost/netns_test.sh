@@ -47,6 +47,16 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
+# ctest's timeout kills the whole process tree with SIGKILL, and no trap runs: a watcher
+# outside that tree (a session of its own, parent gone) deletes this run's namespaces,
+# and only those, should the script vanish without having removed $D.
+(setsid sh -c 'while kill -0 "$1" 2>/dev/null && [ -d "$2" ]; do sleep 1; done
+    [ -d "$2" ] || exit 0
+    for ns in $3; do
+        for p in $(ip netns pids "$ns" 2>/dev/null); do kill -9 "$p"; done
+        ip netns del "$ns"
+    done
+    rm -rf "$2"' netns-watch $$ "$D" "$A $B $C $P" </dev/null >/dev/null 2>&1 &)
 
 fail() {
     echo "FAIL [$CASE]: $*" >&2
