@@ -3,11 +3,36 @@
 # and an AddressSanitizer+UBSan build; then a ThreadSanitizer build of only what the
 # threaded tests need, running only them (ctest -L threads); then the fuzz targets under
 # libFuzzer (clang). This is the README's test command and all of CI.
+#
+# scripts/test.sh --quick: the day-to-day subset - the optimised build only, running the
+# unit tests and the multi-process tests on shm (ctest labels unit and shm, soaks left
+# out); no sanitizers, no fuzzers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+quick=0
+case "${1:-}" in
+  --quick) quick=1 ;;
+  "") ;;
+  *) echo "usage: scripts/test.sh [--quick]" >&2; exit 2 ;;
+esac
 scripts/deps.sh
 jobs=$(nproc)
 status=0
+if [ $quick = 1 ]; then
+  dir=build-test-release
+  echo "=== release build ==="
+  cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTERN_WERROR=ON >/dev/null
+  cmake --build "$dir" -j "$jobs"
+  echo "=== quick tests (labels unit, shm; no soak) ==="
+  (cd "$dir" && ctest -j "$jobs" -L '^(unit|shm)$' -LE '^soak$' --timeout 300 \
+     --output-on-failure) || status=1
+  leftover=$(ls /dev/shm | grep '^tern-' || true)
+  if [ -n "$leftover" ]; then
+    echo "test.sh: shared-memory segments left behind: $leftover"
+    status=1
+  fi
+  exit $status
+fi
 for kind in release asan; do
   dir=build-test-$kind
   extra=()

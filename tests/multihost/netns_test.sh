@@ -34,9 +34,10 @@ fi
 A=ternA$$
 B=ternB$$
 C=ternC$$
+P=ternP$$
 D=$(mktemp -d "${TMPDIR:-/tmp}/ternrun-netns.XXXXXX") || exit 1
 cleanup() {
-    for ns in $A $B $C; do
+    for ns in $A $B $C $P; do
         if ip netns list 2>/dev/null | grep -q "^$ns\b"; then
             for p in $(ip netns pids "$ns" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
             ip netns del "$ns" 2>/dev/null
@@ -46,6 +47,16 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
+# ctest's timeout kills the whole process tree with SIGKILL, and no trap runs: a watcher
+# outside that tree (a session of its own, parent gone) deletes this run's namespaces,
+# and only those, should the script vanish without having removed $D.
+(setsid sh -c 'while kill -0 "$1" 2>/dev/null && [ -d "$2" ]; do sleep 1; done
+    [ -d "$2" ] || exit 0
+    for ns in $3; do
+        for p in $(ip netns pids "$ns" 2>/dev/null); do kill -9 "$p"; done
+        ip netns del "$ns"
+    done
+    rm -rf "$2"' netns-watch $$ "$D" "$A $B $C $P" </dev/null >/dev/null 2>&1 &)
 
 fail() {
     echo "FAIL [$CASE]: $*" >&2
@@ -55,6 +66,20 @@ fail() {
     exit 1
 }
 
+# Probe, with a namespace of this run's own name, for everything the cases build: a
+# namespace, a veth pair and a bridge. A machine that cannot (a container without the
+# privilege, a kernel without veth or bridge) skips with the reason instead of failing.
+if ! err=$(ip netns add $P 2>&1); then
+    echo "SKIP: cannot create a network namespace: $err"
+    exit 77
+fi
+if ! err=$(ip -n $P link add name v0 type veth peer name v1 2>&1 &&
+           ip -n $P link add name b0 type bridge 2>&1); then
+    ip netns del $P 2>/dev/null
+    echo "SKIP: cannot create veth pairs and bridges in a network namespace: $err"
+    exit 77
+fi
+ip netns del $P 2>/dev/null
 if ! err=$(ip netns add $A 2>&1); then
     echo "SKIP: cannot create a network namespace: $err"
     exit 77
