@@ -378,7 +378,6 @@ int core_frame_place(int src, const void *head, size_t hlen, size_t len, struct 
 void core_frame_placed(int src, const void *head, size_t hlen, size_t len);
 void core_frame_sent(void *cookie);
 void core_peer_failed(int rank); /* up-call: the transport lost `rank` */
-int core_send_frame(int dest, const struct iovec *iov, int iovcnt, size_t total);
 void core_pend_drain(void);
 /* Send an active message (gathered from iov, at most 7 pieces and core_am_room(dest)
  * bytes) to the handler registered under `handler` on dest; ordered with every other
@@ -463,7 +462,5 @@ int core_comm_dup(struct tern_comm *comm, struct tern_comm **out);
 int core_comm_split(struct tern_comm *comm, int color, int key, struct tern_comm **out);
 int core_comm_free(struct tern_comm *comm);
 void core_comm_fini(void);
-int core_sendrecv_coll(struct tern_comm *comm, const void *sbuf, size_t slen, int dest, void *rbuf,
-                       size_t rlen, int src, int tag);
 
 #endif

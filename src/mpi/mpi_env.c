@@ -13,6 +13,8 @@
 #include "mpi/mpi_impl.h"
 
 static int mpi_thread_level = MPI_THREAD_SINGLE;
+static int mpi_user_err_class(int code);
+static const char *mpi_user_err_text(int code);
 
 /* ---- errors ---------------------------------------------------------------------- */
 
@@ -683,13 +685,13 @@ static void mpi_uerr_fini(void)
 }
 
 /* The class of a user code (or -1), and its string (or NULL). */
-int mpi_user_err_class(int code)
+static int mpi_user_err_class(int code)
 {
     int i = code - MPI_USER_ERR_BASE;
     return i >= 0 && i < mpi_nuerrs ? mpi_uerrs[i].cls : -1;
 }
 
-const char *mpi_user_err_text(int code)
+static const char *mpi_user_err_text(int code)
 {
     int i = code - MPI_USER_ERR_BASE;
     return i >= 0 && i < mpi_nuerrs ? (mpi_uerrs[i].text ? mpi_uerrs[i].text : "") : NULL;
