@@ -36,7 +36,7 @@ int mpi_info_valid(MPI_Info info);
 /* MPI_SUCCESS when the library is initialized and not finalized, else MPI_ERR_OTHER. */
 static inline int mpi_state(void)
 {
-    return __builtin_expect(core.initialized, 1) ? MPI_SUCCESS : MPI_ERR_OTHER;
+    return __builtin_expect((core.users & CORE_USER_MPI) != 0, 1) ? MPI_SUCCESS : MPI_ERR_OTHER;
 }
 
 /* ---- communicators ----------------------------------------------------------- */
