@@ -118,7 +118,10 @@ typedef struct tern_status {
  * Start tern in this process (once: calling it again, or after tern_finalize, returns
  * TERN_ERR_INIT or TERN_ERR_FINALIZED). Joins the job started by ternrun (or by any PMI-1
  * launcher such as MPICH's Hydra); with no launcher the process is a job of size 1.
- * argc/argv may be NULL. Reads the TERN_* tunables from the environment.
+ * argc/argv may be NULL. Reads the TERN_* tunables from the environment. In an MPI
+ * program (after MPI_Init) it joins MPI's job instead, on the one core of the process, and
+ * MPI_Init after tern_init joins tern's; the last of tern_finalize and MPI_Finalize
+ * finalizes the core.
  * Errors: TERN_ERR_INIT (called twice), TERN_ERR_TUNABLE (bad TERN_* value, the message
  * naming it goes to stderr), TERN_ERR_BOOT (launcher protocol failed), TERN_ERR_TRANSPORT,
  * TERN_ERR_NOMEM.
@@ -144,7 +147,8 @@ int tern_init_thread(int *argc, char ***argv, int required, int *provided);
 
 /**
  * Finish: completes outstanding standard-mode sends that are already under way,
- * synchronises with every other process and releases every resource.
+ * synchronises with every other process and releases every resource (while MPI still
+ * uses the core, the core stays up and MPI_Finalize does this).
  * Errors: TERN_ERR_NOT_INIT, TERN_ERR_FINALIZED, TERN_ERR_PEER_FAILED.
  */
 int tern_finalize(void);

@@ -96,23 +96,23 @@ static inline int api_req_valid(tern_request_t r)
 
 /* ---- environment -------------------------------------------------------------- */
 
+/* Every process serves the conversations homed at it, used by it or not: whichever layer
+ * starts the core sets them up (MPI_Init too). */
+static int api_setup(int fresh)
+{
+    return fresh ? conv_init() : 0;
+}
+
 int tern_init_thread(int *argc, char ***argv, int required, int *provided)
 {
     (void)argc, (void)argv;
     CORE_CS_SCOPE();
-    if (core.initialized) return TERN_ERR_INIT;
-    if (core.finalized) return TERN_ERR_FINALIZED;
-    int rc = core_init();
-    if (rc) return rc;
-    /* Every process serves the conversations homed at it, used by it or not. */
-    rc = conv_init();
-    if (rc == 0) {
-        int level = core_thread_setup(required);
-        rc = core_progress_thread_start();
-        if (rc == 0 && provided) *provided = level;
-    }
-    if (rc) core_finalize();
-    return rc;
+    /* Inside an MPI program this joins the core MPI_Init started (core_start). */
+    int level;
+    int rc = core_start(CORE_USER_API, required, &level, api_setup);
+    if (rc < 0) return rc;
+    if (provided) *provided = level;
+    return 0;
 }
 
 int tern_init(int *argc, char ***argv)
@@ -125,13 +125,16 @@ int tern_finalize(void)
     CORE_CS_SCOPE();
     int rc = api_state();
     if (rc) return rc;
-    return core_finalize();
+    /* The core stays up while MPI still uses it; MPI_Finalize then finalizes it. */
+    if (!(core.users & CORE_USER_API))
+        return core.users_done & CORE_USER_API ? TERN_ERR_FINALIZED : TERN_ERR_NOT_INIT;
+    return core_stop(CORE_USER_API);
 }
 
 int tern_initialized(void)
 {
     CORE_CS_SCOPE();
-    return core.initialized;
+    return (core.users & CORE_USER_API) != 0;
 }
 
 int tern_rank(void)

@@ -80,7 +80,6 @@ enum coll_alg {
 int coll_select(enum coll_kind kind, size_t bytes, int p, enum coll_alg *alg);
 /* Did TERN_COLL_<KIND> force an algorithm? (then the shared-memory path stays out) */
 int coll_forced(enum coll_kind kind);
-const char *coll_alg_name(enum coll_alg alg);
 
 /* ---- schedules ------------------------------------------------------------- */
 
@@ -155,8 +154,6 @@ struct coll_step *coll_sched_step(struct coll_sched *s, int kind);
 int coll_sched_run(struct coll_sched *s, int rc);
 /* Start a heap schedule in the background; *req completes through tern_wait/tern_test. */
 int coll_sched_start(struct coll_sched *s, int rc, core_req_t **req);
-/* Release a schedule that will not run. */
-void coll_sched_release(struct coll_sched *s);
 
 /* ---- the collectives (builders) ---------------------------------------------
  * Buffers may be TERN_IN_PLACE where the API allows it. Byte counts for data movement,

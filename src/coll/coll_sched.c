@@ -325,7 +325,8 @@ static int coll_sched_advance(struct coll_sched *s, int *moved)
     return coll_round_done(s);
 }
 
-void coll_sched_release(struct coll_sched *s)
+/* Release a schedule that will not run. */
+static void coll_sched_release(struct coll_sched *s)
 {
     for (int i = 0; i < s->ntmp; i++)
         coll_cache_put(s->tmp[i], s->tmpsize[i]);

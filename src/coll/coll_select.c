@@ -82,11 +82,6 @@ static const char *const coll_alg_names[COLL_NALGS] = {
     [COLL_ALG_RH] = "recursive_halving",
 };
 
-const char *coll_alg_name(enum coll_alg alg)
-{
-    return (unsigned)alg < COLL_NALGS ? coll_alg_names[alg] : "?";
-}
-
 /* The variable of each collective and the algorithms it may name. */
 static const struct {
     const char *env;

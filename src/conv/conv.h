@@ -74,8 +74,6 @@ int conv_init(void);
 /* Send one conversation AM to dest: w, then `len` bytes of data, in as many frames as
  * the peer's transport needs (continuations are CONV_OP_MORE). */
 int conv_wire_send(int dest, const struct conv_wire *w, const void *data, size_t len);
-/* Bytes of data per frame to dest. */
-size_t conv_wire_room(int dest);
 
 /* conv_home.c: a whole message for the home from src (data is malloc'd, taken over;
  * NULL when len is 0). */

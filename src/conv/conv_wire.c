@@ -25,7 +25,8 @@ struct conv_part {
 
 static struct conv_part *conv_parts; /* by source world rank */
 
-size_t conv_wire_room(int dest)
+/* Bytes of data per frame to dest. */
+static size_t conv_wire_room(int dest)
 {
     return core_am_room(dest) - sizeof(struct conv_wire);
 }

@@ -60,8 +60,9 @@ int core_comm_init_builtin(void)
     return 0;
 }
 
-int core_sendrecv_coll(struct tern_comm *comm, const void *sbuf, size_t slen, int dest, void *rbuf,
-                       size_t rlen, int src, int tag)
+/* One step of the built-in collectives: send to dest and/or receive from src on comm. */
+static int core_sendrecv_coll(struct tern_comm *comm, const void *sbuf, size_t slen, int dest,
+                              void *rbuf, size_t rlen, int src, int tag)
 {
     core_req_t *rr = NULL, *sr = NULL;
     int rc = 0;

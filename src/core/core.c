@@ -120,7 +120,7 @@ static int core_transports_open(void)
     return rc;
 }
 
-int core_init(void)
+static int core_init(void)
 {
     int rc = util_tunables_load(stderr);
     if (rc) return rc;
@@ -183,7 +183,7 @@ fail_boot:
     return rc;
 }
 
-int core_finalize(void)
+static int core_finalize(void)
 {
     core_progress_thread_stop();
     /* Frames still waiting for room are part of sends the program considers done. */
@@ -216,4 +216,36 @@ int core_finalize(void)
     core.initialized = 0;
     core.finalized = 1;
     return rc;
+}
+
+int core_start(unsigned user, int required, int *level, int (*setup)(int fresh))
+{
+    if (core.initialized && (core.users & user)) return TERN_ERR_INIT;
+    if (core.finalized || (core.initialized && (core.users_done & user)))
+        return TERN_ERR_FINALIZED;
+    int fresh = !core.initialized;
+    if (fresh) {
+        int rc = core_init();
+        if (rc) return rc;
+    }
+    int rc = setup ? setup(fresh) : 0;
+    int granted = rc ? 0 : core_thread_setup(required);
+    if (rc == 0) rc = core_progress_thread_start();
+    if (rc) {
+        if (fresh) core_finalize();
+        return rc;
+    }
+    core.users |= user;
+    if (level) *level = granted;
+    return fresh;
+}
+
+int core_stop(unsigned user)
+{
+    if (!core.initialized || !(core.users & user)) return TERN_ERR_NOT_INIT;
+    core.users &= ~user;
+    core.users_done |= user;
+    /* Another layer still works on the core: it finalizes it when it leaves. */
+    if (core.users) return 0;
+    return core_finalize();
 }

@@ -231,6 +231,8 @@ struct core_doing {
 struct core_state {
     int initialized;
     int finalized;
+    unsigned users;      /* CORE_USER_* layers that started or joined the core */
+    unsigned users_done; /* layers that left it (they may not come back) */
     struct boot boot;
     int rank, size;
     struct core_peer *peers;
@@ -298,8 +300,9 @@ static inline void core_cs_leave(int *held)
     int core_cs_held_ __attribute__((cleanup(core_cs_leave), unused)) = core_cs_enter()
 #define CORE_CS_ENTER() int core_cs_token_ = core_cs_enter()
 #define CORE_CS_EXIT()  core_cs_leave(&core_cs_token_)
-/* Grant thread level `required` (TERN_THREAD_*): sets core_mt for MULTIPLE. Called by
- * the init functions once core_init succeeded. Returns the level granted. */
+/* Grant thread level `required` (TERN_THREAD_*), or the level already granted if higher:
+ * sets core_mt for MULTIPLE. Called by core_start once core_init succeeded. Returns the
+ * level granted. */
 int core_thread_setup(int required);
 /* Start the progress thread if TERN_PROGRESS_THREAD asks (after init); stop it (first
  * thing in finalize). */
@@ -316,8 +319,22 @@ int core_block_mt(int (*done)(const void *), const void *arg, int reqs_only);
 
 /* core.c */
 void core_fatal(const char *what) __attribute__((noreturn));
-int core_init(void);
-int core_finalize(void);
+/* The layers that start the core. A process has one core (one library holds every
+ * model): the native API and MPI each start it or join the one the other started, so a
+ * library on tern.h works inside an MPI program and the other way round. */
+enum { CORE_USER_API = 1u, CORE_USER_MPI = 2u };
+/* Start the core for `user` at thread level `required` (TERN_THREAD_*), or join the core
+ * another layer started (the thread level granted is then the higher of the two).
+ * setup(fresh) (may be NULL) sets up the layer before the progress thread starts; fresh
+ * is 1 when this call started the core (then what every process needs once, such as
+ * conv_init, is set up too). A failed setup leaves the core as it was. Returns 1 (started),
+ * 0 (joined), TERN_ERR_INIT (user is in already), TERN_ERR_FINALIZED (user left already,
+ * or the core is finalized), or the error of the start or of setup. *level (may be NULL)
+ * gets the thread level granted. */
+int core_start(unsigned user, int required, int *level, int (*setup)(int fresh));
+/* `user` leaves the core: TERN_ERR_NOT_INIT if it was not in; the last layer to leave
+ * finalizes the core (collective) and returns its result, the others return 0. */
+int core_stop(unsigned user);
 
 /* req.c */
 extern volatile sig_atomic_t core_req_growing; /* the table is being reallocated */
@@ -378,7 +395,6 @@ int core_frame_place(int src, const void *head, size_t hlen, size_t len, struct 
 void core_frame_placed(int src, const void *head, size_t hlen, size_t len);
 void core_frame_sent(void *cookie);
 void core_peer_failed(int rank); /* up-call: the transport lost `rank` */
-int core_send_frame(int dest, const struct iovec *iov, int iovcnt, size_t total);
 void core_pend_drain(void);
 /* Send an active message (gathered from iov, at most 7 pieces and core_am_room(dest)
  * bytes) to the handler registered under `handler` on dest; ordered with every other
@@ -463,7 +479,5 @@ int core_comm_dup(struct tern_comm *comm, struct tern_comm **out);
 int core_comm_split(struct tern_comm *comm, int color, int key, struct tern_comm **out);
 int core_comm_free(struct tern_comm *comm);
 void core_comm_fini(void);
-int core_sendrecv_coll(struct tern_comm *comm, const void *sbuf, size_t slen, int dest, void *rbuf,
-                       size_t rlen, int src, int tag);
 
 #endif

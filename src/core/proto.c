@@ -77,7 +77,8 @@ static void core_pend_append(int dest, struct core_pend *pd)
     p->pend_tail = pd;
 }
 
-int core_send_frame(int dest, const struct iovec *iov, int iovcnt, size_t total)
+/* Send one frame of total bytes to dest now, or queue it until the transport has room. */
+static int core_send_frame(int dest, const struct iovec *iov, int iovcnt, size_t total)
 {
     struct core_peer *p = &core.peers[dest];
     if (p->failed) return TERN_ERR_PEER_FAILED;

@@ -221,6 +221,8 @@ int core_thread_setup(int required)
     int level = required;
     if (level < TERN_THREAD_SINGLE) level = TERN_THREAD_SINGLE;
     if (level > TERN_THREAD_MULTIPLE) level = TERN_THREAD_MULTIPLE;
+    /* A layer joining the core of another keeps the level it was given. */
+    if (level < core.thread_level) level = core.thread_level;
     core.thread_level = level;
     pthread_once(&core_cs_once, core_cs_init);
     if (level == TERN_THREAD_MULTIPLE || util_tun.progress_thread) core_mt = 1;

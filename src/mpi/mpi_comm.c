@@ -83,7 +83,8 @@ void mpi_comm_fini(void)
     mpi_ncomms = 0;
 }
 
-int mpi_comm_wrap(struct tern_comm *tc, const struct mpi_comm *parent, MPI_Comm *out)
+/* Wrap a core communicator in a new handle (NULL tc gives MPI_COMM_NULL). */
+static int mpi_comm_wrap(struct tern_comm *tc, const struct mpi_comm *parent, MPI_Comm *out)
 {
     if (tc == NULL) {
         *out = MPI_COMM_NULL;

@@ -10,9 +10,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "conv/conv.h"
 #include "mpi/mpi_impl.h"
 
 static int mpi_thread_level = MPI_THREAD_SINGLE;
+static int mpi_user_err_class(int code);
+static const char *mpi_user_err_text(int code);
 
 /* ---- errors ---------------------------------------------------------------------- */
 
@@ -274,25 +277,27 @@ MPI_ALIAS(Comm_call_errhandler)
 
 /* ---- init and finalize --------------------------------------------------------------- */
 
+/* MPI's state on the core; a fresh core also serves conversations, as tern_init's does
+ * (a library on tern.h inside the MPI program may use them). */
+static int mpi_setup(int fresh)
+{
+    int rc = fresh ? conv_init() : 0;
+    if (rc == 0 && (mpi_type_init() || mpi_comm_init())) rc = TERN_ERR_NOMEM;
+    return rc;
+}
+
 int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     CORE_CS_SCOPE();
     static const char fn[] = "MPI_Init";
     (void)argc, (void)argv;
-    if (core.initialized || core.finalized) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_OTHER);
-    int rc = core_init();
-    if (rc) {
+    /* Every level is granted; MULTIPLE turns the library's lock on (src/core/thread.c).
+     * After tern_init (a library on tern.h) this joins its core. */
+    int rc = core_start(CORE_USER_MPI, required, &mpi_thread_level, mpi_setup);
+    if (rc == TERN_ERR_INIT || rc == TERN_ERR_FINALIZED)
+        return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_OTHER);
+    if (rc < 0) {
         fprintf(stderr, "tern MPI: MPI_Init failed: %s\n", tern_strerror(rc));
-        return mpi_err(MPI_COMM_WORLD, fn, mpi_from_tern(rc));
-    }
-    if ((rc = mpi_type_init()) || (rc = mpi_comm_init())) {
-        fprintf(stderr, "tern MPI: MPI_Init: out of memory\n");
-        return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_NO_MEM);
-    }
-    /* Every level is granted; MULTIPLE turns the library's lock on (src/core/thread.c). */
-    mpi_thread_level = core_thread_setup(required);
-    if ((rc = core_progress_thread_start())) {
-        fprintf(stderr, "tern MPI: MPI_Init: %s\n", tern_strerror(rc));
         return mpi_err(MPI_COMM_WORLD, fn, mpi_from_tern(rc));
     }
     if (provided) *provided = mpi_thread_level;
@@ -311,7 +316,7 @@ int PMPI_Initialized(int *flag)
 {
     CORE_CS_SCOPE();
     if (flag == NULL) return MPI_ERR_ARG;
-    *flag = core.initialized || core.finalized;
+    *flag = ((core.users | core.users_done) & CORE_USER_MPI) != 0;
     return MPI_SUCCESS;
 }
 MPI_ALIAS(Initialized)
@@ -320,7 +325,7 @@ int PMPI_Finalized(int *flag)
 {
     CORE_CS_SCOPE();
     if (flag == NULL) return MPI_ERR_ARG;
-    *flag = core.finalized;
+    *flag = (core.users_done & CORE_USER_MPI) != 0;
     return MPI_SUCCESS;
 }
 MPI_ALIAS(Finalized)
@@ -338,7 +343,8 @@ int PMPI_Finalize(void)
     mpi_win_fini();
     mpi_p2p_fini();
     mpi_coll_fini();
-    int rc = core_finalize();
+    /* The core stays up while tern.h still uses it (tern_finalize finalizes it then). */
+    int rc = core_stop(CORE_USER_MPI);
     mpi_comm_fini();
     mpi_type_fini();
     return rc ? mpi_err(MPI_COMM_WORLD, "MPI_Finalize", mpi_from_tern(rc)) : MPI_SUCCESS;
@@ -683,13 +689,13 @@ static void mpi_uerr_fini(void)
 }
 
 /* The class of a user code (or -1), and its string (or NULL). */
-int mpi_user_err_class(int code)
+static int mpi_user_err_class(int code)
 {
     int i = code - MPI_USER_ERR_BASE;
     return i >= 0 && i < mpi_nuerrs ? mpi_uerrs[i].cls : -1;
 }
 
-const char *mpi_user_err_text(int code)
+static const char *mpi_user_err_text(int code)
 {
     int i = code - MPI_USER_ERR_BASE;
     return i >= 0 && i < mpi_nuerrs ? (mpi_uerrs[i].text ? mpi_uerrs[i].text : "") : NULL;

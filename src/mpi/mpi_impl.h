@@ -29,17 +29,14 @@
 int mpi_err(MPI_Comm comm, const char *fn, int code);
 /* The MPI error class of a tern error code. */
 int mpi_from_tern(int terr);
-/* Error classes and codes added by the program (MPI_Add_error_*): class (-1: unknown
- * code) and string (NULL: unknown); the highest code in use (MPI_LASTUSEDCODE). */
-int mpi_user_err_class(int code);
-const char *mpi_user_err_text(int code);
+/* The highest error code in use (MPI_LASTUSEDCODE, grown by MPI_Add_error_*). */
 extern int mpi_lastusedcode;
 /* An info handle a call may take: MPI_INFO_NULL, MPI_INFO_ENV or a live one. */
 int mpi_info_valid(MPI_Info info);
 /* MPI_SUCCESS when the library is initialized and not finalized, else MPI_ERR_OTHER. */
 static inline int mpi_state(void)
 {
-    return __builtin_expect(core.initialized, 1) ? MPI_SUCCESS : MPI_ERR_OTHER;
+    return __builtin_expect((core.users & CORE_USER_MPI) != 0, 1) ? MPI_SUCCESS : MPI_ERR_OTHER;
 }
 
 /* ---- communicators ----------------------------------------------------------- */
@@ -79,8 +76,6 @@ static inline struct mpi_comm *mpi_comm_get(MPI_Comm h)
     struct mpi_comm *c = slot < mpi_ncomms ? mpi_comms[slot] : NULL;
     return c && c->handle == h ? c : NULL;
 }
-/* Wrap a core communicator in a new handle (NULL tc gives MPI_COMM_NULL). */
-int mpi_comm_wrap(struct tern_comm *tc, const struct mpi_comm *parent, MPI_Comm *out);
 int mpi_comm_init(void);
 /* mpi_topo.c: graph topologies kept with a communicator, copied by MPI_Comm_dup. */
 struct mpi_topo;
@@ -248,8 +243,6 @@ static inline struct mpi_req *mpi_req_get(MPI_Request h)
 struct mpi_req *mpi_req_new(int kind, MPI_Comm comm);
 void mpi_req_release(struct mpi_req *mr);
 void mpi_p2p_fini(void);
-/* Finish a done request: unpack, fill the status, free what it owns. Returns its MPI error. */
-int mpi_req_complete(struct mpi_req *mr, MPI_Status *st);
 /* mpi_greq.c, for a generalized request: its query_fn into st; query_fn and free_fn,
  * then the core request freed (completion); cancel_fn. Each returns an MPI error. */
 int mpi_greq_query(struct mpi_req *mr, MPI_Status *st);

@@ -176,7 +176,8 @@ static inline int mpi_req_complete_fast(struct mpi_req *mr, MPI_Status *st)
     return err;
 }
 
-int mpi_req_complete(struct mpi_req *mr, MPI_Status *st)
+/* Finish a done request: unpack, fill the status, free what it owns. Returns its MPI error. */
+static int mpi_req_complete(struct mpi_req *mr, MPI_Status *st)
 {
     int err = mpi_req_finish_op(mr, st);
     if (!mr->persistent) mpi_req_release(mr);

@@ -157,7 +157,8 @@ int osh_heap_resize(struct osh_heap *h, uint64_t off, uint64_t size)
     return 0;
 }
 
-void osh_heap_stats(const struct osh_heap *h, uint64_t *free_total, uint64_t *largest)
+/* Free bytes in total and in the largest free block. */
+static void osh_heap_stats(const struct osh_heap *h, uint64_t *free_total, uint64_t *largest)
 {
     uint64_t t = 0, l = 0;
     for (size_t i = 0; i < h->n; i++)

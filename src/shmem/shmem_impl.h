@@ -62,8 +62,6 @@ uint64_t osh_heap_size_of(const struct osh_heap *h, uint64_t off);
 /* Grow or shrink the used block at off in place: 0, or TERN_ERR_NOMEM if the next block
  * is not free or not large enough. */
 int osh_heap_resize(struct osh_heap *h, uint64_t off, uint64_t size);
-/* Free bytes in total and in the largest free block. */
-void osh_heap_stats(const struct osh_heap *h, uint64_t *free_total, uint64_t *largest);
 
 /* ---- state -------------------------------------------------------------------------- */
 
@@ -205,18 +203,8 @@ void osh_put_signal(const char *fn, void *dest, const void *src, size_t nbytes, 
 /* An atomic of size 4 or 8 bytes; returns the old value when fetch is set. */
 uint64_t osh_amo(const char *fn, int op, void *dest, size_t size, uint64_t v1, uint64_t v2, int pe,
                  int fetch);
-uint64_t osh_amo_apply(int op, void *p, size_t size, uint64_t v1, uint64_t v2);
 void osh_quiet(void);
-/* Wait until no request to pe is outstanding. */
-void osh_quiet_pe(int pe);
 void osh_rma_release(void);
-
-/* ---- shmem_sync.c ------------------------------------------------------------------- */
-
-/* Block until done(arg) with the memory-wait strategy: progress + spin, yield, then short
- * naps (other PEs' stores ring no doorbell). 0, or TERN_ERR_PEER_FAILED when a PE died
- * (or the launcher went away) during the wait. */
-int osh_block(int (*done)(const void *arg), const void *arg);
 
 /* ---- shmem_coll.c --------------------------------------------------------------------- */
 

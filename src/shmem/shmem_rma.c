@@ -23,6 +23,11 @@
 enum osh_op { OSH_OP_PUT = 1, OSH_OP_GET, OSH_OP_AMO };
 enum osh_rep_op { OSH_REP_ACK = 1, OSH_REP_DATA, OSH_REP_VAL };
 
+/* Apply an atomic of size 4 or 8 bytes to local memory; returns the old value. */
+static uint64_t osh_amo_apply(int op, void *p, size_t size, uint64_t v1, uint64_t v2);
+/* Wait until no request to pe is outstanding. */
+static void osh_quiet_pe(int pe);
+
 /* A request. PUT: payload follows (nelems elements of esize, packed); GET: the reply
  * carries `first` back so it lands at dest + first elements. */
 struct osh_msg {
@@ -514,7 +519,7 @@ void osh_get(const char *fn, void *dest, const void *src, size_t nelems, size_t 
         }                                                                                          \
     } while (0)
 
-uint64_t osh_amo_apply(int op, void *p, size_t size, uint64_t v1, uint64_t v2)
+static uint64_t osh_amo_apply(int op, void *p, size_t size, uint64_t v1, uint64_t v2)
 {
     if (size == 4)
         OSH_AMO_ON(uint32_t, p, op, v1, v2);
@@ -597,7 +602,7 @@ void osh_quiet(void)
     if (rc) osh_error(rc);
 }
 
-void osh_quiet_pe(int pe)
+static void osh_quiet_pe(int pe)
 {
     if (osh.pe_out[pe] == 0) return;
     int rc = core_block(osh_pe_idle, (const void *)(intptr_t)pe);

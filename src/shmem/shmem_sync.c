@@ -30,7 +30,10 @@ static inline void osh_cpu_relax(void)
  * node, fewer that of requests that need the progress engine (globals, other nodes). */
 #define OSH_LOOKS 64
 
-int osh_block(int (*done)(const void *arg), const void *arg)
+/* Block until done(arg) with the memory-wait strategy: progress + spin, yield, then short
+ * naps (other PEs' stores ring no doorbell). 0, or TERN_ERR_PEER_FAILED when a PE died
+ * (or the launcher went away) during the wait. */
+static int osh_block(int (*done)(const void *arg), const void *arg)
 {
     long spin_max = core.oversubscribed ? util_tun.oversub_spin_count : util_tun.spin_count;
     long yield_max = spin_max + util_tun.yield_count;
