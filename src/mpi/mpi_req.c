@@ -584,7 +584,7 @@ int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *coun
     if (t == NULL) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_TYPE);
     if (status == NULL || count == NULL) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
     MPI_Count b = status->tern_bytes, n = MPI_UNDEFINED;
-    if (mpi_type_elements(datatype, b, &n) == 0) { /* the type map walked (mpi_misc.c) */
+    if (mpi_type_elements(datatype, b, &n) == 0) { /* the type map walked (mpi_type_decode.c) */
     } else if (t->basic_size > 0 && b % t->basic_size == 0)
         n = b / t->basic_size;
     else if (t->size > 0 && b % t->size == 0 && t->predefined)
