@@ -15,11 +15,9 @@
 #include "util/log.h"
 #include "util/tunables.h"
 
-struct rma_fetch *rma_fetches;
 /* The request of the MPI_R* call under way (rma_am_op attaches it to its reply slot). */
 static core_req_t *rma_cur_req;
 static int rma_cur_used;
-uint32_t rma_nfetches;
 
 static void it_start(struct rma_it *it, const struct mpi_type *t, MPI_Count count)
 {

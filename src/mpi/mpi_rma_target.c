@@ -101,8 +101,6 @@ int rma_hook(void)
     return n;
 }
 
-char rma_scratch[1 << 17];
-
 static void rma_am_one(int src, const void *payload, size_t len)
 {
     struct rma_hdr h;

@@ -27,6 +27,11 @@ static int rma_registered;
 static unsigned rma_seq;
 int rma_nqueued; /* windows with queued lock requests */
 
+struct rma_fetch *rma_fetches;
+uint32_t rma_nfetches;
+
+char rma_scratch[1 << 17];
+
 /* ---- windows: creation and release ----------------------------------------------------- */
 
 static int rma_coll_err(int rc)

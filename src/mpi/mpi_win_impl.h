@@ -184,11 +184,12 @@ extern struct mpi_win **rma_wins;
 extern int rma_nwins;
 extern struct mpi_win *rma_by_ctx[CORE_CTX_MAX];
 extern int rma_nqueued;
+extern struct rma_fetch *rma_fetches;
+extern uint32_t rma_nfetches;
+extern char rma_scratch[1 << 17];
 int rma_barrier(struct mpi_win *w);
 
 /* mpi_rma_origin.c */
-extern struct rma_fetch *rma_fetches;
-extern uint32_t rma_nfetches;
 void rma_unpack_at(char *buf, const struct mpi_type *t, MPI_Count count, size_t at,
                    const char *src, size_t len);
 int rma_send_req(struct mpi_win *w, int r, struct iovec *v, int n, int batch);
@@ -220,7 +221,6 @@ int rma_accumulate(const char *fn, const void *obuf, int oc, MPI_Datatype odt, v
 int rma_try_lock(struct rma_ctl *c, int excl);
 void rma_unlock_word(struct rma_ctl *c);
 int rma_hook(void);
-extern char rma_scratch[1 << 17];
 void rma_am_req(int src, const void *payload, size_t len);
 void rma_am_rep(int src, const void *payload, size_t len);
 
