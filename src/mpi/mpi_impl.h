@@ -154,7 +154,7 @@ static inline struct mpi_type *mpi_type_ok(MPI_Datatype h)
     struct mpi_type *t = mpi_type_get(h);
     return t && t->committed ? t : NULL;
 }
-/* Datatype envelopes (mpi_misc.c): how datatype h was made, for MPI_Type_get_envelope and
+/* Datatype envelopes (mpi_type_decode.c): how datatype h was made, for MPI_Type_get_envelope and
  * MPI_Type_get_contents; each constructor records its arguments. */
 void mpi_type_env_set(MPI_Datatype h, int combiner, int ni, const int *ints, int na,
                       const MPI_Aint *aints, int nt, const MPI_Datatype *types);
@@ -194,7 +194,7 @@ enum mpi_req_kind {
 /*
  * An MPI request. Objects in the free pool are all zero but for handle and next_free, so
  * mpi_req_new only sets what differs; mpi_req_release zeroes a used one.
- * mpi_req_complete_fast (mpi_p2p.c) releases plain sends/receives by resetting r, active,
+ * mpi_req_complete_fast (mpi_req.c) releases plain sends/receives by resetting r, active,
  * kind and comm only: a new field that a plain request may set must be excluded there.
  */
 struct mpi_req {

@@ -1,6 +1,6 @@
 /*
  * mpi_topo.c - graph and distributed-graph topologies and the neighbourhood collectives
- * (MPI 3.1, 7.5-7.6). Cartesian topologies live in mpi_comm.c (dims/periods of struct
+ * (MPI 3.1, 7.5-7.6). Cartesian topologies live in mpi_cart.c (dims/periods of struct
  * mpi_comm); graphs hang a struct mpi_topo on the communicator, copied by MPI_Comm_dup.
  *
  * A neighbourhood collective is one schedule of src/coll on the communicator's
