@@ -47,7 +47,6 @@
 #include <unistd.h>
 
 #include "coll/coll.h"
-#include "transport/transport.h"
 #include "util/log.h"
 #include "util/tunables.h"
 
@@ -122,7 +121,7 @@ static int coll_shm_eligible(const struct tern_comm *c)
         if (node && node[w] != node[core.rank]) return 0;
         /* A peer reached by a transport that cannot ring its doorbell (tcp forced on
          * one node) would sleep through our flags. */
-        if (w != core.rank && core.peers[w].tl->wake == tl_stub_wake) return 0;
+        if (w != core.rank && !(core_peer_caps(w) & CORE_CAP_WAKE)) return 0;
     }
     return 1;
 }

@@ -41,8 +41,8 @@
 #include "util/log.h"
 #include "util/tunables.h"
 
-#define RMA_AM_REQ 4 /* origin -> target */
-#define RMA_AM_REP 5 /* target -> origin */
+#define RMA_AM_REQ CORE_AM_RMA_REQ /* origin -> target (core.h's id table) */
+#define RMA_AM_REP CORE_AM_RMA_REP /* target -> origin */
 #define RMA_MAXSEG 64
 #define RMA_EXCL   0x80000000u
 
@@ -741,7 +741,7 @@ static int rma_local(const struct mpi_win *w, int world)
     if (w->flavor == MPI_WIN_FLAVOR_SHARED)
         return core.boot.node_of == NULL ||
                core.boot.node_of[world] == core.boot.node_of[core.rank];
-    return core.peers[world].tl == &tl_shm_ops;
+    return core_peer_can_map(world);
 }
 
 struct rma_card {
@@ -1214,7 +1214,7 @@ static int rma_send_req(struct mpi_win *w, int r, struct iovec *v, int n, int ba
     if (batch && len <= RMA_BATCH_REC && room >= 4 * RMA_BATCH_REC) {
         if (pe->blen + len > room && (rc = rma_batch_flush(w, r))) return rc;
         if (pe->batch == NULL && (pe->batch = malloc(room)) == NULL) return TERN_ERR_NOMEM;
-        tl_iov_copy(pe->batch + pe->blen, v, n);
+        core_iov_copy(pe->batch + pe->blen, v, n);
         pe->blen += len;
         return 0;
     }
