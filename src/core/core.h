@@ -281,7 +281,7 @@ struct core_state {
     int launcher_gone;       /* the PMI connection closed: the job is over */
     int nfailed;             /* peers known failed */
     struct core_doing doing; /* what the caller waits in (diag.c reads it) */
-    int kernel_wait;         /* every sleeping transport waits in the kernel (CORE_CAP_) */
+    int kernel_wait;         /* every sleeping transport has CORE_CAP_KERNEL_WAIT */
 };
 
 extern struct core_state core;
@@ -289,7 +289,7 @@ extern struct core_state core;
 /* ---- what a peer's transport can do --------------------------------------------
  *
  * Capabilities of the transport that reaches a world rank, decided once at init (the
- * same bits as transport.h's TL_CAP_*; core.c checks they agree). A layer that wants
+ * same bits as transport.h's TL_CAP_*; core_tl.h checks they agree). A layer that wants
  * shared memory, a doorbell or a single copy asks for that, so a new transport with the
  * same abilities serves it with no change above the core. */
 #define CORE_CAP_WAKE        0x01u /* core_wake() rings its doorbell if it sleeps */

@@ -5,8 +5,8 @@
  * The layer sits on the core like the native API: the same process may use both. PEs
  * whose memory this process can map (core_peer_can_map: this node, shm) have their heap
  * mapped here (direct loads, stores and CPU atomics); every other PE, and globals of
- * other PEs, are reached by active messages (handlers OSH_AM_REQ and OSH_AM_REP) served by the target's progress
- * engine.
+ * other PEs, are reached by active messages (handlers OSH_AM_REQ and OSH_AM_REP) served by the
+ * target's progress engine.
  */
 #ifndef TERN_SHMEM_IMPL_H
 #define TERN_SHMEM_IMPL_H

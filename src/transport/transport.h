@@ -62,22 +62,27 @@ struct tl_env {
  * them per peer and answers the layers above with predicates (core_peer_caps() and
  * friends in core.h, whose CORE_CAP_* bits have the same values): nothing outside
  * src/transport and src/core asks which transport reaches a peer, only what it can do. */
-#define TL_CAP_WAKE        0x01u /* wake() rings a sleeping peer's doorbell (not a stub) */
-#define TL_CAP_MAP         0x02u /* the peer's memory can be mapped here: it shares this node's
-                                  * memory (shared segments), so loads and stores reach it */
-#define TL_CAP_SEND_REF    0x04u /* send_ref() can keep pointing at a payload (not a stub) */
-#define TL_CAP_KERNEL_WAIT 0x08u /* sleep_wait() sleeps on a kernel object that every event
-                                  * able to advance this transport wakes (tcp: its epoll set:
-                                  * arrivals, room to send). A process waiting on such
-                                  * transports alone sleeps after a short spin
-                                  * (TERN_TCP_SPIN_COUNT) rather than spinning and yielding:
-                                  * on a loaded machine a sleeper is woken at once, a spinner
-                                  * waits for its next time slice */
-#define TL_CAP_GET         0x10u /* get()/getv() pull from the peer's memory (single copy) */
-#define TL_CAP_PUT         0x20u /* one-sided put into the peer's memory; no transport has a
-                                  * put() operation yet, so none reports it */
-#define TL_CAP_ATOMIC      0x40u /* CPU atomics on the peer's mapped memory are atomic with the
-                                  * peer's own (coherent shared memory; needs TL_CAP_MAP) */
+/* wake() rings a sleeping peer's doorbell. */
+#define TL_CAP_WAKE 0x01u
+/* The peer's memory can be mapped here (it shares this node's memory: shared segments),
+ * so loads and stores reach it. */
+#define TL_CAP_MAP 0x02u
+/* send_ref() can keep pointing at a payload. */
+#define TL_CAP_SEND_REF 0x04u
+/* sleep_wait() sleeps on a kernel object that every event able to advance this
+ * transport wakes (tcp: its epoll set: arrivals, room to send). A process waiting on
+ * such transports alone sleeps after a short spin (TERN_TCP_SPIN_COUNT) rather than
+ * spinning and yielding: on a loaded machine a sleeper is woken at once, a spinner waits
+ * for its next time slice. */
+#define TL_CAP_KERNEL_WAIT 0x08u
+/* get()/getv() pull from the peer's memory (single copy). */
+#define TL_CAP_GET 0x10u
+/* One-sided put into the peer's memory: no transport has a put() operation yet, so none
+ * reports it. */
+#define TL_CAP_PUT 0x20u
+/* CPU atomics on the peer's mapped memory are atomic with the peer's own (coherent
+ * shared memory; only with TL_CAP_MAP). */
+#define TL_CAP_ATOMIC 0x40u
 
 struct tl_limits {
     size_t max_frame;  /* largest frame send() accepts, header included */
