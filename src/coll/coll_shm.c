@@ -47,7 +47,6 @@
 #include <unistd.h>
 
 #include "coll/coll.h"
-#include "transport/transport.h"
 #include "util/log.h"
 #include "util/tunables.h"
 
@@ -116,13 +115,12 @@ static size_t coll_shm_region_size(int p, size_t slot)
 static int coll_shm_eligible(const struct tern_comm *c)
 {
     if (c->size < 2 || util_tun.coll_shm_max == 0) return 0;
-    const int *node = core.boot.node_of;
     for (int i = 0; i < c->size; i++) {
         int w = core_comm_world(c, i);
-        if (node && node[w] != node[core.rank]) return 0;
+        if (!core_peer_on_node(w)) return 0;
         /* A peer reached by a transport that cannot ring its doorbell (tcp forced on
          * one node) would sleep through our flags. */
-        if (w != core.rank && core.peers[w].tl->wake == tl_stub_wake) return 0;
+        if (w != core.rank && !(core_peer_caps(w) & CORE_CAP_WAKE)) return 0;
     }
     return 1;
 }

@@ -18,8 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The AM handler id conversations use (core handler ids are 0..15). */
-#define CONV_AM_HANDLER 12
+/* The AM handler id conversations use (core.h's one table; users include core.h). */
+#define CONV_AM_HANDLER CORE_AM_CONV
 
 enum conv_op {
     CONV_OP_OPEN = 1, /* member -> home: join (mode, hid; name follows) */

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/core.h"
+#include "core/core_tl.h"
 #include "util/log.h"
 #include "util/tunables.h"
 
@@ -77,6 +77,26 @@ static void core_bind(void)
     }
 }
 
+/* A transport's limits. Fields it leaves alone are 0; a capability its ops table
+ * contradicts (the operation is the "not supported" stub) is dropped, so the layers
+ * that trust core_peer_caps() never call a stub expecting it to act. */
+static struct tl_limits core_tl_limits(const struct tl_ops *tl)
+{
+    struct tl_limits lim;
+    memset(&lim, 0, sizeof lim);
+    tl->limits(&lim);
+    if (tl->wake == tl_stub_wake) lim.caps &= ~TL_CAP_WAKE;
+    if (tl->send_ref == tl_stub_send_ref) lim.caps &= ~TL_CAP_SEND_REF;
+    if (tl->get == tl_stub_get) lim.caps &= ~TL_CAP_GET;
+    if (!(lim.caps & TL_CAP_MAP)) lim.caps &= ~TL_CAP_ATOMIC;
+    return lim;
+}
+
+void core_wake(int rank)
+{
+    core.peers[rank].tl->wake(rank);
+}
+
 /* Pick one transport per peer and open each transport for its peers. */
 static int core_transports_open(void)
 {
@@ -87,8 +107,8 @@ static int core_transports_open(void)
         const struct tl_ops *pick = NULL;
         for (int i = 0; tl_registry[i] && !pick; i++) {
             const struct tl_ops *tl = tl_registry[i];
-            /* self is always allowed for me: there is nothing to configure. */
-            int allowed = tl == &tl_self_ops || core_tl_allowed(tl->name);
+            /* A transport with nothing to configure (self) needs no TERN_TRANSPORTS entry. */
+            int allowed = tl->implicit || core_tl_allowed(tl->name);
             if (allowed && tl->size == sizeof(struct tl_ops) && tl->reaches(b, r)) pick = tl;
         }
         if (pick == NULL) {
@@ -147,20 +167,21 @@ static int core_init(void)
 
     for (int r = 0; r < core.size; r++) {
         struct core_peer *p = &core.peers[r];
-        memset(&p->lim, 0, sizeof p->lim); /* fields a transport leaves alone are 0 */
-        p->tl->limits(&p->lim);
-        size_t room = p->lim.max_frame - sizeof(struct core_hdr);
-        p->eager_max = p->lim.eager_max < room ? p->lim.eager_max : room;
-        p->stream_max = p->lim.stream_max < room ? p->lim.stream_max : room;
+        struct tl_limits lim = core_tl_limits(p->tl);
+        p->max_frame = lim.max_frame;
+        p->caps = lim.caps;
+        size_t room = lim.max_frame - sizeof(struct core_hdr);
+        p->eager_max = lim.eager_max < room ? lim.eager_max : room;
+        p->stream_max = lim.stream_max < room ? lim.stream_max : room;
         if (p->stream_max < p->eager_max) p->stream_max = p->eager_max;
-        p->chunk = p->lim.max_frame - sizeof(struct core_data);
+        p->chunk = lim.max_frame - sizeof(struct core_data);
     }
     core.oversubscribed = core.boot.local_size > core_count_cpus();
     int sleepers = 0, kernel = 0;
     for (int i = 0; i < core.ntls; i++)
         if (core.tls[i]->sleep_wait != tl_stub_sleep_wait) {
             sleepers++;
-            kernel += core.tls[i]->kernel_wait != 0;
+            kernel += (core_tl_limits(core.tls[i]).caps & TL_CAP_KERNEL_WAIT) != 0;
         }
     core.kernel_wait = sleepers > 0 && kernel == sleepers;
     core_bind();

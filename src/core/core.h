@@ -1,7 +1,9 @@
 /*
  * core.h - the core of tern: requests, matching, protocols, communicators and the
  * progress engine. Every programming model (native API, MPI, SHMEM, conversations)
- * calls in here; transports are reached only through their ops tables.
+ * calls in here; transports are reached only through their ops tables, which only the
+ * core's own files see (they include transport/transport.h themselves). The layers above
+ * ask what a peer's transport can do (core_peer_caps() and friends), never which one it is.
  *
  * Calls into the core assume valid arguments: the API layers check at the door.
  */
@@ -15,7 +17,8 @@
 
 #include "boot/boot.h"
 #include "tern.h"
-#include "transport/transport.h"
+
+struct tl_ops; /* transport/transport.h: for the core's own files only */
 
 /* ---- frames ------------------------------------------------------------- */
 
@@ -61,6 +64,21 @@ struct core_rlay {
 struct core_data {
     struct core_hdr h;
     uint64_t offset;
+};
+
+/* ---- active messages ----------------------------------------------------------
+ *
+ * Every active-message handler id of the library, in one table, so two layers can never
+ * pick the same one: core_am_register refuses an id another handler holds. Ids are
+ * indexes into core.am[] (0..CORE_AM_MAX-1); a new user takes a free one here. */
+enum core_am_id {
+    CORE_AM_SHMEM_REQ = 2, /* SHMEM: a request to the target: put, get, atomic */
+    CORE_AM_SHMEM_REP = 3, /* SHMEM: the target's answer: ack, data, fetched value */
+    CORE_AM_RMA_REQ = 4,   /* MPI windows: origin -> target */
+    CORE_AM_RMA_REP = 5,   /* MPI windows: target -> origin */
+    CORE_AM_CONV = 12,     /* conversations: every message of that layer */
+    CORE_AM_TEST = 15,     /* unit tests only (tests/unit/test_am_ids.c) */
+    CORE_AM_MAX = 16       /* size of the table: ids are below this */
 };
 
 /* ---- non-contiguous buffers ------------------------------------------------ */
@@ -200,7 +218,8 @@ struct core_pend {
 
 struct core_peer {
     const struct tl_ops *tl;
-    struct tl_limits lim;
+    size_t max_frame;  /* largest frame its transport takes, header included */
+    unsigned caps;     /* CORE_CAP_*: what its transport can do (the transport's limits) */
     size_t eager_max;  /* payload bytes sent eagerly to this peer */
     size_t stream_max; /* ... while rndv_inflight (>= eager_max) */
     int rndv_inflight; /* rendezvous sends to this peer waiting for their FIN */
@@ -245,7 +264,7 @@ struct core_state {
     core_req_t **reqs;                      /* request table, by id */
     uint32_t nreqs;
     core_req_t *req_free;
-    core_am_fn am[16];
+    core_am_fn am[CORE_AM_MAX];
     int (*hooks[8])(void); /* run by every core_progress(); return >0 when they advanced */
     int nhooks;
     void (*finis[8])(void); /* run by core_finalize, last registered first */
@@ -264,10 +283,40 @@ struct core_state {
     int launcher_gone;       /* the PMI connection closed: the job is over */
     int nfailed;             /* peers known failed */
     struct core_doing doing; /* what the caller waits in (diag.c reads it) */
-    int kernel_wait;         /* every sleeping transport waits in the kernel (tl_ops) */
+    int kernel_wait;         /* every sleeping transport has CORE_CAP_KERNEL_WAIT */
 };
 
 extern struct core_state core;
+
+/* ---- what a peer's transport can do --------------------------------------------
+ *
+ * Capabilities of the transport that reaches a world rank, decided once at init (the
+ * same bits as transport.h's TL_CAP_*; core_tl.h checks they agree). A layer that wants
+ * shared memory, a doorbell or a single copy asks for that, so a new transport with the
+ * same abilities serves it with no change above the core. */
+#define CORE_CAP_WAKE        0x01u /* core_wake() rings its doorbell if it sleeps */
+#define CORE_CAP_MAP         0x02u /* its memory can be mapped here (shared segments) */
+#define CORE_CAP_SEND_REF    0x04u /* sends may keep pointing at the payload */
+#define CORE_CAP_KERNEL_WAIT 0x08u /* a sleeper on it waits in the kernel (epoll) */
+#define CORE_CAP_GET         0x10u /* single-copy pull from its memory */
+#define CORE_CAP_PUT         0x20u /* single-copy push into its memory (none yet) */
+#define CORE_CAP_ATOMIC      0x40u /* CPU atomics on its mapped memory are atomic with its own */
+
+static inline unsigned core_peer_caps(int rank)
+{
+    return core.peers[rank].caps;
+}
+/* Can this process map world rank's memory (a shared segment it creates) and reach it
+ * with loads, stores and CPU atomics? True for myself. */
+static inline int core_peer_can_map(int rank)
+{
+    return (core.peers[rank].caps & CORE_CAP_MAP) != 0;
+}
+/* Is world rank on my node (by the launcher's layout, whatever transport reaches it)? */
+static inline int core_peer_on_node(int rank)
+{
+    return core.boot.node_of == NULL || core.boot.node_of[rank] == core.boot.node_of[core.rank];
+}
 
 /* ---- the critical section (thread.c) ------------------------------------------
  *
@@ -364,7 +413,8 @@ int core_isend(const void *buf, size_t len, int dest, int tag, uint16_t ctx, int
  * temporary: at most CORE_SENDV_MAX_IOV pieces of len bytes in all, len <= the peer's
  * eager_max. The pieces may be reused when it returns. TERN_ERR_UNSUPPORTED when the
  * message does not qualify (the caller packs and calls core_isend). */
-#define CORE_SENDV_MAX_IOV (TL_MAX_IOV - 1)
+#define CORE_MAX_IOV       64 /* pieces of one frame (transport.h's TL_MAX_IOV) */
+#define CORE_SENDV_MAX_IOV (CORE_MAX_IOV - 1)
 int core_isendv(const struct iovec *iov, int iovcnt, size_t len, int dest, int tag, uint16_t ctx,
                 int sync, core_req_t **out);
 int core_irecv(void *buf, size_t cap, int src, int tag, uint16_t ctx, struct tern_comm *comm,
@@ -401,6 +451,10 @@ void core_pend_drain(void);
  * frame to dest. */
 int core_am_sendv(int dest, int handler, const struct iovec *iov, int iovcnt);
 size_t core_am_room(int dest);
+/* Make fn the handler of active messages with id `handler` (enum core_am_id). Returns 0,
+ * TERN_ERR_INVAL for an id outside the table or a NULL fn, or TERN_ERR_EXISTS when
+ * another function holds the id (registering the same function again is a no-op, so a
+ * layer may register at each of its inits; core_init empties the table). */
 int core_am_register(int handler, core_am_fn fn);
 
 /* layout.c: walking non-contiguous buffers */
@@ -420,6 +474,8 @@ void core_lay_gather(const struct core_layout *L, const char *buf, struct core_c
  * sender's (rl, read from its memory in windows) or its plain buffer at addr on the
  * other. TERN_ERR_UNSUPPORTED when the transport cannot. */
 int core_lay_get(int src, core_req_t *r, const struct core_rlay *rl, uint64_t addr, size_t n);
+/* Copy the pieces iov[0..iovcnt) one after another into dst. */
+void core_iov_copy(void *dst, const struct iovec *iov, int iovcnt);
 /* A scratch buffer of at least n bytes, the core's own (under the critical section). */
 void *core_scratch(size_t n);
 void core_scratch_free(void);
@@ -454,11 +510,9 @@ static inline int core_comm_has_failed(const struct tern_comm *c)
     return 0;
 }
 
-/* Ring world rank's doorbell if it sleeps (after publishing to it outside frames). */
-static inline void core_wake(int rank)
-{
-    core.peers[rank].tl->wake(rank);
-}
+/* Ring world rank's doorbell if it sleeps (after publishing to it outside frames; a
+ * no-op unless core_peer_caps(rank) has CORE_CAP_WAKE). */
+void core_wake(int rank);
 
 static inline int core_alive(void)
 {

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/core.h"
+#include "core/core_tl.h"
 
 /* Move c forward by up to `left` bytes, block by block; stops early at the start of an
  * instance when `to_inst`. Returns the bytes still to go. */
@@ -116,6 +116,11 @@ void core_lay_gather(const struct core_layout *L, const char *buf, struct core_c
         n -= got;
         if (got == 0) break;
     }
+}
+
+void core_iov_copy(void *dst, const struct iovec *iov, int iovcnt)
+{
+    tl_iov_copy(dst, iov, iovcnt); /* the transports' own helper: one copy loop for both */
 }
 
 static void *core_scratch_buf;

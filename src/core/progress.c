@@ -11,7 +11,7 @@
 #include <sched.h>
 #include <time.h>
 
-#include "core/core.h"
+#include "core/core_tl.h"
 #include "util/tunables.h"
 
 static inline void core_cpu_relax(void)

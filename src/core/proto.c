@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/core.h"
+#include "core/core_tl.h"
 #include "util/log.h"
 #include "util/tunables.h"
 
@@ -35,7 +35,7 @@
 static int core_req_send(core_req_t *r, const struct iovec *iov, int n, size_t total)
 {
     struct core_peer *p = &core.peers[r->peer];
-    if (p->tl->send_ref != tl_stub_send_ref && iov[n - 1].iov_len >= CORE_REF_MIN) {
+    if ((p->caps & CORE_CAP_SEND_REF) && iov[n - 1].iov_len >= CORE_REF_MIN) {
         int rc = p->tl->send_ref(r->peer, iov, n, total, r);
         if (rc != 1) return rc;
         r->ref = 1;
@@ -301,7 +301,7 @@ int core_isendv(const struct iovec *iov, int iovcnt, size_t len, int dest, int t
 {
     struct core_peer *p = &core.peers[dest];
     if (iovcnt > CORE_SENDV_MAX_IOV || len > p->eager_max ||
-        sizeof(struct core_hdr) + len > p->lim.max_frame)
+        sizeof(struct core_hdr) + len > p->max_frame)
         return TERN_ERR_UNSUPPORTED;
     if (p->failed) return TERN_ERR_PEER_FAILED;
     core_req_t *r = core_req_alloc(CORE_REQ_SEND);
@@ -368,7 +368,7 @@ static void core_recv_rndv(core_req_t *r, int src, uint32_t sreq, uint64_t len, 
         return;
     }
     int plain = __builtin_expect(r->lay == NULL && rl == NULL, 1);
-    if (p->lim.has_get && (plain || core_getv_pays(r->lay, rl, n))) {
+    if ((p->caps & CORE_CAP_GET) && (plain || core_getv_pays(r->lay, rl, n))) {
         int rc = plain ? p->tl->get(src, r->buf, addr, n) : core_lay_get(src, r, rl, addr, n);
         if (rc != TERN_ERR_UNSUPPORTED) {
             /* FIN even on failure, so the sender is never left waiting. */
@@ -376,7 +376,7 @@ static void core_recv_rndv(core_req_t *r, int src, uint32_t sreq, uint64_t len, 
             core_req_complete(r, rc ? rc : err);
             return;
         }
-        p->lim.has_get = 0;
+        p->caps &= ~CORE_CAP_GET; /* not for this peer after all: stream from now on */
     }
     r->state = CORE_RS_STREAM;
     r->offset = 0;
@@ -604,7 +604,7 @@ void core_frame_recv(int src, const void *frame, size_t len)
         return;
     }
     case CORE_FRAME_AM: {
-        if (h.tag >= 0 && h.tag < (int)(sizeof core.am / sizeof core.am[0]) && core.am[h.tag]) {
+        if (h.tag >= 0 && h.tag < CORE_AM_MAX && core.am[h.tag]) {
             core.am[h.tag](src, payload, plen);
             return;
         }
@@ -780,7 +780,9 @@ void core_peer_failed(int rank)
 
 int core_am_register(int handler, core_am_fn fn)
 {
-    if (handler < 0 || handler >= (int)(sizeof core.am / sizeof core.am[0])) return TERN_ERR_INVAL;
+    if (handler < 0 || handler >= CORE_AM_MAX || fn == NULL) return TERN_ERR_INVAL;
+    /* Two layers on one id would each get the other's messages: refuse the second. */
+    if (core.am[handler] && core.am[handler] != fn) return TERN_ERR_EXISTS;
     core.am[handler] = fn;
     return 0;
 }
@@ -788,7 +790,7 @@ int core_am_register(int handler, core_am_fn fn)
 /* Largest payload an active message to dest can carry in one frame. */
 size_t core_am_room(int dest)
 {
-    return core.peers[dest].lim.max_frame - sizeof(struct core_hdr);
+    return core.peers[dest].max_frame - sizeof(struct core_hdr);
 }
 
 int core_am_sendv(int dest, int handler, const struct iovec *iov, int iovcnt)

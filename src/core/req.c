@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/core.h"
+#include "core/core_tl.h"
 
 volatile sig_atomic_t core_req_growing;
 

@@ -29,7 +29,7 @@
 #include <stdatomic.h>
 #include <time.h>
 
-#include "core/core.h"
+#include "core/core_tl.h"
 #include "util/log.h"
 #include "util/tunables.h"
 

@@ -146,7 +146,7 @@ int rma_send_req(struct mpi_win *w, int r, struct iovec *v, int n, int batch)
     if (batch && len <= RMA_BATCH_REC && room >= 4 * RMA_BATCH_REC) {
         if (pe->blen + len > room && (rc = rma_batch_flush(w, r))) return rc;
         if (pe->batch == NULL && (pe->batch = malloc(room)) == NULL) return TERN_ERR_NOMEM;
-        tl_iov_copy(pe->batch + pe->blen, v, n);
+        core_iov_copy(pe->batch + pe->blen, v, n);
         pe->blen += len;
         return 0;
     }

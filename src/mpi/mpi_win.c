@@ -58,10 +58,8 @@ static int rma_allgather(struct mpi_win *w, const void *mine, void *all, size_t 
 static int rma_local(const struct mpi_win *w, int world)
 {
     if (world == core.rank) return 1;
-    if (w->flavor == MPI_WIN_FLAVOR_SHARED)
-        return core.boot.node_of == NULL ||
-               core.boot.node_of[world] == core.boot.node_of[core.rank];
-    return core.peers[world].tl == &tl_shm_ops;
+    if (w->flavor == MPI_WIN_FLAVOR_SHARED) return core_peer_on_node(world);
+    return core_peer_can_map(world);
 }
 
 struct rma_card {

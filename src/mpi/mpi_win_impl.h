@@ -35,8 +35,8 @@
 
 #include "mpi/mpi_impl.h"
 
-#define RMA_AM_REQ 4 /* origin -> target */
-#define RMA_AM_REP 5 /* target -> origin */
+#define RMA_AM_REQ CORE_AM_RMA_REQ /* origin -> target (core.h's id table) */
+#define RMA_AM_REP CORE_AM_RMA_REP /* target -> origin */
 #define RMA_MAXSEG 64
 #define RMA_EXCL   0x80000000u
 

@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "shmem/shmem_impl.h"
-#include "transport/transport.h"
 
 struct shmem_team shmem__team_world;
 struct shmem_team shmem__team_shared;
@@ -18,10 +17,11 @@ int osh_teams_init(void)
 {
     tern_comm_t w = TERN_COMM_NULL, s = TERN_COMM_NULL;
     int rc = tern_comm_dup(TERN_COMM_WORLD, &w);
-    /* The shared team is what shmem_ptr reaches: PEs of my node on shm (with self). */
+    /* The shared team is what shmem_ptr reaches: PEs of my node whose memory is mapped
+     * here (with self). */
     int on_shm = 0;
     for (int pe = 0; pe < osh.npes; pe++)
-        if (pe != osh.me && core.peers[pe].tl == &tl_shm_ops) on_shm = 1;
+        if (pe != osh.me && core_peer_can_map(pe)) on_shm = 1;
     int color = on_shm ? core.boot.node_of[osh.me] : osh.npes + osh.me;
     if (rc == 0) rc = tern_comm_split(TERN_COMM_WORLD, color, osh.me, &s);
     if (rc) return rc;

@@ -26,7 +26,6 @@
 #include <unistd.h>
 
 #include "shmem/shmem_impl.h"
-#include "transport/transport.h"
 #include "util/tunables.h"
 
 struct osh_state osh;
@@ -232,7 +231,7 @@ static void osh_heap_name(char *out, size_t cap, int rank)
 
 static int osh_heap_direct(int pe)
 {
-    return pe == osh.me || core.peers[pe].tl == &tl_shm_ops;
+    return pe == osh.me || core_peer_can_map(pe);
 }
 
 static int osh_heaps_map(void)

@@ -2,11 +2,11 @@
  * shmem_impl.h - internals of the SHMEM layer (include/shmem.h): its state, the
  * symmetric-heap allocator, address translation and the one-sided protocol.
  *
- * The layer sits on the core like the native API: the same process may use both. PEs of
- * this node that the shm transport reaches have their heap mapped here (direct loads,
- * stores and CPU atomics); every other PE, and globals of other PEs, are reached by
- * active messages (handlers OSH_AM_REQ and OSH_AM_REP) served by the target's progress
- * engine.
+ * The layer sits on the core like the native API: the same process may use both. PEs
+ * whose memory this process can map (core_peer_can_map: this node, shm) have their heap
+ * mapped here (direct loads, stores and CPU atomics); every other PE, and globals of
+ * other PEs, are reached by active messages (handlers OSH_AM_REQ and OSH_AM_REP) served by the
+ * target's progress engine.
  */
 #ifndef TERN_SHMEM_IMPL_H
 #define TERN_SHMEM_IMPL_H
@@ -17,9 +17,9 @@
 #include "core/core.h"
 #include "shmem.h"
 
-/* Active-message handler ids of this layer (0..15 are the core's table). */
-#define OSH_AM_REQ 2 /* a request to the target: put, get, atomic */
-#define OSH_AM_REP 3 /* the target's answer: ack, data, fetched value */
+/* Active-message handler ids of this layer (core.h's one table). */
+#define OSH_AM_REQ CORE_AM_SHMEM_REQ /* a request to the target: put, get, atomic */
+#define OSH_AM_REP CORE_AM_SHMEM_REP /* the target's answer: ack, data, fetched value */
 
 /* Outstanding requests per target before an issuing PE waits for acks (flow control,
  * so a long stream of puts does not pile up unbounded in the core's pending queues). */

@@ -58,6 +58,32 @@ struct tl_env {
 /* Pieces of each side of one getv() call (the kernel's IOV_MAX). */
 #define TL_GETV_MAX_IOV 1024
 
+/* What a transport can do, reported in tl_limits.caps (one bit each). The core copies
+ * them per peer and answers the layers above with predicates (core_peer_caps() and
+ * friends in core.h, whose CORE_CAP_* bits have the same values): nothing outside
+ * src/transport and src/core asks which transport reaches a peer, only what it can do. */
+/* wake() rings a sleeping peer's doorbell. */
+#define TL_CAP_WAKE 0x01u
+/* The peer's memory can be mapped here (it shares this node's memory: shared segments),
+ * so loads and stores reach it. */
+#define TL_CAP_MAP 0x02u
+/* send_ref() can keep pointing at a payload. */
+#define TL_CAP_SEND_REF 0x04u
+/* sleep_wait() sleeps on a kernel object that every event able to advance this
+ * transport wakes (tcp: its epoll set: arrivals, room to send). A process waiting on
+ * such transports alone sleeps after a short spin (TERN_TCP_SPIN_COUNT) rather than
+ * spinning and yielding: on a loaded machine a sleeper is woken at once, a spinner waits
+ * for its next time slice. */
+#define TL_CAP_KERNEL_WAIT 0x08u
+/* get()/getv() pull from the peer's memory (single copy). */
+#define TL_CAP_GET 0x10u
+/* One-sided put into the peer's memory: no transport has a put() operation yet, so none
+ * reports it. */
+#define TL_CAP_PUT 0x20u
+/* CPU atomics on the peer's mapped memory are atomic with the peer's own (coherent
+ * shared memory; only with TL_CAP_MAP). */
+#define TL_CAP_ATOMIC 0x40u
+
 struct tl_limits {
     size_t max_frame;  /* largest frame send() accepts, header included */
     size_t max_inline; /* frames up to this size take the fastest path (e.g. one cache line) */
@@ -65,18 +91,15 @@ struct tl_limits {
     size_t stream_max; /* ... and while a rendezvous to the same peer is still in flight (a
                           stream: both sides copying beats the receiver copying alone);
                           0: eager_max */
-    int has_get;       /* get() can pull from a peer's memory (single copy) */
+    unsigned caps;     /* TL_CAP_* */
 };
 
 struct tl_ops {
     size_t size; /* sizeof(struct tl_ops) the transport was built with */
     const char *name;
-    /* sleep_wait() returns on every event that can advance this transport (it waits on
-     * file descriptors: arrivals, room to send), so a process that waits on this
-     * transport alone can go to sleep after a short spin (TERN_TCP_SPIN_COUNT) instead
-     * of spinning and yielding first: on a loaded machine a sleeper is woken at once,
-     * while a spinner waits for its next time slice. */
-    int kernel_wait;
+    /* Nonzero: used for every peer it reaches whatever TERN_TRANSPORTS lists, because it
+     * needs nothing configured (self). */
+    int implicit;
 
     /* Can this transport reach world rank `rank`? Decided once per peer at init. */
     int (*reaches)(const struct boot *boot, int rank);

@@ -695,11 +695,15 @@ static void shm_wake_self(void)
 static void shm_limits(struct tl_limits *out)
 {
     size_t cell = shm_round(util_tun.shm_cell_size, 64);
-    out->max_frame = shm_chan_max_frame((uint64_t)util_tun.shm_cells, cell);
-    out->max_inline = SHM_LINE_INLINE;
-    out->eager_max = util_tun.shm_eager_max;
-    out->stream_max = util_tun.shm_stream_eager_max;
-    out->has_get = util_tun.shm_cma;
+    /* A peer on this node: its segments can be mapped (and its memory shared with CPU
+     * atomics), its doorbell rung; get() needs cross-memory attach, which TERN_SHM_CMA=0
+     * turns off. */
+    *out = (struct tl_limits){.max_frame = shm_chan_max_frame((uint64_t)util_tun.shm_cells, cell),
+                              .max_inline = SHM_LINE_INLINE,
+                              .eager_max = util_tun.shm_eager_max,
+                              .stream_max = util_tun.shm_stream_eager_max,
+                              .caps = TL_CAP_WAKE | TL_CAP_MAP | TL_CAP_ATOMIC |
+                                      (util_tun.shm_cma ? TL_CAP_GET : 0)};
 }
 
 /* Ring a local peer's doorbell (it published nothing through us: the collectives'

@@ -1155,10 +1155,12 @@ static void tcp_wake_self(void)
 
 static void tcp_limits(struct tl_limits *out)
 {
-    out->max_frame = tcp.max_len;
-    out->max_inline = 64;
-    out->eager_max = util_tun.tcp_eager_max;
-    out->has_get = 0;
+    /* A peer that may be on another node: no shared memory, no get(); a send can keep
+     * pointing at its payload, and a sleeper waits in epoll_wait. */
+    *out = (struct tl_limits){.max_frame = tcp.max_len,
+                              .max_inline = 64,
+                              .eager_max = util_tun.tcp_eager_max,
+                              .caps = TL_CAP_SEND_REF | TL_CAP_KERNEL_WAIT};
 }
 
 static void tcp_close(void)
@@ -1191,7 +1193,6 @@ static void tcp_close(void)
 const struct tl_ops tl_tcp_ops = {
     .size = sizeof(struct tl_ops),
     .name = "tcp",
-    .kernel_wait = 1,
     .reaches = tcp_reaches,
     .open = tcp_open,
     .connect = tcp_connect,
