@@ -68,7 +68,8 @@ extern "C" {
     X(UNSUPPORTED, -16, "operation not supported")                                                 \
     X(INTERNAL, -17, "internal error")                                                             \
     X(BUSY, -18, "resource busy (operations still pending)")                                       \
-    X(INIT, -19, "tern_init has already been called")
+    X(INIT, -19, "tern_init has already been called")                                              \
+    X(NOSPACE, -20, "no space left in /dev/shm for a shared-memory segment")
 
 /** Status codes: TERN_OK or a negative TERN_ERR_* value. */
 typedef enum tern_errno {
