@@ -122,42 +122,46 @@ startkill)
         "$T" -n 4 "$JOB" all 65536 >"$D/out.first" 2>&1 || { cat "$D/out.first"; exit 1; }
         span=$(($(now_ms) - t0))
         echo "startkill: an undisturbed run takes $span ms"
-        # Processes of the job still running (ternrun, its ranks, anything it forked).
+        # Processes of the job still running (ternrun, its ranks, its janitor).
         others() {
             n=0
             for c in /proc/[0-9]*/comm; do
-                case "$(cat "$c" 2>/dev/null)" in ternrun | shmseg_job)
+                case "$(cat "$c" 2>/dev/null)" in ternrun | ternrun-clean | shmseg_job)
                     st=$(sed "s/.*) //" "${c%comm}stat" 2>/dev/null | cut -c1)
                     [ -n "$st" ] && [ "$st" != Z ] && n=$((n + 1)) ;;
                 esac
             done
             echo $n
         }
-        bad=0 i=0
-        while [ $i -lt $N ]; do
-            case $((i % 3)) in 0) sig=TERM ;; 1) sig=INT ;; 2) sig=KILL ;; esac
-            ms=$(( $(od -An -N2 -tu2 /dev/urandom) % (span + 1) ))
+        # A trial counts once the kill landed (the job did not finish first); at most
+        # 4 N attempts.
+        bad=0 i=0 tries=0
+        while [ $i -lt $N ] && [ $tries -lt $((4 * N)) ]; do
+            tries=$((tries + 1))
+            case $((tries % 3)) in 0) sig=TERM ;; 1) sig=INT ;; 2) sig=KILL ;; esac
+            ms=$(( $(od -An -N2 -tu2 /dev/urandom) % (span * 3 / 4 + 1) ))
             "$T" -n 4 "$JOB" all 65536 >"$D/out.$i" 2>&1 &
             tp=$!
             sleep $(printf "%d.%03d" $((ms / 1000)) $((ms % 1000)))
-            kill -$sig $tp
+            kill -$sig $tp 2>/dev/null
             wait $tp 2>/dev/null
+            rc=$?
             t=0
             while [ "$(others)" != 0 ]; do
                 t=$((t + 1))
                 [ $t -lt 300 ] || { echo "trial $i: processes still alive 30 s later"; ps -ef; exit 1; }
                 sleep 0.1
-                wait 2>/dev/null # reap what was reparented to this pid 1
             done
             left=$(ls /dev/shm | grep -c "^tern-")
             if [ "$left" != 0 ]; then
-                echo "trial $i (SIG$sig after $ms ms): left in /dev/shm: $(ls /dev/shm | tr "\n" " ")"
+                echo "trial $i (SIG$sig after $ms ms, exit code $rc): left in /dev/shm: $(ls /dev/shm | tr "\n" " ")"
                 bad=$((bad + 1))
                 rm -f /dev/shm/tern-*
             fi
-            i=$((i + 1))
+            [ $rc = 0 ] || i=$((i + 1))
         done
-        echo "startkill: $bad of $N trials left segments"
+        [ $i = $N ] || { echo "only $i of $tries kills landed before the job ended"; exit 1; }
+        echo "startkill: $bad of $N trials left segments ($tries runs)"
         [ $bad = 0 ]
     ' sh "$T" "$JOB" "$TRIALS" "$D" >"$D/out" 2>"$D/err"
     rc=$?
