@@ -173,7 +173,7 @@ static int coll_shm_map(struct tern_comm *c, uint64_t nonce, struct coll_shm **o
 
 /*
  * Attach c's region, collectively (every member calls this at the same blocking
- * collective): rank 0 creates it and broadcasts the random part of its name (0: none
+ * collective): rank 0 creates it and spreads the random part of its name (0: none
  * made); the others map it; an AND over everyone's success decides, so the members
  * agree on using it; then rank 0 unlinks the name. Returns 0 (the region may still be unavailable: coll_shm_state says), or an
  * error of the point-to-point traffic itself.
@@ -193,7 +193,11 @@ static int coll_shm_attach(struct tern_comm *c, const char *what)
     struct coll_sched s;
     coll_sched_init(&s, c);
     s.name = what; /* the hang report names the caller's collective */
-    rc = coll_sched_run(&s, coll_bcast(&s, &nonce, sizeof nonce, 0));
+    /* A maximum over members who all give 0 but rank 0 (an allreduce, as below: the
+     * region must not depend on the bcast algorithm a TERN_COLL_BCAST names). */
+    uint64_t nonce_in = nonce;
+    rc = coll_op_resolve(TERN_MAX, TERN_UINT64, &s.op);
+    if (rc == 0) rc = coll_sched_run(&s, coll_allreduce(&s, &nonce_in, &nonce, 1));
     if (rc) goto fail;
     if (c->rank != 0) ok = nonce != 0 && coll_shm_map(c, nonce, &m) == 0;
     int32_t in = ok;
