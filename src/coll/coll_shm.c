@@ -175,8 +175,8 @@ static int coll_shm_map(struct tern_comm *c, uint64_t nonce, struct coll_shm **o
  * Attach c's region, collectively (every member calls this at the same blocking
  * collective): rank 0 creates it and spreads the random part of its name (0: none
  * made); the others map it; an AND over everyone's success decides, so the members
- * agree on using it; then rank 0 unlinks the name. Returns 0 (the region may still be unavailable: coll_shm_state says), or an
- * error of the point-to-point traffic itself.
+ * agree on using it; then rank 0 unlinks the name. Returns 0 (the region may still be
+ * unavailable: coll_shm_state says), or an error of the point-to-point traffic itself.
  */
 static int coll_shm_attach(struct tern_comm *c, const char *what)
 {

@@ -768,8 +768,8 @@ static int rma_setup(struct mpi_win *w, MPI_Aint size, int disp_unit, void *base
 {
     int n = w->size;
     struct rma_card mine = {
-        size, (uint64_t)(uintptr_t)base, disp_unit, (int32_t)getpid(), ++rma_seq,
-        (uint32_t)shmseg_nonce()};
+        size, (uint64_t)(uintptr_t)base, disp_unit, (int32_t)getpid(), ++rma_seq, 0};
+    mine.nonce = (uint32_t)shmseg_nonce();
     struct rma_card *all = calloc((size_t)n, sizeof *all);
     w->p = calloc((size_t)n, sizeof *w->p);
     if (all == NULL || w->p == NULL) {

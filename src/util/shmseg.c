@@ -68,9 +68,10 @@ int shmseg_create(struct shmseg *s, const char *job, const char *kind, int rank,
     if (err) {
         if (err == ENOSPC || err == EFBIG) {
             long long avail = shmseg_free_bytes();
-            UTIL_ERROR("no space in /dev/shm for the %s %s: it needs %zu bytes and /dev/shm has "
-                       "%lld free; enlarge /dev/shm (mount -o remount,size=...) or end what uses it",
-                       what, s->name, size, avail);
+            UTIL_ERROR(
+                "no space in /dev/shm for the %s %s: it needs %zu bytes and /dev/shm has "
+                "%lld free; enlarge /dev/shm (mount -o remount,size=...) or end what uses it",
+                what, s->name, size, avail);
             rc = TERN_ERR_NOSPACE;
         } else {
             UTIL_ERROR("cannot reserve %zu bytes in /dev/shm for the %s %s: %s", size, what,

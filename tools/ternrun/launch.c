@@ -4,10 +4,10 @@
  * Each rank is fork()ed and exec()ed directly (no shell in between) with one end
  * of its own socketpair as PMI_FD. Every descriptor ternrun opens is close-on-exec,
  * so a rank inherits only its own PMI end, stdin (rank 0) or /dev/null, either
- * ternrun's stdout/stderr or its --tag-output pipes, and the janitor's pipe (below). A rank asks the kernel to
- * SIGKILL it if ternrun dies (PR_SET_PDEATHSIG), and ternrun is a child subreaper
- * so processes a rank leaves behind are adopted by ternrun and ended with the job
- * instead of escaping to init.
+ * ternrun's stdout/stderr or its --tag-output pipes, and the janitor's pipe (below).
+ * A rank asks the kernel to SIGKILL it if ternrun dies (PR_SET_PDEATHSIG), and
+ * ternrun is a child subreaper so processes a rank leaves behind are adopted by
+ * ternrun and ended with the job instead of escaping to init.
  *
  * Shared-memory segments: ranks unlink theirs once every peer has attached, and when the
  * job ends ternrun removes any /dev/shm/tern-<job>-* a rank killed during start-up could

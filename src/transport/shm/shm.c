@@ -222,15 +222,15 @@ static int shm_connect(void)
         char *colon = strchr(val, ':');
         struct shmseg seg;
         if (colon == NULL) return TERN_ERR_TRANSPORT;
-        rc = shmseg_attach(&seg, b->kvsname, "shm", pe->world_rank,
-                           strtoull(colon + 1, NULL, 16), 0, "shm transport inbox");
+        rc = shmseg_attach(&seg, b->kvsname, "shm", pe->world_rank, strtoull(colon + 1, NULL, 16),
+                           0, "shm transport inbox");
         if (rc) return rc;
         void *p = seg.base;
         pe->seg_len = seg.size;
         struct shm_seg *s = p;
         pe->seg = s;
-        if (seg.size < SHM_HDR_SIZE || s->magic != SHM_MAGIC || s->version != SHM_VERSION || s->nlocal != shm.nlocal ||
-            s->seg_size != (uint64_t)seg.size ||
+        if (seg.size < SHM_HDR_SIZE || s->magic != SHM_MAGIC || s->version != SHM_VERSION ||
+            s->nlocal != shm.nlocal || s->seg_size != (uint64_t)seg.size ||
             SHM_HDR_SIZE + s->inbox_size * (uint64_t)s->nlocal > s->seg_size ||
             shm_inbox_size(s->nlines, s->ncells, s->cell_size) != s->inbox_size) {
             UTIL_ERROR("shm: rank %d's segment is not a tern segment of this version",
