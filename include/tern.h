@@ -69,7 +69,8 @@ extern "C" {
     X(INTERNAL, -17, "internal error")                                                             \
     X(BUSY, -18, "resource busy (operations still pending)")                                       \
     X(INIT, -19, "tern_init has already been called")                                              \
-    X(EXISTS, -20, "already registered (an identifier another user holds)")
+    X(EXISTS, -20, "already registered (an identifier another user holds)")                        \
+    X(NOSPACE, -21, "no space left in /dev/shm for a shared-memory segment")
 
 /** Status codes: TERN_OK or a negative TERN_ERR_* value. */
 typedef enum tern_errno {

@@ -11,7 +11,8 @@
  * "write my 8 bytes, raise my flag, wait for three flags, add four numbers".
  *
  * The region of a communicator (made at its first eligible blocking collective, by its
- * rank 0, attached by the others, unlinked at once so nothing is ever left in /dev/shm):
+ * rank 0 through util/shmseg.h, attached by the others, unlinked at once so nothing is
+ * ever left in /dev/shm):
  *
  *   header | per rank: done flag, big-data flag, ring of COLL_SHM_LINES lines | per rank:
  *   two big buffers of TERN_COLL_SHM_MAX bytes
@@ -48,6 +49,7 @@
 
 #include "coll/coll.h"
 #include "util/log.h"
+#include "util/shmseg.h"
 #include "util/tunables.h"
 
 #define COLL_SHM_MAGIC 0x7465726e73686d31ull /* "ternshm1" */
@@ -73,6 +75,7 @@ struct coll_shm_hdr {
 };
 
 struct coll_shm {
+    struct shmseg seg; /* the mapping (and, at rank 0 until all attached, the name) */
     char *base;
     size_t size;
     struct coll_shm_rank *ranks;
@@ -97,7 +100,7 @@ static void coll_shm_unmap(struct tern_comm *c)
 {
     struct coll_shm *m = c->coll_shm;
     if (m) {
-        munmap(m->base, m->size);
+        shmseg_close(&m->seg);
         free(m);
     }
     c->coll_shm = NULL;
@@ -125,41 +128,24 @@ static int coll_shm_eligible(const struct tern_comm *c)
     return 1;
 }
 
-/* The region's name: the job's prefix (ternrun's backstop removes it), the context id
- * and the world rank of member 0 (split gives disjoint communicators one context). */
-#define COLL_SHM_NAME_MAX 320
-static void coll_shm_name(char out[COLL_SHM_NAME_MAX], const struct tern_comm *c)
+/* Map (create = rank 0) the region named by the job, member 0's world rank and the
+ * nonce rank 0 drew; 0 or an error. */
+static int coll_shm_map(struct tern_comm *c, uint64_t nonce, struct coll_shm **out)
 {
-    snprintf(out, COLL_SHM_NAME_MAX, "/tern-%s-c%u-%d", core.boot.kvsname, (unsigned)c->ctx,
-             core_comm_world(c, 0));
-}
-
-/* Map (or create) the region; 0 or an error. */
-static int coll_shm_map(struct tern_comm *c, int create, struct coll_shm **out)
-{
-    char name[COLL_SHM_NAME_MAX];
-    coll_shm_name(name, c);
     size_t slot = (util_tun.coll_shm_max + 63) & ~(size_t)63;
     size_t size = coll_shm_region_size(c->size, slot);
-    int fd = create ? shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600) : shm_open(name, O_RDWR, 0);
-    if (fd < 0) return TERN_ERR_NOMEM;
-    if (create && ftruncate(fd, (off_t)size) != 0) {
-        close(fd);
-        shm_unlink(name);
-        return TERN_ERR_NOMEM;
-    }
-    void *base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    close(fd);
-    if (base == MAP_FAILED) {
-        if (create) shm_unlink(name);
-        return TERN_ERR_NOMEM;
-    }
+    int create = c->rank == 0;
     struct coll_shm *m = calloc(1, sizeof *m);
-    if (m == NULL) {
-        munmap(base, size);
-        if (create) shm_unlink(name);
-        return TERN_ERR_NOMEM;
+    if (m == NULL) return TERN_ERR_NOMEM;
+    int rc = create ? shmseg_create(&m->seg, core.boot.kvsname, "coll", core_comm_world(c, 0),
+                                    nonce, size, "collectives region")
+                    : shmseg_attach(&m->seg, core.boot.kvsname, "coll", core_comm_world(c, 0),
+                                    nonce, size, "collectives region");
+    if (rc) {
+        free(m);
+        return rc;
     }
+    void *base = m->seg.base;
     m->base = base;
     m->size = size;
     m->ranks = (struct coll_shm_rank *)(m->base + 64);
@@ -175,7 +161,7 @@ static int coll_shm_map(struct tern_comm *c, int create, struct coll_shm **out)
     } else if (h->magic != COLL_SHM_MAGIC || h->nprocs != (uint32_t)c->size ||
                h->slot != (uint32_t)slot) {
         /* Members disagree on the slot size (TERN_COLL_SHM_MAX differs between them). */
-        munmap(base, size);
+        shmseg_close(&m->seg);
         free(m);
         return TERN_ERR_TUNABLE;
     }
@@ -185,39 +171,44 @@ static int coll_shm_map(struct tern_comm *c, int create, struct coll_shm **out)
 
 /*
  * Attach c's region, collectively (every member calls this at the same blocking
- * collective): rank 0 creates it; after a barrier the others map it; an AND over
- * everyone's success decides, so the members agree on using it; then rank 0 unlinks
- * the name. Returns 0 (the region may still be unavailable: coll_shm_state says), or an
- * error of the point-to-point traffic itself.
+ * collective): rank 0 creates it and spreads the random part of its name (0: none
+ * made); the others map it; an AND over everyone's success decides, so the members
+ * agree on using it; then rank 0 unlinks the name. Returns 0 (the region may still be
+ * unavailable: coll_shm_state says), or an error of the point-to-point traffic itself.
  */
 static int coll_shm_attach(struct tern_comm *c, const char *what)
 {
     struct coll_shm *m = NULL;
     int32_t ok = 1;
     int rc;
-    if (c->rank == 0) ok = coll_shm_map(c, 1, &m) == 0;
+    uint64_t nonce = 0;
+    if (c->rank == 0) {
+        nonce = shmseg_nonce();
+        ok = coll_shm_map(c, nonce, &m) == 0;
+        if (!ok) nonce = 0;
+    }
     c->coll_shm_state = -2; /* setting up: the traffic below goes by messages */
     struct coll_sched s;
     coll_sched_init(&s, c);
     s.name = what; /* the hang report names the caller's collective */
-    rc = coll_sched_run(&s, coll_barrier(&s));
+    /* A maximum over members who all give 0 but rank 0 (an allreduce, as below: the
+     * region must not depend on the bcast algorithm a TERN_COLL_BCAST names). */
+    uint64_t nonce_in = nonce;
+    rc = coll_op_resolve(TERN_MAX, TERN_UINT64, &s.op);
+    if (rc == 0) rc = coll_sched_run(&s, coll_allreduce(&s, &nonce_in, &nonce, 1));
     if (rc) goto fail;
-    if (c->rank != 0) ok = coll_shm_map(c, 0, &m) == 0;
+    if (c->rank != 0) ok = nonce != 0 && coll_shm_map(c, nonce, &m) == 0;
     int32_t in = ok;
     coll_sched_init(&s, c);
     s.name = what;
     rc = coll_op_resolve(TERN_LAND, TERN_INT32, &s.op);
     if (rc == 0) rc = coll_sched_run(&s, coll_allreduce(&s, &in, &ok, 1));
-    if (c->rank == 0 && m) {
-        char name[COLL_SHM_NAME_MAX];
-        coll_shm_name(name, c);
-        shm_unlink(name);
-    }
+    if (m) shmseg_unlink(&m->seg);
     if (rc) goto fail;
     if (!ok) {
         UTIL_DEBUG(1, "coll: no shared region for a communicator of %d; using messages", c->size);
         if (m) {
-            munmap(m->base, m->size);
+            shmseg_close(&m->seg);
             free(m);
         }
         c->coll_shm_state = -1;
@@ -229,7 +220,7 @@ static int coll_shm_attach(struct tern_comm *c, const char *what)
     return 0;
 fail:
     if (m) {
-        munmap(m->base, m->size);
+        shmseg_close(&m->seg);
         free(m);
     }
     c->coll_shm_state = -1;

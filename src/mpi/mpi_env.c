@@ -98,6 +98,7 @@ int mpi_from_tern(int terr)
     case TERN_ERR_TRUNCATE:
         return MPI_ERR_TRUNCATE;
     case TERN_ERR_NOMEM:
+    case TERN_ERR_NOSPACE: /* /dev/shm full: shared memory is memory */
         return MPI_ERR_NO_MEM;
     case TERN_ERR_COMM:
         return MPI_ERR_COMM;

@@ -18,6 +18,7 @@
 
 #include "mpi/mpi_win_impl.h"
 #include "util/log.h"
+#include "util/shmseg.h"
 #include "util/tunables.h"
 
 struct mpi_win **rma_wins;
@@ -68,7 +69,7 @@ struct rma_card {
     int32_t disp_unit;
     int32_t pid;
     uint32_t seq;
-    uint32_t pad;
+    uint32_t nonce; /* random: the leader's nonce names the node segment (util/shmseg.h) */
 };
 
 static MPI_Aint rma_round(MPI_Aint n, int flavor)
@@ -86,6 +87,7 @@ static int rma_setup(struct mpi_win *w, MPI_Aint size, int disp_unit, void *base
     int n = w->size;
     struct rma_card mine = {
         size, (uint64_t)(uintptr_t)base, disp_unit, (int32_t)getpid(), ++rma_seq, 0};
+    mine.nonce = (uint32_t)shmseg_nonce();
     struct rma_card *all = calloc((size_t)n, sizeof *all);
     w->p = calloc((size_t)n, sizeof *w->p);
     if (all == NULL || w->p == NULL) {
@@ -116,30 +118,21 @@ static int rma_setup(struct mpi_win *w, MPI_Aint size, int disp_unit, void *base
     }
     ctl_bytes = ((size_t)nloc * sizeof(struct rma_ctl) + 4095) & ~(size_t)4095;
     w->seglen = ctl_bytes + data;
-    char name[64];
-    snprintf(name, sizeof name, "/tern-win-%d-%u", all[leader].pid, all[leader].seq);
-    int fd = -1, solo = nloc == 1;
+    int solo = nloc == 1;
+    struct shmseg seg = {0};
+    uint64_t nonce = (uint64_t)all[leader].seq << 32 | all[leader].nonce;
     if (solo) {
         /* Alone on the node: private memory will do. */
         w->seg = mmap(NULL, w->seglen, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     } else if (w->rank == leader) {
-        fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
-        if (fd >= 0 && ftruncate(fd, (off_t)w->seglen) != 0) {
-            close(fd);
-            shm_unlink(name);
-            fd = -1;
-        }
-        if (fd < 0) UTIL_ERROR("RMA: cannot make segment %s: %s", name, strerror(errno));
+        (void)shmseg_create(&seg, core.boot.kvsname, "win", w->p[leader].world, nonce, w->seglen,
+                            "MPI window segment");
     }
     rc = rma_barrier(w);
-    if (!solo && w->rank != leader) {
-        fd = shm_open(name, O_RDWR, 0);
-        if (fd < 0) UTIL_ERROR("RMA: cannot open segment %s: %s", name, strerror(errno));
-    }
-    if (fd >= 0) {
-        w->seg = mmap(NULL, w->seglen, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-        close(fd);
-    }
+    if (!solo && w->rank != leader)
+        (void)shmseg_attach(&seg, core.boot.kvsname, "win", w->p[leader].world, nonce, w->seglen,
+                            "MPI window segment");
+    if (!solo) w->seg = seg.base;
     if (w->seg == MAP_FAILED) w->seg = NULL;
     /* Ready to serve before the last collective: a peer leaves it (and may send its
      * first lock or put) as soon as it has my contribution. */
@@ -173,7 +166,7 @@ static int rma_setup(struct mpi_win *w, MPI_Aint size, int disp_unit, void *base
         if (!rc) rc = e;
     }
     /* Everyone attached (or failed): the name can go, so nothing stays in /dev/shm. */
-    if (!solo && w->rank == leader) shm_unlink(name);
+    shmseg_unlink(&seg);
     if (rc == 0 && anybad) rc = MPI_ERR_NO_MEM;
     if (rc) {
         free(all);

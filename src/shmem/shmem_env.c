@@ -3,10 +3,11 @@
  * the symmetric heaps of this node, finding the executable's globals, the queries
  * (my_pe, n_pes, shmem_ptr, accessibility) and the documented fatal path.
  *
- * Heaps: every PE creates one shared-memory segment of SHMEM_SYMMETRIC_SIZE bytes, and
- * maps the segment of every PE of its node that the shm transport reaches; once all have
- * mapped, the names are unlinked (as the shm transport does with its inboxes), so even
- * kill -9 leaves nothing in /dev/shm. PEs with no shm peer (TERN_TRANSPORTS without shm,
+ * Heaps: every PE creates one shared-memory segment of SHMEM_SYMMETRIC_SIZE bytes (through
+ * util/shmseg.h, so its pages are taken from /dev/shm at shmem_init, not at first touch),
+ * and maps the segment of every PE of its node that the shm transport reaches; once all
+ * have mapped, the names are unlinked (as the shm transport does with its inboxes), so
+ * even kill -9 leaves nothing in /dev/shm. PEs with no shm peer (TERN_TRANSPORTS without shm,
  * or one PE per node) take private anonymous memory instead.
  *
  * Globals: with PIE and ASLR, a global has a different address in every process but the
@@ -117,6 +118,9 @@ static int osh_data_init(void)
 static int osh_agree(int rc);
 static int osh_heap_direct(int pe);
 
+/* The random part of this job's heap and globals segment names, drawn by PE 0. */
+static uint64_t osh_nonce;
+
 /*
  * Globals on this node: replace the executable's writable segment by a shared mapping of
  * a segment with the same contents, and map the segments of the other PEs of the node,
@@ -126,11 +130,6 @@ static int osh_heap_direct(int pe);
  * read-only again. Needs one writable segment and the same layout on every PE (checked);
  * off with TERN_SHMEM_SHARE_GLOBALS=0, and then globals of other PEs go by message.
  */
-static int osh_data_name(char *out, size_t cap, int rank)
-{
-    return snprintf(out, cap, "/tern-%s-data-%d", core.boot.kvsname, rank);
-}
-
 /* Copy whole pages of the data segment, padding and sanitizer redzones between globals
  * included: not through memcpy, which AddressSanitizer checks against those redzones. */
 __attribute__((no_sanitize("address"))) static void osh_copy_pages(void *dst, const void *src,
@@ -155,31 +154,18 @@ static int osh_globals_share(int shared)
         ((osh.data_hi[0] + (uintptr_t)page - 1) & ~(uintptr_t)(page - 1)) - osh.data_pg_lo;
     osh.data_base = calloc((size_t)osh.npes, sizeof *osh.data_base);
     if (osh.data_base == NULL) return TERN_ERR_NOMEM;
-    osh_data_name(osh.data_name, sizeof osh.data_name, osh.me);
-    int fd = shm_open(osh.data_name, O_RDWR | O_CREAT | O_EXCL, 0600);
-    if (fd < 0 && errno == EEXIST) {
-        shm_unlink(osh.data_name);
-        fd = shm_open(osh.data_name, O_RDWR | O_CREAT | O_EXCL, 0600);
-    }
-    void *tmp = MAP_FAILED;
-    if (fd >= 0) {
-        osh.data_named = 1;
-        if (ftruncate(fd, (off_t)osh.data_len) == 0)
-            tmp = mmap(NULL, osh.data_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    }
-    if (tmp == MAP_FAILED) {
-        fprintf(stderr, "tern shmem [PE %d]: cannot create %s: %s\n", osh.me, osh.data_name,
-                strerror(errno));
-        rc = TERN_ERR_NOMEM;
-    } else {
-        /* Copy, then put the shared pages in place of the private ones: nothing runs in
+    rc = shmseg_create(&osh.data_seg, core.boot.kvsname, "data", osh.me, osh_nonce, osh.data_len,
+                       "SHMEM globals segment");
+    if (rc == 0) {
+        /* Copy, then move the shared pages in place of the private ones: nothing runs in
          * between (shmem_init is called by the program's one thread). */
+        void *tmp = osh.data_seg.base;
         osh_copy_pages(tmp, (const void *)osh.data_pg_lo, osh.data_len);
-        void *at = mmap((void *)osh.data_pg_lo, osh.data_len, PROT_READ | PROT_WRITE,
-                        MAP_SHARED | MAP_FIXED, fd, 0);
+        void *at = mremap(tmp, osh.data_len, osh.data_len, MREMAP_MAYMOVE | MREMAP_FIXED,
+                          (void *)osh.data_pg_lo);
         if (at == MAP_FAILED)
             osh_fatal("shmem_init", TERN_ERR_NOMEM, "cannot remap the data segment");
-        munmap(tmp, osh.data_len);
+        osh.data_seg.base = NULL; /* ours stays mapped for good */
         if (osh.relro_hi > osh.relro_lo) {
             uintptr_t lo = osh.relro_lo & ~(uintptr_t)(page - 1);
             uintptr_t hi = osh.relro_hi & ~(uintptr_t)(page - 1);
@@ -187,31 +173,18 @@ static int osh_globals_share(int shared)
         }
         osh.data_base[osh.me] = (char *)osh.data_pg_lo;
     }
-    if (fd >= 0) close(fd);
     rc = osh_agree(rc);
     for (int pe = 0; pe < osh.npes && rc == 0; pe++) {
         if (pe == osh.me || !osh_heap_direct(pe)) continue;
-        char name[300];
-        osh_data_name(name, sizeof name, pe);
-        int pfd = shm_open(name, O_RDWR, 0);
-        void *q = MAP_FAILED;
-        if (pfd >= 0) {
-            q = mmap(NULL, osh.data_len, PROT_READ | PROT_WRITE, MAP_SHARED, pfd, 0);
-            close(pfd);
-        }
-        if (q == MAP_FAILED) {
-            fprintf(stderr, "tern shmem [PE %d]: cannot map PE %d's globals %s: %s\n", osh.me, pe,
-                    name, strerror(errno));
-            rc = TERN_ERR_TRANSPORT;
-            break;
-        }
+        struct shmseg seg;
+        rc = shmseg_attach(&seg, core.boot.kvsname, "data", pe, osh_nonce, osh.data_len,
+                           "SHMEM globals segment");
+        if (rc) break;
+        void *q = seg.base;
         osh.data_base[pe] = q;
     }
     rc = osh_agree(rc);
-    if (osh.data_named) {
-        shm_unlink(osh.data_name);
-        osh.data_named = 0;
-    }
+    shmseg_unlink(&osh.data_seg);
     return rc;
 }
 
@@ -224,11 +197,6 @@ static int osh_agree(int rc)
     return rc2 ? rc2 : r;
 }
 
-static void osh_heap_name(char *out, size_t cap, int rank)
-{
-    snprintf(out, cap, "/tern-%s-heap-%d", core.boot.kvsname, rank);
-}
-
 static int osh_heap_direct(int pe)
 {
     return pe == osh.me || core_peer_can_map(pe);
@@ -239,7 +207,11 @@ static int osh_heaps_map(void)
     int shared = 0;
     for (int pe = 0; pe < osh.npes; pe++)
         if (pe != osh.me && osh_heap_direct(pe)) shared = 1;
-    int rc = 0;
+    /* One random part for the segment names of every PE, drawn by PE 0. */
+    uint64_t nonce = osh.me == 0 ? shmseg_nonce() : 0;
+    int rc = tern_bcast(&nonce, sizeof nonce, 0, TERN_COMM_WORLD);
+    if (rc) return rc;
+    osh_nonce = nonce;
     void *p = MAP_FAILED;
     if (!shared) {
         p = mmap(NULL, osh.heap_size, PROT_READ | PROT_WRITE,
@@ -250,64 +222,33 @@ static int osh_heaps_map(void)
             rc = TERN_ERR_NOMEM;
         }
     } else {
-        osh_heap_name(osh.heap_name, sizeof osh.heap_name, osh.me);
-        int fd = shm_open(osh.heap_name, O_RDWR | O_CREAT | O_EXCL, 0600);
-        if (fd < 0 && errno == EEXIST) {
-            /* A leftover of a crashed job with a recycled name: ours to replace. */
-            shm_unlink(osh.heap_name);
-            fd = shm_open(osh.heap_name, O_RDWR | O_CREAT | O_EXCL, 0600);
-        }
-        if (fd >= 0) {
-            osh.heap_named = 1;
-            if (ftruncate(fd, (off_t)osh.heap_size) == 0)
-                p = mmap(NULL, osh.heap_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE,
-                         fd, 0);
-            close(fd);
-        }
-        if (p == MAP_FAILED) {
-            fprintf(stderr, "tern shmem [PE %d]: cannot create the %zu-byte heap %s: %s\n", osh.me,
-                    osh.heap_size, osh.heap_name, strerror(errno));
-            rc = TERN_ERR_NOMEM;
-        }
+        rc = shmseg_create(&osh.heap_seg, core.boot.kvsname, "heap", osh.me, osh_nonce,
+                           osh.heap_size, "SHMEM symmetric heap");
+        if (rc == 0) p = osh.heap_seg.base;
     }
     if (p != MAP_FAILED) osh.heap = p;
     osh.base[osh.me] = osh.heap;
     rc = osh_agree(rc);
     for (int pe = 0; pe < osh.npes && rc == 0 && shared; pe++) {
         if (pe == osh.me || !osh_heap_direct(pe)) continue;
-        char name[300];
-        osh_heap_name(name, sizeof name, pe);
-        int fd = shm_open(name, O_RDWR, 0);
-        void *q = MAP_FAILED;
-        if (fd >= 0) {
-            q = mmap(NULL, osh.heap_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd,
-                     0);
-            close(fd);
-        }
-        if (q == MAP_FAILED) {
-            fprintf(stderr, "tern shmem [PE %d]: cannot map PE %d's heap %s: %s\n", osh.me, pe,
-                    name, strerror(errno));
-            rc = TERN_ERR_TRANSPORT;
-            break;
-        }
+        struct shmseg seg;
+        rc = shmseg_attach(&seg, core.boot.kvsname, "heap", pe, osh_nonce, osh.heap_size,
+                           "SHMEM symmetric heap");
+        if (rc) break;
+        void *q = seg.base;
         osh.base[pe] = q;
     }
     rc = osh_agree(rc);
     /* Every PE has mapped every heap it needs: the names can go. */
-    if (osh.heap_named) {
-        shm_unlink(osh.heap_name);
-        osh.heap_named = 0;
-    }
+    shmseg_unlink(&osh.heap_seg);
     if (rc == 0) rc = osh_globals_share(shared);
     return rc;
 }
 
 static void osh_heaps_unmap(void)
 {
-    if (osh.heap_named) shm_unlink(osh.heap_name);
-    osh.heap_named = 0;
-    if (osh.data_named) shm_unlink(osh.data_name);
-    osh.data_named = 0;
+    shmseg_unlink(&osh.heap_seg);
+    shmseg_unlink(&osh.data_seg);
     /* Other PEs' globals go; ours stay mapped (shared, same contents) for good. */
     for (int pe = 0; osh.data_base && pe < osh.npes; pe++)
         if (osh.data_base[pe] && pe != osh.me) munmap(osh.data_base[pe], osh.data_len);

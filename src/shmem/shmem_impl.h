@@ -16,6 +16,7 @@
 
 #include "core/core.h"
 #include "shmem.h"
+#include "util/shmseg.h"
 
 /* Active-message handler ids of this layer (core.h's one table). */
 #define OSH_AM_REQ CORE_AM_SHMEM_REQ /* a request to the target: put, get, atomic */
@@ -89,8 +90,7 @@ struct osh_state {
     int me, npes;
     size_t heap_size;
     char *heap;     /* my symmetric heap */
-    int heap_named; /* my heap segment still has a name in /dev/shm */
-    char heap_name[300];
+    struct shmseg heap_seg; /* my heap's segment, while it has a name in /dev/shm */
     char **base;         /* per PE: its heap mapped here, or NULL (reach it by messages) */
     uintptr_t load_base; /* of the executable (globals) */
     uintptr_t data_lo[4], data_hi[4];
@@ -102,8 +102,7 @@ struct osh_state {
     uintptr_t data_pg_lo;
     size_t data_len;
     char **data_base;
-    int data_named;
-    char data_name[300];
+    struct shmseg data_seg; /* my globals' segment, while it has a name (never unmapped) */
     int data_ok;          /* every PE runs the same executable layout: globals are symmetric */
     uint64_t nout;        /* requests not yet acknowledged / replied */
     uint64_t nout_direct; /* of those, to PEs whose heap is mapped (fence must wait) */

@@ -294,5 +294,6 @@ int run_job_run(struct run_job *job)
     if (job->proxy) run_ctl_flush_blocking(&job->up, 5000); /* the last exits and output */
     job_cleanup(job);
     run_launch_remove_shm(job->kvsname);
+    run_launch_janitor_stop();
     return job->exit_code >= 0 ? job->exit_code : RUN_EXIT_OK;
 }

@@ -3,11 +3,20 @@
  *
  * Each rank is fork()ed and exec()ed directly (no shell in between) with one end
  * of its own socketpair as PMI_FD. Every descriptor ternrun opens is close-on-exec,
- * so a rank inherits only its own PMI end, stdin (rank 0) or /dev/null, and either
- * ternrun's stdout/stderr or its --tag-output pipes. A rank asks the kernel to
- * SIGKILL it if ternrun dies (PR_SET_PDEATHSIG), and ternrun is a child subreaper
- * so processes a rank leaves behind are adopted by ternrun and ended with the job
- * instead of escaping to init.
+ * so a rank inherits only its own PMI end, stdin (rank 0) or /dev/null, either
+ * ternrun's stdout/stderr or its --tag-output pipes, and the janitor's pipe (below).
+ * A rank asks the kernel to SIGKILL it if ternrun dies (PR_SET_PDEATHSIG), and
+ * ternrun is a child subreaper so processes a rank leaves behind are adopted by
+ * ternrun and ended with the job instead of escaping to init.
+ *
+ * Shared-memory segments: ranks unlink theirs once every peer has attached, and when the
+ * job ends ternrun removes any /dev/shm/tern-<job>-* a rank killed during start-up could
+ * not. For the one end ternrun cannot clean up after - its own SIGKILL - a janitor
+ * process (named ternrun-clean) is started before the first rank: it holds the read end
+ * of a pipe whose write end ternrun and every rank hold, so it sees end-of-file only once
+ * all of them are gone, and then removes what is left of the job. It leaves ternrun's
+ * session and process group (a Ctrl-C or a kill of the group does not end it) and
+ * blocks the signals ternrun handles; after a normal end ternrun stops it.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -19,10 +28,16 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "ternrun.h"
+
+/* The janitor (see the top of the file): its pid, and the write end of its pipe that
+ * ternrun and the ranks hold. */
+static pid_t launch_janitor_pid = -1;
+static int launch_janitor_w = -1;
 
 /* What a child writes on the exec-error pipe when exec fails (one atomic write). */
 struct launch_exec_error {
@@ -136,6 +151,8 @@ static void launch_child(struct run_job *job, const struct run_rank *r, int pmi_
     if (rank != job->stdin_rank && dup2(job->devnull, 0) < 0) _exit(RUN_EXIT_FAIL);
     if (out_w[0] >= 0 && (dup2(out_w[0], 1) < 0 || dup2(out_w[1], 2) < 0)) _exit(RUN_EXIT_FAIL);
     if (fcntl(pmi_fd, F_SETFD, 0) != 0) _exit(RUN_EXIT_FAIL);
+    /* Held until the rank ends: the janitor waits for every holder to be gone. */
+    if (launch_janitor_w >= 0 && fcntl(launch_janitor_w, F_SETFD, 0) != 0) _exit(RUN_EXIT_FAIL);
 
     launch_setenv_int("PMI_FD", pmi_fd);
     launch_setenv_int("PMI_RANK", rank);
@@ -225,9 +242,63 @@ fail:
     return -1;
 }
 
+/* In the janitor: wait until ternrun and every rank are gone, remove what they left in
+ * /dev/shm, exit. Never returns. */
+static void launch_janitor(const char *kvsname, int life_r)
+{
+    setsid();
+    prctl(PR_SET_NAME, "ternrun-clean");
+    /* Nothing of ternrun's: a pipe it holds open would keep a reader of ternrun's output
+     * waiting for an end-of-file. */
+    int null = open("/dev/null", O_RDWR);
+    for (int fd = 0; fd < 3 && null >= 0; fd++)
+        dup2(null, fd);
+    if (dup2(life_r, 3) != 3) _exit(1);
+#ifdef SYS_close_range
+    if (syscall(SYS_close_range, 4u, ~0u, 0u) != 0)
+#endif
+        for (int fd = 4; fd < 65536; fd++)
+            close(fd);
+    for (;;) {
+        char c;
+        ssize_t n = read(3, &c, 1);
+        if (n == 0 || (n < 0 && errno != EINTR)) break;
+    }
+    run_launch_remove_shm(kvsname);
+    _exit(0);
+}
+
+/* Start the janitor; without one (fork failed) the job still runs, as before it. */
+static void launch_janitor_start(struct run_job *job)
+{
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) != 0) return;
+    pid_t pid = fork();
+    if (pid == 0) launch_janitor(job->kvsname, p[0]);
+    close(p[0]);
+    if (pid < 0) {
+        close(p[1]);
+        return;
+    }
+    launch_janitor_pid = pid;
+    launch_janitor_w = p[1];
+}
+
+void run_launch_janitor_stop(void)
+{
+    if (launch_janitor_w >= 0) close(launch_janitor_w);
+    launch_janitor_w = -1;
+    if (launch_janitor_pid <= 0) return;
+    /* ternrun has cleaned up itself; ranks' forked children may hold the pipe for long. */
+    kill(launch_janitor_pid, SIGKILL);
+    waitpid(launch_janitor_pid, NULL, 0);
+    launch_janitor_pid = -1;
+}
+
 int run_launch_start(struct run_job *job)
 {
     int ep[2];
+    launch_janitor_start(job);
     if (pipe2(ep, O_CLOEXEC) != 0 || launch_set_nonblock(ep[0]) != 0) {
         run_job_fail(job, RUN_EXIT_FAIL, "ternrun: cannot create a pipe: %s", strerror(errno));
         return -1;
@@ -277,7 +348,8 @@ void run_launch_kill_strays(int sig)
         char state;
         int ppid;
         if (p == NULL || sscanf(p + 1, " %c %d", &state, &ppid) != 2) continue;
-        if (ppid == (int)self && state != 'Z') kill((pid_t)atoi(e->d_name), sig);
+        pid_t pid = (pid_t)atoi(e->d_name);
+        if (ppid == (int)self && state != 'Z' && pid != launch_janitor_pid) kill(pid, sig);
     }
     closedir(d);
 }
@@ -359,6 +431,7 @@ void run_launch_reap(struct run_job *job)
                 found = 1;
             }
         }
+        if (pid == launch_janitor_pid) launch_janitor_pid = -1; /* it failed: no backstop */
         if (!found) run_remote_reaped(job, pid, status);
         /* Anything else was adopted from a rank and is simply reaped. */
     }

@@ -206,6 +206,8 @@ void run_launch_kill_strays(int sig);
 void run_launch_reap(struct run_job *job);
 /* Unlink /dev/shm/tern-<kvsname>-* left by ranks that could not. */
 void run_launch_remove_shm(const char *kvsname);
+/* Stop the janitor that cleans /dev/shm if ternrun is killed (call after cleaning up). */
+void run_launch_janitor_stop(void);
 const char *run_signal_name(int sig); /* "SIGKILL" */
 
 /* pmi_server.c */

@@ -50,6 +50,7 @@
 #include "transport/shm/shm_ring.h"
 #include "transport/transport.h"
 #include "util/log.h"
+#include "util/shmseg.h"
 #include "util/tunables.h"
 
 #define SHM_MAGIC    0x7465726eu /* "tern" */
@@ -96,6 +97,7 @@ struct shm_peer {
     pid_t pid;
     uint32_t coop_gen;   /* last generation I (as receiver) published to this peer */
     struct shm_seg *seg; /* the peer's segment, mapped */
+    size_t seg_len;      /* bytes mapped */
     struct shm_chan out; /* my channel in the peer's inbox (I produce) */
     struct shm_chan in;  /* the peer's channel in my inbox (I consume) */
     int cma;             /* single copy from this peer: 1 yes, 0 forbidden */
@@ -114,19 +116,13 @@ static struct {
     int nactive;
     struct shm_seg *my_seg;
     size_t my_size;
-    char my_name[300];
-    int named; /* my segment still has a name in /dev/shm */
+    struct shmseg mine; /* my inbox segment (unlinked once every peer attached) */
     uint32_t bell_seen;
 } shm;
 
 static int shm_reaches(const struct boot *boot, int rank)
 {
     return rank != boot->rank && boot->node_of[rank] == boot->node_of[boot->rank];
-}
-
-static void shm_segname(char *out, size_t cap, const char *kvs, int rank)
-{
-    snprintf(out, cap, "/tern-%s-%d", kvs, rank);
 }
 
 static size_t shm_round(size_t x, size_t a)
@@ -176,27 +172,12 @@ static int shm_open_fn(const struct tl_env *env, const int *peers, int n)
     size_t inbox = shm_inbox_size(nlines, ncells, cell);
     shm.my_size = SHM_HDR_SIZE + inbox * (size_t)shm.nlocal;
 
-    shm_segname(shm.my_name, sizeof shm.my_name, b->kvsname, b->rank);
-    int fd = shm_open(shm.my_name, O_RDWR | O_CREAT | O_EXCL, 0600);
-    if (fd < 0 && errno == EEXIST) {
-        /* A leftover of a crashed job with a recycled name: it is ours to replace. */
-        shm_unlink(shm.my_name);
-        fd = shm_open(shm.my_name, O_RDWR | O_CREAT | O_EXCL, 0600);
-    }
-    if (fd < 0) {
-        UTIL_ERROR("shm: cannot create %s: %s", shm.my_name, strerror(errno));
-        return TERN_ERR_TRANSPORT;
-    }
-    shm.named = 1;
-    if (ftruncate(fd, (off_t)shm.my_size) != 0) {
-        UTIL_ERROR("shm: cannot size %s to %zu bytes: %s", shm.my_name, shm.my_size,
-                   strerror(errno));
-        close(fd);
-        return TERN_ERR_TRANSPORT;
-    }
-    void *p = mmap(NULL, shm.my_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    close(fd);
-    if (p == MAP_FAILED) return TERN_ERR_TRANSPORT;
+    /* The nonce travels to the peers with my pid (tern-shm-<rank>). */
+    uint64_t nonce = shmseg_nonce();
+    int rc = shmseg_create(&shm.mine, b->kvsname, "shm", b->rank, nonce, shm.my_size,
+                           "shm transport inbox");
+    if (rc) return rc;
+    void *p = shm.mine.base;
     shm.my_seg = p;
     struct shm_seg *s = shm.my_seg;
     s->owner = b->rank;
@@ -217,7 +198,7 @@ static int shm_open_fn(const struct tl_env *env, const int *peers, int n)
 
     char key[64], val[64];
     snprintf(key, sizeof key, "tern-shm-%d", b->rank);
-    snprintf(val, sizeof val, "%ld", (long)getpid());
+    snprintf(val, sizeof val, "%ld:%llx", (long)getpid(), (unsigned long long)nonce);
     return boot_put(b, key, val);
 }
 
@@ -227,7 +208,7 @@ static int shm_connect(void)
     int my_li = shm.lidx_of[b->rank];
     for (int k = 0; k < shm.nactive; k++) {
         struct shm_peer *pe = &shm.peers[shm.active[k]];
-        char key[64], val[64], name[300];
+        char key[64], val[64];
         snprintf(key, sizeof key, "tern-shm-%d", pe->world_rank);
         int rc = boot_get(b, key, val, sizeof val);
         if (rc) return rc;
@@ -238,25 +219,18 @@ static int shm_connect(void)
         pe->pidfd = (int)syscall(SYS_pidfd_open, pe->pid, 0);
 #endif
         pe->cma = util_tun.shm_cma ? 1 : 0;
-        shm_segname(name, sizeof name, b->kvsname, pe->world_rank);
-        int fd = shm_open(name, O_RDWR, 0);
-        if (fd < 0) {
-            UTIL_ERROR("shm: cannot open rank %d's segment %s: %s", pe->world_rank, name,
-                       strerror(errno));
-            return TERN_ERR_TRANSPORT;
-        }
-        struct stat st;
-        if (fstat(fd, &st) != 0 || (size_t)st.st_size < SHM_HDR_SIZE) {
-            close(fd);
-            return TERN_ERR_TRANSPORT;
-        }
-        void *p = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-        close(fd);
-        if (p == MAP_FAILED) return TERN_ERR_TRANSPORT;
+        char *colon = strchr(val, ':');
+        struct shmseg seg;
+        if (colon == NULL) return TERN_ERR_TRANSPORT;
+        rc = shmseg_attach(&seg, b->kvsname, "shm", pe->world_rank, strtoull(colon + 1, NULL, 16),
+                           0, "shm transport inbox");
+        if (rc) return rc;
+        void *p = seg.base;
+        pe->seg_len = seg.size;
         struct shm_seg *s = p;
         pe->seg = s;
-        if (s->magic != SHM_MAGIC || s->version != SHM_VERSION || s->nlocal != shm.nlocal ||
-            s->seg_size != (uint64_t)st.st_size ||
+        if (seg.size < SHM_HDR_SIZE || s->magic != SHM_MAGIC || s->version != SHM_VERSION ||
+            s->nlocal != shm.nlocal || s->seg_size != (uint64_t)seg.size ||
             SHM_HDR_SIZE + s->inbox_size * (uint64_t)s->nlocal > s->seg_size ||
             shm_inbox_size(s->nlines, s->ncells, s->cell_size) != s->inbox_size) {
             UTIL_ERROR("shm: rank %d's segment is not a tern segment of this version",
@@ -272,10 +246,7 @@ static int shm_connect(void)
 static int shm_ready(void)
 {
     /* Everyone has attached: remove the name so nothing can be left behind. */
-    if (shm.named) {
-        shm_unlink(shm.my_name);
-        shm.named = 0;
-    }
+    shmseg_unlink(&shm.mine);
     return 0;
 }
 
@@ -741,11 +712,10 @@ static void shm_close(void)
 {
     for (int k = 0; k < shm.nactive; k++) {
         struct shm_peer *pe = &shm.peers[shm.active[k]];
-        if (pe->seg) munmap(pe->seg, pe->seg->seg_size);
+        if (pe->seg) munmap(pe->seg, pe->seg_len);
         if (pe->pidfd >= 0) close(pe->pidfd);
     }
-    if (shm.named) shm_unlink(shm.my_name);
-    if (shm.my_seg) munmap(shm.my_seg, shm.my_size);
+    shmseg_close(&shm.mine);
     free(shm.lidx_of);
     free(shm.peers);
     free(shm.active);
