@@ -5,11 +5,13 @@
 #                            jobs), Open MPI (the MPI tests also run against it), Slurm and
 #                            munge (a one-node cluster runs srun --mpi=pmi2), Python 3 with
 #                            numpy and matplotlib (ternbench's models and report), nftables
-#                            (packet loss on the soak test's links where netem is missing)
+#                            (packet loss on the soak test's links where netem is missing),
+#                            the aarch64 C headers (scripts/cross-check.sh)
 #   scripts/deps.sh --bench  also hyperfine and NetPIPE for bench/compare.sh
 set -euo pipefail
 pkgs=(build-essential cmake ninja-build pkg-config coreutils procps gawk sed grep iproute2
       mpich libmpich-dev openmpi-bin libopenmpi-dev slurm-wlm munge clang libclang-rt-14-dev
+      libc6-dev-arm64-cross linux-libc-dev-arm64-cross
       python3 python3-numpy python3-matplotlib nftables)
 if [ "${1:-}" = "--bench" ]; then
   pkgs+=(hyperfine netpipe-openmpi netpipe-tcp)

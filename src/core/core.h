@@ -14,6 +14,7 @@
 #include <sys/uio.h>
 
 #include "boot/boot.h"
+#include "core/wait.h" /* the wait engine, for every layer that blocks */
 #include "tern.h"
 #include "transport/transport.h"
 
