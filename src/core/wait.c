@@ -22,9 +22,8 @@ enum core_wait_phase core_wait_decide(const struct core_wait_policy *p, long pol
     return CORE_WAIT_SLEEP;
 }
 
-void core_wait_policy_make(const struct util_tunables *t, enum core_wait_kind kind,
-                           int kernel_wait, int oversubscribed, int free_core,
-                           struct core_wait_policy *out)
+void core_wait_policy_make(const struct util_tunables *t, enum core_wait_kind kind, int kernel_wait,
+                           int oversubscribed, int free_core, struct core_wait_policy *out)
 {
     if (kind == CORE_WAIT_MSG && kernel_wait) {
         /* The kernel wakes a sleeper as data comes: yielding buys nothing. Spinning by
@@ -44,11 +43,14 @@ int core_wait_parse_loadavg(const char *text, long *running)
     /* "0.52 0.58 0.59 3/467 12345": the fourth field is runnable/total tasks. */
     const char *p = text;
     for (int field = 0; field < 3; field++) {
-        while (*p == ' ') p++;
+        while (*p == ' ')
+            p++;
         if (*p == '\0') return -1;
-        while (*p && *p != ' ') p++;
+        while (*p && *p != ' ')
+            p++;
     }
-    while (*p == ' ') p++;
+    while (*p == ' ')
+        p++;
     char *end;
     long r = strtol(p, &end, 10);
     if (end == p || *end != '/' || r < 0) return -1;

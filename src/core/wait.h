@@ -62,9 +62,8 @@ enum core_wait_phase core_wait_decide(const struct core_wait_policy *p, long pol
  * waits in the kernel (core.kernel_wait); oversubscribed, more ranks than cores on this
  * node; free_core, the node had a free core when last sampled. Pure.
  */
-void core_wait_policy_make(const struct util_tunables *t, enum core_wait_kind kind,
-                           int kernel_wait, int oversubscribed, int free_core,
-                           struct core_wait_policy *out);
+void core_wait_policy_make(const struct util_tunables *t, enum core_wait_kind kind, int kernel_wait,
+                           int oversubscribed, int free_core, struct core_wait_policy *out);
 
 /* Parse the runnable-task count (the "R" of "R/T", fourth field) out of /proc/loadavg's
  * text. Returns 0 and sets *running, or -1 when the text does not parse. Pure. */
