@@ -55,6 +55,9 @@ cmake --build "$dir" -j "$jobs" --target ternrun $threaded
 echo "=== tsan tests ==="
 (cd "$dir" && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
    ctest -j "$jobs" -L threads --timeout 300 --output-on-failure) || status=1
+# Portability: the whole tree compiles for aarch64 (clang -fsyntax-only, a few seconds).
+echo "=== aarch64 compile check ==="
+scripts/cross-check.sh || status=1
 # The fuzz stage: clang + libFuzzer + ASan/UBSan, every target for a bounded time from
 # the corpus in tests/fuzz/corpus (the two builds above only replayed it briefly).
 if command -v clang >/dev/null; then

@@ -16,6 +16,7 @@
 #include <sys/uio.h>
 
 #include "boot/boot.h"
+#include "core/wait.h" /* the wait engine, for every layer that blocks */
 #include "tern.h"
 
 struct tl_ops; /* transport/transport.h: for the core's own files only */

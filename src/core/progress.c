@@ -1,27 +1,22 @@
 /*
- * progress.c - the progress engine and the wait strategy.
+ * progress.c - the progress engine and the blocking wait.
  *
  * Every blocking call and every test drives core_progress(): poll each transport for
  * arrived frames, then push whatever waits in the pending queues. A blocked caller spins
  * for a while (latency), then yields the CPU (other ranks on the same core get to run),
- * then sleeps on its transports' doorbells. With more ranks than cores the spin phase is
- * cut short, because spinning then only steals the time the peer needs to answer.
+ * then sleeps on its transports' doorbells; how long each phase lasts is the wait
+ * engine's policy (wait.h), shared with the multi-threaded path (thread.c). With more
+ * ranks than cores the spin phase is cut short, because spinning then only steals the
+ * time the peer needs to answer.
  */
 #define _GNU_SOURCE
 #include <sched.h>
 #include <time.h>
 
 #include "core/core_tl.h"
+#include "core/wait.h"
+#include "util/cpu.h"
 #include "util/tunables.h"
-
-static inline void core_cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ volatile("yield");
-#endif
-}
 
 static double core_now(void)
 {
@@ -110,30 +105,25 @@ static int core_block_loop(core_done_fn done, const void *arg)
      * anything else (a probe, conversations) on every arrival. */
     if (__builtin_expect(core_mt, 0))
         return core_block_mt(done, arg, done == core_req_done || done == core_any_done);
-    long spin_max = core.oversubscribed ? util_tun.oversub_spin_count : util_tun.spin_count;
-    long yield_max = spin_max + util_tun.yield_count;
-    if (core.kernel_wait) { /* tcp alone: the kernel wakes a sleeper as data comes */
-        spin_max = util_tun.tcp_spin_count;
-        yield_max = spin_max;
-    }
-    long spins = 0;
+    struct core_waiter w;
+    core_wait_begin(&w, CORE_WAIT_MSG);
     for (;;) {
         if (done(arg)) return 0;
         if (core_progress() > 0) {
-            spins = 0;
+            core_wait_progressed(&w);
             continue;
         }
         if (done(arg)) return 0;
-        spins++;
-        if (spins < spin_max) {
-            core_cpu_relax();
+        /* Never sleep with frames queued for a full peer: nobody would ring us when
+         * room appears (a kernel waiter is woken by room too). */
+        enum core_wait_phase ph = core_wait_next(&w, !core.npending || core.kernel_wait);
+        if (ph == CORE_WAIT_SPIN) {
+            util_cpu_relax();
             continue;
         }
         /* A long wait: note when it began, for the hang report. */
         if (core.doing.since == 0) core.doing.since = core_now();
-        /* Never sleep with frames queued for a full peer: nobody would ring us when
-         * room appears. */
-        if (spins < yield_max || (core.npending && !core.kernel_wait)) {
+        if (ph == CORE_WAIT_YIELD) {
             sched_yield();
             continue;
         }
@@ -159,7 +149,7 @@ static int core_block_loop(core_done_fn done, const void *arg)
                      ? core_health()
                      : core_alive();
         if (rc) return rc;
-        spins = spin_max; /* after a wake-up, go on yielding before sleeping again */
+        core_wait_woke(&w); /* go on yielding (if the policy yields) before sleeping again */
     }
 }
 

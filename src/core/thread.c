@@ -30,6 +30,8 @@
 #include <time.h>
 
 #include "core/core_tl.h"
+#include "core/wait.h"
+#include "util/cpu.h"
 #include "util/log.h"
 #include "util/tunables.h"
 
@@ -161,36 +163,29 @@ static void core_doorbell_sleep(core_done_fn done, const void *arg, int kind)
     if (core.cond_waiters) pthread_cond_broadcast(&core_cs_cond);
 }
 
-static inline void core_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ volatile("yield");
-#endif
-}
-
 static int core_block_mt_locked(core_done_fn done, const void *arg, int reqs_only)
 {
-    long spin_max = core.oversubscribed ? util_tun.oversub_spin_count : util_tun.spin_count;
-    long yield_max = spin_max + util_tun.yield_count;
-    long spins = 0;
+    /* The same policy as the single-threaded path (wait.h), so TERN_TCP_SPIN_* and the
+     * load check hold here too; only the ways to yield and sleep differ. */
+    struct core_waiter w;
+    core_wait_begin(&w, CORE_WAIT_MSG);
     for (;;) {
         if (done(arg)) return 0;
         if (core_progress() > 0) {
-            spins = 0;
+            core_wait_progressed(&w);
             continue;
         }
         if (done(arg)) return 0;
-        spins++;
-        if (spins < spin_max) {
+        enum core_wait_phase ph = core_wait_next(&w, !core.npending || core.kernel_wait);
+        if (ph == CORE_WAIT_SPIN) {
             if (atomic_load_explicit(&core_cs_waiters, memory_order_relaxed))
                 core_cs_yield();
             else
-                core_relax();
+                util_cpu_relax();
             continue;
         }
-        if (spins < yield_max || core.npending) {
+        if (core.doing.since == 0) core.doing.since = core_diag_now();
+        if (ph == CORE_WAIT_YIELD) {
             core_cs_yield();
             continue;
         }
@@ -200,7 +195,7 @@ static int core_block_mt_locked(core_done_fn done, const void *arg, int reqs_onl
             core_cs_cond_wait(&core_cs_cond, (int)util_tun.sleep_ms);
         int rc = core_health();
         if (rc) return rc;
-        spins = spin_max;
+        core_wait_woke(&w);
     }
 }
 

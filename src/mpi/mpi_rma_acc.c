@@ -76,8 +76,12 @@ static void rma_spin_lock(_Atomic uint32_t *l)
         if (atomic_compare_exchange_weak_explicit(l, &z, 1, memory_order_acquire,
                                                   memory_order_relaxed))
             return;
+        /* Held for one element's update; yield, then nap, only if the holder was
+         * descheduled. */
+        struct core_waiter w;
+        core_wait_begin(&w, CORE_WAIT_MEM);
         while (atomic_load_explicit(l, memory_order_relaxed))
-            __builtin_ia32_pause();
+            (void)core_wait_idle(&w);
     }
 }
 

@@ -141,9 +141,15 @@ static int rma_lock_end(struct mpi_win *w, int r)
     if (pe->locked & RMA_NOCHECK) return MPI_SUCCESS;
     if (pe->ctl) {
         int excl = pe->locked == MPI_LOCK_EXCLUSIVE;
-        /* The lock word is shared memory: spin on it, serving requests meanwhile. */
-        for (unsigned i = 0; !rma_try_lock(pe->ctl, excl); i++) {
-            if (core_progress() == 0 && (i & 63) == 63) sched_yield();
+        /* The lock word is shared memory, whose release rings no doorbell: a memory
+         * wait, serving requests meanwhile. */
+        struct core_waiter wt;
+        core_wait_begin(&wt, CORE_WAIT_MEM);
+        while (!rma_try_lock(pe->ctl, excl)) {
+            if (core_progress() > 0)
+                core_wait_progressed(&wt);
+            else
+                (void)core_wait_idle(&wt);
             if (core.peers[pe->world].failed) return mpi_from_tern(TERN_ERR_PEER_FAILED);
         }
         return MPI_SUCCESS;

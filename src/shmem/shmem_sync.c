@@ -4,9 +4,9 @@
  *
  * Waiting on memory differs from waiting on a message: a PE of this node stores straight
  * into our heap and rings no doorbell, so the core's sleep on doorbells (core_block)
- * could oversleep. osh_block escalates like core_block (spin, then yield) but then takes
- * naps that grow from 50 us to 1 ms, calling the progress engine between them so remote
- * PEs keep being served, and checks peer health while it naps.
+ * could oversleep. osh_block waits with the core's wait engine as a memory wait (spin,
+ * then yield, then naps that grow from 50 us to 1 ms), calling the progress engine
+ * between them so remote PEs keep being served, and checks peer health while it naps.
  */
 #define _GNU_SOURCE
 #include <sched.h>
@@ -17,15 +17,6 @@
 #include "shmem/shmem_impl.h"
 #include "util/tunables.h"
 
-static inline void osh_cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ volatile("yield");
-#endif
-}
-
 /* Looks at the memory per progress call: more lowers the latency of stores from this
  * node, fewer that of requests that need the progress engine (globals, other nodes). */
 #define OSH_LOOKS 64
@@ -35,9 +26,8 @@ static inline void osh_cpu_relax(void)
  * (or the launcher went away) during the wait. */
 static int osh_block(int (*done)(const void *arg), const void *arg)
 {
-    long spin_max = core.oversubscribed ? util_tun.oversub_spin_count : util_tun.spin_count;
-    long yield_max = spin_max + util_tun.yield_count;
-    long spins = 0, nap_us = 50;
+    struct core_waiter w;
+    core_wait_begin(&w, CORE_WAIT_MEM);
     int nfailed = core.nfailed;
     for (;;) {
         /* Look at the memory a few times per progress call: a store from a PE of this
@@ -45,7 +35,7 @@ static int osh_block(int (*done)(const void *arg), const void *arg)
         for (int k = 0; k < OSH_LOOKS; k++)
             if (done(arg)) return 0;
         if (core_progress() > 0) {
-            spins = 0;
+            core_wait_progressed(&w);
             continue;
         }
         if (done(arg)) return 0;
@@ -54,16 +44,7 @@ static int osh_block(int (*done)(const void *arg), const void *arg)
             osh_error(TERN_ERR_PEER_FAILED);
             return TERN_ERR_PEER_FAILED;
         }
-        if (++spins < spin_max) {
-            osh_cpu_relax();
-        } else if (spins < yield_max) {
-            sched_yield();
-        } else {
-            struct timespec ts = {0, nap_us * 1000};
-            nanosleep(&ts, NULL);
-            if (nap_us < 1000) nap_us *= 2;
-            (void)core_health();
-        }
+        if (core_wait_idle(&w) == CORE_WAIT_SLEEP) (void)core_health();
     }
 }
 

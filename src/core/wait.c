@@ -1,0 +1,141 @@
+/*
+ * wait.c - the wait engine (see wait.h): the phase decision, the policy from the
+ * tunables and the machine's load, and the idle step of waits on memory.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <math.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/core.h"
+#include "core/wait.h"
+#include "util/cpu.h"
+
+enum core_wait_phase core_wait_decide(const struct core_wait_policy *p, long polls, double idle_s,
+                                      int may_sleep)
+{
+    if (polls < p->spin_polls || idle_s < p->spin_s) return CORE_WAIT_SPIN;
+    if (polls < p->spin_polls + p->yield_polls || !may_sleep) return CORE_WAIT_YIELD;
+    return CORE_WAIT_SLEEP;
+}
+
+void core_wait_policy_make(const struct util_tunables *t, enum core_wait_kind kind, int kernel_wait,
+                           int oversubscribed, int free_core, struct core_wait_policy *out)
+{
+    if (kind == CORE_WAIT_MSG && kernel_wait) {
+        /* The kernel wakes a sleeper as data comes: yielding buys nothing. Spinning by
+         * time only while a core is free, so that it never takes the peer's CPU. */
+        out->spin_polls = t->tcp_spin_count;
+        out->yield_polls = 0;
+        out->spin_s = oversubscribed || !free_core ? 0 : (double)t->tcp_spin_us * 1e-6;
+        return;
+    }
+    out->spin_polls = oversubscribed ? t->oversub_spin_count : t->spin_count;
+    out->yield_polls = t->yield_count;
+    out->spin_s = 0;
+}
+
+int core_wait_parse_loadavg(const char *text, long *running)
+{
+    /* "0.52 0.58 0.59 3/467 12345": the fourth field is runnable/total tasks. */
+    const char *p = text;
+    for (int field = 0; field < 3; field++) {
+        while (*p == ' ')
+            p++;
+        if (*p == '\0') return -1;
+        while (*p && *p != ' ')
+            p++;
+    }
+    while (*p == ' ')
+        p++;
+    char *end;
+    long r = strtol(p, &end, 10);
+    if (end == p || *end != '/' || r < 0) return -1;
+    *running = r;
+    return 0;
+}
+
+/* The machine's load, sampled at most every CORE_WAIT_SAMPLE_S by the first empty poll
+ * of a wait that may spin by time: a read of /proc/loadavg costs a few microseconds,
+ * about one tcp poll. Touched only by a blocked caller (under the critical section when
+ * several threads wait). */
+#define CORE_WAIT_SAMPLE_S 0.05
+static struct {
+    double at;     /* when last sampled; 0: never */
+    int free_core; /* then: runnable tasks (this one included) <= online CPUs */
+    long ncpu;
+} core_wait_load;
+
+static int core_wait_free_core(double now)
+{
+    if (core_wait_load.at != 0 && now - core_wait_load.at < CORE_WAIT_SAMPLE_S)
+        return core_wait_load.free_core;
+    if (core_wait_load.ncpu == 0) {
+        core_wait_load.ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+        if (core_wait_load.ncpu < 1) core_wait_load.ncpu = 1;
+    }
+    core_wait_load.at = now;
+    core_wait_load.free_core = 1; /* unreadable: trust the static check (oversubscribed) */
+    int fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 1;
+    char buf[128];
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    long running;
+    if (n > 0) {
+        buf[n] = '\0';
+        if (core_wait_parse_loadavg(buf, &running) == 0)
+            core_wait_load.free_core = running <= core_wait_load.ncpu;
+    }
+    return core_wait_load.free_core;
+}
+
+void core_wait_begin(struct core_waiter *w, enum core_wait_kind kind)
+{
+    /* free_core is settled lazily by the first empty poll (core_wait_next): most waits
+     * end before one, and they need not read the clock. */
+    core_wait_policy_make(&util_tun, kind, core.kernel_wait, core.oversubscribed, 1, &w->pol);
+    w->polls = 0;
+    w->idle_since = 0;
+    w->nap_us = 50;
+}
+
+enum core_wait_phase core_wait_next(struct core_waiter *w, int may_sleep)
+{
+    double idle = 0;
+    if (w->pol.spin_s > 0) {
+        double now = core_diag_now();
+        if (w->polls == 0) {
+            w->idle_since = now;
+            if (!core_wait_free_core(now)) w->pol.spin_s = 0;
+        }
+        idle = now - w->idle_since;
+    }
+    w->polls++;
+    return core_wait_decide(&w->pol, w->polls, idle, may_sleep);
+}
+
+void core_wait_woke(struct core_waiter *w)
+{
+    /* At least one poll counted, so that core_wait_next does not restart the clock. */
+    w->polls = w->pol.spin_polls > 0 ? w->pol.spin_polls : 1;
+    w->idle_since = -HUGE_VAL; /* the time budget is spent */
+}
+
+enum core_wait_phase core_wait_idle(struct core_waiter *w)
+{
+    enum core_wait_phase ph = core_wait_next(w, 1);
+    if (ph == CORE_WAIT_SPIN) {
+        util_cpu_relax();
+    } else if (ph == CORE_WAIT_YIELD) {
+        sched_yield();
+    } else {
+        struct timespec ts = {0, w->nap_us * 1000};
+        nanosleep(&ts, NULL);
+        if (w->nap_us < 1000) w->nap_us *= 2;
+    }
+    return ph;
+}

@@ -1,0 +1,95 @@
+/*
+ * wait.h - the wait engine: how a blocked caller spends a poll that found nothing to do.
+ *
+ * Every blocking path uses it: the single-threaded and multi-threaded message waits
+ * (progress.c, thread.c), SHMEM's waits on memory (shmem_sync.c) and MPI windows' lock
+ * words (mpi_win.c). A wait escalates spin -> yield -> sleep; one policy structure says
+ * how long each phase lasts, and one pure function (core_wait_decide) maps a wait's
+ * state to its phase, so the paths cannot drift apart and the decision is unit-tested.
+ *
+ * The policy comes from the tunables and the machine:
+ *   - messages, with a transport that must be polled (shm): TERN_SPIN_COUNT polls
+ *     (TERN_OVERSUB_SPIN_COUNT with more ranks than cores), TERN_YIELD_COUNT yields, then
+ *     a sleep on the doorbells;
+ *   - messages, when every sleeping transport waits in the kernel (tcp alone): the
+ *     kernel wakes a sleeper as data comes, so yielding is useless; the wait spins
+ *     TERN_TCP_SPIN_COUNT polls and, while the node has a free core, for TERN_TCP_SPIN_US
+ *     microseconds (a few loopback round trips), then sleeps in epoll_wait. On a loaded
+ *     node (more runnable tasks than online CPUs, sampled from /proc/loadavg at most
+ *     every 50 ms, or more ranks than cores) it sleeps at once: spinning would only take
+ *     the CPU the peer needs to answer;
+ *   - memory (a store rings no doorbell): as for shm, then naps growing from 50 us to 1 ms.
+ */
+#ifndef TERN_CORE_WAIT_H
+#define TERN_CORE_WAIT_H
+
+#include "util/tunables.h"
+
+enum core_wait_phase { CORE_WAIT_SPIN, CORE_WAIT_YIELD, CORE_WAIT_SLEEP };
+
+/* What a wait waits for; it decides the policy and how the wait sleeps. */
+enum core_wait_kind {
+    CORE_WAIT_MSG, /* frames: the caller sleeps on the transports' doorbells */
+    CORE_WAIT_MEM, /* a store to memory, which rings no doorbell: core_wait_idle naps */
+};
+
+struct core_wait_policy {
+    long spin_polls;  /* empty polls that spin */
+    long yield_polls; /* empty polls after those that yield the CPU */
+    double spin_s;    /* and spin at least this long after the first empty poll (s) */
+};
+
+/* One wait's state; on the caller's stack. */
+struct core_waiter {
+    struct core_wait_policy pol;
+    long polls;        /* empty polls since the last progress */
+    double idle_since; /* clock at the first of them (read only when pol.spin_s > 0) */
+    long nap_us;       /* the next nap of a memory wait */
+};
+
+/*
+ * The phase of a wait after its polls-th empty poll (counting from 1), idle_s seconds
+ * after the first: spin while polls < spin_polls or idle_s < spin_s, then yield while
+ * polls < spin_polls + yield_polls, then sleep - or yield when the caller may not sleep
+ * (!may_sleep: frames wait for room at a peer that rings nobody when room appears).
+ * Pure.
+ */
+enum core_wait_phase core_wait_decide(const struct core_wait_policy *p, long polls, double idle_s,
+                                      int may_sleep);
+
+/*
+ * The policy for a wait of `kind` from tunables t: kernel_wait, every sleeping transport
+ * waits in the kernel (core.kernel_wait); oversubscribed, more ranks than cores on this
+ * node; free_core, the node had a free core when last sampled. Pure.
+ */
+void core_wait_policy_make(const struct util_tunables *t, enum core_wait_kind kind, int kernel_wait,
+                           int oversubscribed, int free_core, struct core_wait_policy *out);
+
+/* Parse the runnable-task count (the "R" of "R/T", fourth field) out of /proc/loadavg's
+ * text. Returns 0 and sets *running, or -1 when the text does not parse. Pure. */
+int core_wait_parse_loadavg(const char *text, long *running);
+
+/* Start a wait of `kind` with the policy in force (util_tun, core's flags). */
+void core_wait_begin(struct core_waiter *w, enum core_wait_kind kind);
+
+/* Count one empty poll and return the phase the caller is to act on (see decide). The
+ * first empty poll of a wait that may spin by time samples the machine's load (cached). */
+enum core_wait_phase core_wait_next(struct core_waiter *w, int may_sleep);
+
+/* A poll made progress: the next empty poll starts spinning again. */
+static inline void core_wait_progressed(struct core_waiter *w)
+{
+    w->polls = 0;
+    w->nap_us = 50;
+}
+
+/* The caller slept and woke with nothing to do: go on yielding (or sleep again at once),
+ * without a second spin phase. */
+void core_wait_woke(struct core_waiter *w);
+
+/* For waits that poll something besides the progress engine (memory, a lock word) after
+ * an empty poll: count it and act on its phase - a pause instruction, sched_yield, or a
+ * nap of 50 us doubling up to 1 ms. Returns the phase it acted on. */
+enum core_wait_phase core_wait_idle(struct core_waiter *w);
+
+#endif

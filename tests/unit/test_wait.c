@@ -1,0 +1,129 @@
+/*
+ * test_wait.c - the wait engine's decisions (core/wait.h), which the single-threaded and
+ * multi-threaded blocking paths, SHMEM and MPI windows all follow: the phase for a given
+ * empty poll, the policy chosen from the tunables and the machine (a tcp-only wait spins
+ * by time only while a core is free; a loaded or oversubscribed node sleeps at once), and
+ * the parse of /proc/loadavg.
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "core/wait.h"
+#include "unit.h"
+
+static void test_decide(void)
+{
+    /* Polls: 3 spins, 2 yields, then sleep. */
+    struct core_wait_policy p = {.spin_polls = 3, .yield_polls = 2, .spin_s = 0};
+    CHECK_EQ(core_wait_decide(&p, 1, 0, 1), CORE_WAIT_SPIN);
+    CHECK_EQ(core_wait_decide(&p, 2, 0, 1), CORE_WAIT_SPIN);
+    CHECK_EQ(core_wait_decide(&p, 3, 0, 1), CORE_WAIT_YIELD);
+    CHECK_EQ(core_wait_decide(&p, 4, 0, 1), CORE_WAIT_YIELD);
+    CHECK_EQ(core_wait_decide(&p, 5, 0, 1), CORE_WAIT_SLEEP);
+    CHECK_EQ(core_wait_decide(&p, 500, 0, 1), CORE_WAIT_SLEEP);
+    /* Frames waiting for room at a peer that rings nobody: never sleep. */
+    CHECK_EQ(core_wait_decide(&p, 500, 0, 0), CORE_WAIT_YIELD);
+    CHECK_EQ(core_wait_decide(&p, 1, 0, 0), CORE_WAIT_SPIN);
+
+    /* Time: spin while within the budget, whatever the poll count; then sleep at once. */
+    struct core_wait_policy t = {.spin_polls = 0, .yield_polls = 0, .spin_s = 50e-6};
+    CHECK_EQ(core_wait_decide(&t, 1, 0, 1), CORE_WAIT_SPIN);
+    CHECK_EQ(core_wait_decide(&t, 100000, 49e-6, 1), CORE_WAIT_SPIN);
+    CHECK_EQ(core_wait_decide(&t, 2, 51e-6, 1), CORE_WAIT_SLEEP);
+    CHECK_EQ(core_wait_decide(&t, 2, HUGE_VAL, 1), CORE_WAIT_SLEEP);
+
+    /* The old tcp default: sleep after one empty poll. */
+    struct core_wait_policy z = {0, 0, 0};
+    CHECK_EQ(core_wait_decide(&z, 1, 0, 1), CORE_WAIT_SLEEP);
+}
+
+static void test_policy(void)
+{
+    struct util_tunables t = {0};
+    t.spin_count = 4000;
+    t.yield_count = 2000;
+    t.oversub_spin_count = 16;
+    t.tcp_spin_count = 0;
+    t.tcp_spin_us = 50;
+    struct core_wait_policy p;
+
+    /* shm in use: polls, then yields. */
+    core_wait_policy_make(&t, CORE_WAIT_MSG, 0, 0, 1, &p);
+    CHECK_EQ(p.spin_polls, 4000);
+    CHECK_EQ(p.yield_polls, 2000);
+    CHECK(p.spin_s == 0);
+    core_wait_policy_make(&t, CORE_WAIT_MSG, 0, 1, 1, &p);
+    CHECK_EQ(p.spin_polls, 16);
+
+    /* tcp alone on a free core: spin for the time budget, no yields. */
+    core_wait_policy_make(&t, CORE_WAIT_MSG, 1, 0, 1, &p);
+    CHECK_EQ(p.spin_polls, 0);
+    CHECK_EQ(p.yield_polls, 0);
+    CHECK(p.spin_s > 49e-6 && p.spin_s < 51e-6);
+    CHECK_EQ(core_wait_decide(&p, 1, 10e-6, 1), CORE_WAIT_SPIN);
+    /* ... on a loaded node, or with more ranks than cores: sleep after one empty poll. */
+    core_wait_policy_make(&t, CORE_WAIT_MSG, 1, 0, 0, &p);
+    CHECK(p.spin_s == 0);
+    CHECK_EQ(core_wait_decide(&p, 1, 0, 1), CORE_WAIT_SLEEP);
+    core_wait_policy_make(&t, CORE_WAIT_MSG, 1, 1, 1, &p);
+    CHECK(p.spin_s == 0);
+    CHECK_EQ(core_wait_decide(&p, 1, 0, 1), CORE_WAIT_SLEEP);
+    /* TERN_TCP_SPIN_COUNT spins whatever the load. */
+    t.tcp_spin_count = 100;
+    core_wait_policy_make(&t, CORE_WAIT_MSG, 1, 1, 0, &p);
+    CHECK_EQ(core_wait_decide(&p, 99, 0, 1), CORE_WAIT_SPIN);
+    CHECK_EQ(core_wait_decide(&p, 100, 0, 1), CORE_WAIT_SLEEP);
+
+    /* Memory waits ignore the kernel's doorbells: polls and yields, as shm. */
+    core_wait_policy_make(&t, CORE_WAIT_MEM, 1, 0, 1, &p);
+    CHECK_EQ(p.spin_polls, 4000);
+    CHECK_EQ(p.yield_polls, 2000);
+    CHECK(p.spin_s == 0);
+}
+
+static void test_loadavg(void)
+{
+    long r = -1;
+    CHECK_EQ(core_wait_parse_loadavg("0.52 0.58 0.59 3/467 12345\n", &r), 0);
+    CHECK_EQ(r, 3);
+    CHECK_EQ(core_wait_parse_loadavg("12.00 9.10 8.00 17/1024 99", &r), 0);
+    CHECK_EQ(r, 17);
+    CHECK_EQ(core_wait_parse_loadavg("0.52 0.58 0.59", &r), -1);
+    CHECK_EQ(core_wait_parse_loadavg("0.52 0.58 0.59 x/4 1", &r), -1);
+    CHECK_EQ(core_wait_parse_loadavg("0.52 0.58 0.59 3 1", &r), -1);
+    CHECK_EQ(core_wait_parse_loadavg("", &r), -1);
+}
+
+/* A waiter in motion: the policy's phases in order, a wake-up skips the spin phase, and
+ * progress restarts it. */
+static void test_waiter(void)
+{
+    struct core_waiter w = {.pol = {.spin_polls = 2, .yield_polls = 2, .spin_s = 0}};
+    CHECK_EQ(core_wait_next(&w, 1), CORE_WAIT_SPIN);
+    CHECK_EQ(core_wait_next(&w, 1), CORE_WAIT_YIELD);
+    CHECK_EQ(core_wait_next(&w, 1), CORE_WAIT_YIELD);
+    CHECK_EQ(core_wait_next(&w, 1), CORE_WAIT_SLEEP);
+    core_wait_woke(&w);
+    CHECK_EQ(core_wait_next(&w, 1), CORE_WAIT_YIELD);
+    CHECK_EQ(core_wait_next(&w, 1), CORE_WAIT_SLEEP);
+    core_wait_progressed(&w);
+    CHECK_EQ(core_wait_next(&w, 1), CORE_WAIT_SPIN);
+
+    /* By time: a huge budget keeps spinning; after a wake-up it is spent. The first
+     * empty poll samples the machine's load: if no core is free it must not spin. */
+    struct core_waiter v = {.pol = {.spin_polls = 0, .yield_polls = 0, .spin_s = 1e9}};
+    enum core_wait_phase first = core_wait_next(&v, 1);
+    CHECK(first == CORE_WAIT_SPIN || (first == CORE_WAIT_SLEEP && v.pol.spin_s == 0));
+    if (first == CORE_WAIT_SPIN) CHECK_EQ(core_wait_next(&v, 1), CORE_WAIT_SPIN);
+    core_wait_woke(&v);
+    CHECK_EQ(core_wait_next(&v, 1), CORE_WAIT_SLEEP);
+}
+
+int main(void)
+{
+    test_decide();
+    test_policy();
+    test_loadavg();
+    test_waiter();
+    return unit_done("test_wait");
+}
