@@ -242,7 +242,7 @@ static void pmi_reply(struct run_job *job, struct run_rank *r, const char *fmt, 
  */
 static void pmi_barrier_check(struct run_job *job)
 {
-    if (job->barrier_count == 0 || job->exit_code >= 0) return;
+    if (job->barrier_count == 0 || job->ending) return;
     for (int i = 0; i < job->nranks; i++) {
         struct run_rank *g = &job->ranks[i];
         if (g->in_barrier || g->failed || (g->alive && !g->finalized)) continue;
