@@ -92,6 +92,7 @@
 #define TCP_MAX_LISTEN         8                    /* addresses published per process */
 #define TCP_STASH              32                   /* events one epoll_wait takes */
 #define TCP_RBUF_MIN           (2 * TCP_READ_BATCH) /* receive buffer of a connection */
+#define TCP_ACCEPT_BACKOFF_MS  100 /* listeners unwatched after accept() ran out of fds */
 
 struct tcp_cand {
     struct in_addr ip, mask;
@@ -149,6 +150,10 @@ static struct {
     int epfd;
     int lfd[TCP_MAX_LISTEN]; /* one listener per address published */
     int nlfd;
+    int spare_fd;            /* kept open to be given up for accept-and-close (EMFILE) */
+    long accept_resume_ms;   /* listeners unwatched until then (no spare), else 0 */
+    unsigned long n_dropped; /* connections dropped for want of a descriptor */
+    int starved_logged;      /* that was said once */
     struct tcp_cand *mine; /* my listening addresses, best first */
     int nmine;
     char *is_peer;          /* by world rank: served by this transport */
@@ -749,16 +754,62 @@ static int tcp_conn_read(struct tcp_conn *c)
     return n;
 }
 
+static long tcp_now_ms(void);
+
+/* Watch the listeners (EPOLLIN) or stop watching them (0). */
+static void tcp_listen_watch(uint32_t events)
+{
+    for (int l = 0; l < tcp.nlfd; l++) {
+        struct epoll_event ev = {.events = events, .data.ptr = NULL};
+        epoll_ctl(tcp.epfd, EPOLL_CTL_MOD, tcp.lfd[l], &ev);
+    }
+}
+
+/*
+ * accept() failed for want of a descriptor or memory (EMFILE, ENFILE, ENOBUFS, ENOMEM).
+ * The connection stays queued and keeps the listener readable, so doing nothing would
+ * spin and log on every poll. Give up the spare descriptor, accept the connection into
+ * it and close it (the peer sees it closed: a peer of this job could not be served
+ * anyway), then take the spare again. Without a spare, stop watching the listeners for
+ * TCP_ACCEPT_BACKOFF_MS. Logged once per job; the count of drops at the end.
+ * Returns 1 if a connection was dropped (try the listener again), 0 if not.
+ */
+static int tcp_accept_starved(int lfd, int err)
+{
+    if (!tcp.starved_logged++)
+        UTIL_ERROR("tcp: cannot accept connections: %s; dropping them until descriptors are "
+                   "free (raise ulimit -n); logged once",
+                   strerror(err));
+    if (tcp.spare_fd >= 0) {
+        close(tcp.spare_fd);
+        int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+        if (fd >= 0) close(fd);
+        tcp.spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        if (fd >= 0) {
+            tcp.n_dropped++;
+            return 1;
+        }
+    }
+    tcp.accept_resume_ms = tcp_now_ms() + TCP_ACCEPT_BACKOFF_MS;
+    if (tcp.accept_resume_ms == 0) tcp.accept_resume_ms = 1;
+    tcp_listen_watch(0);
+    return 0;
+}
+
 static void tcp_accept_all(void)
 {
-    for (int l = 0; l < tcp.nlfd;) {
+    for (int l = 0; l < tcp.nlfd && tcp.accept_resume_ms == 0;) {
         struct sockaddr_in sa;
         socklen_t sl = sizeof sa;
         int fd = accept4(tcp.lfd[l], (struct sockaddr *)&sa, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0) {
-            if (errno == EINTR || errno == ECONNABORTED) continue;
-            if (errno != EAGAIN && errno != EWOULDBLOCK)
-                UTIL_ERROR("tcp: accept failed: %s", strerror(errno));
+            int e = errno;
+            if (e == EINTR || e == ECONNABORTED) continue;
+            if (e == EMFILE || e == ENFILE || e == ENOBUFS || e == ENOMEM) {
+                if (!tcp_accept_starved(tcp.lfd[l], e)) l++;
+                continue;
+            }
+            if (e != EAGAIN && e != EWOULDBLOCK) UTIL_ERROR("tcp: accept failed: %s", strerror(e));
             l++; /* this listener is drained */
             continue;
         }
@@ -793,6 +844,10 @@ static int tcp_poll(void)
     struct epoll_event evbuf[32], *ev = evbuf;
     int n = 0;
     tcp.npolls++; /* a sleeping thread's events may be stale now (tcp_sleep_end) */
+    if (tcp.accept_resume_ms && tcp_now_ms() >= tcp.accept_resume_ms) {
+        tcp.accept_resume_ms = 0; /* descriptors may be free again: accept again */
+        tcp_listen_watch(EPOLLIN);
+    }
     if (tcp.nowed) tcp_sent_owed(); /* before any failure up-call of this poll */
     int k;
     if (tcp.nstash) { /* what woke sleep_wait(): no second epoll_wait for it */
@@ -961,6 +1016,7 @@ static int tcp_open(const struct tl_env *env, const int *peers, int n)
     struct boot *b = env->boot;
     memset(&tcp, 0, sizeof tcp);
     tcp.epfd = -1;
+    tcp.spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC); /* see tcp_accept_starved */
     tcp.recv = env->recv;
     tcp.failed = env->failed;
     tcp.place = env->placed && env->place_head <= TCP_HEAD_MAX ? env->place : NULL;
@@ -1243,6 +1299,11 @@ static void tcp_sleep_begin(void)
 static void tcp_sleep_wait(int timeout_ms)
 {
     if (tcp_slp.skip) return;
+    if (tcp.accept_resume_ms) { /* wake to watch the listeners again */
+        long left = tcp.accept_resume_ms - tcp_now_ms();
+        if (left < 0) left = 0;
+        if (timeout_ms < 0 || left < timeout_ms) timeout_ms = (int)left;
+    }
     int k = epoll_wait(tcp.epfd, tcp_slp.ev, TCP_STASH, timeout_ms);
     tcp_slp.n = k > 0 ? k : 0;
     for (int i = 0; i < tcp_slp.n; i++)
@@ -1290,6 +1351,10 @@ static void tcp_close(void)
     tcp_reap();
     for (int i = 0; i < tcp.nlfd; i++)
         close(tcp.lfd[i]);
+    if (tcp.n_dropped)
+        UTIL_ERROR("tcp: %lu incoming connection(s) were dropped for want of a descriptor",
+                   tcp.n_dropped);
+    if (tcp.spare_fd >= 0) close(tcp.spare_fd);
     free(tcp.mine);
     if (tcp.epfd >= 0) close(tcp.epfd);
     if (tcp_wakefd >= 0) close(tcp_wakefd);
@@ -1298,6 +1363,7 @@ static void tcp_close(void)
     free(tcp.peer);
     memset(&tcp, 0, sizeof tcp);
     tcp.epfd = -1;
+    tcp.spare_fd = -1;
 }
 
 const struct tl_ops tl_tcp_ops = {
