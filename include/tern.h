@@ -68,7 +68,8 @@ extern "C" {
     X(UNSUPPORTED, -16, "operation not supported")                                                 \
     X(INTERNAL, -17, "internal error")                                                             \
     X(BUSY, -18, "resource busy (operations still pending)")                                       \
-    X(INIT, -19, "tern_init has already been called")
+    X(INIT, -19, "tern_init has already been called")                                             \
+    X(FAULT, -20, "a send buffer could not be read (bad address)")
 
 /** Status codes: TERN_OK or a negative TERN_ERR_* value. */
 typedef enum tern_errno {
@@ -217,7 +218,10 @@ const char *tern_err_name(int err);
  * buffer with non-zero length, or TERN_IN_PLACE, which only collectives take),
  * TERN_ERR_INVAL (NULL request or flag pointer),
  * TERN_ERR_REQUEST (a request handle that is not a live request),
- * TERN_ERR_PEER_FAILED (the peer died or the launcher went away).
+ * TERN_ERR_PEER_FAILED (the peer died or the launcher went away),
+ * TERN_ERR_FAULT (sends: the kernel could not read the buffer, a bad address; the
+ * receiver still gets the message, with undefined contents, and nothing else fails; on
+ * shm without cross-memory attach the sender's own copy faults instead: SIGSEGV).
  * Before tern_init every call returns TERN_ERR_NOT_INIT, after tern_finalize
  * TERN_ERR_FINALIZED.
  *

@@ -31,6 +31,7 @@ enum core_frame_type {
 
 #define CORE_FLAG_SYNC   0x1
 #define CORE_FLAG_LAYOUT 0x2 /* RTS: a struct core_rlay follows (non-contiguous sender) */
+#define CORE_FLAG_FAULT  0x4 /* FIN: the sender's buffer could not be read (TERN_ERR_FAULT) */
 
 /* Every frame starts with this 16-byte header. */
 struct core_hdr {
@@ -114,6 +115,7 @@ struct tern_request {
     uint8_t sync;
     uint8_t rndv; /* send: rendezvous (else eager) */
     uint8_t ref;  /* send: the transport points into buf until its sent() up-call */
+    uint8_t fault; /* send: part of buf could not be read; completes with TERN_ERR_FAULT */
     uint32_t id;  /* index in the request table, carried in frames */
     int err;      /* result once DONE */
     int peer;     /* send: destination world rank; recv: source world rank or -1 */
@@ -376,7 +378,7 @@ void core_frame_recv(int src, const void *frame, size_t len);
  * that a send_ref() frame is out. */
 int core_frame_place(int src, const void *head, size_t hlen, size_t len, struct iovec **iov);
 void core_frame_placed(int src, const void *head, size_t hlen, size_t len);
-void core_frame_sent(void *cookie);
+void core_frame_sent(void *cookie, int err);
 void core_peer_failed(int rank); /* up-call: the transport lost `rank` */
 int core_send_frame(int dest, const struct iovec *iov, int iovcnt, size_t total);
 void core_pend_drain(void);

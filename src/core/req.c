@@ -74,6 +74,7 @@ void core_req_complete(core_req_t *r, int err)
         r->ref = 0;
         core.peers[r->peer].tl->unref(r->peer);
     }
+    if (err == TERN_OK && r->fault) err = TERN_ERR_FAULT; /* the protocol ended, the data not */
     r->err = err;
     r->state = CORE_RS_DONE;
     core.ncomplete++; /* a thread waiting for another's completion looks (thread.c) */

@@ -118,6 +118,7 @@ struct tcp_conn {
     const unsigned char *ref; /* send_ref(): the unsent part of the caller's payload */
     size_t reflen;
     void *cookie; /* sent() owed once the tail is gone */
+    int fault;    /* the referenced payload could not be read: sent() says TERN_ERR_FAULT */
     /* a frame being read in place (place() gave the pieces dst[0..dn), filled in order;
      * dst advances past full pieces and the current one's start moves as it fills) */
     struct iovec *dst;
@@ -290,6 +291,8 @@ static void tcp_reap(void)
 
 /* ---- sending --------------------------------------------------------------- */
 
+static int tcp_tail_salvage(struct tcp_conn *c, const struct iovec *p, int pn);
+
 /* Push the unsent tail as far as the socket takes it (the connection may die). When it
  * is gone and a sent() up-call is owed, it is made here if `upcall`, else by poll(). */
 static void tcp_conn_flush(struct tcp_conn *c, int upcall)
@@ -304,6 +307,7 @@ static void tcp_conn_flush(struct tcp_conn *c, int upcall)
         if (w < 0) {
             if (errno == EINTR) continue;
             if (errno == EAGAIN || errno == EWOULDBLOCK) return;
+            if (errno == EFAULT && c->reflen && tcp_tail_salvage(c, NULL, 0) == 0) continue;
             tcp_conn_fail(c, strerror(errno));
             return;
         }
@@ -319,8 +323,10 @@ static void tcp_conn_flush(struct tcp_conn *c, int upcall)
     if (c->cookie) {
         if (upcall) {
             void *ck = c->cookie;
+            int err = c->fault ? TERN_ERR_FAULT : 0;
             c->cookie = NULL;
-            tcp.sent(ck);
+            c->fault = 0;
+            tcp.sent(ck, err);
         } else {
             tcp.nowed++;
         }
@@ -333,9 +339,11 @@ static void tcp_sent_owed(void)
     for (struct tcp_conn *c = tcp.conns; c && tcp.nowed; c = c->next) {
         if (c->dead || !c->cookie || c->slen || c->reflen) continue;
         void *ck = c->cookie;
+        int err = c->fault ? TERN_ERR_FAULT : 0;
         c->cookie = NULL;
+        c->fault = 0;
         tcp.nowed--;
-        tcp.sent(ck);
+        tcp.sent(ck, err);
     }
 }
 
@@ -353,25 +361,99 @@ static int tcp_sbuf_room(struct tcp_conn *c, size_t need)
 }
 
 /*
+ * A bad user buffer. sendmsg() fails with EFAULT, and nothing of the bytes it was given
+ * in that call is in the stream (the kernel drops a partly filled chunk), but an earlier
+ * call may have sent the frame's start. The frame is finished from the send buffer: its
+ * unsent bytes (the pieces p[0..pn) when a frame is being written, else the referenced
+ * tail) are copied with process_vm_readv on this process, which stops at the first
+ * unreadable byte instead of crashing, and the rest are zeros. So the headers go out
+ * intact, the stream stays in step, the peer is not blamed, and the send that owns the
+ * frame fails with TERN_ERR_FAULT. Returns 0, or -1 if it cannot be repaired.
+ */
+static int tcp_tail_salvage(struct tcp_conn *c, const struct iovec *p, int pn)
+{
+    struct iovec ref = {(void *)c->ref, c->reflen};
+    if (p) {
+        c->slen = 0; /* a frame being written has no tail yet */
+    } else {
+        p = &ref;
+        pn = 1;
+    }
+    size_t bytes = 0;
+    for (int i = 0; i < pn; i++)
+        bytes += p[i].iov_len;
+    if (c->soff && c->slen) memmove(c->sbuf, c->sbuf + c->soff, c->slen); /* copied part first */
+    c->soff = 0;
+    if (tcp_sbuf_room(c, c->slen + bytes) != 0) return -1;
+    struct iovec local = {c->sbuf + c->slen, bytes};
+    ssize_t got;
+    do
+        got = process_vm_readv(getpid(), &local, 1, p, (unsigned long)pn, 0);
+    while (got < 0 && errno == EINTR);
+    if (got < 0 && errno != EFAULT) return -1; /* no safe copy here (seccomp?) */
+    if (got < 0) got = 0;
+    memset(c->sbuf + c->slen + got, 0, bytes - (size_t)got);
+    c->slen += bytes;
+    c->ref = NULL;
+    c->reflen = 0;
+    c->fault = 1;
+    UTIL_DEBUG(1, "tcp: a send buffer to rank %d could not be read: %zu bytes sent as zeros",
+               c->rank, bytes - (size_t)got);
+    return 0;
+}
+
+/*
  * Write a whole frame gathered from v[0..n-1] (total bytes) or nothing. With a cookie,
  * the unsent part of v[n-1] is referenced, not copied, and sent(cookie) is owed.
  * Returns 0 (all sent, or the rest kept as the tail), 1 (the tail references v[n-1]),
- * TERN_ERR_AGAIN or TERN_ERR_PEER_FAILED.
+ * TERN_ERR_AGAIN, TERN_ERR_FAULT (a bad buffer: the frame goes out with zeros for what
+ * could not be read, see tcp_tail_salvage) or TERN_ERR_PEER_FAILED.
  */
 static int tcp_conn_write(struct tcp_conn *c, struct iovec *v, int n, size_t total, void *cookie)
 {
-    struct msghdr mh = {.msg_iov = v, .msg_iovlen = (size_t)n};
-    ssize_t w;
-    do
-        w = sendmsg(c->fd, &mh, MSG_NOSIGNAL);
-    while (w < 0 && errno == EINTR);
-    if (w < 0) {
-        if (errno == EAGAIN || errno == EWOULDBLOCK) return TERN_ERR_AGAIN;
-        tcp_conn_fail(c, strerror(errno));
-        return TERN_ERR_PEER_FAILED;
+    struct iovec cur[TCP_MAX_IOV], *p = cur;
+    memcpy(cur, v, (size_t)n * sizeof *v);
+    int pn = n, fault = 0;
+    size_t done = 0;
+    /* After a partial write, one more try tells a full socket (EAGAIN) from a bad
+     * buffer (EFAULT: the kernel copied up to the first unreadable byte). */
+    while (done < total) {
+        struct msghdr mh = {.msg_iov = p, .msg_iovlen = (size_t)pn};
+        ssize_t w = sendmsg(c->fd, &mh, MSG_NOSIGNAL);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            if (errno == EAGAIN || errno == EWOULDBLOCK) break;
+            if (errno == EFAULT) {
+                fault = 1;
+                break;
+            }
+            tcp_conn_fail(c, strerror(errno));
+            return TERN_ERR_PEER_FAILED;
+        }
+        done += (size_t)w;
+        size_t k = (size_t)w; /* skip what went out */
+        while (pn && k >= p->iov_len) {
+            k -= p->iov_len;
+            p++;
+            pn--;
+        }
+        if (pn && k) {
+            p->iov_base = (char *)p->iov_base + k;
+            p->iov_len -= k;
+        }
     }
-    size_t done = (size_t)w;
+    if (done == 0 && !fault) return TERN_ERR_AGAIN;
     if (done == total) return 0;
+    if (fault) {
+        if (tcp_tail_salvage(c, p, pn) != 0) {
+            tcp_conn_fail(c, "a send buffer could not be read");
+            return TERN_ERR_PEER_FAILED;
+        }
+        tcp.nbusy++;
+        tcp_epoll_set(c, EPOLLIN | EPOLLOUT);
+        c->fault = 0; /* no sent() up-call for this frame: the caller is told now */
+        return TERN_ERR_FAULT;
+    }
     /* Partial: the frame is accepted, its tail waits in the connection. */
     size_t rest = total - done;
     int ncopy = n; /* iov entries whose unsent part is copied */
