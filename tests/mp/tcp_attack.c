@@ -6,6 +6,9 @@
  *            open) while a stranger connects: the connection must be dropped (the
  *            stranger sees it closed), the refusal logged once (not once per poll: the
  *            queued connection keeps the listener readable), and the job go on.
+ *   flood    80 strangers connect and never speak (TERN_TCP_HANDSHAKE_TIMEOUT=1): the 64
+ *            that fit the handshake table are closed when their time is up, the rest at
+ *            once, and only the first 20 refusals are logged (the rest are counted).
  *
  * Rank 0 finds its listener among its own descriptors (a listening AF_INET socket) and
  * catches its own log lines by pointing descriptor 2 at a file for the attack's span.
@@ -101,6 +104,37 @@ static void attack_emfile(int me)
     close(s);
 }
 
+static void attack_flood(int me)
+{
+    enum { N = 80 };
+    char go[4] = "go";
+    if (me == 1) {
+        sleep(3); /* rank 0 waits with the strangers connected */
+        CHECK_OK(tern_send(go, sizeof go, 0, TAG_GO, TERN_COMM_WORLD));
+        return;
+    }
+    struct sockaddr_in sa = attack_listener();
+    int s[N];
+    FILE *log;
+    int saved = attack_catch_log(&log);
+    for (int i = 0; i < N; i++) {
+        s[i] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        CHECK(s[i] >= 0);
+        CHECK(connect(s[i], (struct sockaddr *)&sa, sizeof sa) == 0);
+    }
+    char buf[4];
+    CHECK_OK(tern_recv(buf, sizeof buf, 1, TAG_GO, TERN_COMM_WORLD, NULL));
+    int lines = attack_release_log(log, saved, "refused connection");
+    for (int i = 0; i < N; i++) {
+        ssize_t r = recv(s[i], buf, sizeof buf, MSG_DONTWAIT);
+        CHECKF(r == 0 || (r < 0 && errno == ECONNRESET),
+               "stranger %d is still connected 3 s later (recv %zd, %s)", i, r,
+               r < 0 ? strerror(errno) : "data");
+        close(s[i]);
+    }
+    CHECKF(lines == 20, "%d refusals logged, wanted the first 20 of %d", lines, N);
+}
+
 int main(int argc, char **argv)
 {
     CHECK_OK(tern_init(&argc, &argv));
@@ -109,6 +143,8 @@ int main(int argc, char **argv)
     const char *what = getenv("TCP_ATTACK") ? getenv("TCP_ATTACK") : "";
     if (strcmp(what, "emfile") == 0)
         attack_emfile(mp_rank);
+    else if (strcmp(what, "flood") == 0)
+        attack_flood(mp_rank);
     else
         MP_FAIL("unknown TCP_ATTACK '%s'", what);
     CHECK_OK(tern_barrier(TERN_COMM_WORLD));

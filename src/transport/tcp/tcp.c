@@ -17,15 +17,18 @@
  * moves on to the next address. connect() returns once every connection has completed
  * its handshake both ways.
  *
- * Admission. The first frame in each direction is a HELLO with the job secret, the
- * sender's rank and the protocol version (tcp_frame.h). The secret is 128 random bits
- * that the launcher puts in the key-value store as tern-secret (ternrun does); under a
- * launcher that does not, rank 0 makes one and publishes it before the first fence and
- * the others read it after. A connection whose first bytes are not a valid HELLO with
- * the right secret, an expected rank and our version is closed and logged; nothing
- * else changes (the listener stays open for the whole job). The acceptor answers a good
- * HELLO with its own, so both sides know whom they talk to. A malformed frame on an
- * admitted connection closes it and marks that peer failed.
+ * Admission. Each side proves it knows the job secret without sending it: HELLOs carry
+ * the ranks and fresh nonces, then AUTHs carry HMAC-SHA-256 proofs over both, the
+ * connecting side's first (tcp_frame.h). The secret is 128 random bits that the launcher
+ * puts in the key-value store as tern-secret (ternrun does); under a launcher that does
+ * not, rank 0 makes one and publishes it before the first fence and the others read it
+ * after. A connection that sends anything else, claims a rank that is not expected to
+ * connect (lower, not a tcp peer, already connected, or failed: a dead rank is never
+ * admitted again), fails the proof, or has not completed the handshake within
+ * TERN_TCP_HANDSHAKE_TIMEOUT is closed and logged (at most TCP_REFUSE_BURST lines per
+ * TCP_REFUSE_WINDOW_MS, then a count); nothing else changes (the listener stays open for
+ * the whole job). A malformed frame on an admitted connection closes it and marks that
+ * peer failed.
  *
  * Framing. Each core frame goes out as an 8-byte header plus the core's iovec in one
  * sendmsg (writev with MSG_NOSIGNAL), straight from the caller's memory. send() accepts
@@ -93,6 +96,8 @@
 #define TCP_STASH              32                   /* events one epoll_wait takes */
 #define TCP_RBUF_MIN           (2 * TCP_READ_BATCH) /* receive buffer of a connection */
 #define TCP_ACCEPT_BACKOFF_MS  100 /* listeners unwatched after accept() ran out of fds */
+#define TCP_REFUSE_BURST       20    /* refusals logged per window, then only counted */
+#define TCP_REFUSE_WINDOW_MS   10000
 
 struct tcp_cand {
     struct in_addr ip, mask;
@@ -104,7 +109,11 @@ struct tcp_conn {
     int fd;
     int rank;     /* peer's world rank: known at once for outgoing, after HELLO otherwise */
     int outgoing; /* I connected, so I sent the first HELLO */
-    int authed;   /* the peer's HELLO arrived and was checked */
+    int authed;   /* the handshake is complete: the peer proved it knows the secret */
+    int hs;       /* handshake step: 0 no HELLO from the peer yet, 1 its HELLO is in */
+    int claim;    /* accepted connection: the rank its HELLO claims */
+    long deadline_ms; /* accepted connection: closed if not admitted by then */
+    uint8_t nonce[TCP_NONCE_BYTES], their_nonce[TCP_NONCE_BYTES];
     int dead;     /* closed; freed by tcp_reap() */
     int reported; /* failed() up-call made */
     uint32_t events;
@@ -164,6 +173,8 @@ static struct {
     struct tcp_conn *conns;
     uint8_t secret[TCP_SECRET_BYTES];
     int have_secret;
+    long rl_start;             /* refusal log: start of the window */
+    unsigned long rl_count, rl_quiet; /* refusals in the window, of them not logged */
     size_t max_len; /* largest MSG payload (a core frame) */
 } tcp;
 
@@ -203,6 +214,8 @@ static int tcp_epoll_set(struct tcp_conn *c, uint32_t events)
     return rc;
 }
 
+static long tcp_now_ms(void);
+
 static struct tcp_conn *tcp_conn_new(int fd, int rank, int outgoing, const char *who)
 {
     struct tcp_conn *c = calloc(1, sizeof *c);
@@ -223,9 +236,19 @@ static struct tcp_conn *tcp_conn_new(int fd, int rank, int outgoing, const char 
         free(c);
         return NULL;
     }
+    if (getrandom(c->nonce, sizeof c->nonce, 0) != (ssize_t)sizeof c->nonce) {
+        epoll_ctl(tcp.epfd, EPOLL_CTL_DEL, fd, NULL);
+        free(c->rbuf);
+        free(c);
+        return NULL;
+    }
     c->next = tcp.conns;
     tcp.conns = c;
-    if (!outgoing) tcp.nstrangers++;
+    if (!outgoing) {
+        long t = util_tun.tcp_handshake_timeout > 0 ? util_tun.tcp_handshake_timeout : 1;
+        c->deadline_ms = tcp_now_ms() + t * 1000L;
+        tcp.nstrangers++;
+    }
     return c;
 }
 
@@ -257,11 +280,37 @@ static void tcp_conn_fail(struct tcp_conn *c, const char *why)
     tcp_conn_close(c);
 }
 
+/* Log a refusal, at most TCP_REFUSE_BURST per TCP_REFUSE_WINDOW_MS: a flood of strangers
+ * must not flood the job's stderr. The rest are counted and the count is said later. */
+static void tcp_refusal_log(const char *who, const char *why)
+{
+    long now = tcp_now_ms();
+    if (tcp.rl_start == 0 || now - tcp.rl_start >= TCP_REFUSE_WINDOW_MS) {
+        if (tcp.rl_quiet)
+            UTIL_ERROR("tcp: %lu more refused connection(s) were not logged", tcp.rl_quiet);
+        tcp.rl_start = now;
+        tcp.rl_count = tcp.rl_quiet = 0;
+    }
+    if (tcp.rl_count++ < TCP_REFUSE_BURST)
+        UTIL_ERROR("tcp: refused connection from %s: %s", who, why);
+    else
+        tcp.rl_quiet++;
+}
+
 /* Refuse a connection that has not completed its handshake, saying why. */
 static void tcp_conn_refuse(struct tcp_conn *c, const char *why)
 {
-    UTIL_ERROR("tcp: refused connection from %s: %s", c->who, why);
+    tcp_refusal_log(c->who, why);
     tcp_conn_close(c);
+}
+
+/* Close accepted connections whose handshake has run out of time. */
+static void tcp_strangers_expire(void)
+{
+    long now = tcp_now_ms();
+    for (struct tcp_conn *c = tcp.conns; c; c = c->next)
+        if (!c->dead && !c->authed && !c->outgoing && now >= c->deadline_ms)
+            tcp_conn_refuse(c, "handshake not completed in time");
 }
 
 /* Free dead connections and report the peers they served. */
@@ -552,14 +601,45 @@ static void tcp_place_abort(int src)
     if (c && !c->dead && c->dst) c->discard = 1;
 }
 
+/* Write one handshake frame. A fresh socket always has room for it. */
+static int tcp_send_small(struct tcp_conn *c, void *f, size_t len)
+{
+    struct iovec v = {f, len};
+    int rc = tcp_conn_write(c, &v, 1, len, NULL);
+    return rc == TERN_ERR_AGAIN ? TERN_ERR_TRANSPORT : rc;
+}
+
 static int tcp_send_hello(struct tcp_conn *c)
 {
     struct tcp_hello_frame f;
-    tcp_hello_make(&f, tcp.secret, tcp.rank, tcp.size);
-    struct iovec v = {&f, sizeof f};
-    int rc = tcp_conn_write(c, &v, 1, sizeof f, NULL);
-    /* A fresh socket always has room for 40 bytes. */
-    return rc == TERN_ERR_AGAIN ? TERN_ERR_TRANSPORT : rc;
+    tcp_hello_make(&f, c->nonce, tcp.rank, tcp.size);
+    return tcp_send_small(c, &f, sizeof f);
+}
+
+/* The proof of `role` on connection c (whose peer rank is `peer`). */
+static void tcp_conn_mac(const struct tcp_conn *c, enum tcp_role role, int peer,
+                         uint8_t mac[TCP_MAC_BYTES])
+{
+    if (c->outgoing) /* I am the connector */
+        tcp_auth_mac(tcp.secret, role, c->nonce, c->their_nonce, tcp.rank, peer, mac);
+    else
+        tcp_auth_mac(tcp.secret, role, c->their_nonce, c->nonce, peer, tcp.rank, mac);
+}
+
+static int tcp_send_auth(struct tcp_conn *c, enum tcp_role role, int peer)
+{
+    uint8_t mac[TCP_MAC_BYTES];
+    tcp_conn_mac(c, role, peer, mac);
+    struct tcp_auth_frame f;
+    tcp_auth_make(&f, mac);
+    return tcp_send_small(c, &f, sizeof f);
+}
+
+/* Is `rank` one that may connect to me now? Only higher tcp peers, once each, and never
+ * one that has failed (an impostor must not take a dead rank's place). */
+static int tcp_may_connect(int rank)
+{
+    return rank > tcp.rank && tcp.is_peer[rank] == 1 && tcp.peer[rank] == NULL;
 }
 
 /* ---- receiving ------------------------------------------------------------- */
@@ -568,29 +648,40 @@ static int tcp_send_hello(struct tcp_conn *c)
 static void tcp_conn_hello(struct tcp_conn *c, const void *payload, size_t len)
 {
     int rank;
-    int rc = tcp_hello_check(payload, len, tcp.secret, tcp.size, &rank);
+    char why[96];
+    if (c->hs != 0) {
+        tcp_conn_refuse(c, tcp_frame_strerror(TCP_FE_ORDER));
+        return;
+    }
+    int rc = tcp_hello_check(payload, len, tcp.size, &rank, c->their_nonce);
     if (rc) {
         tcp_conn_refuse(c, tcp_frame_strerror(rc));
         return;
     }
-    char why[96];
+    c->hs = 1;
     if (c->outgoing) {
         if (rank != c->rank) {
             snprintf(why, sizeof why, "answered as rank %d, expected rank %d", rank, c->rank);
             tcp_conn_refuse(c, why);
             return;
         }
-    } else {
-        /* Only higher ranks connect to me, once each. */
-        if (rank <= tcp.rank || !tcp.is_peer[rank] || tcp.peer[rank] != NULL) {
-            snprintf(why, sizeof why, "claims rank %d, which is not expected to connect", rank);
-            tcp_conn_refuse(c, why);
-            return;
-        }
-        c->rank = rank;
-        tcp.peer[rank] = c;
-        tcp.nstrangers--;
+        /* The acceptor's challenge: I prove first, it proves after checking mine. */
+        if (tcp_send_auth(c, TCP_ROLE_CONNECTOR, c->rank) != 0)
+            tcp_conn_fail(c, "cannot answer the handshake");
+        return;
     }
+    if (!tcp_may_connect(rank)) {
+        snprintf(why, sizeof why, "claims rank %d, which is not expected to connect", rank);
+        tcp_conn_refuse(c, why);
+        return;
+    }
+    c->claim = rank;
+    if (tcp_send_hello(c) != 0) tcp_conn_refuse(c, "cannot send the challenge");
+}
+
+/* The handshake is complete: the connection serves its peer. */
+static void tcp_conn_admit(struct tcp_conn *c)
+{
     c->authed = 1;
     tcp.nauthed++;
     /* Room for batched small frames; grown to a whole frame only for a large one that
@@ -604,11 +695,44 @@ static void tcp_conn_hello(struct tcp_conn *c, const void *payload, size_t len)
     }
     c->rbuf = b;
     c->rcap = cap;
-    if (!c->outgoing && tcp_send_hello(c) != 0) {
+    UTIL_DEBUG(1, "tcp: connection with rank %d (%s) admitted", c->rank, c->who);
+}
+
+/* An AUTH arrived: the peer's proof that it knows the secret. */
+static void tcp_conn_auth(struct tcp_conn *c, const void *payload, size_t len)
+{
+    if (c->hs != 1) {
+        tcp_conn_refuse(c, tcp_frame_strerror(TCP_FE_ORDER));
+        return;
+    }
+    int peer = c->outgoing ? c->rank : c->claim;
+    uint8_t want[TCP_MAC_BYTES];
+    tcp_conn_mac(c, c->outgoing ? TCP_ROLE_ACCEPTOR : TCP_ROLE_CONNECTOR, peer, want);
+    int rc = tcp_auth_check(payload, len, want);
+    if (rc) {
+        tcp_conn_refuse(c, tcp_frame_strerror(rc));
+        return;
+    }
+    if (c->outgoing) {
+        tcp_conn_admit(c);
+        return;
+    }
+    /* Checked again: another connection may have claimed the rank meanwhile, or the
+     * rank may have failed. */
+    if (!tcp_may_connect(peer)) {
+        char why[96];
+        snprintf(why, sizeof why, "rank %d may no longer connect", peer);
+        tcp_conn_refuse(c, why);
+        return;
+    }
+    c->rank = peer;
+    tcp.peer[peer] = c;
+    tcp.nstrangers--;
+    if (tcp_send_auth(c, TCP_ROLE_ACCEPTOR, peer) != 0) {
         tcp_conn_fail(c, "cannot answer the handshake");
         return;
     }
-    UTIL_DEBUG(1, "tcp: connection with rank %d (%s) admitted", c->rank, c->who);
+    tcp_conn_admit(c);
 }
 
 /* The pieces of a placed frame took n more bytes: advance past them. */
@@ -696,6 +820,8 @@ static int tcp_conn_deliver(struct tcp_conn *c)
         c->exact = h.len >= TCP_PLACE_MIN;
         if (h.type == TCP_FRAME_HELLO) {
             tcp_conn_hello(c, payload, h.len);
+        } else if (h.type == TCP_FRAME_AUTH) {
+            tcp_conn_auth(c, payload, h.len);
         } else {
             if (h.len >= TCP_PLACE_MIN) {
                 tcp.n_buffered++;
@@ -836,7 +962,6 @@ static int tcp_conn_read(struct tcp_conn *c)
     return n;
 }
 
-static long tcp_now_ms(void);
 
 /* Watch the listeners (EPOLLIN) or stop watching them (0). */
 static void tcp_listen_watch(uint32_t events)
@@ -899,9 +1024,7 @@ static void tcp_accept_all(void)
         inet_ntop(AF_INET, &sa.sin_addr, ip, sizeof ip);
         snprintf(who, sizeof who, "%s:%u", ip, (unsigned)ntohs(sa.sin_port));
         if (tcp.nstrangers >= TCP_MAX_STRANGERS) {
-            UTIL_ERROR("tcp: refused connection from %s: too many connections in their "
-                       "handshake",
-                       who);
+            tcp_refusal_log(who, "too many connections in their handshake");
             close(fd);
             continue;
         }
@@ -926,6 +1049,7 @@ static int tcp_poll(void)
     struct epoll_event evbuf[32], *ev = evbuf;
     int n = 0;
     tcp.npolls++; /* a sleeping thread's events may be stale now (tcp_sleep_end) */
+    if (__builtin_expect(tcp.nstrangers > 0, 0)) tcp_strangers_expire();
     if (tcp.accept_resume_ms && tcp_now_ms() >= tcp.accept_resume_ms) {
         tcp.accept_resume_ms = 0; /* descriptors may be free again: accept again */
         tcp_listen_watch(EPOLLIN);
@@ -1381,6 +1505,8 @@ static void tcp_sleep_begin(void)
 static void tcp_sleep_wait(int timeout_ms)
 {
     if (tcp_slp.skip) return;
+    if (tcp.nstrangers && (timeout_ms < 0 || timeout_ms > 1000))
+        timeout_ms = 1000; /* wake to close strangers whose handshake timed out */
     if (tcp.accept_resume_ms) { /* wake to watch the listeners again */
         long left = tcp.accept_resume_ms - tcp_now_ms();
         if (left < 0) left = 0;
@@ -1433,6 +1559,8 @@ static void tcp_close(void)
     tcp_reap();
     for (int i = 0; i < tcp.nlfd; i++)
         close(tcp.lfd[i]);
+    if (tcp.rl_quiet)
+        UTIL_ERROR("tcp: %lu more refused connection(s) were not logged", tcp.rl_quiet);
     if (tcp.n_dropped)
         UTIL_ERROR("tcp: %lu incoming connection(s) were dropped for want of a descriptor",
                    tcp.n_dropped);
