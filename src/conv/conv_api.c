@@ -516,7 +516,9 @@ int tern_conv_irecv(tern_conv_t conv, void *buf, size_t cap, tern_request_t *req
     int rc = conv_check_recv(conv, buf, cap);
     if (rc) return rc;
     if (req == NULL) return TERN_ERR_INVAL;
-    return conv_irecv(conv, buf, cap, req);
+    rc = conv_irecv(conv, buf, cap, req);
+    if (rc == 0) *req = core_req_handle(*req); /* a public handle carries its generation */
+    return rc;
 }
 
 int tern_conv_recv(tern_conv_t conv, void *buf, size_t cap, size_t *len)
