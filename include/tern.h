@@ -216,7 +216,8 @@ const char *tern_err_name(int err);
  * wildcard is allowed only on receives and probes), TERN_ERR_TAG (negative tag on a send,
  * or a tag below TERN_ANY_TAG / above TERN_TAG_UB on a receive), TERN_ERR_BUFFER (NULL
  * buffer with non-zero length, or TERN_IN_PLACE, which only collectives take),
- * TERN_ERR_INVAL (NULL request or flag pointer),
+ * TERN_ERR_INVAL (NULL request or flag pointer, or a length or capacity above
+ * PTRDIFF_MAX: a negative number passed on),
  * TERN_ERR_REQUEST (a request handle that is not a live request, or a stale copy of a
  * handle whose request has completed: handles carry a generation),
  * TERN_ERR_PEER_FAILED (the peer died or the launcher went away),

@@ -34,6 +34,9 @@ static inline int api_check_send(const void *buf, size_t len, int dest, int tag,
     if (tag < 0) return TERN_ERR_TAG;
     /* TERN_IN_PLACE is the address 1: only collectives know what it means. */
     if ((buf == NULL && len > 0) || buf == TERN_IN_PLACE) return TERN_ERR_BUFFER;
+    /* No object is larger than PTRDIFF_MAX bytes: such a length is a negative number
+     * (a bad subtraction) passed on, and buf + len would overflow. */
+    if (len > PTRDIFF_MAX) return TERN_ERR_INVAL;
     return 0;
 }
 
@@ -45,6 +48,7 @@ static inline int api_check_recv(const void *buf, size_t cap, int source, int ta
     if (source != TERN_ANY_SOURCE && (source < 0 || source >= comm->size)) return TERN_ERR_RANK;
     if (tag < TERN_ANY_TAG) return TERN_ERR_TAG;
     if ((buf == NULL && cap > 0) || buf == TERN_IN_PLACE) return TERN_ERR_BUFFER;
+    if (cap > PTRDIFF_MAX) return TERN_ERR_INVAL; /* as for a send */
     return 0;
 }
 
