@@ -56,6 +56,8 @@ int main(int argc, char **argv)
         }
     }
     CHECK_OK(tern_barrier(TERN_COMM_WORLD));
+    free(good);
+    munmap(bad, max);
     CHECK_OK(tern_finalize());
     printf("mp-done rank %d\n", mp_rank);
     return 0;
