@@ -70,7 +70,8 @@ extern "C" {
     X(BUSY, -18, "resource busy (operations still pending)")                                       \
     X(INIT, -19, "tern_init has already been called")                                              \
     X(EXISTS, -20, "already registered (an identifier another user holds)")                        \
-    X(NOSPACE, -21, "no space left in /dev/shm for a shared-memory segment")
+    X(NOSPACE, -21, "no space left in /dev/shm for a shared-memory segment")                       \
+    X(FAULT, -22, "a send buffer could not be read (bad address)")
 
 /** Status codes: TERN_OK or a negative TERN_ERR_* value. */
 typedef enum tern_errno {
@@ -221,9 +222,14 @@ const char *tern_err_name(int err);
  * wildcard is allowed only on receives and probes), TERN_ERR_TAG (negative tag on a send,
  * or a tag below TERN_ANY_TAG / above TERN_TAG_UB on a receive), TERN_ERR_BUFFER (NULL
  * buffer with non-zero length, or TERN_IN_PLACE, which only collectives take),
- * TERN_ERR_INVAL (NULL request or flag pointer),
- * TERN_ERR_REQUEST (a request handle that is not a live request),
- * TERN_ERR_PEER_FAILED (the peer died or the launcher went away).
+ * TERN_ERR_INVAL (NULL request or flag pointer, or a length or capacity above
+ * PTRDIFF_MAX: a negative number passed on),
+ * TERN_ERR_REQUEST (a request handle that is not a live request, or a stale copy of a
+ * handle whose request has completed: handles carry a generation),
+ * TERN_ERR_PEER_FAILED (the peer died or the launcher went away),
+ * TERN_ERR_FAULT (sends: the kernel could not read the buffer, a bad address; the
+ * receiver still gets the message, with undefined contents, and nothing else fails; on
+ * shm without cross-memory attach the sender's own copy faults instead: SIGSEGV).
  * Before tern_init every call returns TERN_ERR_NOT_INIT, after tern_finalize
  * TERN_ERR_FINALIZED.
  *

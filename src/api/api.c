@@ -34,6 +34,9 @@ static inline int api_check_send(const void *buf, size_t len, int dest, int tag,
     if (tag < 0) return TERN_ERR_TAG;
     /* TERN_IN_PLACE is the address 1: only collectives know what it means. */
     if ((buf == NULL && len > 0) || buf == TERN_IN_PLACE) return TERN_ERR_BUFFER;
+    /* No object is larger than PTRDIFF_MAX bytes: such a length is a negative number
+     * (a bad subtraction) passed on, and buf + len would overflow. */
+    if (len > PTRDIFF_MAX) return TERN_ERR_INVAL;
     return 0;
 }
 
@@ -45,6 +48,7 @@ static inline int api_check_recv(const void *buf, size_t cap, int source, int ta
     if (source != TERN_ANY_SOURCE && (source < 0 || source >= comm->size)) return TERN_ERR_RANK;
     if (tag < TERN_ANY_TAG) return TERN_ERR_TAG;
     if ((buf == NULL && cap > 0) || buf == TERN_IN_PLACE) return TERN_ERR_BUFFER;
+    if (cap > PTRDIFF_MAX) return TERN_ERR_INVAL; /* as for a send */
     return 0;
 }
 
@@ -78,10 +82,11 @@ static void api_status_empty(tern_status_t *st)
     st->bytes = 0;
 }
 
-/* Take the result of a done request, free it and clear the handle. */
+/* Take the result of a done request, free it and clear the handle (a public handle or
+ * the plain address an internal caller holds: core_req_of takes both). */
 static int api_finish(tern_request_t *req, tern_status_t *st)
 {
-    core_req_t *r = *req;
+    core_req_t *r = core_req_of(*req);
     int err = r->err;
     api_status(r, st);
     core_req_free(r);
@@ -89,9 +94,12 @@ static int api_finish(tern_request_t *req, tern_status_t *st)
     return err;
 }
 
-static inline int api_req_valid(tern_request_t r)
+/* A live request, and this handle's generation of it (not a stale copy). */
+static inline int api_req_valid(tern_request_t h)
 {
-    return r->id < core.nreqs && core.reqs[r->id] == r && r->state != CORE_RS_FREE;
+    core_req_t *r = core_req_of(h);
+    return r->id < core.nreqs && core.reqs[r->id] == r && r->state != CORE_RS_FREE &&
+           core_req_handle_gen_ok(h);
 }
 
 /* ---- environment -------------------------------------------------------------- */
@@ -189,18 +197,25 @@ static int api_isend(const void *buf, size_t len, int dest, int tag, tern_comm_t
     return core_isend(buf, len, core_comm_world(comm, dest), tag, comm->ctx, sync, req);
 }
 
+/* A new request handed to the user: its handle carries the generation. */
+static int api_hand_out(int rc, tern_request_t *req)
+{
+    if (rc == 0) *req = core_req_handle(*req);
+    return rc;
+}
+
 int tern_isend(const void *buf, size_t len, int dest, int tag, tern_comm_t comm,
                tern_request_t *req)
 {
     CORE_CS_SCOPE();
-    return api_isend(buf, len, dest, tag, comm, 0, req);
+    return api_hand_out(api_isend(buf, len, dest, tag, comm, 0, req), req);
 }
 
 int tern_issend(const void *buf, size_t len, int dest, int tag, tern_comm_t comm,
                 tern_request_t *req)
 {
     CORE_CS_SCOPE();
-    return api_isend(buf, len, dest, tag, comm, 1, req);
+    return api_hand_out(api_isend(buf, len, dest, tag, comm, 1, req), req);
 }
 
 int tern_send(const void *buf, size_t len, int dest, int tag, tern_comm_t comm)
@@ -214,20 +229,26 @@ int tern_send(const void *buf, size_t len, int dest, int tag, tern_comm_t comm)
     return api_finish(&r, NULL);
 }
 
-int tern_irecv(void *buf, size_t cap, int source, int tag, tern_comm_t comm, tern_request_t *req)
+static int api_irecv(void *buf, size_t cap, int source, int tag, tern_comm_t comm,
+                     tern_request_t *req)
 {
-    CORE_CS_SCOPE();
     int rc = api_check_recv(buf, cap, source, tag, comm);
     if (rc) return rc;
     if (req == NULL) return TERN_ERR_INVAL;
     return core_irecv(buf, cap, api_src_world(comm, source), tag, comm->ctx, comm, req);
 }
 
+int tern_irecv(void *buf, size_t cap, int source, int tag, tern_comm_t comm, tern_request_t *req)
+{
+    CORE_CS_SCOPE();
+    return api_hand_out(api_irecv(buf, cap, source, tag, comm, req), req);
+}
+
 int tern_recv(void *buf, size_t cap, int source, int tag, tern_comm_t comm, tern_status_t *status)
 {
     CORE_CS_SCOPE();
     tern_request_t r;
-    int rc = tern_irecv(buf, cap, source, tag, comm, &r);
+    int rc = api_irecv(buf, cap, source, tag, comm, &r);
     if (rc) return rc;
     rc = core_wait(r);
     if (rc) return rc;
@@ -245,7 +266,7 @@ int tern_wait(tern_request_t *req, tern_status_t *status)
         return 0;
     }
     if (!api_req_valid(*req)) return TERN_ERR_REQUEST;
-    rc = core_wait(*req);
+    rc = core_wait(core_req_of(*req));
     if (rc) return rc;
     return api_finish(req, status);
 }
@@ -262,8 +283,8 @@ int tern_test(tern_request_t *req, int *flag, tern_status_t *status)
         return 0;
     }
     if (!api_req_valid(*req)) return TERN_ERR_REQUEST;
-    if ((*req)->state != CORE_RS_DONE) core_progress();
-    if ((*req)->state != CORE_RS_DONE) {
+    if (core_req_of(*req)->state != CORE_RS_DONE) core_progress();
+    if (core_req_of(*req)->state != CORE_RS_DONE) {
         rc = core_alive();
         if (rc) return rc;
         *flag = 0;
@@ -295,7 +316,7 @@ int tern_waitall(size_t n, tern_request_t reqs[], tern_status_t statuses[])
             api_status_empty(st);
             continue;
         }
-        rc = core_wait(reqs[i]);
+        rc = core_wait(core_req_of(reqs[i]));
         if (rc) return rc;
         int err = api_finish(&reqs[i], st);
         if (err && !first) first = err;
@@ -318,7 +339,12 @@ int tern_waitany(size_t n, tern_request_t reqs[], size_t *index, tern_status_t *
         return 0;
     }
     size_t k = SIZE_MAX;
-    rc = core_wait_any(reqs, n, &k);
+    core_req_t *few[16], **rs = n <= 16 ? few : malloc(n * sizeof *rs);
+    if (rs == NULL) return TERN_ERR_NOMEM;
+    for (size_t i = 0; i < n; i++)
+        rs[i] = reqs[i] ? core_req_of(reqs[i]) : NULL;
+    rc = core_wait_any(rs, n, &k);
+    if (rs != few) free(rs);
     if (rc) return rc;
     *index = k;
     return api_finish(&reqs[k], status);
@@ -332,7 +358,7 @@ int tern_testall(size_t n, tern_request_t reqs[], int *flag, tern_status_t statu
     if (flag == NULL) return TERN_ERR_INVAL;
     core_progress();
     for (size_t i = 0; i < n; i++)
-        if (reqs[i] && reqs[i]->state != CORE_RS_DONE) {
+        if (reqs[i] && core_req_of(reqs[i])->state != CORE_RS_DONE) {
             rc = core_alive();
             if (rc) return rc;
             *flag = 0;

@@ -68,7 +68,12 @@ static inline size_t coll_sum(const size_t *v, int n)
 
 static int coll_api_end(struct coll_sched *s, int rc, tern_request_t *req)
 {
-    if (req) return coll_sched_start(s, rc, req);
+    if (req) {
+        core_req_t *r;
+        rc = coll_sched_start(s, rc, &r);
+        if (rc == 0) *req = core_req_handle(r); /* a public handle carries its generation */
+        return rc;
+    }
     return coll_sched_run(s, rc);
 }
 

@@ -396,6 +396,7 @@ static int conv_send(tern_conv_t h, const void *buf, size_t len, int block)
     if (rc) return rc;
     if (!conv_valid(h) || h->mode != CONV_MODE_SEND) return TERN_ERR_INVAL;
     if ((buf == NULL && len > 0) || buf == TERN_IN_PLACE) return TERN_ERR_BUFFER;
+    if (len > PTRDIFF_MAX) return TERN_ERR_INVAL; /* a negative length passed on (api.c) */
     size_t cost = CONV_MSG_COST(len);
     /* Paid from credit: on its way, and accepted when it arrives (the home lent us the
      * room). The home tops the credit up as it goes; pick up what has come. Only
@@ -473,6 +474,7 @@ static inline int conv_check_recv(tern_conv_t h, const void *buf, size_t cap)
     if (rc) return rc;
     if (!conv_valid(h) || h->mode == CONV_MODE_SEND) return TERN_ERR_INVAL;
     if ((buf == NULL && cap > 0) || buf == TERN_IN_PLACE) return TERN_ERR_BUFFER;
+    if (cap > PTRDIFF_MAX) return TERN_ERR_INVAL;
     return 0;
 }
 
@@ -516,7 +518,9 @@ int tern_conv_irecv(tern_conv_t conv, void *buf, size_t cap, tern_request_t *req
     int rc = conv_check_recv(conv, buf, cap);
     if (rc) return rc;
     if (req == NULL) return TERN_ERR_INVAL;
-    return conv_irecv(conv, buf, cap, req);
+    rc = conv_irecv(conv, buf, cap, req);
+    if (rc == 0) *req = core_req_handle(*req); /* a public handle carries its generation */
+    return rc;
 }
 
 int tern_conv_recv(tern_conv_t conv, void *buf, size_t cap, size_t *len)

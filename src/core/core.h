@@ -35,6 +35,7 @@ enum core_frame_type {
 
 #define CORE_FLAG_SYNC   0x1
 #define CORE_FLAG_LAYOUT 0x2 /* RTS: a struct core_rlay follows (non-contiguous sender) */
+#define CORE_FLAG_FAULT  0x4 /* FIN: the sender's buffer could not be read (TERN_ERR_FAULT) */
 
 /* Every frame starts with this 16-byte header. */
 struct core_hdr {
@@ -133,6 +134,8 @@ struct tern_request {
     uint8_t sync;
     uint8_t rndv; /* send: rendezvous (else eager) */
     uint8_t ref;  /* send: the transport points into buf until its sent() up-call */
+    uint8_t fault; /* send: part of buf could not be read; completes with TERN_ERR_FAULT */
+    uint16_t gen; /* bumped at each free: stale public handles are told apart (api.c) */
     uint32_t id;  /* index in the request table, carried in frames */
     int err;      /* result once DONE */
     int peer;     /* send: destination world rank; recv: source world rank or -1 */
@@ -391,6 +394,43 @@ extern volatile sig_atomic_t core_req_growing; /* the table is being reallocated
 core_req_t *core_req_alloc(int kind);
 void core_req_free(core_req_t *r);
 core_req_t *core_req_lookup(uint32_t id, int kind);
+
+/*
+ * Public request handles (tern_request_t) are the request's address with its generation
+ * in the top 16 bits (user addresses on Linux fit in 47), so a stale copy of a handle -
+ * its request completed, freed and reused - is TERN_ERR_REQUEST, not someone else's
+ * request. Request memory is never returned to the system while tern runs, so reading
+ * a stale handle's request is safe. On 32-bit hosts there is no room: no generation.
+ */
+#if UINTPTR_MAX > 0xffffffffu
+#define CORE_REQ_GEN_SHIFT 48
+static inline tern_request_t core_req_handle(core_req_t *r)
+{
+    return (tern_request_t)((uintptr_t)r | (uintptr_t)r->gen << CORE_REQ_GEN_SHIFT);
+}
+static inline core_req_t *core_req_of(tern_request_t h)
+{
+    return (core_req_t *)((uintptr_t)h & (((uintptr_t)1 << CORE_REQ_GEN_SHIFT) - 1));
+}
+static inline int core_req_handle_gen_ok(tern_request_t h)
+{
+    return core_req_of(h)->gen == (uint16_t)((uintptr_t)h >> CORE_REQ_GEN_SHIFT);
+}
+#else
+static inline tern_request_t core_req_handle(core_req_t *r)
+{
+    return r;
+}
+static inline core_req_t *core_req_of(tern_request_t h)
+{
+    return h;
+}
+static inline int core_req_handle_gen_ok(tern_request_t h)
+{
+    (void)h;
+    return 1;
+}
+#endif
 void core_req_complete(core_req_t *r, int err);
 /* Give up on r (a layer's operation failed midway): a posted receive is withdrawn, one
  * under way finishes later without touching its buffer again and frees itself. */
@@ -444,7 +484,7 @@ void core_frame_recv(int src, const void *frame, size_t len);
  * that a send_ref() frame is out. */
 int core_frame_place(int src, const void *head, size_t hlen, size_t len, struct iovec **iov);
 void core_frame_placed(int src, const void *head, size_t hlen, size_t len);
-void core_frame_sent(void *cookie);
+void core_frame_sent(void *cookie, int err);
 void core_peer_failed(int rank); /* up-call: the transport lost `rank` */
 void core_pend_drain(void);
 /* Send an active message (gathered from iov, at most 7 pieces and core_am_room(dest)

@@ -37,11 +37,14 @@ static int core_req_send(core_req_t *r, const struct iovec *iov, int n, size_t t
     struct core_peer *p = &core.peers[r->peer];
     if ((p->caps & CORE_CAP_SEND_REF) && iov[n - 1].iov_len >= CORE_REF_MIN) {
         int rc = p->tl->send_ref(r->peer, iov, n, total, r);
-        if (rc != 1) return rc;
+        if (rc == TERN_ERR_FAULT) r->fault = 1; /* the frame went out, unreadable bytes as 0 */
+        if (rc != 1) return rc == TERN_ERR_FAULT ? 0 : rc;
         r->ref = 1;
         return 0;
     }
-    return p->tl->send(r->peer, iov, n, total);
+    int rc = p->tl->send(r->peer, iov, n, total);
+    if (rc == TERN_ERR_FAULT) r->fault = 1;
+    return rc == TERN_ERR_FAULT ? 0 : rc;
 }
 
 /* A send's protocol is done: it completes, or waits for the transport to let go. */
@@ -53,10 +56,11 @@ static void core_send_finish(core_req_t *r)
         core_req_complete(r, TERN_OK);
 }
 
-void core_frame_sent(void *cookie)
+void core_frame_sent(void *cookie, int err)
 {
     core_req_t *r = cookie;
     if (!r->ref) return;
+    if (err == TERN_ERR_FAULT) r->fault = 1;
     r->ref = 0;
     if (r->state == CORE_RS_SENDING) core_req_complete(r, TERN_OK);
 }
@@ -97,13 +101,19 @@ static int core_send_frame(int dest, const struct iovec *iov, int iovcnt, size_t
     return 0;
 }
 
-static void core_send_ctrl(int dest, uint8_t type, uint32_t sreq, uint32_t rreq)
+static void core_send_ctrl_flags(int dest, uint8_t type, uint8_t flags, uint32_t sreq,
+                                 uint32_t rreq)
 {
-    struct core_hdr h = {.type = type, .sreq = sreq, .rreq = rreq};
+    struct core_hdr h = {.type = type, .flags = flags, .sreq = sreq, .rreq = rreq};
     struct iovec iov = {&h, sizeof h};
     int rc = core_send_frame(dest, &iov, 1, sizeof h);
     if (rc && rc != TERN_ERR_PEER_FAILED)
         UTIL_ERROR("cannot send control frame %d to rank %d: %s", type, dest, tern_strerror(rc));
+}
+
+static void core_send_ctrl(int dest, uint8_t type, uint32_t sreq, uint32_t rreq)
+{
+    core_send_ctrl_flags(dest, type, 0, sreq, rreq);
 }
 
 /*
@@ -370,6 +380,15 @@ static void core_recv_rndv(core_req_t *r, int src, uint32_t sreq, uint64_t len, 
     int plain = __builtin_expect(r->lay == NULL && rl == NULL, 1);
     if ((p->caps & CORE_CAP_GET) && (plain || core_getv_pays(r->lay, rl, n))) {
         int rc = plain ? p->tl->get(src, r->buf, addr, n) : core_lay_get(src, r, rl, addr, n);
+        if (rc == TERN_ERR_FAULT) {
+            /* The sender's buffer cannot be read: its send fails (FIN says so), and this
+             * receive, which did nothing wrong, gets the message with undefined contents
+             * (zeros where a plain buffer is concerned). */
+            if (plain && n) memset(r->buf, 0, n);
+            core_send_ctrl_flags(src, CORE_FRAME_FIN, CORE_FLAG_FAULT, sreq, 0);
+            core_req_complete(r, err);
+            return;
+        }
         if (rc != TERN_ERR_UNSUPPORTED) {
             /* FIN even on failure, so the sender is never left waiting. */
             core_send_ctrl(src, CORE_FRAME_FIN, sreq, 0);
@@ -594,7 +613,7 @@ void core_frame_recv(int src, const void *frame, size_t len)
         core_req_t *r = core_req_lookup(h.sreq, CORE_REQ_SEND);
         if (r == NULL || r->state != CORE_RS_WAIT_CTS || r->peer != src) break;
         core.peers[src].rndv_inflight--;
-        core_req_complete(r, TERN_OK);
+        core_req_complete(r, (h.flags & CORE_FLAG_FAULT) ? TERN_ERR_FAULT : TERN_OK);
         return;
     }
     case CORE_FRAME_ACK: {

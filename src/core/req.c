@@ -47,14 +47,17 @@ core_req_t *core_req_alloc(int kind)
     core_req_t *r = core.req_free;
     core.req_free = r->next;
     uint32_t id = r->id;
+    uint16_t gen = r->gen;
     memset(r, 0, sizeof *r);
     r->id = id;
+    r->gen = gen;
     r->kind = (uint8_t)kind;
     return r;
 }
 
 void core_req_free(core_req_t *r)
 {
+    r->gen++; /* handles to it from now on are stale */
     r->state = CORE_RS_FREE;
     r->kind = 0;
     r->next = core.req_free;
@@ -74,6 +77,7 @@ void core_req_complete(core_req_t *r, int err)
         r->ref = 0;
         core.peers[r->peer].tl->unref(r->peer);
     }
+    if (err == TERN_OK && r->fault) err = TERN_ERR_FAULT; /* the protocol ended, the data not */
     r->err = err;
     r->state = CORE_RS_DONE;
     core.ncomplete++; /* a thread waiting for another's completion looks (thread.c) */

@@ -94,6 +94,7 @@ int mpi_from_tern(int terr)
     case TERN_ERR_TAG:
         return MPI_ERR_TAG;
     case TERN_ERR_BUFFER:
+    case TERN_ERR_FAULT:
         return MPI_ERR_BUFFER;
     case TERN_ERR_TRUNCATE:
         return MPI_ERR_TRUNCATE;

@@ -39,8 +39,9 @@ typedef int (*tl_place_fn)(int src, const void *head, size_t hlen, size_t len, s
 typedef void (*tl_placed_fn)(int src, const void *head, size_t hlen, size_t len);
 
 /* Up-call: a frame that send_ref() accepted with `cookie` is now wholly handed to the
- * system; the payload it referenced may be reused. Called from poll() only. */
-typedef void (*tl_sent_fn)(void *cookie);
+ * system; the payload it referenced may be reused. err is 0, or TERN_ERR_FAULT if part of
+ * that payload could not be read (zeros went in its place). Called from poll() only. */
+typedef void (*tl_sent_fn)(void *cookie, int err);
 
 /* What the transport was given when opened. */
 struct tl_env {
@@ -116,7 +117,10 @@ struct tl_ops {
 
     /* Send one whole frame gathered from iov (total bytes <= max_frame, at most
      * TL_MAX_IOV pieces).
-     * Returns 0, TERN_ERR_AGAIN if there is no room now (nothing was sent), or an error. */
+     * Returns 0, TERN_ERR_AGAIN if there is no room now (nothing was sent), or an error.
+     * TERN_ERR_FAULT: part of the frame could not be read (a bad user buffer); the frame
+     * went out whole with zeros in place of those bytes, so the stream is intact and only
+     * the send that owns the frame fails. */
     int (*send)(int dest, const struct iovec *iov, int iovcnt, size_t total);
 
     /* Like send(), but the last iov entry (the payload) is not copied if the system takes
@@ -140,7 +144,8 @@ struct tl_ops {
     int (*poll)(void);
 
     /* Single-copy pull of len bytes at `remote` in process `src` into `local`.
-     * TERN_ERR_UNSUPPORTED if not possible (the core then falls back to streaming). */
+     * TERN_ERR_UNSUPPORTED if not possible (the core then falls back to streaming);
+     * TERN_ERR_FAULT if the sender's memory could not be read (its buffer is bad). */
     int (*get)(int src, void *local, uint64_t remote, size_t len);
 
     /* Vectored single-copy pull: the `total` bytes of process src's pieces remote[0..nr)

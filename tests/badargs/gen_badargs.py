@@ -32,7 +32,8 @@ N_KINDS = {
     'rtag':   ('7', [('-2', 'TAG'), ('INT_MIN', 'TAG')]),
     'sbuf':   ('sb', [('NULL', 'BUFFER'), ('TERN_IN_PLACE', 'BUFFER')]),
     'rbuf':   ('rb', [('NULL', 'BUFFER'), ('TERN_IN_PLACE', 'BUFFER')]),
-    'len':    ('4', []),
+    # Lengths above PTRDIFF_MAX (a negative number passed on) are refused.
+    'len':    ('4', [('(size_t)PTRDIFF_MAX + 1', 'INVAL'), ('SIZE_MAX', 'INVAL')]),
     'req':    ('&rq', [('NULL', 'INVAL')]),
     'status': ('&st', []),
     'flag':   ('&flag', [('NULL', 'INVAL')]),

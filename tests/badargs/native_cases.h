@@ -4,6 +4,8 @@
 #define NATIVE_BAD_CASES(BAD) \
     BAD("tern_send arg 1 (sbuf) = NULL", TERN_ERR_BUFFER, 0, tern_send(NULL, 4, peer, 7, W)) \
     BAD("tern_send arg 1 (sbuf) = TERN_IN_PLACE", TERN_ERR_BUFFER, 0, tern_send(TERN_IN_PLACE, 4, peer, 7, W)) \
+    BAD("tern_send arg 2 (len) = (size_t)PTRDIFF_MAX + 1", TERN_ERR_INVAL, 0, tern_send(sb, (size_t)PTRDIFF_MAX + 1, peer, 7, W)) \
+    BAD("tern_send arg 2 (len) = SIZE_MAX", TERN_ERR_INVAL, 0, tern_send(sb, SIZE_MAX, peer, 7, W)) \
     BAD("tern_send arg 3 (dest) = -2", TERN_ERR_RANK, 0, tern_send(sb, 4, -2, 7, W)) \
     BAD("tern_send arg 3 (dest) = np", TERN_ERR_RANK, 0, tern_send(sb, 4, np, 7, W)) \
     BAD("tern_send arg 3 (dest) = INT_MAX", TERN_ERR_RANK, 0, tern_send(sb, 4, INT_MAX, 7, W)) \
@@ -16,6 +18,8 @@
     BAD("tern_send arg 5 (comm) = (tern_comm_t)&bogus_comm", TERN_ERR_COMM, 0, tern_send(sb, 4, peer, 7, (tern_comm_t)&bogus_comm)) \
     BAD("tern_isend arg 1 (sbuf) = NULL", TERN_ERR_BUFFER, 0, tern_isend(NULL, 4, peer, 7, W, &rq)) \
     BAD("tern_isend arg 1 (sbuf) = TERN_IN_PLACE", TERN_ERR_BUFFER, 0, tern_isend(TERN_IN_PLACE, 4, peer, 7, W, &rq)) \
+    BAD("tern_isend arg 2 (len) = (size_t)PTRDIFF_MAX + 1", TERN_ERR_INVAL, 0, tern_isend(sb, (size_t)PTRDIFF_MAX + 1, peer, 7, W, &rq)) \
+    BAD("tern_isend arg 2 (len) = SIZE_MAX", TERN_ERR_INVAL, 0, tern_isend(sb, SIZE_MAX, peer, 7, W, &rq)) \
     BAD("tern_isend arg 3 (dest) = -2", TERN_ERR_RANK, 0, tern_isend(sb, 4, -2, 7, W, &rq)) \
     BAD("tern_isend arg 3 (dest) = np", TERN_ERR_RANK, 0, tern_isend(sb, 4, np, 7, W, &rq)) \
     BAD("tern_isend arg 3 (dest) = INT_MAX", TERN_ERR_RANK, 0, tern_isend(sb, 4, INT_MAX, 7, W, &rq)) \
@@ -29,6 +33,8 @@
     BAD("tern_isend arg 6 (req) = NULL", TERN_ERR_INVAL, 0, tern_isend(sb, 4, peer, 7, W, NULL)) \
     BAD("tern_issend arg 1 (sbuf) = NULL", TERN_ERR_BUFFER, 0, tern_issend(NULL, 4, peer, 7, W, &rq)) \
     BAD("tern_issend arg 1 (sbuf) = TERN_IN_PLACE", TERN_ERR_BUFFER, 0, tern_issend(TERN_IN_PLACE, 4, peer, 7, W, &rq)) \
+    BAD("tern_issend arg 2 (len) = (size_t)PTRDIFF_MAX + 1", TERN_ERR_INVAL, 0, tern_issend(sb, (size_t)PTRDIFF_MAX + 1, peer, 7, W, &rq)) \
+    BAD("tern_issend arg 2 (len) = SIZE_MAX", TERN_ERR_INVAL, 0, tern_issend(sb, SIZE_MAX, peer, 7, W, &rq)) \
     BAD("tern_issend arg 3 (dest) = -2", TERN_ERR_RANK, 0, tern_issend(sb, 4, -2, 7, W, &rq)) \
     BAD("tern_issend arg 3 (dest) = np", TERN_ERR_RANK, 0, tern_issend(sb, 4, np, 7, W, &rq)) \
     BAD("tern_issend arg 3 (dest) = INT_MAX", TERN_ERR_RANK, 0, tern_issend(sb, 4, INT_MAX, 7, W, &rq)) \
@@ -42,6 +48,8 @@
     BAD("tern_issend arg 6 (req) = NULL", TERN_ERR_INVAL, 0, tern_issend(sb, 4, peer, 7, W, NULL)) \
     BAD("tern_recv arg 1 (rbuf) = NULL", TERN_ERR_BUFFER, 0, tern_recv(NULL, 4, peer, 7, W, &st)) \
     BAD("tern_recv arg 1 (rbuf) = TERN_IN_PLACE", TERN_ERR_BUFFER, 0, tern_recv(TERN_IN_PLACE, 4, peer, 7, W, &st)) \
+    BAD("tern_recv arg 2 (len) = (size_t)PTRDIFF_MAX + 1", TERN_ERR_INVAL, 0, tern_recv(rb, (size_t)PTRDIFF_MAX + 1, peer, 7, W, &st)) \
+    BAD("tern_recv arg 2 (len) = SIZE_MAX", TERN_ERR_INVAL, 0, tern_recv(rb, SIZE_MAX, peer, 7, W, &st)) \
     BAD("tern_recv arg 3 (src) = -2", TERN_ERR_RANK, 0, tern_recv(rb, 4, -2, 7, W, &st)) \
     BAD("tern_recv arg 3 (src) = np", TERN_ERR_RANK, 0, tern_recv(rb, 4, np, 7, W, &st)) \
     BAD("tern_recv arg 3 (src) = INT_MIN", TERN_ERR_RANK, 0, tern_recv(rb, 4, INT_MIN, 7, W, &st)) \
@@ -52,6 +60,8 @@
     BAD("tern_recv arg 5 (comm) = (tern_comm_t)&bogus_comm", TERN_ERR_COMM, 0, tern_recv(rb, 4, peer, 7, (tern_comm_t)&bogus_comm, &st)) \
     BAD("tern_irecv arg 1 (rbuf) = NULL", TERN_ERR_BUFFER, 0, tern_irecv(NULL, 4, peer, 7, W, &rq)) \
     BAD("tern_irecv arg 1 (rbuf) = TERN_IN_PLACE", TERN_ERR_BUFFER, 0, tern_irecv(TERN_IN_PLACE, 4, peer, 7, W, &rq)) \
+    BAD("tern_irecv arg 2 (len) = (size_t)PTRDIFF_MAX + 1", TERN_ERR_INVAL, 0, tern_irecv(rb, (size_t)PTRDIFF_MAX + 1, peer, 7, W, &rq)) \
+    BAD("tern_irecv arg 2 (len) = SIZE_MAX", TERN_ERR_INVAL, 0, tern_irecv(rb, SIZE_MAX, peer, 7, W, &rq)) \
     BAD("tern_irecv arg 3 (src) = -2", TERN_ERR_RANK, 0, tern_irecv(rb, 4, -2, 7, W, &rq)) \
     BAD("tern_irecv arg 3 (src) = np", TERN_ERR_RANK, 0, tern_irecv(rb, 4, np, 7, W, &rq)) \
     BAD("tern_irecv arg 3 (src) = INT_MIN", TERN_ERR_RANK, 0, tern_irecv(rb, 4, INT_MIN, 7, W, &rq)) \
@@ -95,6 +105,8 @@
     BAD("tern_iprobe arg 4 (flag) = NULL", TERN_ERR_INVAL, 0, tern_iprobe(peer, 7, W, NULL, &st)) \
     BAD("tern_sendrecv arg 1 (sbuf) = NULL", TERN_ERR_BUFFER, 0, tern_sendrecv(NULL, 4, peer, 7, rb, 4, peer, 7, W, &st)) \
     BAD("tern_sendrecv arg 1 (sbuf) = TERN_IN_PLACE", TERN_ERR_BUFFER, 0, tern_sendrecv(TERN_IN_PLACE, 4, peer, 7, rb, 4, peer, 7, W, &st)) \
+    BAD("tern_sendrecv arg 2 (len) = (size_t)PTRDIFF_MAX + 1", TERN_ERR_INVAL, 0, tern_sendrecv(sb, (size_t)PTRDIFF_MAX + 1, peer, 7, rb, 4, peer, 7, W, &st)) \
+    BAD("tern_sendrecv arg 2 (len) = SIZE_MAX", TERN_ERR_INVAL, 0, tern_sendrecv(sb, SIZE_MAX, peer, 7, rb, 4, peer, 7, W, &st)) \
     BAD("tern_sendrecv arg 3 (dest) = -2", TERN_ERR_RANK, 0, tern_sendrecv(sb, 4, -2, 7, rb, 4, peer, 7, W, &st)) \
     BAD("tern_sendrecv arg 3 (dest) = np", TERN_ERR_RANK, 0, tern_sendrecv(sb, 4, np, 7, rb, 4, peer, 7, W, &st)) \
     BAD("tern_sendrecv arg 3 (dest) = INT_MAX", TERN_ERR_RANK, 0, tern_sendrecv(sb, 4, INT_MAX, 7, rb, 4, peer, 7, W, &st)) \
@@ -104,6 +116,8 @@
     BAD("tern_sendrecv arg 4 (stag) = INT_MIN", TERN_ERR_TAG, 0, tern_sendrecv(sb, 4, peer, INT_MIN, rb, 4, peer, 7, W, &st)) \
     BAD("tern_sendrecv arg 5 (rbuf) = NULL", TERN_ERR_BUFFER, 0, tern_sendrecv(sb, 4, peer, 7, NULL, 4, peer, 7, W, &st)) \
     BAD("tern_sendrecv arg 5 (rbuf) = TERN_IN_PLACE", TERN_ERR_BUFFER, 0, tern_sendrecv(sb, 4, peer, 7, TERN_IN_PLACE, 4, peer, 7, W, &st)) \
+    BAD("tern_sendrecv arg 6 (len) = (size_t)PTRDIFF_MAX + 1", TERN_ERR_INVAL, 0, tern_sendrecv(sb, 4, peer, 7, rb, (size_t)PTRDIFF_MAX + 1, peer, 7, W, &st)) \
+    BAD("tern_sendrecv arg 6 (len) = SIZE_MAX", TERN_ERR_INVAL, 0, tern_sendrecv(sb, 4, peer, 7, rb, SIZE_MAX, peer, 7, W, &st)) \
     BAD("tern_sendrecv arg 7 (src) = -2", TERN_ERR_RANK, 0, tern_sendrecv(sb, 4, peer, 7, rb, 4, -2, 7, W, &st)) \
     BAD("tern_sendrecv arg 7 (src) = np", TERN_ERR_RANK, 0, tern_sendrecv(sb, 4, peer, 7, rb, 4, np, 7, W, &st)) \
     BAD("tern_sendrecv arg 7 (src) = INT_MIN", TERN_ERR_RANK, 0, tern_sendrecv(sb, 4, peer, 7, rb, 4, INT_MIN, 7, W, &st)) \
@@ -540,21 +554,29 @@
     BAD("tern_conv_send arg 1 (sconv) = recv_conv", TERN_ERR_INVAL, 0, tern_conv_send(recv_conv, sb, 4)) \
     BAD("tern_conv_send arg 2 (sbuf) = NULL", TERN_ERR_BUFFER, 0, tern_conv_send(send_conv, NULL, 4)) \
     BAD("tern_conv_send arg 2 (sbuf) = TERN_IN_PLACE", TERN_ERR_BUFFER, 0, tern_conv_send(send_conv, TERN_IN_PLACE, 4)) \
+    BAD("tern_conv_send arg 3 (len) = (size_t)PTRDIFF_MAX + 1", TERN_ERR_INVAL, 0, tern_conv_send(send_conv, sb, (size_t)PTRDIFF_MAX + 1)) \
+    BAD("tern_conv_send arg 3 (len) = SIZE_MAX", TERN_ERR_INVAL, 0, tern_conv_send(send_conv, sb, SIZE_MAX)) \
     BAD("tern_conv_trysend arg 1 (sconv) = TERN_CONV_NULL", TERN_ERR_INVAL, 0, tern_conv_trysend(TERN_CONV_NULL, sb, 4)) \
     BAD("tern_conv_trysend arg 1 (sconv) = closed_conv", TERN_ERR_INVAL, 0, tern_conv_trysend(closed_conv, sb, 4)) \
     BAD("tern_conv_trysend arg 1 (sconv) = recv_conv", TERN_ERR_INVAL, 0, tern_conv_trysend(recv_conv, sb, 4)) \
     BAD("tern_conv_trysend arg 2 (sbuf) = NULL", TERN_ERR_BUFFER, 0, tern_conv_trysend(send_conv, NULL, 4)) \
     BAD("tern_conv_trysend arg 2 (sbuf) = TERN_IN_PLACE", TERN_ERR_BUFFER, 0, tern_conv_trysend(send_conv, TERN_IN_PLACE, 4)) \
+    BAD("tern_conv_trysend arg 3 (len) = (size_t)PTRDIFF_MAX + 1", TERN_ERR_INVAL, 0, tern_conv_trysend(send_conv, sb, (size_t)PTRDIFF_MAX + 1)) \
+    BAD("tern_conv_trysend arg 3 (len) = SIZE_MAX", TERN_ERR_INVAL, 0, tern_conv_trysend(send_conv, sb, SIZE_MAX)) \
     BAD("tern_conv_recv arg 1 (rconv) = TERN_CONV_NULL", TERN_ERR_INVAL, 0, tern_conv_recv(TERN_CONV_NULL, rb, 4, &len)) \
     BAD("tern_conv_recv arg 1 (rconv) = closed_conv", TERN_ERR_INVAL, 0, tern_conv_recv(closed_conv, rb, 4, &len)) \
     BAD("tern_conv_recv arg 1 (rconv) = send_conv", TERN_ERR_INVAL, 0, tern_conv_recv(send_conv, rb, 4, &len)) \
     BAD("tern_conv_recv arg 2 (rbuf) = NULL", TERN_ERR_BUFFER, 0, tern_conv_recv(recv_conv, NULL, 4, &len)) \
     BAD("tern_conv_recv arg 2 (rbuf) = TERN_IN_PLACE", TERN_ERR_BUFFER, 0, tern_conv_recv(recv_conv, TERN_IN_PLACE, 4, &len)) \
+    BAD("tern_conv_recv arg 3 (len) = (size_t)PTRDIFF_MAX + 1", TERN_ERR_INVAL, 0, tern_conv_recv(recv_conv, rb, (size_t)PTRDIFF_MAX + 1, &len)) \
+    BAD("tern_conv_recv arg 3 (len) = SIZE_MAX", TERN_ERR_INVAL, 0, tern_conv_recv(recv_conv, rb, SIZE_MAX, &len)) \
     BAD("tern_conv_irecv arg 1 (rconv) = TERN_CONV_NULL", TERN_ERR_INVAL, 0, tern_conv_irecv(TERN_CONV_NULL, rb, 4, &rq)) \
     BAD("tern_conv_irecv arg 1 (rconv) = closed_conv", TERN_ERR_INVAL, 0, tern_conv_irecv(closed_conv, rb, 4, &rq)) \
     BAD("tern_conv_irecv arg 1 (rconv) = send_conv", TERN_ERR_INVAL, 0, tern_conv_irecv(send_conv, rb, 4, &rq)) \
     BAD("tern_conv_irecv arg 2 (rbuf) = NULL", TERN_ERR_BUFFER, 0, tern_conv_irecv(recv_conv, NULL, 4, &rq)) \
     BAD("tern_conv_irecv arg 2 (rbuf) = TERN_IN_PLACE", TERN_ERR_BUFFER, 0, tern_conv_irecv(recv_conv, TERN_IN_PLACE, 4, &rq)) \
+    BAD("tern_conv_irecv arg 3 (len) = (size_t)PTRDIFF_MAX + 1", TERN_ERR_INVAL, 0, tern_conv_irecv(recv_conv, rb, (size_t)PTRDIFF_MAX + 1, &rq)) \
+    BAD("tern_conv_irecv arg 3 (len) = SIZE_MAX", TERN_ERR_INVAL, 0, tern_conv_irecv(recv_conv, rb, SIZE_MAX, &rq)) \
     BAD("tern_conv_irecv arg 4 (req) = NULL", TERN_ERR_INVAL, 0, tern_conv_irecv(recv_conv, rb, 4, NULL)) \
     BAD("tern_conv_check arg 1 (rconv) = TERN_CONV_NULL", TERN_ERR_INVAL, 0, tern_conv_check(TERN_CONV_NULL, &flag)) \
     BAD("tern_conv_check arg 1 (rconv) = closed_conv", TERN_ERR_INVAL, 0, tern_conv_check(closed_conv, &flag)) \
@@ -571,7 +593,7 @@
     BAD("tern_iallreduce TERN_SUM on TERN_DOUBLE_INT", TERN_ERR_INVAL, 0, tern_iallreduce(sb, rb, 4, TERN_DOUBLE_INT, TERN_SUM, W, &rq)) \
     BAD("tern_iallreduce TERN_LAND on TERN_FLOAT", TERN_ERR_INVAL, 0, tern_iallreduce(sb, rb, 4, TERN_FLOAT, TERN_LAND, W, &rq)) \
     /* end */
-#define NATIVE_BAD_COUNT 568
+#define NATIVE_BAD_COUNT 590
 
 /* STATE(call): every function with valid arguments, before init / after finalize. */
 #define NATIVE_STATE_CASES(STATE) \

@@ -4,10 +4,12 @@
  * connection, walked the way tcp.c walks them, plus the handshake check and the
  * secret parser on their own.
  *
- * The first input byte picks the largest MSG payload and how the stream is split into
- * reads, so the fuzzer also explores frames that arrive a few bytes at a time; the
- * verdict for every frame must not depend on the split.
- * The job secret is fixed (bytes 0..15) so inputs can get past the secret check.
+ * The first input byte picks the largest MSG payload, how the stream is split into
+ * reads (so the fuzzer also explores frames that arrive a few bytes at a time; the
+ * verdict for every frame must not depend on the split) and whether the stream starts
+ * admitted (the handshake's HMAC proof cannot be guessed, so MSG parsing is reached that
+ * way). Before admission the walk is the acceptor's: a HELLO, then an AUTH checked
+ * against the proof for the job secret fixed here (bytes 0..15).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -24,11 +26,35 @@
 static const uint8_t fuzz_secret[TCP_SECRET_BYTES] = {0, 1, 2,  3,  4,  5,  6,  7,
                                                       8, 9, 10, 11, 12, 13, 14, 15};
 
+/* One handshake frame as the acceptor sees it: 0 to go on, or the refusal. */
+static int fuzz_handshake(const struct tcp_fhdr *h, const uint8_t *payload, int *hs, int *authed,
+                          uint8_t nonce[TCP_NONCE_BYTES], int *rank)
+{
+    if (h->type == TCP_FRAME_HELLO) {
+        if (*hs != 0) return TCP_FE_ORDER;
+        int rc = tcp_hello_check(payload, h->len, 4, rank, nonce);
+        if (rc) return rc;
+        FUZZ_ASSERT(*rank >= 0 && *rank < 4);
+        *hs = 1;
+        return 0;
+    }
+    FUZZ_ASSERT(h->type == TCP_FRAME_AUTH);
+    if (*hs != 1) return TCP_FE_ORDER;
+    static const uint8_t mine[TCP_NONCE_BYTES];
+    uint8_t want[TCP_MAC_BYTES];
+    tcp_auth_mac(fuzz_secret, TCP_ROLE_CONNECTOR, nonce, mine, *rank, 0, want);
+    int rc = tcp_auth_check(payload, h->len, want);
+    if (rc) return rc;
+    *authed = 1;
+    return 0;
+}
+
 /* Walk a stream given whole; returns how many frames were accepted. */
-static int fuzz_walk(const uint8_t *data, size_t size, size_t max_len, int *verdict)
+static int fuzz_walk(const uint8_t *data, size_t size, size_t max_len, int authed, int *verdict)
 {
     size_t off = 0;
-    int authed = 0, frames = 0;
+    int frames = 0, hs = 0, rank = -1;
+    uint8_t nonce[TCP_NONCE_BYTES];
     *verdict = 0;
     for (;;) {
         struct tcp_fhdr h;
@@ -41,15 +67,12 @@ static int fuzz_walk(const uint8_t *data, size_t size, size_t max_len, int *verd
         FUZZ_ASSERT(authed ? (h.len > 0 && h.len <= max_len) : h.len == sizeof(struct tcp_hello));
         if ((size_t)total > size - off) return frames; /* incomplete: need more */
         const uint8_t *payload = data + off + sizeof h;
-        if (h.type == TCP_FRAME_HELLO) {
-            int rank = -1;
-            int rc = tcp_hello_check(payload, h.len, fuzz_secret, 4, &rank);
+        if (!authed) {
+            int rc = fuzz_handshake(&h, payload, &hs, &authed, nonce, &rank);
             if (rc) {
                 *verdict = rc;
                 return frames;
             }
-            FUZZ_ASSERT(rank >= 0 && rank < 4);
-            authed = 1;
         } else {
             FUZZ_ASSERT(h.type == TCP_FRAME_MSG && authed);
             volatile uint8_t sink = 0;
@@ -64,10 +87,11 @@ static int fuzz_walk(const uint8_t *data, size_t size, size_t max_len, int *verd
 
 /* The same stream, revealed `step` bytes at a time like a socket that trickles. */
 static int fuzz_walk_trickle(const uint8_t *data, size_t size, size_t max_len, size_t step,
-                             int *verdict)
+                             int authed, int *verdict)
 {
     size_t off = 0, have = 0;
-    int authed = 0, frames = 0;
+    int frames = 0, hs = 0, rank = -1;
+    uint8_t nonce[TCP_NONCE_BYTES];
     *verdict = 0;
     while (have < size || have == 0) {
         have = have + step < size ? have + step : size;
@@ -79,14 +103,12 @@ static int fuzz_walk_trickle(const uint8_t *data, size_t size, size_t max_len, s
                 return frames;
             }
             if (total == 0 || (size_t)total > have - off) break;
-            if (h.type == TCP_FRAME_HELLO) {
-                int rank;
-                int rc = tcp_hello_check(data + off + sizeof h, h.len, fuzz_secret, 4, &rank);
+            if (!authed) {
+                int rc = fuzz_handshake(&h, data + off + sizeof h, &hs, &authed, nonce, &rank);
                 if (rc) {
                     *verdict = rc;
                     return frames;
                 }
-                authed = 1;
             }
             off += (size_t)total;
             frames++;
@@ -106,17 +128,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size--;
     static const size_t max_lens[4] = {1, 64, 4096, (size_t)1 << 20};
     size_t max_len = max_lens[mode & 3];
-    size_t step = (size_t)(mode >> 2) + 1;
+    size_t step = (size_t)((mode >> 2) & 0x1f) + 1;
+    int trusted = mode >> 7;
 
     int v1, v2;
-    int n1 = fuzz_walk(data, size, max_len, &v1);
-    int n2 = fuzz_walk_trickle(data, size, max_len, step, &v2);
+    int n1 = fuzz_walk(data, size, max_len, trusted, &v1);
+    int n2 = fuzz_walk_trickle(data, size, max_len, step, trusted, &v2);
     /* What is accepted or refused must not depend on how the bytes were split. */
     FUZZ_ASSERT(n1 == n2);
     FUZZ_ASSERT(v1 == v2);
 
     int rank;
-    (void)tcp_hello_check(data, size, fuzz_secret, 1 + (mode & 7), &rank);
+    uint8_t nonce[TCP_NONCE_BYTES];
+    (void)tcp_hello_check(data, size, 1 + (mode & 7), &rank, nonce);
 
     char hex[2 * TCP_SECRET_BYTES + 2];
     size_t n = size < sizeof hex - 1 ? size : sizeof hex - 1;

@@ -7,6 +7,9 @@
  *                            the first two never join.
  *   diag_block wait FILE     rank 0 receives from rank 1 (tag 12); rank 1 runs its own
  *                            code (polls for FILE), then sends; the job then completes.
+ *   diag_block tolerate      every rank tolerates failures; rank 1 dies of SIGKILL, rank 0
+ *                            receives from rank 2, rank 2 sleeps in pause(): the job can
+ *                            only end by a signal to ternrun or its --timeout.
  *
  * With DIAG_NO_PDEATHSIG=1 a rank first cancels the parent-death signal ternrun set, so
  * only the library's own check of the launcher (its PMI socket closing) can end it when
@@ -19,6 +22,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <sys/prctl.h>
 #include <string.h>
 #include <unistd.h>
@@ -75,8 +79,25 @@ int main(int argc, char **argv)
             CHECK(tern_send(buf, sizeof buf, 0, 12, TERN_COMM_WORLD));
         }
         CHECK(tern_barrier(TERN_COMM_WORLD));
+    } else if (strcmp(mode, "tolerate") == 0) {
+        CHECK(tern_tolerate_failures());
+        CHECK(tern_barrier(TERN_COMM_WORLD)); /* every rank tolerates before rank 1 dies */
+        printf("diag-blocking rank %d\n", me);
+        fflush(stdout);
+        /* Rank 1 dies only once the others are past the barrier (which would fail). */
+        char ok[2] = "k";
+        if (me != 1) CHECK(tern_send(ok, sizeof ok, 1, 14, TERN_COMM_WORLD));
+        if (me == 1) {
+            CHECK(tern_recv(ok, sizeof ok, 0, 14, TERN_COMM_WORLD, NULL));
+            CHECK(tern_recv(ok, sizeof ok, 2, 14, TERN_COMM_WORLD, NULL));
+            raise(SIGKILL);
+        }
+        if (me == 0) (void)diag_wait_for_partner(2, 13); /* PEER_FAILED would be a bug too */
+        if (me == 2)
+            for (;;)
+                pause();
     } else {
-        fprintf(stderr, "usage: diag_block deadlock | wait FILE\n");
+        fprintf(stderr, "usage: diag_block deadlock | wait FILE | tolerate\n");
         return 2;
     }
     CHECK(tern_finalize());

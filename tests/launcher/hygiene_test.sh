@@ -11,6 +11,9 @@
 # rootkill  SIGKILL of ternrun: every rank exits on its own within a second, through the
 #           parent-death signal, and again with the parent-death signal cancelled
 #           (DIAG_NO_PDEATHSIG=1), through the library noticing its PMI socket closed.
+# tolerated after a tolerated failure (diag_block tolerate: rank 1 died, the others wait
+#           forever), SIGINT, SIGTERM, SIGHUP and --timeout still end the job within a
+#           second (the exit code stays the first failure's, 128+SIGKILL).
 set -u
 CASE=$1
 T=$2
@@ -124,6 +127,50 @@ rootkill)
             tp=
             # The bound is the issue's one second plus slack for a loaded machine.
             gone_within 1500 "SIGKILL of ternrun ($tr, parent-death signal $([ $nopd = 1 ] && echo cancelled || echo set))"
+            nothing_left
+        done
+    done
+    ;;
+tolerated)
+    sigs="INT TERM HUP"
+    ign=$(sed -n 's/^SigIgn:[[:space:]]*//p' /proc/$$/status)
+    [ $((0x${ign:-0} & 1)) = 0 ] || sigs="INT TERM"
+    for tr in self,shm self,tcp; do
+        for how in $sigs timeout; do
+            to=
+            [ $how = timeout ] && to="--timeout 4"
+            env TERN_TRANSPORTS=$tr "$T" $to -n 3 "$BIN" tolerate >"$D/out" 2>"$D/err" &
+            tp=$!
+            i=0
+            until grep -q 'rank 1 .*killed by signal 9' "$D/err" 2>/dev/null; do
+                i=$((i + 1))
+                [ $i -lt 400 ] || fail "$tr: rank 1's death was not reported"
+                sleep 0.05
+            done
+            pids=$(cat /proc/$tp/task/*/children 2>/dev/null)
+            t0=$(now_ms)
+            if [ $how = timeout ]; then
+                # The report takes up to 3 s after the 4 s; then the job must end at once.
+                bound=9000
+            else
+                sleep 0.3
+                kill -$how $tp
+                bound=1000
+            fi
+            while alive $tp; do
+                [ $(($(now_ms) - t0)) -lt $bound ] || fail "$how ($tr): ternrun still running $bound ms later"
+                sleep 0.01
+            done
+            wait $tp
+            rc=$?
+            tp=
+            [ "$rc" = 137 ] || fail "$how ($tr): exit code $rc, wanted 137 (the first failure's)"
+            if [ $how = timeout ]; then
+                grep -q '^ternrun: job timed out after 4 s; ending it$' "$D/err" || fail "$tr: no timeout line"
+            else
+                grep -q "^ternrun: received SIG$how; ending the job$" "$D/err" || fail "SIG$how ($tr): no line"
+            fi
+            gone_within 1000 "$how after a tolerated failure ($tr)"
             nothing_left
         done
     done

@@ -14,6 +14,11 @@
  * binary    random bytes with NULs and newlines: the connection is closed
  * deadlock  rank 1 exits 0 without entering the barrier the others wait in
  * abort     rank 1 calls abort exitcode=7; the others wait in a barrier
+ * kvsfull   rank 0 puts 1 KiB values until the server answers rc=-1 msg=kvs_full (it
+ *           must, before 200,000 puts: the key-value space is bounded); its first key
+ *           is still there and the session goes on
+ * noread    rank 1 sends gets and never reads the replies: the server drops it, saying
+ *           so (the script checks the line); the others finish normally
  * shmleak   each rank leaves /dev/shm/tern-<kvsname>-<rank> behind, then rank 0
  *           kills itself with SIGKILL; prints the kvsname for the script to check
  *
@@ -339,6 +344,44 @@ static void mode_shmleak(void)
     pause();
 }
 
+static void mode_kvsfull(void)
+{
+    struct pmi_msg m;
+    static char val[PMI_WIRE_VAL_MAX + 1];
+    do_init();
+    if (rank == 0) {
+        memset(val, 'v', PMI_WIRE_VAL_MAX);
+        int i;
+        for (i = 0; i < 200000; i++) {
+            call(&m, "put_result", NULL, "cmd=put kvsname=%s key=flood%d value=%s\n", kvsname, i,
+                 val);
+            if (strcmp(pmi_msg_get(&m, "rc"), "0") != 0) break;
+        }
+        if (i == 200000) fail("200000 puts of 1 KiB accepted: the key-value space has no limit");
+        expect_val(&m, "msg", "kvs_full");
+        call(&m, "get_result", "0", "cmd=get kvsname=%s key=flood0\n", kvsname);
+        printf("kvs full after %d puts\n", i);
+    }
+    barrier();
+    finalize();
+}
+
+static void mode_noread(void)
+{
+    do_init();
+    if (rank == 1) {
+        signal(SIGPIPE, SIG_IGN);
+        char line[128];
+        int n = snprintf(line, sizeof line, "cmd=get kvsname=%s key=PMI_process_mapping\n",
+                         kvsname);
+        /* Until the server gives up on us: our socket's buffers fill with its replies. */
+        for (int i = 0; i < 10000000; i++)
+            if (pmi_write_all(pmi_fd, line, (size_t)n) != 0) return;
+        fail("the server never dropped a client that does not read");
+    }
+    finalize();
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "normal";
@@ -362,6 +405,10 @@ int main(int argc, char **argv)
         mode_deadlock();
     else if (strcmp(mode, "abort") == 0)
         mode_abort();
+    else if (strcmp(mode, "kvsfull") == 0)
+        mode_kvsfull();
+    else if (strcmp(mode, "noread") == 0)
+        mode_noread();
     else if (strcmp(mode, "shmleak") == 0)
         mode_shmleak();
     else

@@ -372,6 +372,19 @@ pmi_malformed)
     done
     ;;
 
+pmi_kvsfull)
+    run --timeout 50 -n 2 "$CLIENT" kvsfull
+    expect_rc 0 "pmi_client_test kvsfull"
+    grep -q '^kvs full after [0-9]* puts$' "$D/out" || fail "no kvs_full answer"
+    ;;
+
+pmi_noread)
+    run --timeout 50 -n 3 "$CLIENT" noread
+    expect_rc 0 "pmi_client_test noread"
+    grep -q '^ternrun: rank 1 .* does not read its PMI replies; closing its PMI connection$' \
+        "$D/err" || fail "the dropped client was not named"
+    ;;
+
 pmi_deadlock)
     run --timeout 20 -n 3 "$CLIENT" deadlock
     [ "$rc" != 0 ] && [ "$rc" != 124 ] || fail "exit code $rc for a barrier that can never complete"

@@ -184,6 +184,28 @@ static void bad_ranks_and_tags(void)
     flag = 0;
     CHECK_OK(tern_testall(3, nulls, &flag, NULL));
     CHECK_EQ_INT(flag, 1);
+
+    /* A stale copy of a handle (its request completed and freed, the memory reused by
+     * the next request) is refused, and the live request is not touched through it. */
+    MP_WHERE("stale request handles");
+    int one = 1, got = 0;
+    tern_request_t sr, stale, live;
+    CHECK_OK(tern_isend(&one, sizeof one, 0, 42, TERN_COMM_SELF, &sr));
+    stale = sr;
+    CHECK_OK(tern_recv(&got, sizeof got, 0, 42, TERN_COMM_SELF, NULL));
+    CHECK_OK(tern_wait(&sr, NULL));
+    CHECK_OK(tern_irecv(&got, sizeof got, 0, 43, TERN_COMM_SELF, &live)); /* reuses it */
+    CHECK_ERR(tern_wait(&stale, &st), TERN_ERR_REQUEST);
+    CHECK_ERR(tern_test(&stale, &flag, &st), TERN_ERR_REQUEST);
+    tern_request_t pair[2] = {stale, live};
+    CHECK_ERR(tern_waitall(2, pair, NULL), TERN_ERR_REQUEST);
+    CHECK_ERR(tern_waitany(2, pair, &idx, NULL), TERN_ERR_REQUEST);
+    CHECK_OK(tern_test(&live, &flag, NULL));
+    CHECK_EQ_INT(flag, 0); /* still posted: the stale handle did not complete it */
+    got = 0;
+    CHECK_OK(tern_send(&one, sizeof one, 0, 43, TERN_COMM_SELF));
+    CHECK_OK(tern_wait(&live, &st));
+    CHECK_EQ_INT(got, 1);
 }
 
 static void bad_comms(void)

@@ -5,13 +5,20 @@
  *
  * Rank 0 reads rank 1's listening address (tern-tcp-1) and the job secret from the
  * key-value store, like any process of the job could, and opens one connection per
- * attack: nothing at all, a wrong secret, a wrong version, a bad rank, a rank that may
- * not connect, garbage, an HTTP request, a MSG before the handshake, a truncated HELLO.
- * For each it waits until rank 1 closes the connection (rank 1 is meanwhile blocked in
- * tern_recv, so its progress engine does the refusing), then checks that rank 0 and
- * rank 1 still exchange a small and a rendezvous-size message correctly. At the end
- * every rank does a ring exchange. Prints "ATTACKS <n>" for admission.sh.
+ * attack: nothing at all, a proof made with a wrong secret, a wrong version, a bad rank,
+ * a rank that may not connect, garbage, an HTTP request, a MSG before the handshake, a
+ * truncated HELLO, a huge length, an AUTH before the HELLO, a connection that stays
+ * silent (closed by the handshake timeout, admission.sh sets 2 s), and a correct proof
+ * for a rank that is already connected (the secret must not be in anything rank 1
+ * sends). With 3 ranks or more, at the end the last rank dies (failures tolerated) and a
+ * correct proof claiming the dead rank must be refused too. For each it waits until
+ * rank 1 closes the connection, having sent at most its HELLO (the challenge) and never
+ * its AUTH (rank 1 is meanwhile blocked in tern_recv, so its progress engine does the
+ * refusing), then checks that rank 0 and rank 1 still exchange a small and a
+ * rendezvous-size message correctly. At the end the survivors do a ring exchange.
+ * Prints "ATTACKS <n>" for admission.sh.
  */
+#define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
@@ -39,18 +46,59 @@ static int knock(const void *bytes, size_t len, int half_close)
     return fd;
 }
 
-/* Wait until the listener's side closes the connection; fail if it answers with data
- * (it must never send its HELLO to a stranger) or keeps it open for 10 s. */
+/* Read what rank 1 sends until it closes the connection (within 10 s); fail if that
+ * is anything but at most its HELLO (the challenge: never its AUTH, never the secret). */
 static void expect_closed(int fd, const char *what)
 {
     MP_WHERE("waiting for rank 1 to refuse: %s", what);
-    struct pollfd p = {.fd = fd, .events = POLLIN};
-    int rc = poll(&p, 1, 10000);
-    CHECKF(rc == 1, "rank 1 did not close the connection (%s) within 10 s", what);
-    char b[64];
-    ssize_t got = recv(fd, b, sizeof b, 0);
-    CHECKF(got <= 0, "rank 1 answered a stranger (%s) with %zd bytes", what, got);
+    uint8_t b[256];
+    size_t have = 0;
+    for (;;) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        int rc = poll(&p, 1, 10000);
+        CHECKF(rc == 1, "rank 1 did not close the connection (%s) within 10 s", what);
+        ssize_t got = recv(fd, b + have, sizeof b - have, 0);
+        if (got <= 0) break;
+        have += (size_t)got;
+        CHECKF(have <= sizeof(struct tcp_hello_frame),
+               "rank 1 sent a stranger (%s) %zu bytes: more than its challenge", what, have);
+    }
+    if (have) {
+        struct tcp_fhdr h;
+        memcpy(&h, b, sizeof h);
+        CHECKF(have == sizeof(struct tcp_hello_frame) && h.type == TCP_FRAME_HELLO,
+               "rank 1 sent a stranger (%s) %zu bytes that are not its HELLO", what, have);
+        CHECKF(memmem(b, have, secret, sizeof secret) == NULL, "the secret went on the wire");
+    }
     close(fd);
+}
+
+/* Connect claiming `rank`, read rank 1's challenge and answer it with a proof made
+ * under `key`; returns the socket for expect_closed. */
+static int knock_proof(int rank, int np, const uint8_t key[TCP_SECRET_BYTES])
+{
+    uint8_t nc[TCP_NONCE_BYTES], na[TCP_NONCE_BYTES];
+    mp_fill(nc, sizeof nc, (uint64_t)rank + 77);
+    struct tcp_hello_frame f;
+    tcp_hello_make(&f, nc, rank, np);
+    int fd = knock(&f, sizeof f, 0);
+    struct tcp_hello_frame a;
+    size_t have = 0;
+    while (have < sizeof a) {
+        ssize_t got = recv(fd, (char *)&a + have, sizeof a - have, 0);
+        if (got <= 0) return fd; /* refused at the HELLO already */
+        have += (size_t)got;
+    }
+    CHECKF(a.h.type == TCP_FRAME_HELLO && a.hello.rank == 1, "rank 1's challenge is wrong");
+    CHECKF(memmem(&a, sizeof a, secret, sizeof secret) == NULL, "the secret went on the wire");
+    memcpy(na, a.hello.nonce, sizeof na);
+    uint8_t mac[TCP_MAC_BYTES];
+    tcp_auth_mac(key, TCP_ROLE_CONNECTOR, nc, na, rank, 1, mac);
+    struct tcp_auth_frame af;
+    tcp_auth_make(&af, mac);
+    CHECKF(send(fd, &af, sizeof af, MSG_NOSIGNAL) == (ssize_t)sizeof af, "send: %s",
+           strerror(errno));
+    return fd;
 }
 
 static void exchange(int round, uint8_t *big)
@@ -100,7 +148,8 @@ int main(int argc, char **argv)
     }
 
     struct tcp_hello_frame f;
-    uint8_t wrong[TCP_SECRET_BYTES];
+    uint8_t wrong[TCP_SECRET_BYTES], nonce[TCP_NONCE_BYTES] = {1, 2, 3};
+    if (np >= 3) CHECK_OK(tern_tolerate_failures()); /* the last rank dies at the end */
     for (int round = 1;; round++) {
         int done = 0;
         if (me == 0) {
@@ -112,32 +161,30 @@ int main(int argc, char **argv)
                 fd = knock(NULL, 0, 1);
                 break;
             case 2:
-                what = "wrong secret";
+                what = "a proof under a wrong secret";
                 memcpy(wrong, secret, sizeof wrong);
                 wrong[5] ^= 0x40;
-                tcp_hello_make(&f, wrong, np - 1, np);
-                fd = knock(&f, sizeof f, 0);
+                fd = knock_proof(np - 1, np, wrong);
                 break;
             case 3:
-                what = "zero secret";
+                what = "a proof under a zero secret";
                 memset(wrong, 0, sizeof wrong);
-                tcp_hello_make(&f, wrong, np - 1, np);
-                fd = knock(&f, sizeof f, 0);
+                fd = knock_proof(np - 1, np, wrong);
                 break;
             case 4:
                 what = "wrong protocol version";
-                tcp_hello_make(&f, secret, np - 1, np);
+                tcp_hello_make(&f, nonce, np - 1, np);
                 f.hello.version = TCP_PROTO_VERSION + 1;
                 fd = knock(&f, sizeof f, 0);
                 break;
             case 5:
                 what = "rank out of range";
-                tcp_hello_make(&f, secret, np + 5, np);
+                tcp_hello_make(&f, nonce, np + 5, np);
                 fd = knock(&f, sizeof f, 0);
                 break;
             case 6:
                 what = "a rank that does not connect to rank 1 (rank 0)";
-                tcp_hello_make(&f, secret, 0, np);
+                tcp_hello_make(&f, nonce, 0, np);
                 fd = knock(&f, sizeof f, 0);
                 break;
             case 7: {
@@ -164,14 +211,30 @@ int main(int argc, char **argv)
             }
             case 10:
                 what = "a truncated handshake";
-                tcp_hello_make(&f, secret, np - 1, np);
+                tcp_hello_make(&f, nonce, np - 1, np);
                 fd = knock(&f, 20, 1);
                 break;
             case 11:
                 what = "a huge frame length";
-                tcp_hello_make(&f, secret, np - 1, np);
+                tcp_hello_make(&f, nonce, np - 1, np);
                 f.h.len = 0xfffffff0u;
                 fd = knock(&f, sizeof f, 0);
+                break;
+            case 12: {
+                what = "an AUTH before the HELLO";
+                struct tcp_auth_frame af;
+                uint8_t mac[TCP_MAC_BYTES] = {0};
+                tcp_auth_make(&af, mac);
+                fd = knock(&af, sizeof af, 0);
+                break;
+            }
+            case 13:
+                what = "a connection that never sends (handshake timeout)";
+                fd = knock(NULL, 0, 0);
+                break;
+            case 14:
+                what = "a correct proof for a rank already connected";
+                fd = knock_proof(np - 1, np, secret);
                 break;
             default:
                 done = 1;
@@ -193,12 +256,33 @@ int main(int argc, char **argv)
         exchange(round, big);
     }
 
-    /* Everyone still talks to everyone. */
+    int alive = np;
+    if (np >= 3) {
+        /* A dead rank's place cannot be taken, even with the secret. */
+        int victim = np - 1, token = 0;
+        MP_WHERE("an impostor for dead rank %d", victim);
+        if (me == victim) _exit(0);
+        alive = np - 1;
+        if (me == 1) {
+            int y;
+            CHECK_ERR(tern_recv(&y, sizeof y, victim, 99, TERN_COMM_WORLD, NULL),
+                      TERN_ERR_PEER_FAILED);
+            CHECK_OK(tern_send(&token, sizeof token, 0, 98, TERN_COMM_WORLD));
+            CHECK_OK(tern_recv(&token, sizeof token, 0, 97, TERN_COMM_WORLD, NULL));
+        } else if (me == 0) {
+            CHECK_OK(tern_recv(&token, sizeof token, 1, 98, TERN_COMM_WORLD, NULL));
+            expect_closed(knock_proof(victim, np, secret), "a correct proof for a dead rank");
+            attacks++;
+            CHECK_OK(tern_send(&token, sizeof token, 1, 97, TERN_COMM_WORLD));
+        }
+    }
+
+    /* Every survivor still talks to every other. */
     MP_WHERE("final ring");
-    int right = (me + 1) % np, left = (me + np - 1) % np, x = me, y = -1;
+    int right = (me + 1) % alive, left = (me + alive - 1) % alive, x = me, y = -1;
     CHECK_OK(tern_sendrecv(&x, sizeof x, right, 7, &y, sizeof y, left, 7, TERN_COMM_WORLD, NULL));
     CHECK_EQ_INT(y, left);
-    CHECK_OK(tern_barrier(TERN_COMM_WORLD));
+    if (alive == np) CHECK_OK(tern_barrier(TERN_COMM_WORLD));
     if (me == 0) {
         printf("ATTACKS %d\n", attacks);
         fflush(stdout);

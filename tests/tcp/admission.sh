@@ -4,7 +4,7 @@
 ternrun=$1 np=$2 prog=$3
 out=$(mktemp) err=$(mktemp)
 trap 'rm -f "$out" "$err"' EXIT
-TERN_TRANSPORTS=self,tcp "$ternrun" -n "$np" --timeout 60 "$prog" >"$out" 2>"$err"
+TERN_TRANSPORTS=self,tcp TERN_TCP_HANDSHAKE_TIMEOUT=2 "$ternrun" -n "$np" --timeout 60 "$prog" >"$out" 2>"$err"
 rc=$?
 cat "$out"
 cat "$err" >&2
@@ -15,8 +15,8 @@ fi
 attacks=$(sed -n 's/^ATTACKS \([0-9]*\)$/\1/p' "$out")
 refused=$(grep -c '^tern\[1\]: tcp: refused connection from ' "$err")
 echo "admission.sh: $attacks attacks, $refused refusals logged by rank 1"
-if [ -z "$attacks" ] || [ "$attacks" -lt 11 ] || [ "$refused" -ne "$attacks" ]; then
-    echo "admission.sh: expected one logged refusal per attack (at least 11)" >&2
+if [ -z "$attacks" ] || [ "$attacks" -lt 14 ] || [ "$refused" -ne "$attacks" ]; then
+    echo "admission.sh: expected one logged refusal per attack (at least 14)" >&2
     exit 1
 fi
 if grep -q 'malformed frame\|failed' "$err"; then

@@ -72,12 +72,18 @@ void run_job_terminate(struct run_job *job)
     job->kill_at = run_now() + job->opts.kill_grace;
 }
 
-/* Record the first failure and print its line; 0 if it was not the first (or went to
- * the root, which reports it). */
-static int job_first_failure(struct run_job *job, int code, const char *fmt, va_list ap)
+/* Record a failure and print its line. The first failure decides the exit code. A
+ * tolerated failure (a rank died and every survivor handles it) does not end the job, so
+ * it must not silence what ends it later - a signal, the timeout, an abort - or the job
+ * could never be stopped. Returns 1 if the caller is to end the job here (0 for a later
+ * consequence, or a proxy's failure, which went to the root). */
+static int job_record_failure(struct run_job *job, int code, int ends_job, const char *fmt,
+                              va_list ap)
 {
-    if (job->exit_code >= 0) return 0; /* only the first failure is news */
-    job->exit_code = code;
+    if (job->ending) return 0;               /* already ending: a consequence, silent */
+    if (!ends_job && job->exit_code >= 0) return 0; /* a later tolerated failure */
+    if (job->exit_code < 0) job->exit_code = code;
+    if (ends_job) job->ending = 1;
     char line[1024];
     vsnprintf(line, sizeof line, fmt, ap);
     if (job->proxy && !job->up.broken) {
@@ -93,7 +99,7 @@ void run_job_fail(struct run_job *job, int code, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    int first = job_first_failure(job, code, fmt, ap);
+    int first = job_record_failure(job, code, 1, fmt, ap);
     va_end(ap);
     if (first) run_job_terminate(job);
 }
@@ -102,7 +108,7 @@ void run_job_note_failure(struct run_job *job, int code, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    (void)job_first_failure(job, code, fmt, ap);
+    (void)job_record_failure(job, code, 0, fmt, ap);
     va_end(ap);
 }
 

@@ -27,7 +27,14 @@
 
 #include "ternrun.h"
 
-/* The key-value space: open addressing with linear probing, kept under half full. */
+/* The key-value space: open addressing with linear probing, kept under half full.
+ * Keys and values are bounded by the wire (PMI_WIRE_KEY_MAX, PMI_WIRE_VAL_MAX) and the
+ * whole space by RUN_KVS_MAX_BYTES, each entry charged its bytes plus RUN_KVS_OVERHEAD
+ * for its slot and allocations: a rank that puts without end gets rc=-1 msg=kvs_full
+ * instead of growing ternrun without bound. 64 MiB holds ~60,000 entries of the
+ * largest size, far more than any job's startup exchange (a few per rank). */
+#define RUN_KVS_MAX_BYTES ((size_t)64 << 20)
+#define RUN_KVS_OVERHEAD  64
 struct run_kvs_slot {
     char *key; /* NULL if the slot is empty */
     char *val;
@@ -37,6 +44,7 @@ struct run_kvs_slot {
 struct run_kvs {
     size_t cap; /* a power of two */
     size_t count;
+    size_t bytes; /* charged so far, against RUN_KVS_MAX_BYTES */
     struct run_kvs_slot *slots;
 };
 
@@ -79,9 +87,14 @@ static const char *kvs_get(struct run_kvs *kvs, const char *key)
 /* Returns 0, or a reason for the msg= of an rc=-1 reply. */
 static const char *kvs_put(struct run_kvs *kvs, const char *key, const char *val, int fresh)
 {
-    if ((kvs->count + 1) * 2 > kvs->cap && kvs_grow(kvs) != 0) return "out_of_memory";
+    size_t charge = strlen(key) + strlen(val) + 2 + RUN_KVS_OVERHEAD;
     struct run_kvs_slot *s = kvs_slot(kvs, key);
     if (s->key != NULL) return "duplicate_key";
+    if (kvs->bytes + charge > RUN_KVS_MAX_BYTES) return "kvs_full";
+    if ((kvs->count + 1) * 2 > kvs->cap) {
+        if (kvs_grow(kvs) != 0) return "out_of_memory";
+        s = kvs_slot(kvs, key);
+    }
     s->fresh = fresh;
     char *k = strdup(key), *v = strdup(val);
     if (k == NULL || v == NULL) {
@@ -92,6 +105,7 @@ static const char *kvs_put(struct run_kvs *kvs, const char *key, const char *val
     s->key = k;
     s->val = v;
     kvs->count++;
+    kvs->bytes += charge;
     return NULL;
 }
 
@@ -233,7 +247,12 @@ static void pmi_reply(struct run_job *job, struct run_rank *r, const char *fmt, 
         buf[n - 1] = '\n';
     }
     /* A client that does not read its replies fills the socket: EAGAIN drops it. */
-    if (pmi_write_all(r->pmi_fd, buf, (size_t)n) != 0) run_pmi_close(job, r);
+    if (pmi_write_all(r->pmi_fd, buf, (size_t)n) != 0) {
+        if (errno == EAGAIN || errno == EWOULDBLOCK)
+            pmi_drop(job, r, "does not read its PMI replies");
+        else
+            run_pmi_close(job, r); /* it is gone (EPIPE): its exit says the rest */
+    }
 }
 
 /*
@@ -242,7 +261,7 @@ static void pmi_reply(struct run_job *job, struct run_rank *r, const char *fmt, 
  */
 static void pmi_barrier_check(struct run_job *job)
 {
-    if (job->barrier_count == 0 || job->exit_code >= 0) return;
+    if (job->barrier_count == 0 || job->ending) return;
     for (int i = 0; i < job->nranks; i++) {
         struct run_rank *g = &job->ranks[i];
         if (g->in_barrier || g->failed || (g->alive && !g->finalized)) continue;

@@ -142,6 +142,7 @@ struct run_job {
 
     int exit_code;   /* first failure's code, or -1 while all is well */
     int terminating; /* SIGTERM sent to the ranks: the job is ending */
+    int ending;      /* a failure that ends the job was recorded (not a tolerated one) */
     double kill_at;  /* monotonic time to send SIGKILL, 0 if none pending */
     double timeout_at;
     double report_at;    /* deadline of the hang report under way, 0 if none */

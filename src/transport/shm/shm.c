@@ -527,6 +527,7 @@ static int shm_get(int src, void *local, uint64_t remote, size_t len)
             return TERN_ERR_UNSUPPORTED;
         }
         if (errno == ESRCH) return TERN_ERR_PEER_FAILED;
+        if (errno == EFAULT) return TERN_ERR_FAULT; /* the sender's buffer: its send fails */
         UTIL_ERROR("shm: process_vm_readv from rank %d failed: %s", src, strerror(errno));
         return TERN_ERR_TRANSPORT;
     }
@@ -632,6 +633,7 @@ static int shm_getv(int src, const struct iovec *local, int nl, const struct iov
         return TERN_ERR_UNSUPPORTED;
     }
     if (got < 0 && errno == ESRCH) return TERN_ERR_PEER_FAILED;
+    if (got < 0 && errno == EFAULT) return TERN_ERR_FAULT;
     UTIL_ERROR("shm: process_vm_readv from rank %d stopped after %zu of %zu bytes: %s", src, done,
                want, got < 0 ? strerror(errno) : "no progress");
     return TERN_ERR_TRANSPORT;

@@ -17,15 +17,18 @@
  * moves on to the next address. connect() returns once every connection has completed
  * its handshake both ways.
  *
- * Admission. The first frame in each direction is a HELLO with the job secret, the
- * sender's rank and the protocol version (tcp_frame.h). The secret is 128 random bits
- * that the launcher puts in the key-value store as tern-secret (ternrun does); under a
- * launcher that does not, rank 0 makes one and publishes it before the first fence and
- * the others read it after. A connection whose first bytes are not a valid HELLO with
- * the right secret, an expected rank and our version is closed and logged; nothing
- * else changes (the listener stays open for the whole job). The acceptor answers a good
- * HELLO with its own, so both sides know whom they talk to. A malformed frame on an
- * admitted connection closes it and marks that peer failed.
+ * Admission. Each side proves it knows the job secret without sending it: HELLOs carry
+ * the ranks and fresh nonces, then AUTHs carry HMAC-SHA-256 proofs over both, the
+ * connecting side's first (tcp_frame.h). The secret is 128 random bits that the launcher
+ * puts in the key-value store as tern-secret (ternrun does); under a launcher that does
+ * not, rank 0 makes one and publishes it before the first fence and the others read it
+ * after. A connection that sends anything else, claims a rank that is not expected to
+ * connect (lower, not a tcp peer, already connected, or failed: a dead rank is never
+ * admitted again), fails the proof, or has not completed the handshake within
+ * TERN_TCP_HANDSHAKE_TIMEOUT is closed and logged (at most TCP_REFUSE_BURST lines per
+ * TCP_REFUSE_WINDOW_MS, then a count); nothing else changes (the listener stays open for
+ * the whole job). A malformed frame on an admitted connection closes it and marks that
+ * peer failed.
  *
  * Framing. Each core frame goes out as an 8-byte header plus the core's iovec in one
  * sendmsg (writev with MSG_NOSIGNAL), straight from the caller's memory. send() accepts
@@ -93,12 +96,19 @@
 #define TCP_MAX_LISTEN         8                    /* addresses published per process */
 #define TCP_STASH              32                   /* events one epoll_wait takes */
 #define TCP_RBUF_MIN           (2 * TCP_READ_BATCH) /* receive buffer of a connection */
+#define TCP_ACCEPT_BACKOFF_MS  100 /* listeners unwatched after accept() ran out of fds */
+#define TCP_REFUSE_BURST       20    /* refusals logged per window, then only counted */
+#define TCP_REFUSE_WINDOW_MS   10000
 
 struct tcp_conn {
     int fd;
     int rank;     /* peer's world rank: known at once for outgoing, after HELLO otherwise */
     int outgoing; /* I connected, so I sent the first HELLO */
-    int authed;   /* the peer's HELLO arrived and was checked */
+    int authed;   /* the handshake is complete: the peer proved it knows the secret */
+    int hs;       /* handshake step: 0 no HELLO from the peer yet, 1 its HELLO is in */
+    int claim;    /* accepted connection: the rank its HELLO claims */
+    long deadline_ms; /* accepted connection: closed if not admitted by then */
+    uint8_t nonce[TCP_NONCE_BYTES], their_nonce[TCP_NONCE_BYTES];
     int dead;     /* closed; freed by tcp_reap() */
     int reported; /* failed() up-call made */
     uint32_t events;
@@ -112,6 +122,7 @@ struct tcp_conn {
     const unsigned char *ref; /* send_ref(): the unsent part of the caller's payload */
     size_t reflen;
     void *cookie; /* sent() owed once the tail is gone */
+    int fault;    /* the referenced payload could not be read: sent() says TERN_ERR_FAULT */
     /* a frame being read in place (place() gave the pieces dst[0..dn), filled in order;
      * dst advances past full pieces and the current one's start moves as it fills) */
     struct iovec *dst;
@@ -144,6 +155,10 @@ static struct {
     int epfd;
     int lfd[TCP_MAX_LISTEN]; /* one listener per address published */
     int nlfd;
+    int spare_fd;            /* kept open to be given up for accept-and-close (EMFILE) */
+    long accept_resume_ms;   /* listeners unwatched until then (no spare), else 0 */
+    unsigned long n_dropped; /* connections dropped for want of a descriptor */
+    int starved_logged;      /* that was said once */
     struct tcp_cand *mine; /* my listening addresses, best first */
     int nmine;
     char *is_peer;          /* by world rank: served by this transport */
@@ -153,6 +168,8 @@ static struct {
     struct tcp_conn *conns;
     uint8_t secret[TCP_SECRET_BYTES];
     int have_secret;
+    long rl_start;             /* refusal log: start of the window */
+    unsigned long rl_count, rl_quiet; /* refusals in the window, of them not logged */
     size_t max_len; /* largest MSG payload (a core frame) */
 } tcp;
 
@@ -192,6 +209,8 @@ static int tcp_epoll_set(struct tcp_conn *c, uint32_t events)
     return rc;
 }
 
+static long tcp_now_ms(void);
+
 static struct tcp_conn *tcp_conn_new(int fd, int rank, int outgoing, const char *who)
 {
     struct tcp_conn *c = calloc(1, sizeof *c);
@@ -212,9 +231,19 @@ static struct tcp_conn *tcp_conn_new(int fd, int rank, int outgoing, const char 
         free(c);
         return NULL;
     }
+    if (getrandom(c->nonce, sizeof c->nonce, 0) != (ssize_t)sizeof c->nonce) {
+        epoll_ctl(tcp.epfd, EPOLL_CTL_DEL, fd, NULL);
+        free(c->rbuf);
+        free(c);
+        return NULL;
+    }
     c->next = tcp.conns;
     tcp.conns = c;
-    if (!outgoing) tcp.nstrangers++;
+    if (!outgoing) {
+        long t = util_tun.tcp_handshake_timeout > 0 ? util_tun.tcp_handshake_timeout : 1;
+        c->deadline_ms = tcp_now_ms() + t * 1000L;
+        tcp.nstrangers++;
+    }
     return c;
 }
 
@@ -246,11 +275,37 @@ static void tcp_conn_fail(struct tcp_conn *c, const char *why)
     tcp_conn_close(c);
 }
 
+/* Log a refusal, at most TCP_REFUSE_BURST per TCP_REFUSE_WINDOW_MS: a flood of strangers
+ * must not flood the job's stderr. The rest are counted and the count is said later. */
+static void tcp_refusal_log(const char *who, const char *why)
+{
+    long now = tcp_now_ms();
+    if (tcp.rl_start == 0 || now - tcp.rl_start >= TCP_REFUSE_WINDOW_MS) {
+        if (tcp.rl_quiet)
+            UTIL_ERROR("tcp: %lu more refused connection(s) were not logged", tcp.rl_quiet);
+        tcp.rl_start = now;
+        tcp.rl_count = tcp.rl_quiet = 0;
+    }
+    if (tcp.rl_count++ < TCP_REFUSE_BURST)
+        UTIL_ERROR("tcp: refused connection from %s: %s", who, why);
+    else
+        tcp.rl_quiet++;
+}
+
 /* Refuse a connection that has not completed its handshake, saying why. */
 static void tcp_conn_refuse(struct tcp_conn *c, const char *why)
 {
-    UTIL_ERROR("tcp: refused connection from %s: %s", c->who, why);
+    tcp_refusal_log(c->who, why);
     tcp_conn_close(c);
+}
+
+/* Close accepted connections whose handshake has run out of time. */
+static void tcp_strangers_expire(void)
+{
+    long now = tcp_now_ms();
+    for (struct tcp_conn *c = tcp.conns; c; c = c->next)
+        if (!c->dead && !c->authed && !c->outgoing && now >= c->deadline_ms)
+            tcp_conn_refuse(c, "handshake not completed in time");
 }
 
 /* Free dead connections and report the peers they served. */
@@ -280,6 +335,8 @@ static void tcp_reap(void)
 
 /* ---- sending --------------------------------------------------------------- */
 
+static int tcp_tail_salvage(struct tcp_conn *c, const struct iovec *p, int pn);
+
 /* Push the unsent tail as far as the socket takes it (the connection may die). When it
  * is gone and a sent() up-call is owed, it is made here if `upcall`, else by poll(). */
 static void tcp_conn_flush(struct tcp_conn *c, int upcall)
@@ -294,6 +351,7 @@ static void tcp_conn_flush(struct tcp_conn *c, int upcall)
         if (w < 0) {
             if (errno == EINTR) continue;
             if (errno == EAGAIN || errno == EWOULDBLOCK) return;
+            if (errno == EFAULT && c->reflen && tcp_tail_salvage(c, NULL, 0) == 0) continue;
             tcp_conn_fail(c, strerror(errno));
             return;
         }
@@ -309,8 +367,10 @@ static void tcp_conn_flush(struct tcp_conn *c, int upcall)
     if (c->cookie) {
         if (upcall) {
             void *ck = c->cookie;
+            int err = c->fault ? TERN_ERR_FAULT : 0;
             c->cookie = NULL;
-            tcp.sent(ck);
+            c->fault = 0;
+            tcp.sent(ck, err);
         } else {
             tcp.nowed++;
         }
@@ -323,9 +383,11 @@ static void tcp_sent_owed(void)
     for (struct tcp_conn *c = tcp.conns; c && tcp.nowed; c = c->next) {
         if (c->dead || !c->cookie || c->slen || c->reflen) continue;
         void *ck = c->cookie;
+        int err = c->fault ? TERN_ERR_FAULT : 0;
         c->cookie = NULL;
+        c->fault = 0;
         tcp.nowed--;
-        tcp.sent(ck);
+        tcp.sent(ck, err);
     }
 }
 
@@ -343,25 +405,99 @@ static int tcp_sbuf_room(struct tcp_conn *c, size_t need)
 }
 
 /*
+ * A bad user buffer. sendmsg() fails with EFAULT, and nothing of the bytes it was given
+ * in that call is in the stream (the kernel drops a partly filled chunk), but an earlier
+ * call may have sent the frame's start. The frame is finished from the send buffer: its
+ * unsent bytes (the pieces p[0..pn) when a frame is being written, else the referenced
+ * tail) are copied with process_vm_readv on this process, which stops at the first
+ * unreadable byte instead of crashing, and the rest are zeros. So the headers go out
+ * intact, the stream stays in step, the peer is not blamed, and the send that owns the
+ * frame fails with TERN_ERR_FAULT. Returns 0, or -1 if it cannot be repaired.
+ */
+static int tcp_tail_salvage(struct tcp_conn *c, const struct iovec *p, int pn)
+{
+    struct iovec ref = {(void *)c->ref, c->reflen};
+    if (p) {
+        c->slen = 0; /* a frame being written has no tail yet */
+    } else {
+        p = &ref;
+        pn = 1;
+    }
+    size_t bytes = 0;
+    for (int i = 0; i < pn; i++)
+        bytes += p[i].iov_len;
+    if (c->soff && c->slen) memmove(c->sbuf, c->sbuf + c->soff, c->slen); /* copied part first */
+    c->soff = 0;
+    if (tcp_sbuf_room(c, c->slen + bytes) != 0) return -1;
+    struct iovec local = {c->sbuf + c->slen, bytes};
+    ssize_t got;
+    do
+        got = process_vm_readv(getpid(), &local, 1, p, (unsigned long)pn, 0);
+    while (got < 0 && errno == EINTR);
+    if (got < 0 && errno != EFAULT) return -1; /* no safe copy here (seccomp?) */
+    if (got < 0) got = 0;
+    memset(c->sbuf + c->slen + got, 0, bytes - (size_t)got);
+    c->slen += bytes;
+    c->ref = NULL;
+    c->reflen = 0;
+    c->fault = 1;
+    UTIL_DEBUG(1, "tcp: a send buffer to rank %d could not be read: %zu bytes sent as zeros",
+               c->rank, bytes - (size_t)got);
+    return 0;
+}
+
+/*
  * Write a whole frame gathered from v[0..n-1] (total bytes) or nothing. With a cookie,
  * the unsent part of v[n-1] is referenced, not copied, and sent(cookie) is owed.
  * Returns 0 (all sent, or the rest kept as the tail), 1 (the tail references v[n-1]),
- * TERN_ERR_AGAIN or TERN_ERR_PEER_FAILED.
+ * TERN_ERR_AGAIN, TERN_ERR_FAULT (a bad buffer: the frame goes out with zeros for what
+ * could not be read, see tcp_tail_salvage) or TERN_ERR_PEER_FAILED.
  */
 static int tcp_conn_write(struct tcp_conn *c, struct iovec *v, int n, size_t total, void *cookie)
 {
-    struct msghdr mh = {.msg_iov = v, .msg_iovlen = (size_t)n};
-    ssize_t w;
-    do
-        w = sendmsg(c->fd, &mh, MSG_NOSIGNAL);
-    while (w < 0 && errno == EINTR);
-    if (w < 0) {
-        if (errno == EAGAIN || errno == EWOULDBLOCK) return TERN_ERR_AGAIN;
-        tcp_conn_fail(c, strerror(errno));
-        return TERN_ERR_PEER_FAILED;
+    struct iovec cur[TCP_MAX_IOV], *p = cur;
+    memcpy(cur, v, (size_t)n * sizeof *v);
+    int pn = n, fault = 0;
+    size_t done = 0;
+    /* After a partial write, one more try tells a full socket (EAGAIN) from a bad
+     * buffer (EFAULT: the kernel copied up to the first unreadable byte). */
+    while (done < total) {
+        struct msghdr mh = {.msg_iov = p, .msg_iovlen = (size_t)pn};
+        ssize_t w = sendmsg(c->fd, &mh, MSG_NOSIGNAL);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            if (errno == EAGAIN || errno == EWOULDBLOCK) break;
+            if (errno == EFAULT) {
+                fault = 1;
+                break;
+            }
+            tcp_conn_fail(c, strerror(errno));
+            return TERN_ERR_PEER_FAILED;
+        }
+        done += (size_t)w;
+        size_t k = (size_t)w; /* skip what went out */
+        while (pn && k >= p->iov_len) {
+            k -= p->iov_len;
+            p++;
+            pn--;
+        }
+        if (pn && k) {
+            p->iov_base = (char *)p->iov_base + k;
+            p->iov_len -= k;
+        }
     }
-    size_t done = (size_t)w;
+    if (done == 0 && !fault) return TERN_ERR_AGAIN;
     if (done == total) return 0;
+    if (fault) {
+        if (tcp_tail_salvage(c, p, pn) != 0) {
+            tcp_conn_fail(c, "a send buffer could not be read");
+            return TERN_ERR_PEER_FAILED;
+        }
+        tcp.nbusy++;
+        tcp_epoll_set(c, EPOLLIN | EPOLLOUT);
+        c->fault = 0; /* no sent() up-call for this frame: the caller is told now */
+        return TERN_ERR_FAULT;
+    }
     /* Partial: the frame is accepted, its tail waits in the connection. */
     size_t rest = total - done;
     int ncopy = n; /* iov entries whose unsent part is copied */
@@ -460,14 +596,45 @@ static void tcp_place_abort(int src)
     if (c && !c->dead && c->dst) c->discard = 1;
 }
 
+/* Write one handshake frame. A fresh socket always has room for it. */
+static int tcp_send_small(struct tcp_conn *c, void *f, size_t len)
+{
+    struct iovec v = {f, len};
+    int rc = tcp_conn_write(c, &v, 1, len, NULL);
+    return rc == TERN_ERR_AGAIN ? TERN_ERR_TRANSPORT : rc;
+}
+
 static int tcp_send_hello(struct tcp_conn *c)
 {
     struct tcp_hello_frame f;
-    tcp_hello_make(&f, tcp.secret, tcp.rank, tcp.size);
-    struct iovec v = {&f, sizeof f};
-    int rc = tcp_conn_write(c, &v, 1, sizeof f, NULL);
-    /* A fresh socket always has room for 40 bytes. */
-    return rc == TERN_ERR_AGAIN ? TERN_ERR_TRANSPORT : rc;
+    tcp_hello_make(&f, c->nonce, tcp.rank, tcp.size);
+    return tcp_send_small(c, &f, sizeof f);
+}
+
+/* The proof of `role` on connection c (whose peer rank is `peer`). */
+static void tcp_conn_mac(const struct tcp_conn *c, enum tcp_role role, int peer,
+                         uint8_t mac[TCP_MAC_BYTES])
+{
+    if (c->outgoing) /* I am the connector */
+        tcp_auth_mac(tcp.secret, role, c->nonce, c->their_nonce, tcp.rank, peer, mac);
+    else
+        tcp_auth_mac(tcp.secret, role, c->their_nonce, c->nonce, peer, tcp.rank, mac);
+}
+
+static int tcp_send_auth(struct tcp_conn *c, enum tcp_role role, int peer)
+{
+    uint8_t mac[TCP_MAC_BYTES];
+    tcp_conn_mac(c, role, peer, mac);
+    struct tcp_auth_frame f;
+    tcp_auth_make(&f, mac);
+    return tcp_send_small(c, &f, sizeof f);
+}
+
+/* Is `rank` one that may connect to me now? Only higher tcp peers, once each, and never
+ * one that has failed (an impostor must not take a dead rank's place). */
+static int tcp_may_connect(int rank)
+{
+    return rank > tcp.rank && tcp.is_peer[rank] == 1 && tcp.peer[rank] == NULL;
 }
 
 /* ---- receiving ------------------------------------------------------------- */
@@ -476,29 +643,40 @@ static int tcp_send_hello(struct tcp_conn *c)
 static void tcp_conn_hello(struct tcp_conn *c, const void *payload, size_t len)
 {
     int rank;
-    int rc = tcp_hello_check(payload, len, tcp.secret, tcp.size, &rank);
+    char why[96];
+    if (c->hs != 0) {
+        tcp_conn_refuse(c, tcp_frame_strerror(TCP_FE_ORDER));
+        return;
+    }
+    int rc = tcp_hello_check(payload, len, tcp.size, &rank, c->their_nonce);
     if (rc) {
         tcp_conn_refuse(c, tcp_frame_strerror(rc));
         return;
     }
-    char why[96];
+    c->hs = 1;
     if (c->outgoing) {
         if (rank != c->rank) {
             snprintf(why, sizeof why, "answered as rank %d, expected rank %d", rank, c->rank);
             tcp_conn_refuse(c, why);
             return;
         }
-    } else {
-        /* Only higher ranks connect to me, once each. */
-        if (rank <= tcp.rank || !tcp.is_peer[rank] || tcp.peer[rank] != NULL) {
-            snprintf(why, sizeof why, "claims rank %d, which is not expected to connect", rank);
-            tcp_conn_refuse(c, why);
-            return;
-        }
-        c->rank = rank;
-        tcp.peer[rank] = c;
-        tcp.nstrangers--;
+        /* The acceptor's challenge: I prove first, it proves after checking mine. */
+        if (tcp_send_auth(c, TCP_ROLE_CONNECTOR, c->rank) != 0)
+            tcp_conn_fail(c, "cannot answer the handshake");
+        return;
     }
+    if (!tcp_may_connect(rank)) {
+        snprintf(why, sizeof why, "claims rank %d, which is not expected to connect", rank);
+        tcp_conn_refuse(c, why);
+        return;
+    }
+    c->claim = rank;
+    if (tcp_send_hello(c) != 0) tcp_conn_refuse(c, "cannot send the challenge");
+}
+
+/* The handshake is complete: the connection serves its peer. */
+static void tcp_conn_admit(struct tcp_conn *c)
+{
     c->authed = 1;
     tcp.nauthed++;
     /* Room for batched small frames; grown to a whole frame only for a large one that
@@ -512,11 +690,44 @@ static void tcp_conn_hello(struct tcp_conn *c, const void *payload, size_t len)
     }
     c->rbuf = b;
     c->rcap = cap;
-    if (!c->outgoing && tcp_send_hello(c) != 0) {
+    UTIL_DEBUG(1, "tcp: connection with rank %d (%s) admitted", c->rank, c->who);
+}
+
+/* An AUTH arrived: the peer's proof that it knows the secret. */
+static void tcp_conn_auth(struct tcp_conn *c, const void *payload, size_t len)
+{
+    if (c->hs != 1) {
+        tcp_conn_refuse(c, tcp_frame_strerror(TCP_FE_ORDER));
+        return;
+    }
+    int peer = c->outgoing ? c->rank : c->claim;
+    uint8_t want[TCP_MAC_BYTES];
+    tcp_conn_mac(c, c->outgoing ? TCP_ROLE_ACCEPTOR : TCP_ROLE_CONNECTOR, peer, want);
+    int rc = tcp_auth_check(payload, len, want);
+    if (rc) {
+        tcp_conn_refuse(c, tcp_frame_strerror(rc));
+        return;
+    }
+    if (c->outgoing) {
+        tcp_conn_admit(c);
+        return;
+    }
+    /* Checked again: another connection may have claimed the rank meanwhile, or the
+     * rank may have failed. */
+    if (!tcp_may_connect(peer)) {
+        char why[96];
+        snprintf(why, sizeof why, "rank %d may no longer connect", peer);
+        tcp_conn_refuse(c, why);
+        return;
+    }
+    c->rank = peer;
+    tcp.peer[peer] = c;
+    tcp.nstrangers--;
+    if (tcp_send_auth(c, TCP_ROLE_ACCEPTOR, peer) != 0) {
         tcp_conn_fail(c, "cannot answer the handshake");
         return;
     }
-    UTIL_DEBUG(1, "tcp: connection with rank %d (%s) admitted", c->rank, c->who);
+    tcp_conn_admit(c);
 }
 
 /* The pieces of a placed frame took n more bytes: advance past them. */
@@ -604,6 +815,8 @@ static int tcp_conn_deliver(struct tcp_conn *c)
         c->exact = h.len >= TCP_PLACE_MIN;
         if (h.type == TCP_FRAME_HELLO) {
             tcp_conn_hello(c, payload, h.len);
+        } else if (h.type == TCP_FRAME_AUTH) {
+            tcp_conn_auth(c, payload, h.len);
         } else {
             if (h.len >= TCP_PLACE_MIN) {
                 tcp.n_buffered++;
@@ -744,16 +957,61 @@ static int tcp_conn_read(struct tcp_conn *c)
     return n;
 }
 
+
+/* Watch the listeners (EPOLLIN) or stop watching them (0). */
+static void tcp_listen_watch(uint32_t events)
+{
+    for (int l = 0; l < tcp.nlfd; l++) {
+        struct epoll_event ev = {.events = events, .data.ptr = NULL};
+        epoll_ctl(tcp.epfd, EPOLL_CTL_MOD, tcp.lfd[l], &ev);
+    }
+}
+
+/*
+ * accept() failed for want of a descriptor or memory (EMFILE, ENFILE, ENOBUFS, ENOMEM).
+ * The connection stays queued and keeps the listener readable, so doing nothing would
+ * spin and log on every poll. Give up the spare descriptor, accept the connection into
+ * it and close it (the peer sees it closed: a peer of this job could not be served
+ * anyway), then take the spare again. Without a spare, stop watching the listeners for
+ * TCP_ACCEPT_BACKOFF_MS. Logged once per job; the count of drops at the end.
+ * Returns 1 if a connection was dropped (try the listener again), 0 if not.
+ */
+static int tcp_accept_starved(int lfd, int err)
+{
+    if (!tcp.starved_logged++)
+        UTIL_ERROR("tcp: cannot accept connections: %s; dropping them until descriptors are "
+                   "free (raise ulimit -n); logged once",
+                   strerror(err));
+    if (tcp.spare_fd >= 0) {
+        close(tcp.spare_fd);
+        int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+        if (fd >= 0) close(fd);
+        tcp.spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        if (fd >= 0) {
+            tcp.n_dropped++;
+            return 1;
+        }
+    }
+    tcp.accept_resume_ms = tcp_now_ms() + TCP_ACCEPT_BACKOFF_MS;
+    if (tcp.accept_resume_ms == 0) tcp.accept_resume_ms = 1;
+    tcp_listen_watch(0);
+    return 0;
+}
+
 static void tcp_accept_all(void)
 {
-    for (int l = 0; l < tcp.nlfd;) {
+    for (int l = 0; l < tcp.nlfd && tcp.accept_resume_ms == 0;) {
         struct sockaddr_in sa;
         socklen_t sl = sizeof sa;
         int fd = accept4(tcp.lfd[l], (struct sockaddr *)&sa, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0) {
-            if (errno == EINTR || errno == ECONNABORTED) continue;
-            if (errno != EAGAIN && errno != EWOULDBLOCK)
-                UTIL_ERROR("tcp: accept failed: %s", strerror(errno));
+            int e = errno;
+            if (e == EINTR || e == ECONNABORTED) continue;
+            if (e == EMFILE || e == ENFILE || e == ENOBUFS || e == ENOMEM) {
+                if (!tcp_accept_starved(tcp.lfd[l], e)) l++;
+                continue;
+            }
+            if (e != EAGAIN && e != EWOULDBLOCK) UTIL_ERROR("tcp: accept failed: %s", strerror(e));
             l++; /* this listener is drained */
             continue;
         }
@@ -761,9 +1019,7 @@ static void tcp_accept_all(void)
         inet_ntop(AF_INET, &sa.sin_addr, ip, sizeof ip);
         snprintf(who, sizeof who, "%s:%u", ip, (unsigned)ntohs(sa.sin_port));
         if (tcp.nstrangers >= TCP_MAX_STRANGERS) {
-            UTIL_ERROR("tcp: refused connection from %s: too many connections in their "
-                       "handshake",
-                       who);
+            tcp_refusal_log(who, "too many connections in their handshake");
             close(fd);
             continue;
         }
@@ -788,6 +1044,11 @@ static int tcp_poll(void)
     struct epoll_event evbuf[32], *ev = evbuf;
     int n = 0;
     tcp.npolls++; /* a sleeping thread's events may be stale now (tcp_sleep_end) */
+    if (__builtin_expect(tcp.nstrangers > 0, 0)) tcp_strangers_expire();
+    if (tcp.accept_resume_ms && tcp_now_ms() >= tcp.accept_resume_ms) {
+        tcp.accept_resume_ms = 0; /* descriptors may be free again: accept again */
+        tcp_listen_watch(EPOLLIN);
+    }
     if (tcp.nowed) tcp_sent_owed(); /* before any failure up-call of this poll */
     int k;
     if (tcp.nstash) { /* what woke sleep_wait(): no second epoll_wait for it */
@@ -849,6 +1110,7 @@ static int tcp_open(const struct tl_env *env, const int *peers, int n)
     struct boot *b = env->boot;
     memset(&tcp, 0, sizeof tcp);
     tcp.epfd = -1;
+    tcp.spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC); /* see tcp_accept_starved */
     tcp.recv = env->recv;
     tcp.failed = env->failed;
     tcp.place = env->placed && env->place_head <= TCP_HEAD_MAX ? env->place : NULL;
@@ -1131,6 +1393,13 @@ static void tcp_sleep_begin(void)
 static void tcp_sleep_wait(int timeout_ms)
 {
     if (tcp_slp.skip) return;
+    if (tcp.nstrangers && (timeout_ms < 0 || timeout_ms > 1000))
+        timeout_ms = 1000; /* wake to close strangers whose handshake timed out */
+    if (tcp.accept_resume_ms) { /* wake to watch the listeners again */
+        long left = tcp.accept_resume_ms - tcp_now_ms();
+        if (left < 0) left = 0;
+        if (timeout_ms < 0 || left < timeout_ms) timeout_ms = (int)left;
+    }
     int k = epoll_wait(tcp.epfd, tcp_slp.ev, TCP_STASH, timeout_ms);
     tcp_slp.n = k > 0 ? k : 0;
     for (int i = 0; i < tcp_slp.n; i++)
@@ -1180,6 +1449,12 @@ static void tcp_close(void)
     tcp_reap();
     for (int i = 0; i < tcp.nlfd; i++)
         close(tcp.lfd[i]);
+    if (tcp.rl_quiet)
+        UTIL_ERROR("tcp: %lu more refused connection(s) were not logged", tcp.rl_quiet);
+    if (tcp.n_dropped)
+        UTIL_ERROR("tcp: %lu incoming connection(s) were dropped for want of a descriptor",
+                   tcp.n_dropped);
+    if (tcp.spare_fd >= 0) close(tcp.spare_fd);
     free(tcp.mine);
     if (tcp.epfd >= 0) close(tcp.epfd);
     if (tcp_wakefd >= 0) close(tcp_wakefd);
@@ -1188,6 +1463,7 @@ static void tcp_close(void)
     free(tcp.peer);
     memset(&tcp, 0, sizeof tcp);
     tcp.epfd = -1;
+    tcp.spare_fd = -1;
 }
 
 const struct tl_ops tl_tcp_ops = {

@@ -7,8 +7,11 @@
 
 #include <string.h>
 
+#include "util/hmac.h"
+
 _Static_assert(sizeof(struct tcp_fhdr) == 8, "frame header is 8 bytes on the wire");
 _Static_assert(sizeof(struct tcp_hello) == 32, "hello is 32 bytes on the wire");
+_Static_assert(sizeof(struct tcp_auth) == 32, "auth is 32 bytes on the wire");
 
 const char *tcp_frame_strerror(int err)
 {
@@ -38,8 +41,10 @@ long tcp_frame_next(const void *buf, size_t avail, size_t max_len, int authed, s
     if (h.magic != TCP_FRAME_MAGIC) return TCP_FE_MAGIC;
     if (h.flags != 0) return TCP_FE_FLAGS;
     if (!authed) {
-        if (h.type != TCP_FRAME_HELLO) return TCP_FE_TYPE;
-        if (h.len != sizeof(struct tcp_hello)) return TCP_FE_LENGTH;
+        if (h.type != TCP_FRAME_HELLO && h.type != TCP_FRAME_AUTH) return TCP_FE_TYPE;
+        if (h.len != (h.type == TCP_FRAME_HELLO ? sizeof(struct tcp_hello)
+                                                : sizeof(struct tcp_auth)))
+            return TCP_FE_LENGTH;
     } else {
         if (h.type != TCP_FRAME_MSG) return TCP_FE_TYPE;
         if (h.len == 0 || h.len > max_len) return TCP_FE_LENGTH;
@@ -48,25 +53,21 @@ long tcp_frame_next(const void *buf, size_t avail, size_t max_len, int authed, s
     return (long)(sizeof h + h.len);
 }
 
-int tcp_hello_check(const void *payload, size_t len, const uint8_t secret[TCP_SECRET_BYTES],
-                    int size, int *rank)
+int tcp_hello_check(const void *payload, size_t len, int size, int *rank,
+                    uint8_t nonce[TCP_NONCE_BYTES])
 {
     struct tcp_hello m;
     if (len != sizeof m) return TCP_FE_LENGTH;
     memcpy(&m, payload, sizeof m);
     if (m.magic != TCP_HELLO_MAGIC) return TCP_FE_HELLO_MAGIC;
     if (m.version != TCP_PROTO_VERSION || m.flags != 0) return TCP_FE_VERSION;
-    /* The secret before the rank: a stranger learns nothing from which check failed. */
-    unsigned char diff = 0;
-    for (int i = 0; i < TCP_SECRET_BYTES; i++)
-        diff |= (unsigned char)(m.secret[i] ^ secret[i]);
-    if (diff) return TCP_FE_SECRET;
     if (m.size != size || m.rank < 0 || m.rank >= size) return TCP_FE_RANK;
     *rank = m.rank;
+    memcpy(nonce, m.nonce, TCP_NONCE_BYTES);
     return 0;
 }
 
-void tcp_hello_make(struct tcp_hello_frame *f, const uint8_t secret[TCP_SECRET_BYTES], int rank,
+void tcp_hello_make(struct tcp_hello_frame *f, const uint8_t nonce[TCP_NONCE_BYTES], int rank,
                     int size)
 {
     memset(f, 0, sizeof *f);
@@ -77,7 +78,38 @@ void tcp_hello_make(struct tcp_hello_frame *f, const uint8_t secret[TCP_SECRET_B
     f->hello.version = TCP_PROTO_VERSION;
     f->hello.rank = rank;
     f->hello.size = size;
-    memcpy(f->hello.secret, secret, TCP_SECRET_BYTES);
+    memcpy(f->hello.nonce, nonce, TCP_NONCE_BYTES);
+}
+
+void tcp_auth_mac(const uint8_t secret[TCP_SECRET_BYTES], enum tcp_role role,
+                  const uint8_t nc[TCP_NONCE_BYTES], const uint8_t na[TCP_NONCE_BYTES], int rc,
+                  int ra, uint8_t mac[TCP_MAC_BYTES])
+{
+    static const char label[] = "tern-tcp-auth-v2";
+    /* Fixed-width, little-endian integers: the message is the same on every host. */
+    uint8_t ints[12];
+    const uint32_t v[3] = {(uint32_t)role, (uint32_t)rc, (uint32_t)ra};
+    for (int i = 0; i < 3; i++)
+        for (int k = 0; k < 4; k++)
+            ints[4 * i + k] = (uint8_t)(v[i] >> (8 * k));
+    const void *msg[4] = {label, ints, nc, na};
+    const size_t len[4] = {sizeof label - 1, sizeof ints, TCP_NONCE_BYTES, TCP_NONCE_BYTES};
+    util_hmac_sha256(secret, TCP_SECRET_BYTES, msg, len, 4, mac);
+}
+
+void tcp_auth_make(struct tcp_auth_frame *f, const uint8_t mac[TCP_MAC_BYTES])
+{
+    memset(f, 0, sizeof *f);
+    f->h.magic = TCP_FRAME_MAGIC;
+    f->h.type = TCP_FRAME_AUTH;
+    f->h.len = sizeof f->auth;
+    memcpy(f->auth.mac, mac, TCP_MAC_BYTES);
+}
+
+int tcp_auth_check(const void *payload, size_t len, const uint8_t want[TCP_MAC_BYTES])
+{
+    if (len != sizeof(struct tcp_auth)) return TCP_FE_LENGTH;
+    return util_memeq_ct(payload, want, TCP_MAC_BYTES) ? TCP_FE_SECRET : 0;
 }
 
 static int tcp_hexval(char c)

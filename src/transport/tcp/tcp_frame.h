@@ -7,9 +7,14 @@
  *     uint16 magic (TCP_FRAME_MAGIC)  uint8 type  uint8 flags (0)  uint32 len
  *
  * in host byte order (tern assumes one byte order per job; a peer of the other order
- * fails the magic check). The first frame in each direction is a HELLO whose payload is
- * struct tcp_hello: the job secret, the sender's rank and the protocol version. Every
- * later frame is a MSG carrying one core frame. Nothing here does I/O, so the parsers can
+ * fails the magic check). The handshake is a challenge-response in which the job secret
+ * never crosses the wire: the connecting side C sends a HELLO (struct tcp_hello: its
+ * rank, the protocol version and a fresh random nonce), the accepting side A answers with
+ * its own HELLO, C sends an AUTH (struct tcp_auth) whose MAC proves it knows the secret,
+ * and A, having checked it, answers with an AUTH that proves the same of A. The MACs are
+ * HMAC-SHA-256 under the secret of both nonces and both ranks with the prover's role,
+ * so one side's proof can neither be replayed on another connection nor reflected
+ * back. Every later frame is a MSG carrying one core frame. Nothing here does I/O, so the parsers can
  * be unit-tested and fuzzed (tests/fuzz/fuzz_tcp_frame.c) on arbitrary bytes.
  */
 #ifndef TERN_TRANSPORT_TCP_FRAME_H
@@ -20,12 +25,15 @@
 
 #define TCP_FRAME_MAGIC   0x7446u     /* "Ft" in memory on little-endian hosts */
 #define TCP_HELLO_MAGIC   0x6e726574u /* "tern" */
-#define TCP_PROTO_VERSION 1u
+#define TCP_PROTO_VERSION 2u
 #define TCP_SECRET_BYTES  16
+#define TCP_NONCE_BYTES   16
+#define TCP_MAC_BYTES     32
 
 enum tcp_frame_type {
     TCP_FRAME_HELLO = 1, /* handshake: struct tcp_hello */
     TCP_FRAME_MSG = 2,   /* one core frame */
+    TCP_FRAME_AUTH = 3,  /* handshake: struct tcp_auth */
 };
 
 struct tcp_fhdr {
@@ -41,7 +49,11 @@ struct tcp_hello {
     uint16_t flags;   /* 0 */
     int32_t rank;     /* sender's world rank */
     int32_t size;     /* sender's idea of the job size */
-    uint8_t secret[TCP_SECRET_BYTES];
+    uint8_t nonce[TCP_NONCE_BYTES]; /* fresh random bytes: the challenge to the other side */
+};
+
+struct tcp_auth {
+    uint8_t mac[TCP_MAC_BYTES]; /* see tcp_auth_mac */
 };
 
 /* Why a stream or a handshake was refused (negative; 0 is fine). */
@@ -53,7 +65,8 @@ struct tcp_hello {
     X(HELLO_MAGIC, -5, "handshake magic mismatch")                                                 \
     X(VERSION, -6, "unsupported protocol version")                                                 \
     X(RANK, -7, "rank out of range or job size mismatch")                                          \
-    X(SECRET, -8, "wrong job secret")
+    X(SECRET, -8, "handshake proof does not match the job secret")                                 \
+    X(ORDER, -9, "handshake frames out of order")
 
 enum tcp_frame_err {
 #define TCP_FRAME_ERR_ENUM(name, value, text) TCP_FE_##name = (value),
@@ -67,8 +80,8 @@ const char *tcp_frame_strerror(int err);
 /*
  * Look at the next frame of a stream: `buf` holds the `avail` bytes received so far
  * from the frame's first byte on. `authed` says whether the handshake is done: before
- * it only a HELLO of exactly sizeof(struct tcp_hello) bytes is allowed, after it only
- * MSG frames of at most `max_len` payload bytes. Returns 0 if fewer than 8 bytes are
+ * it only a HELLO or an AUTH of exactly their payload sizes is allowed (their order is
+ * the caller's to check), after it only MSG frames of at most `max_len` payload bytes. Returns 0 if fewer than 8 bytes are
  * there (need more), the frame's total size (header included; possibly more than
  * `avail`) with its header in *out, or a TCP_FE_* error.
  */
@@ -77,19 +90,42 @@ long tcp_frame_next(const void *buf, size_t avail, size_t max_len, int authed,
 
 /*
  * Check a HELLO payload of `len` bytes against the job: magic, version, rank in
- * [0, size), size equal to ours, and the secret (compared in constant time).
- * Returns 0 with the sender's rank in *rank, or a TCP_FE_* error.
+ * [0, size), size equal to ours. Returns 0 with the sender's rank in *rank and its nonce
+ * in nonce, or a TCP_FE_* error.
  */
-int tcp_hello_check(const void *payload, size_t len, const uint8_t secret[TCP_SECRET_BYTES],
-                    int size, int *rank);
+int tcp_hello_check(const void *payload, size_t len, int size, int *rank,
+                    uint8_t nonce[TCP_NONCE_BYTES]);
 
 /* Fill a HELLO frame (header + payload) for rank `rank` of a job of `size`. */
 struct tcp_hello_frame {
     struct tcp_fhdr h;
     struct tcp_hello hello;
 };
-void tcp_hello_make(struct tcp_hello_frame *f, const uint8_t secret[TCP_SECRET_BYTES], int rank,
+void tcp_hello_make(struct tcp_hello_frame *f, const uint8_t nonce[TCP_NONCE_BYTES], int rank,
                     int size);
+
+/* Who proves: the side that connected, or the side that accepted. */
+enum tcp_role { TCP_ROLE_CONNECTOR = 1, TCP_ROLE_ACCEPTOR = 2 };
+
+/*
+ * The proof of `role` on the connection between connector rank rc (nonce nc) and
+ * acceptor rank ra (nonce na): HMAC-SHA-256 under the secret of a label, the role, both
+ * nonces and both ranks, written to mac.
+ */
+void tcp_auth_mac(const uint8_t secret[TCP_SECRET_BYTES], enum tcp_role role,
+                  const uint8_t nc[TCP_NONCE_BYTES], const uint8_t na[TCP_NONCE_BYTES], int rc,
+                  int ra, uint8_t mac[TCP_MAC_BYTES]);
+
+/* An AUTH frame carrying mac. */
+struct tcp_auth_frame {
+    struct tcp_fhdr h;
+    struct tcp_auth auth;
+};
+void tcp_auth_make(struct tcp_auth_frame *f, const uint8_t mac[TCP_MAC_BYTES]);
+
+/* Check an AUTH payload of `len` bytes against the expected mac (in constant time).
+ * Returns 0 or a TCP_FE_* error. */
+int tcp_auth_check(const void *payload, size_t len, const uint8_t want[TCP_MAC_BYTES]);
 
 /* Parse a secret written as 2*TCP_SECRET_BYTES hex digits. Returns 0 or -1. */
 int tcp_secret_parse(const char *hex, uint8_t out[TCP_SECRET_BYTES]);
