@@ -4,8 +4,8 @@
  * (ssh, ip netns exec, ...), cut into length-prefixed frames.
  *
  * A frame is a 16-byte header (payload length, type, two int arguments; host byte
- * order: tern does not mix byte orders, see DESIGN.md) and the payload. Payloads that
- * carry lists (argv, environment, key-value pairs) are NUL-separated strings, so no
+ * order: tern does not mix byte orders, see "Out of scope" in docs/ARCHITECTURE.md) and
+ * the payload. Payloads that carry lists (argv, environment, key-value pairs) are NUL-separated strings, so no
  * value needs escaping. Both ends queue what they send and never block on the
  * other: the root serves many proxies, and a proxy must keep serving PMI to its
  * ranks while the root is busy.
