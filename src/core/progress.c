@@ -108,22 +108,14 @@ static int core_block_loop(core_done_fn done, const void *arg)
     struct core_waiter w;
     core_wait_begin(&w, CORE_WAIT_MSG);
     for (;;) {
-        if (done(arg)) return 0;
-        if (core_progress() > 0) {
-            core_wait_progressed(&w);
+        int spun;
+        enum core_round r = core_wait_round(&w, done, arg, &spun);
+        if (r == CORE_ROUND_DONE) return 0;
+        if (r == CORE_ROUND_AGAIN) {
+            if (spun) util_cpu_relax();
             continue;
         }
-        if (done(arg)) return 0;
-        /* Never sleep with frames queued for a full peer: nobody would ring us when
-         * room appears (a kernel waiter is woken by room too). */
-        enum core_wait_phase ph = core_wait_next(&w, !core.npending || core.kernel_wait);
-        if (ph == CORE_WAIT_SPIN) {
-            util_cpu_relax();
-            continue;
-        }
-        /* A long wait: note when it began, for the hang report. */
-        if (core.doing.since == 0) core.doing.since = core_now();
-        if (ph == CORE_WAIT_YIELD) {
+        if (r == CORE_ROUND_YIELD) {
             sched_yield();
             continue;
         }

@@ -170,22 +170,18 @@ static int core_block_mt_locked(core_done_fn done, const void *arg, int reqs_onl
     struct core_waiter w;
     core_wait_begin(&w, CORE_WAIT_MSG);
     for (;;) {
-        if (done(arg)) return 0;
-        if (core_progress() > 0) {
-            core_wait_progressed(&w);
-            continue;
-        }
-        if (done(arg)) return 0;
-        enum core_wait_phase ph = core_wait_next(&w, !core.npending || core.kernel_wait);
-        if (ph == CORE_WAIT_SPIN) {
+        int spun;
+        enum core_round r = core_wait_round(&w, done, arg, &spun);
+        if (r == CORE_ROUND_DONE) return 0;
+        if (r == CORE_ROUND_AGAIN) {
+            if (!spun) continue;
             if (atomic_load_explicit(&core_cs_waiters, memory_order_relaxed))
                 core_cs_yield();
             else
                 util_cpu_relax();
             continue;
         }
-        if (core.doing.since == 0) core.doing.since = core_diag_now();
-        if (ph == CORE_WAIT_YIELD) {
+        if (r == CORE_ROUND_YIELD) {
             core_cs_yield();
             continue;
         }
