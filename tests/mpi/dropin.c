@@ -2,7 +2,9 @@
  * dropin.c - what running existing MPI programs (mpi4py's test suite) found wrong in
  * tern's MPI layer, written here as plain MPI:
  *   buffered sends into a buffer sized exactly as the standard says (MPI_Pack_size +
- *   MPI_BSEND_OVERHEAD per message), unaligned, with many messages in flight at once.
+ *   MPI_BSEND_OVERHEAD per message), unaligned, with many messages in flight at once;
+ *   MPI_BOTTOM with absolute-address datatypes (and absolute displacements) in
+ *   Alltoallw, Ialltoallw and Neighbor_alltoallw.
  */
 #include <stdint.h>
 
@@ -73,11 +75,104 @@ static void test_bsend(void)
     free(in);
 }
 
+/* ---- MPI_BOTTOM with absolute addresses -------------------------------------------------- */
+
+#define BT_K 5
+
+static void test_bottom(void)
+{
+    /* At least two blocks: the neighbour exchange below uses blocks 0 and 1. */
+    size_t nblk = (size_t)size + 1;
+    int *sb = malloc(sizeof(int) * BT_K * nblk), *rb = malloc(sizeof(int) * BT_K * nblk);
+    int *sc = malloc(sizeof(int) * (size_t)size * 4), *sd = sc + size, *rc = sc + 2 * size,
+        *rd = sc + 3 * size;
+    MPI_Datatype *st = malloc(sizeof(MPI_Datatype) * (size_t)size * 2), *rt = st + size;
+    CHECK(sb && rb && sc && st);
+    for (int i = 0; i < size; i++) {
+        /* Block i: a one-block hindexed type at the block's absolute address. */
+        int bl = BT_K;
+        MPI_Aint a;
+        OK(MPI_Get_address(&sb[i * BT_K], &a));
+        OK(MPI_Type_create_hindexed(1, &bl, &a, MPI_INT, &st[i]));
+        OK(MPI_Type_commit(&st[i]));
+        OK(MPI_Get_address(&rb[i * BT_K], &a));
+        OK(MPI_Type_create_hindexed(1, &bl, &a, MPI_INT, &rt[i]));
+        OK(MPI_Type_commit(&rt[i]));
+        sc[i] = rc[i] = 1;
+        sd[i] = rd[i] = 0;
+    }
+    for (int round = 0; round < 2; round++) {
+        for (int i = 0; i < size * BT_K; i++) {
+            sb[i] = mt_rank * 1000 + round * 100 + i;
+            rb[i] = -1;
+        }
+        if (round == 0) {
+            OK(MPI_Alltoallw(MPI_BOTTOM, sc, sd, st, MPI_BOTTOM, rc, rd, rt, MPI_COMM_WORLD));
+        } else {
+            MPI_Request rq;
+            OK(MPI_Ialltoallw(MPI_BOTTOM, sc, sd, st, MPI_BOTTOM, rc, rd, rt, MPI_COMM_WORLD, &rq));
+            OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+        }
+        /* From rank j: its block for me (mt_rank). */
+        for (int j = 0; j < size; j++)
+            for (int k = 0; k < BT_K; k++)
+                CHECKF(rb[j * BT_K + k] == j * 1000 + round * 100 + mt_rank * BT_K + k,
+                       "alltoallw round %d from %d [%d]", round, j, k);
+    }
+    for (int i = 0; i < size; i++) {
+        MPI_Type_free(&st[i]);
+        MPI_Type_free(&rt[i]);
+    }
+
+    /* Neighbor_alltoallw on a directed ring (from the left, to the right: one edge each
+     * way at every size), MPI_BOTTOM with absolute MPI_Aint displacements of a predefined
+     * type, then with absolute-address types. I send my block 1 into the left's block 0. */
+    MPI_Comm ring;
+    int left = (mt_rank + size - 1) % size, right = (mt_rank + 1) % size;
+    int wl = 1, wr = 1;
+    OK(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &left, &wl, 1, &right, &wr,
+                                      MPI_INFO_NULL, 0, &ring));
+    int nc = BT_K, one = 1;
+    MPI_Aint nsd, nrd, zero = 0;
+    MPI_Datatype nst = MPI_INT, nrt = MPI_INT;
+    OK(MPI_Get_address(&sb[BT_K], &nsd));
+    OK(MPI_Get_address(&rb[0], &nrd));
+    for (int round = 0; round < 2; round++) {
+        for (int i = 0; i < 2 * BT_K; i++) {
+            sb[i] = mt_rank * 1000 + round * 100 + i;
+            rb[i] = -1;
+        }
+        if (round == 0) {
+            OK(MPI_Neighbor_alltoallw(MPI_BOTTOM, &nc, &nsd, &nst, MPI_BOTTOM, &nc, &nrd, &nrt,
+                                      ring));
+        } else {
+            OK(MPI_Type_create_hindexed(1, &nc, &nsd, MPI_INT, &nst));
+            OK(MPI_Type_commit(&nst));
+            OK(MPI_Type_create_hindexed(1, &nc, &nrd, MPI_INT, &nrt));
+            OK(MPI_Type_commit(&nrt));
+            OK(MPI_Neighbor_alltoallw(MPI_BOTTOM, &one, &zero, &nst, MPI_BOTTOM, &one, &zero,
+                                      &nrt, ring));
+            MPI_Type_free(&nst);
+            MPI_Type_free(&nrt);
+        }
+        for (int k = 0; k < BT_K; k++) {
+            CHECKF(rb[k] == left * 1000 + round * 100 + BT_K + k, "neighbor round %d [%d] = %d", round, k, rb[k]);
+            CHECK(rb[BT_K + k] == -1);
+        }
+    }
+    MPI_Comm_free(&ring);
+    free(sb);
+    free(rb);
+    free(sc);
+    free(st);
+}
+
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     test_bsend();
+    test_bottom();
     return mt_done("dropin");
 }
