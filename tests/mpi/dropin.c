@@ -4,7 +4,8 @@
  *   buffered sends into a buffer sized exactly as the standard says (MPI_Pack_size +
  *   MPI_BSEND_OVERHEAD per message), unaligned, with many messages in flight at once;
  *   MPI_BOTTOM with absolute-address datatypes (and absolute displacements) in
- *   Alltoallw, Ialltoallw and Neighbor_alltoallw.
+ *   Alltoallw, Ialltoallw and Neighbor_alltoallw; MPI_Info_dup of MPI_INFO_ENV and the
+ *   key order of a duplicate.
  */
 #include <stdint.h>
 
@@ -167,6 +168,38 @@ static void test_bottom(void)
     free(st);
 }
 
+/* ---- MPI_Info_dup ---------------------------------------------------------------------- */
+
+static void test_info(void)
+{
+    MPI_Info env, in, dup;
+    OK(MPI_Info_dup(MPI_INFO_ENV, &env));
+    CHECK(env != MPI_INFO_NULL && env != MPI_INFO_ENV);
+    int n = -1;
+    OK(MPI_Info_get_nkeys(env, &n));
+    CHECK(n >= 0);
+    OK(MPI_Info_set(env, "tern_dropin", "yes")); /* a new object of its own */
+    OK(MPI_Info_free(&env));
+    static const char *keys[] = {"zeta", "alpha", "mid", "beta", "omega"};
+    OK(MPI_Info_create(&in));
+    for (int i = 0; i < 5; i++)
+        OK(MPI_Info_set(in, keys[i], keys[4 - i]));
+    OK(MPI_Info_dup(in, &dup));
+    OK(MPI_Info_get_nkeys(dup, &n));
+    CHECK(n == 5);
+    for (int i = 0; i < 5; i++) {
+        char k1[MPI_MAX_INFO_KEY + 1], k2[MPI_MAX_INFO_KEY + 1], v[64];
+        int flag = 0;
+        OK(MPI_Info_get_nthkey(in, i, k1));
+        OK(MPI_Info_get_nthkey(dup, i, k2));
+        CHECKF(strcmp(k1, keys[i]) == 0 && strcmp(k2, keys[i]) == 0, "key %d: %s / %s", i, k1, k2);
+        OK(MPI_Info_get(dup, keys[i], (int)sizeof v - 1, v, &flag));
+        CHECK(flag && strcmp(v, keys[4 - i]) == 0);
+    }
+    OK(MPI_Info_free(&in));
+    OK(MPI_Info_free(&dup));
+}
+
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv);
@@ -174,5 +207,6 @@ int main(int argc, char **argv)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     test_bsend();
     test_bottom();
+    test_info();
     return mt_done("dropin");
 }
