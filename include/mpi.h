@@ -144,6 +144,9 @@ typedef struct MPI_Status {
 #define MPI_COMBINER_SUBARRAY       11
 #define MPI_COMBINER_DARRAY         12
 #define MPI_COMBINER_RESIZED        13
+#define MPI_COMBINER_F90_REAL       14
+#define MPI_COMBINER_F90_COMPLEX    15
+#define MPI_COMBINER_F90_INTEGER    16
 
 #define MPI_ORDER_C       56
 #define MPI_ORDER_FORTRAN 57
