@@ -5,7 +5,8 @@
  *   MPI_BSEND_OVERHEAD per message), unaligned, with many messages in flight at once;
  *   MPI_BOTTOM with absolute-address datatypes (and absolute displacements) in
  *   Alltoallw, Ialltoallw and Neighbor_alltoallw; MPI_Info_dup of MPI_INFO_ENV and the
- *   key order of a duplicate; the envelopes of MPI_Type_create_f90_* types.
+ *   key order of a duplicate; the envelopes of MPI_Type_create_f90_* types;
+ *   MPI_COMM_NULL given to the intercommunicator calls.
  */
 #include <stdint.h>
 
@@ -246,6 +247,24 @@ static void test_f90(void)
     FAILS(MPI_Type_free(&r2), MPI_ERR_TYPE);
 }
 
+/* ---- MPI_COMM_NULL in the intercommunicator calls -------------------------------------- */
+
+static void test_comm_null(void)
+{
+    MPI_Comm c = MPI_COMM_NULL;
+    int n = 0;
+    MPI_Group g;
+    FAILS(MPI_Intercomm_merge(MPI_COMM_NULL, 0, &c), MPI_ERR_COMM);
+    FAILS(MPI_Intercomm_merge(MPI_COMM_WORLD, 0, &c), MPI_ERR_COMM); /* not an intercomm */
+    FAILS(MPI_Intercomm_create(MPI_COMM_NULL, 0, MPI_COMM_WORLD, 0, 0, &c), MPI_ERR_COMM);
+    FAILS(MPI_Comm_remote_size(MPI_COMM_NULL, &n), MPI_ERR_COMM);
+    FAILS(MPI_Comm_remote_group(MPI_COMM_NULL, &g), MPI_ERR_COMM);
+    FAILS(MPI_Comm_test_inter(MPI_COMM_NULL, &n), MPI_ERR_COMM);
+    FAILS(MPI_Comm_accept("port", MPI_INFO_NULL, 0, MPI_COMM_NULL, &c), MPI_ERR_COMM);
+    FAILS(MPI_Comm_connect("port", MPI_INFO_NULL, 0, MPI_COMM_NULL, &c), MPI_ERR_COMM);
+    FAILS(MPI_Comm_disconnect(&c), MPI_ERR_COMM);
+}
+
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv);
@@ -255,5 +274,6 @@ int main(int argc, char **argv)
     test_bottom();
     test_info();
     test_f90();
+    test_comm_null();
     return mt_done("dropin");
 }
