@@ -70,8 +70,8 @@ extern "C" {
 #define SHMEM_SIGNAL_SET 0
 #define SHMEM_SIGNAL_ADD 1
 
-/* Legacy active-set constants: programs that declare pSync arrays compile; the active-set
- * routines that take them are not provided (see docs/SHMEM.md, use teams). */
+/* Active-set constants (OpenSHMEM 1.4): the pSync and pWrk arrays the active-set routines
+ * take are accepted and never touched, so one element of each is enough. */
 #define SHMEM_SYNC_VALUE              (-1L)
 #define SHMEM_BCAST_SYNC_SIZE         1
 #define SHMEM_BARRIER_SYNC_SIZE       1
@@ -85,6 +85,9 @@ extern "C" {
 #define _SHMEM_BARRIER_SYNC_SIZE      SHMEM_BARRIER_SYNC_SIZE
 #define _SHMEM_REDUCE_SYNC_SIZE       SHMEM_REDUCE_SYNC_SIZE
 #define _SHMEM_COLLECT_SYNC_SIZE      SHMEM_COLLECT_SYNC_SIZE
+#define _SHMEM_ALLTOALL_SYNC_SIZE     SHMEM_ALLTOALL_SYNC_SIZE
+#define _SHMEM_SYNC_SIZE              SHMEM_SYNC_SIZE
+#define _SHMEM_REDUCE_MIN_WRKDATA_SIZE SHMEM_REDUCE_MIN_WRKDATA_SIZE
 
 /* ---- setup, exit and query ---------------------------------------------------------- */
 
@@ -572,6 +575,66 @@ SHMEM__RMA_TYPES(SHMEM__COLL_DECL)
     SHMEM__RED_DECL_OP(N, T, prod)
 SHMEM__RED_INT_TYPES(SHMEM__RED_INT_DECL)
 SHMEM__RED_FLT_TYPES(SHMEM__RED_FLT_DECL)
+
+/* ---- active-set collectives (OpenSHMEM 1.4; deprecated by teams in 1.5) ----------------
+ *
+ * The active set is the world PEs PE_start, PE_start + 2^logPE_stride, ... (PE_size of
+ * them); every member calls with the same arguments, in the same order as its other
+ * collectives on overlapping sets. Each set is a team made on its first use (by its
+ * members only) and kept until shmem_finalize. pSync and pWrk are accepted and never
+ * read or written. Bad arguments (a set outside 0..npes-1, a caller not in it, a bad
+ * root) are fatal like every bad argument.
+ *  - shmem_barrier: shmem_quiet, then wait for every member; shmem_sync: the wait only.
+ *  - broadcast32/64: nelems 32/64-bit elements of source on member PE_root (a number in
+ *    the set) to dest on every other member; the root's dest is left alone.
+ *  - fcollect32/64: every member's nelems elements, concatenated in set order, on every
+ *    member; collect32/64: the same, nelems may differ between members.
+ *  - TYPE_OP_to_all: elementwise OP over every member's nreduce elements, in dest of
+ *    every member (source == dest allowed).
+ */
+void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync);
+void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync);
+void shmem_broadcast32(void *dest, const void *source, size_t nelems, int PE_root,
+                       int PE_start, int logPE_stride, int PE_size, long *pSync);
+void shmem_broadcast64(void *dest, const void *source, size_t nelems, int PE_root,
+                       int PE_start, int logPE_stride, int PE_size, long *pSync);
+void shmem_collect32(void *dest, const void *source, size_t nelems, int PE_start,
+                     int logPE_stride, int PE_size, long *pSync);
+void shmem_collect64(void *dest, const void *source, size_t nelems, int PE_start,
+                     int logPE_stride, int PE_size, long *pSync);
+void shmem_fcollect32(void *dest, const void *source, size_t nelems, int PE_start,
+                      int logPE_stride, int PE_size, long *pSync);
+void shmem_fcollect64(void *dest, const void *source, size_t nelems, int PE_start,
+                      int logPE_stride, int PE_size, long *pSync);
+
+/* The _to_all types: and/or/xor on the integer ones, max/min/sum/prod on all. */
+#define SHMEM__TOALL_INT_TYPES(X)                                                                  \
+    X(short, short)                                                                                \
+    X(int, int)                                                                                    \
+    X(long, long)                                                                                  \
+    X(longlong, long long)
+#define SHMEM__TOALL_FLT_TYPES(X)                                                                  \
+    X(float, float)                                                                                \
+    X(double, double)                                                                              \
+    X(longdouble, long double)
+#define SHMEM__TOALL_DECL_OP(N, T, OP)                                                             \
+    void shmem_##N##_##OP##_to_all(T *dest, const T *source, int nreduce, int PE_start,            \
+                                   int logPE_stride, int PE_size, T *pWrk, long *pSync);
+#define SHMEM__TOALL_INT_DECL(N, T)                                                                \
+    SHMEM__TOALL_DECL_OP(N, T, and)                                                                \
+    SHMEM__TOALL_DECL_OP(N, T, or)                                                                 \
+    SHMEM__TOALL_DECL_OP(N, T, xor)                                                                \
+    SHMEM__TOALL_DECL_OP(N, T, max)                                                                \
+    SHMEM__TOALL_DECL_OP(N, T, min)                                                                \
+    SHMEM__TOALL_DECL_OP(N, T, sum)                                                                \
+    SHMEM__TOALL_DECL_OP(N, T, prod)
+#define SHMEM__TOALL_FLT_DECL(N, T)                                                                \
+    SHMEM__TOALL_DECL_OP(N, T, max)                                                                \
+    SHMEM__TOALL_DECL_OP(N, T, min)                                                                \
+    SHMEM__TOALL_DECL_OP(N, T, sum)                                                                \
+    SHMEM__TOALL_DECL_OP(N, T, prod)
+SHMEM__TOALL_INT_TYPES(SHMEM__TOALL_INT_DECL)
+SHMEM__TOALL_FLT_TYPES(SHMEM__TOALL_FLT_DECL)
 
 /* ---- tern extensions ------------------------------------------------------------------- */
 

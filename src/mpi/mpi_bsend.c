@@ -40,15 +40,28 @@ int mpi_bsend_start(const void *buf, MPI_Count count, const struct mpi_type *t, 
                            int tag, uint16_t ctx)
 {
     size_t n = (size_t)(count * t->size);
-    size_t need = (n + MPI_BSEND_OVERHEAD + 15) & ~(size_t)15;
-    mpi_bsend_reap();
-    size_t off = 0;
-    struct mpi_bsend **p = &mpi_bsends;
-    for (; *p; p = &(*p)->next) {
-        if ((*p)->off >= off + need) break;
-        off = (*p)->off + (*p)->len;
+    /*
+     * The bookkeeping lives outside the user's buffer, so a message takes only its bytes
+     * rounded up to 16 (areas stay 16-byte aligned). The standard sizes the buffer as
+     * MPI_Pack_size + MPI_BSEND_OVERHEAD per message: the overhead covers the at most 15
+     * bytes of rounding per message plus the at most 15 lost aligning the buffer itself.
+     */
+    size_t need = (n + 15) & ~(size_t)15;
+    if (mpi_bbuf == NULL) return MPI_ERR_BUFFER;
+    struct mpi_bsend **p;
+    size_t off;
+    for (int pass = 0;; pass++) {
+        mpi_bsend_reap();
+        off = 0;
+        for (p = &mpi_bsends; *p; p = &(*p)->next) {
+            if ((*p)->off >= off + need) break;
+            off = (*p)->off + (*p)->len;
+        }
+        if (off + need <= mpi_bsize) break;
+        /* Earlier messages may have left without our noticing: progress once, retry. */
+        if (pass > 0) return MPI_ERR_BUFFER;
+        core_progress();
     }
-    if (mpi_bbuf == NULL || off + need > mpi_bsize) return MPI_ERR_BUFFER;
     struct mpi_bsend *b = malloc(sizeof *b);
     if (b == NULL) return MPI_ERR_NO_MEM;
     if (t->contig)

@@ -818,8 +818,12 @@ static int mpi_alltoallw(const char *fn, const void *sbuf, const int scounts[], 
         rc = mpi_vside_type(p, rcounts, bd, rtypes, &rvt, rcn, rd);
     }
     free(bd);
-    for (int i = 0; rc == 0 && !inplace && i < p; i++)
-        if (sc[i] && !sbuf) rc = MPI_ERR_BUFFER;
+    /* MPI_BOTTOM (NULL) is a valid base for datatypes with absolute addresses: only a
+     * predefined type at displacement 0 from it cannot be real data. */
+    for (int i = 0; rc == 0 && !inplace && i < p; i++) {
+        struct mpi_type *t = scounts[i] ? mpi_type_ok(stypes[i]) : NULL;
+        if (!sbuf && t && t->predefined && t->size > 0 && sdispls[i] == 0) rc = MPI_ERR_BUFFER;
+    }
     if (rc) {
         free(arr);
         if (svt != MPI_DATATYPE_NULL) PMPI_Type_free(&svt);

@@ -568,17 +568,39 @@ int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
 }
 MPI_ALIAS(Info_get_nkeys)
 
+/* The copy keeps the keys' order (that of MPI_Info_get_nthkey); MPI_INFO_ENV, which
+ * tern leaves empty, duplicates to a new empty info. */
 int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 {
     CORE_CS_SCOPE();
-    struct mpi_info_kv **head = mpi_info_get(info);
-    if (head == NULL || newinfo == NULL)
-        return mpi_err(MPI_COMM_WORLD, "MPI_Info_dup", MPI_ERR_INFO);
-    int rc = PMPI_Info_create(newinfo);
-    head = mpi_info_get(info); /* the table may have moved */
-    for (struct mpi_info_kv *kv = *head; kv && rc == MPI_SUCCESS; kv = kv->next)
-        rc = PMPI_Info_set(*newinfo, kv->key, kv->val);
-    return rc;
+    static const char fn[] = "MPI_Info_dup";
+    if (newinfo == NULL) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+    if (info != MPI_INFO_ENV && mpi_info_get(info) == NULL)
+        return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_INFO);
+    MPI_Info n;
+    int rc = PMPI_Info_create(&n);
+    if (rc) return rc;
+    if (info == MPI_INFO_ENV) {
+        *newinfo = n;
+        return MPI_SUCCESS;
+    }
+    /* mpi_info_get after the create: the table may have moved. */
+    struct mpi_info_kv **tail = mpi_info_get(n);
+    for (struct mpi_info_kv *kv = *mpi_info_get(info); kv; kv = kv->next) {
+        struct mpi_info_kv *c = malloc(sizeof *c);
+        if (c) c->key = strdup(kv->key), c->val = strdup(kv->val), c->next = NULL;
+        if (c && c->key && c->val) {
+            *tail = c;
+            tail = &c->next;
+            continue;
+        }
+        if (c) free(c->key), free(c->val);
+        free(c);
+        PMPI_Info_free(&n);
+        return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_NO_MEM);
+    }
+    *newinfo = n;
+    return MPI_SUCCESS;
 }
 MPI_ALIAS(Info_dup)
 

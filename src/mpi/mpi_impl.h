@@ -165,6 +165,10 @@ void mpi_type_env_struct(MPI_Datatype h, int count, const int *bls, const MPI_Ai
 void mpi_type_env_subarray(MPI_Datatype h, int ndims, const int *sizes, const int *subsizes,
                            const int *starts, int order, MPI_Datatype old);
 void mpi_type_env_drop(MPI_Datatype h); /* MPI_Type_free */
+/* The envelope of a type of MPI_Type_create_f90_*: its combiner and (p, r) or (r), and
+ * the named type it is (walked as such by MPI_Get_elements). */
+void mpi_type_env_set_f90(MPI_Datatype h, int combiner, int ni, const int *ints,
+                          MPI_Datatype named);
 void mpi_type_env_fini(void);
 /* A new handle for the same type map, without attributes or envelope. */
 int mpi_type_dup_plain(MPI_Datatype oldtype, MPI_Datatype *newtype);

@@ -192,6 +192,45 @@ int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
 }
 MPI_ALIAS(Type_match_size)
 
+/*
+ * The types of MPI_Type_create_f90_*: the standard makes them predefined types whose
+ * envelope is the F90 combiner with the (p, r) they were asked with, so each is a
+ * duplicate of the matching named type carrying that envelope, made once per (combiner,
+ * p, r) and handed out again for the same arguments (never freed, like a named type).
+ */
+struct mpi_f90 {
+    int combiner, p, r;
+    MPI_Datatype h;
+};
+static struct mpi_f90 *mpi_f90s;
+static int mpi_nf90s;
+
+static int mpi_f90_type(int combiner, int p, int r, int typeclass, int size, MPI_Datatype *out)
+{
+    for (int i = 0; i < mpi_nf90s; i++)
+        if (mpi_f90s[i].combiner == combiner && mpi_f90s[i].p == p && mpi_f90s[i].r == r &&
+            mpi_type_get(mpi_f90s[i].h)) {
+            *out = mpi_f90s[i].h;
+            return MPI_SUCCESS;
+        }
+    MPI_Datatype named, h;
+    int rc = mpi_match(typeclass, size, &named);
+    if (rc) return rc;
+    struct mpi_f90 *t = realloc(mpi_f90s, (size_t)(mpi_nf90s + 1) * sizeof *t);
+    if (t == NULL) return MPI_ERR_NO_MEM;
+    mpi_f90s = t;
+    if ((rc = mpi_type_dup_plain(named, &h))) return rc;
+    mpi_type_get(h)->combiner = combiner;
+    int ints[2] = {p, r};
+    if (combiner == MPI_COMBINER_F90_INTEGER)
+        mpi_type_env_set_f90(h, combiner, 1, &ints[1], named);
+    else
+        mpi_type_env_set_f90(h, combiner, 2, ints, named);
+    mpi_f90s[mpi_nf90s++] = (struct mpi_f90){combiner, p, r, h};
+    *out = h;
+    return MPI_SUCCESS;
+}
+
 int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
 {
     CORE_CS_SCOPE();
@@ -199,7 +238,9 @@ int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
     if (newtype == NULL) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
     /* 10^r - 1 must fit: int8 holds r <= 2, int16 r <= 4, int32 r <= 9, int64 r <= 18. */
     int size = r <= 2 ? 1 : r <= 4 ? 2 : r <= 9 ? 4 : r <= 18 ? 8 : 0;
-    return mpi_err(MPI_COMM_WORLD, fn, mpi_match(MPI_TYPECLASS_INTEGER, size, newtype));
+    return mpi_err(MPI_COMM_WORLD, fn,
+                   mpi_f90_type(MPI_COMBINER_F90_INTEGER, 0, r, MPI_TYPECLASS_INTEGER, size,
+                                newtype));
 }
 MPI_ALIAS(Type_create_f90_integer)
 
@@ -222,7 +263,9 @@ int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)
     static const char fn[] = "MPI_Type_create_f90_real";
     if (newtype == NULL || (p == MPI_UNDEFINED && r == MPI_UNDEFINED))
         return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
-    return mpi_err(MPI_COMM_WORLD, fn, mpi_match(MPI_TYPECLASS_REAL, mpi_real_size(p, r), newtype));
+    return mpi_err(MPI_COMM_WORLD, fn,
+                   mpi_f90_type(MPI_COMBINER_F90_REAL, p, r, MPI_TYPECLASS_REAL,
+                                mpi_real_size(p, r), newtype));
 }
 MPI_ALIAS(Type_create_f90_real)
 
@@ -233,7 +276,8 @@ int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
     if (newtype == NULL || (p == MPI_UNDEFINED && r == MPI_UNDEFINED))
         return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
     return mpi_err(MPI_COMM_WORLD, fn,
-                   mpi_match(MPI_TYPECLASS_COMPLEX, 2 * mpi_real_size(p, r), newtype));
+                   mpi_f90_type(MPI_COMBINER_F90_COMPLEX, p, r, MPI_TYPECLASS_COMPLEX,
+                                2 * mpi_real_size(p, r), newtype));
 }
 MPI_ALIAS(Type_create_f90_complex)
 

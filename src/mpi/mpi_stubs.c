@@ -17,6 +17,22 @@
     }                                                                                              \
     MPI_ALIAS(Name)
 
+/*
+ * The stubs that take a communicator check it first: an invalid one (MPI_COMM_NULL) is
+ * MPI_ERR_COMM, as the standard's error classes say, before "unsupported". `inter` marks
+ * calls whose communicator must be an intercommunicator: tern's are all intra, so any
+ * valid one is MPI_ERR_COMM there too.
+ */
+#define MPI_STUB_COMM(Name, params, comm, inter)                                                   \
+    int PMPI_##Name params                                                                         \
+    {                                                                                              \
+        CORE_CS_SCOPE();                                                                           \
+        int cls = mpi_comm_get(comm) == NULL || (inter) ? MPI_ERR_COMM                             \
+                                                        : MPI_ERR_UNSUPPORTED_OPERATION;           \
+        return mpi_err(comm, "MPI_" #Name, cls);                                                   \
+    }                                                                                              \
+    MPI_ALIAS(Name)
+
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 
 MPI_STUB(File_open, (MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh),
@@ -58,27 +74,30 @@ MPI_STUB(File_get_size, (MPI_File fh, MPI_Offset *size), MPI_COMM_WORLD)
 MPI_STUB(File_set_size, (MPI_File fh, MPI_Offset size), MPI_COMM_WORLD)
 MPI_STUB(File_seek, (MPI_File fh, MPI_Offset offset, int whence), MPI_COMM_WORLD)
 MPI_STUB(File_sync, (MPI_File fh), MPI_COMM_WORLD)
-MPI_STUB(Comm_spawn,
-         (const char *command, char *argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm,
-          MPI_Comm *intercomm, int array_of_errcodes[]),
-         comm)
-MPI_STUB(Intercomm_create,
-         (MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag,
-          MPI_Comm *newintercomm),
-         local_comm)
-MPI_STUB(Intercomm_merge, (MPI_Comm intercomm, int high, MPI_Comm *newintracomm), intercomm)
+MPI_STUB_COMM(Comm_spawn,
+              (const char *command, char *argv[], int maxprocs, MPI_Info info, int root,
+               MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]),
+              comm, 0)
+MPI_STUB_COMM(Intercomm_create,
+              (MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader,
+               int tag, MPI_Comm *newintercomm),
+              local_comm, 0)
+MPI_STUB_COMM(Intercomm_merge, (MPI_Comm intercomm, int high, MPI_Comm *newintracomm), intercomm,
+              1)
 MPI_STUB(Close_port, (const char *port_name), MPI_COMM_WORLD)
-MPI_STUB(Comm_accept,
-         (const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm), comm)
-MPI_STUB(Comm_connect,
-         (const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm), comm)
-MPI_STUB(Comm_disconnect, (MPI_Comm * comm), MPI_COMM_WORLD)
+MPI_STUB_COMM(Comm_accept,
+              (const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm),
+              comm, 0)
+MPI_STUB_COMM(Comm_connect,
+              (const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm),
+              comm, 0)
+MPI_STUB_COMM(Comm_disconnect, (MPI_Comm * comm), comm ? *comm : MPI_COMM_NULL, 0)
 MPI_STUB(Comm_join, (int fd, MPI_Comm *intercomm), MPI_COMM_WORLD)
-MPI_STUB(Comm_spawn_multiple,
-         (int count, char *array_of_commands[], char **array_of_argv[],
-          const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm,
-          MPI_Comm *intercomm, int array_of_errcodes[]),
-         comm)
+MPI_STUB_COMM(Comm_spawn_multiple,
+              (int count, char *array_of_commands[], char **array_of_argv[],
+               const int array_of_maxprocs[], const MPI_Info array_of_info[], int root,
+               MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]),
+              comm, 0)
 MPI_STUB(File_call_errhandler, (MPI_File fh, int errorcode), MPI_COMM_WORLD)
 MPI_STUB(File_create_errhandler,
          (MPI_File_errhandler_function * file_errhandler_fn, MPI_Errhandler *errhandler),

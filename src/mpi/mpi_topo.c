@@ -632,7 +632,9 @@ static int nb_blk_set(struct nb_blk *b, const void *buf, MPI_Aint off, int count
     if (buf == MPI_IN_PLACE) return MPI_ERR_BUFFER; /* not allowed in neighbourhood calls */
     if (count < 0) return MPI_ERR_COUNT;
     if ((b->t = mpi_type_ok(dt)) == NULL) return MPI_ERR_TYPE;
-    if (buf == NULL && count > 0 && b->t->predefined && b->t->size > 0) return MPI_ERR_BUFFER;
+    /* MPI_BOTTOM (NULL) with absolute addresses (in the type or in off) is valid. */
+    if (buf == NULL && off == 0 && count > 0 && b->t->predefined && b->t->size > 0)
+        return MPI_ERR_BUFFER;
     b->p = (char *)(uintptr_t)buf + off;
     b->count = count;
     return MPI_SUCCESS;

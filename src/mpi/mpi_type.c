@@ -660,7 +660,10 @@ int PMPI_Type_free(MPI_Datatype *datatype)
     CORE_CS_SCOPE();
     if (mpi_state()) return mpi_err(MPI_COMM_WORLD, "MPI_Type_free", MPI_ERR_OTHER);
     struct mpi_type *t = datatype ? mpi_type_get(*datatype) : NULL;
-    if (t == NULL || t->predefined) return mpi_err(MPI_COMM_WORLD, "MPI_Type_free", MPI_ERR_TYPE);
+    /* The types of MPI_Type_create_f90_* count as predefined: they are not freed. */
+    if (t == NULL || t->predefined || t->combiner == MPI_COMBINER_F90_REAL ||
+        t->combiner == MPI_COMBINER_F90_COMPLEX || t->combiner == MPI_COMBINER_F90_INTEGER)
+        return mpi_err(MPI_COMM_WORLD, "MPI_Type_free", MPI_ERR_TYPE);
     mpi_attr_free_all(MPI_ATTR_TYPE, t->handle); /* delete callbacks of its attributes */
     mpi_type_env_drop(t->handle);
     /* Pending operations keep their reference; the handle goes now. */

@@ -22,6 +22,7 @@ struct mpi_env {
     int *ints;
     MPI_Aint *aints;
     MPI_Datatype *types; /* predefined ones as they are, derived ones private duplicates */
+    MPI_Datatype named;  /* an F90 combiner's named type (not in the envelope) */
 };
 static struct mpi_env **mpi_envs; /* by handle slot */
 static MPI_Datatype *mpi_env_handles;
@@ -194,6 +195,14 @@ int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_ad
 }
 MPI_ALIAS(Type_get_envelope)
 
+void mpi_type_env_set_f90(MPI_Datatype h, int combiner, int ni, const int *ints,
+                          MPI_Datatype named)
+{
+    mpi_type_env_set(h, combiner, ni, ints, 0, NULL, 0, NULL);
+    struct mpi_env *e = mpi_env_of(h);
+    if (e) e->named = named;
+}
+
 /* Erroneous for a predefined type (MPI 3.1, 4.1.13). */
 int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
                            int max_datatypes, int array_of_integers[],
@@ -256,6 +265,13 @@ static int mpi_env_pieces(const struct mpi_env *e, int i, MPI_Datatype *child, M
         for (int k = 0; k < n[0]; k++)
             r *= n[1 + n[0] + k];
         break;
+    case MPI_COMBINER_F90_REAL:
+    case MPI_COMBINER_F90_COMPLEX:
+    case MPI_COMBINER_F90_INTEGER:
+        if (i > 0) return 0;
+        *child = e->named;
+        *reps = 1;
+        return 1;
     case MPI_COMBINER_STRUCT:
         if (i >= n[0]) return 0;
         *child = e->types[i];

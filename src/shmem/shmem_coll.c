@@ -27,11 +27,12 @@ int osh_teams_init(void)
     if (rc) return rc;
     shmem__team_world = (struct shmem_team){OSH_TEAM_MAGIC, w, 1};
     shmem__team_shared = (struct shmem_team){OSH_TEAM_MAGIC, s, 1};
-    return 0;
+    return osh_aset_init();
 }
 
 void osh_teams_release(int free_comms)
 {
+    osh_aset_release(free_comms);
     if (free_comms) {
         if (shmem__team_world.comm) tern_comm_free(&shmem__team_world.comm);
         if (shmem__team_shared.comm) tern_comm_free(&shmem__team_shared.comm);

@@ -216,6 +216,9 @@ struct shmem_team {
 };
 
 int osh_teams_init(void);
+/* shmem_aset.c: the active sets' teams (made at the first use of each set). */
+int osh_aset_init(void);
+void osh_aset_release(int free_comms);
 void osh_teams_release(int free_comms);
 
 #endif

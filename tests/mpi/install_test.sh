@@ -21,7 +21,16 @@ mv "$prefix" "$tmp/moved"
 prefix=$tmp/moved
 "$prefix/bin/terncc" $flags -Wall -Wextra -Werror "$src/comm.c" -o "$tmp/comm"
 "$prefix/bin/terncc" -showme:compile | grep -q "$prefix/include/tern-mpi" || { echo "bad -showme:compile"; exit 1; }
+"$prefix/bin/terncc" -showme:link | grep -q "^-L$prefix/lib " || { echo "bad -showme:link"; exit 1; }
 "$prefix/bin/ternrun" -n 3 "$tmp/comm"
+# The opt-in mpi-names links resolve to the moved tree.
+names=$prefix/libexec/tern/mpi-names
+for n in mpicc mpicxx mpiexec mpirun; do
+  [ -x "$names/$n" ] || { echo "missing libexec/tern/mpi-names/$n"; exit 1; }
+done
+"$names/mpicc" -showme:compile | grep -q "^-I$prefix/include/tern-mpi" || { echo "mpi-names/mpicc: bad prefix"; exit 1; }
+"$names/mpicc" $flags -Wall -Wextra -Werror "$src/comm.c" -o "$tmp/comm2"
+"$names/mpiexec" -n 2 "$tmp/comm2"
 # A CMake consumer.
 mkdir "$tmp/consumer"
 cat >"$tmp/consumer/CMakeLists.txt" <<EOT

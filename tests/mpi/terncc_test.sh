@@ -13,6 +13,17 @@ for opt in -show -showme -showme:compile -showme:link -compile_info -link_info; 
 done
 "$cc" -showme:compile | grep -q -- "-I" || { echo "no -I in -showme:compile"; exit 1; }
 "$cc" -showme:link | grep -q -- "-ltern_mpi" || { echo "no -ltern_mpi in -showme:link"; exit 1; }
+# Open MPI's -showme:compile/-showme:link print flags only; MPICH's -compile_info/-link_info
+# and -showme alone print the compiler first.
+"$cc" -showme:compile | grep -q "^-I" || { echo "-showme:compile must print flags only"; exit 1; }
+"$cc" -showme:link | grep -q "^-" || { echo "-showme:link must print flags only"; exit 1; }
+for opt in -compile_info -link_info -showme; do
+  TERN_CC=gcc "$cc" $opt | grep -q "^gcc -" || { echo "terncc $opt must print the compiler first"; exit 1; }
+done
+# The opt-in mpi-names directory: mpicc/mpicxx/mpiexec/mpirun are the wrappers and ternrun.
+names=$build/libexec/tern/mpi-names
+"$names/mpicc" -showme:compile | grep -q "^-I" || { echo "mpi-names/mpicc is not terncc"; exit 1; }
+"$names/mpicxx" -show | grep -q "^c++ " || { echo "mpi-names/mpicxx does not use c++"; exit 1; }
 "$cc" -show -c x.c | grep -q -- "-ltern_mpi" && { echo "-c must not link"; exit 1; }
 TERN_CC=gcc "$cc" -show x.c | grep -q "^gcc " || { echo "TERN_CC not honoured"; exit 1; }
 "$cxx" -show | grep -q "^c++ " || { echo "terncxx does not use c++"; exit 1; }
@@ -65,4 +76,6 @@ EOT
 "$build/bin/ternrun" -n 2 "$tmp/prof"
 "$cc" -Wall -Wextra -Werror "$src/p2p.c" -o "$tmp/p2p"
 "$build/bin/ternrun" -n 2 "$tmp/p2p"
+"$names/mpicc" -Wall -Wextra -Werror "$src/p2p.c" -o "$tmp/p2p_names"
+"$names/mpirun" -n 2 "$tmp/p2p_names"
 echo "terncc: ok"
