@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/core_tl.h"
+#include "util/mem.h"
 
 volatile sig_atomic_t core_req_growing;
 
@@ -48,7 +49,7 @@ core_req_t *core_req_alloc(int kind)
     core.req_free = r->next;
     uint32_t id = r->id;
     uint16_t gen = r->gen;
-    memset(r, 0, sizeof *r);
+    util_zero(r, sizeof *r);
     r->id = id;
     r->gen = gen;
     r->kind = (uint8_t)kind;

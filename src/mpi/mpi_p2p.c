@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "mpi/mpi_p2p_impl.h"
+#include "util/mem.h"
 #include "util/tunables.h"
 
 static unsigned long long mpi_stat_tmp, mpi_stat_tmp_bytes; /* tern_mpi_stat() */
@@ -186,7 +187,7 @@ static int mpi_recv(const char *fn, void *buf, MPI_Count count, MPI_Datatype dt,
         return __builtin_expect(rc == 0, 1) ? MPI_SUCCESS : mpi_err(comm, fn, mpi_from_tern(rc));
     }
     struct mpi_req mr;
-    memset(&mr, 0, sizeof mr);
+    util_zero(&mr, sizeof mr);
     rc = mpi_recv_post(buf, count, t, source, tag, c->tc, &mr);
     if (__builtin_expect(rc != 0, 0)) {
         if (mr.utype) mpi_type_unref(mr.utype);
@@ -489,7 +490,7 @@ static int mpi_sendrecv(const char *fn, const void *sbuf, MPI_Count scount, MPI_
     if (rc == 0) rc = mpi_check_recv(rbuf, comm, rcount, rtype, source, rtag, &c, &rt);
     if (rc) return mpi_err(comm, fn, rc);
     struct mpi_req rr;
-    memset(&rr, 0, sizeof rr);
+    util_zero(&rr, sizeof rr);
     rc = mpi_irecv_on(&rr, rbuf, rcount, rt, source, rtag, c);
     if (rc) return mpi_err(comm, fn, rc);
     core_req_t *sr = NULL;

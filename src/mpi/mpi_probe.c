@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "mpi/mpi_p2p_impl.h"
+#include "util/mem.h"
 #include "util/tunables.h"
 
 /* ---- probe, sendrecv, counts ------------------------------------------------------------ */
@@ -261,7 +262,7 @@ int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message
     }
     MPI_Comm comm = m->comm;
     struct mpi_req mr;
-    memset(&mr, 0, sizeof mr);
+    util_zero(&mr, sizeof mr);
     mr.comm = comm;
     if ((rc = mpi_mrecv_post(buf, count, t, m, &mr))) return mpi_err(comm, fn, rc);
     *message = MPI_MESSAGE_NULL;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "mpi/mpi_p2p_impl.h"
+#include "util/mem.h"
 #include "util/tunables.h"
 
 struct mpi_req **mpi_reqs;
@@ -74,7 +75,7 @@ void mpi_req_release(struct mpi_req *mr)
     free(mr->tmp);
     /* Back to all zero, and the user's copy of the handle goes stale (mpi_handle_next). */
     MPI_Request h = mpi_handle_next(mr->handle, mpi_handle_slot(mr->handle));
-    memset(mr, 0, sizeof *mr);
+    util_zero(mr, sizeof *mr);
     mr->handle = h;
     mr->next_free = mpi_req_pool;
     mpi_req_pool = mr;

@@ -19,6 +19,8 @@
 #define NCELLS    7 /* frames of up to 3 cells (half the ring) */
 #define CELL      256
 #define FRAME_MAX (3 * CELL)
+/* The largest frame in consecutive slots: 4 slots (half of NLINES). */
+#define LINES_MAX (SHM_LINE_INLINE + 3 * 64)
 
 static size_t chan_bytes(void)
 {
@@ -30,7 +32,7 @@ static size_t len_of(uint32_t i)
 {
     static const size_t lens[] = {
         0,   1,   8,   55,        56,  57,  100, 255, 256,           3,
-        257, 700, 512, FRAME_MAX, 513, 120, 184, 185, SHM_LINES_MAX, SHM_LINES_MAX + 1,
+        257, 700, 512, FRAME_MAX, 513, 120, 184, 185, LINES_MAX, LINES_MAX + 1,
         64};
     return lens[i % (sizeof lens / sizeof lens[0])];
 }
@@ -131,7 +133,8 @@ static void test_single_process(void)
     CHECK_EQ(cons.cell_pos, prod.cell_pos);
     CHECK(!shm_chan_peek(&cons, &d, &len));
 
-    /* Frames of 57..SHM_LINES_MAX bytes run over consecutive slots: 2 + 4 slots here. */
+    /* Frames of 57..LINES_MAX bytes run over consecutive slots: 2 + 4 slots here. */
+    CHECK_EQ(prod.lines_max, LINES_MAX);
     CHECK_EQ(cons.line_pos, prod.line_pos);
     while (prod.line_pos % NLINES != 0) { /* start at slot 0 */
         struct iovec iov = {buf, 1};
@@ -144,9 +147,9 @@ static void test_single_process(void)
     struct iovec l100 = {buf, 100};
     CHECK_EQ(shm_chan_push(&prod, &l100, 1, 100), 0);
     CHECK_EQ(prod.line_pos, l0 + 2);
-    fill(buf, 51, SHM_LINES_MAX);
-    struct iovec lmax = {buf, SHM_LINES_MAX};
-    CHECK_EQ(shm_chan_push(&prod, &lmax, 1, SHM_LINES_MAX), 0);
+    fill(buf, 51, LINES_MAX);
+    struct iovec lmax = {buf, LINES_MAX};
+    CHECK_EQ(shm_chan_push(&prod, &lmax, 1, LINES_MAX), 0);
     CHECK_EQ(prod.line_pos, l0 + 6);
     CHECK_EQ(prod.cell_pos, c0); /* no cell used */
     /* Slot 6 of 8: another 4-slot frame would wrap, so it takes a cell and one slot. */
@@ -171,8 +174,8 @@ static void test_single_process(void)
     /* The continuation slot now reads as consumed (its position + 1), not as data. */
     CHECK_EQ(atomic_load(&cons.lines[1].seq), (uint32_t)(l0 + 2));
     CHECK(shm_chan_peek(&cons, &d, &len));
-    fill(buf, 51, SHM_LINES_MAX);
-    CHECK(len == SHM_LINES_MAX && memcmp(d, buf, SHM_LINES_MAX) == 0);
+    fill(buf, 51, LINES_MAX);
+    CHECK(len == LINES_MAX && memcmp(d, buf, LINES_MAX) == 0);
     shm_chan_release(&cons);
     CHECK(shm_chan_peek(&cons, &d, &len));
     fill(buf, 52, 200);
@@ -264,9 +267,52 @@ static void test_two_processes(void)
     munmap(mem, bytes);
 }
 
+/* A ring of 64 slots takes frames of up to SHM_FRAME_LINES slots: a 256-byte message
+ * with its header stays in slots (so does a 1000-byte one, in 16), the largest slot frame takes exactly
+ * SHM_FRAME_LINES of them, one byte more goes to a cell, and the released
+ * continuation slots read as consumed. */
+static void test_long_line_frames(void)
+{
+    enum { N = 64, NC = 4, C = 4096 };
+    size_t bytes = SHM_RING_HEAD_BYTES + N * sizeof(struct shm_line) + NC * C;
+    void *mem = aligned_alloc(64, bytes);
+    memset(mem, 0, bytes);
+    struct shm_chan prod, cons;
+    shm_chan_init(&prod, mem, N, NC, C);
+    shm_chan_init(&cons, mem, N, NC, C);
+    size_t lmax = SHM_LINE_INLINE + (SHM_FRAME_LINES - 1) * 64;
+    CHECK_EQ(prod.lines_max, lmax);
+    CHECK_EQ(shm_chan_lines_max(4), SHM_LINE_INLINE + 64);
+    CHECK_EQ(shm_chan_lines_max(2), SHM_LINE_INLINE);
+    static unsigned char buf[2048];
+    const void *d;
+    size_t len;
+    const size_t lens[] = {272, lmax, lmax + 1, 1000, 57};
+    const uint64_t slots[] = {5, SHM_FRAME_LINES, 1, 16, 2};
+    const uint64_t cells[] = {0, 0, 1, 0, 0};
+    for (int i = 0; i < 5; i++) {
+        uint64_t l0 = prod.line_pos, c0 = prod.cell_pos;
+        fill(buf, 60 + (uint32_t)i, lens[i]);
+        struct iovec iov = {buf, lens[i]};
+        CHECK_EQ(shm_chan_push(&prod, &iov, 1, lens[i]), 0);
+        CHECK_EQ(prod.line_pos - l0, slots[i]);
+        CHECK_EQ(prod.cell_pos - c0, cells[i]);
+        CHECK(shm_chan_peek(&cons, &d, &len));
+        CHECK(len == lens[i] && memcmp(d, buf, len) == 0);
+        CHECK((d == cons.cells) == (cells[i] == 1));
+        shm_chan_release(&cons);
+        CHECK_EQ(cons.line_pos, prod.line_pos);
+        for (uint64_t p = l0 + 1; p < l0 + slots[i]; p++)
+            CHECK_EQ(atomic_load(&cons.lines[p % N].seq), (uint32_t)(p + 1));
+    }
+    CHECK(!shm_chan_peek(&cons, &d, &len));
+    free(mem);
+}
+
 int main(void)
 {
     test_single_process();
+    test_long_line_frames();
     test_two_processes();
     return unit_done("test_shm_ring");
 }

@@ -54,7 +54,7 @@
 #include "util/tunables.h"
 
 #define SHM_MAGIC    0x7465726eu /* "tern" */
-#define SHM_VERSION  1u
+#define SHM_VERSION  2u /* 2: frames of up to SHM_FRAME_LINES slots */
 #define SHM_HDR_SIZE 4096u
 
 /* The segment header, at offset 0 of every segment. */
