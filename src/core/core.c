@@ -22,21 +22,6 @@ void core_fatal(const char *what)
     _exit(1);
 }
 
-/* Is transport `name` listed in TERN_TRANSPORTS? */
-static int core_tl_allowed(const char *name)
-{
-    const char *list = util_tun.transports;
-    size_t n = strlen(name);
-    for (const char *p = list; *p;) {
-        const char *end = strchr(p, ',');
-        size_t len = end ? (size_t)(end - p) : strlen(p);
-        if (len == n && strncmp(p, name, n) == 0) return 1;
-        if (!end) break;
-        p = end + 1;
-    }
-    return 0;
-}
-
 static int core_count_cpus(void)
 {
     cpu_set_t set;
@@ -108,7 +93,7 @@ static int core_transports_open(void)
         for (int i = 0; tl_registry[i] && !pick; i++) {
             const struct tl_ops *tl = tl_registry[i];
             /* A transport with nothing to configure (self) needs no TERN_TRANSPORTS entry. */
-            int allowed = tl->implicit || core_tl_allowed(tl->name);
+            int allowed = tl->implicit || util_list_has(util_tun.transports, tl->name);
             if (allowed && tl->size == sizeof(struct tl_ops) && tl->reaches(b, r)) pick = tl;
         }
         if (pick == NULL) {

@@ -138,3 +138,16 @@ void util_tunables_print(FILE *out)
                 d->def, val ? " (set: " : "", val ? val : "", val ? ")" : "", d->help);
     }
 }
+
+int util_list_has(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = list; *p;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len == n && strncmp(p, name, n) == 0) return 1;
+        if (!end) break;
+        p = end + 1;
+    }
+    return 0;
+}

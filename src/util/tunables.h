@@ -35,6 +35,9 @@ int util_tunables_load(FILE *err);
  */
 int util_tunable_parse(enum util_tunable_kind kind, const char *text, void *out);
 
+/* Is `name` one entry of the comma-separated `list` (as TERN_TRANSPORTS, TERN_TCP_IF)? */
+int util_list_has(const char *list, const char *name);
+
 /* Print every tunable: name, default, value in force (if set) and help. */
 void util_tunables_print(FILE *out);
 

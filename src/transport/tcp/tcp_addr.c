@@ -16,6 +16,7 @@
 #include "boot/boot.h"
 #include "tern.h"
 #include "transport/tcp/tcp_addr.h"
+#include "util/tunables.h"
 #include "util/log.h"
 #include "util/tunables.h"
 
@@ -32,20 +33,6 @@ static int tcp_if_virtual(const char *name)
                                          "flannel", "cali",  "kube-bridge", "vboxnet"};
     for (size_t i = 0; i < sizeof prefix / sizeof prefix[0]; i++)
         if (strncmp(name, prefix[i], strlen(prefix[i])) == 0) return 1;
-    return 0;
-}
-
-/* Is `name` in the comma-separated list? */
-static int tcp_if_listed(const char *list, const char *name)
-{
-    size_t n = strlen(name);
-    for (const char *p = list; *p;) {
-        const char *end = strchr(p, ',');
-        size_t len = end ? (size_t)(end - p) : strlen(p);
-        if (len == n && strncmp(p, name, n) == 0) return 1;
-        if (!end) break;
-        p = end + 1;
-    }
     return 0;
 }
 
@@ -94,7 +81,7 @@ int tcp_candidates(const struct boot *b, struct tcp_cand *out, int max)
     for (struct ifaddrs *i = ifs; i && n < max; i = i->ifa_next) {
         if (i->ifa_addr == NULL || i->ifa_addr->sa_family != AF_INET) continue;
         if (listed) {
-            if (!tcp_if_listed(want, i->ifa_name)) continue;
+            if (!util_list_has(want, i->ifa_name)) continue;
         } else if ((i->ifa_flags & IFF_LOOPBACK) || !(i->ifa_flags & IFF_UP)) {
             continue;
         }
