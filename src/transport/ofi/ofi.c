@@ -20,7 +20,10 @@
  *
  * Frames. Each core frame travels as one message, behind an 8-byte header naming the
  * sender's world rank (so no FI_SOURCE is needed, and the frame stays 8-byte aligned in
- * the receive buffer). Frames up to the provider's inject size leave with FI_INJECT
+ * the receive buffer), and its sequence number for that peer: a provider may complete
+ * messages out of order (ofi_rxm finishes a large message through its own rendezvous
+ * after smaller ones sent later), so a frame that arrives ahead of its turn keeps its
+ * buffer until those before it are delivered. Frames up to the provider's inject size leave with FI_INJECT
  * (the provider copies them at once); larger ones are copied into a send buffer that
  * stays ours until the send completes. The largest frame is TERN_OFI_FRAME (capped by
  * the provider's max_msg_size) less the header; larger messages are rendezvous
@@ -65,7 +68,7 @@
 #include "util/log.h"
 #include "util/tunables.h"
 
-/* Bytes in front of every frame: the sender's world rank and a spare word. */
+/* Bytes in front of every frame: the sender's world rank and the frame's sequence number. */
 #define OFI_HDR 8
 /* Sends in flight (not yet completed) before send() answers TERN_ERR_AGAIN. */
 #define OFI_MAX_TX 256
@@ -80,7 +83,7 @@
 
 struct ofi_hdr {
     uint32_t src;
-    uint32_t spare;
+    uint32_t seq; /* per (sender, receiver) pair, from 0 */
 };
 
 enum { OFI_RX = 1, OFI_TX = 2 };
@@ -91,7 +94,9 @@ struct ofi_ctx {
     int kind;                /* OFI_RX or OFI_TX */
     int peer;                /* TX: destination rank */
     char *buf;               /* RX: receive buffer; TX: the frame's copy (NULL if injected) */
-    struct ofi_ctx *next;    /* free list (TX), repost list (RX) */
+    size_t len;              /* RX held back: bytes received */
+    uint32_t seq;            /* RX held back: its sequence number */
+    struct ofi_ctx *next;    /* free list (TX), repost list or a peer's held list (RX) */
 };
 
 static struct {
@@ -109,6 +114,9 @@ static struct {
     fi_addr_t *addr;   /* per world rank; FI_ADDR_NOTAVAIL for non-peers */
     char *is_peer;     /* per world rank */
     char *dead;        /* per world rank: failed (reported once) */
+    uint32_t *txseq;   /* per world rank: sequence number of the next frame to it */
+    uint32_t *rxseq;   /* per world rank: sequence number of the next frame to deliver */
+    struct ofi_ctx **held; /* per world rank: frames that arrived ahead of their turn */
     size_t frame;      /* bytes of a receive buffer (header included) */
     size_t inject;     /* frames (header included) up to this go with FI_INJECT */
     int nrx;
@@ -120,7 +128,7 @@ static struct {
     int inflight; /* sends posted and not completed */
     int waitfd;   /* the completion queue's fd, or -1 (no kernel wait) */
     int epfd;
-    unsigned long n_inject, n_copy, n_err;
+    unsigned long n_inject, n_copy, n_err, n_held;
 } ofi = {.waitfd = -1, .epfd = -1};
 
 static int ofi_wakefd = -1;
@@ -219,7 +227,11 @@ static int ofi_open(const struct tl_env *env, const int *peers, int n)
     ofi.addr = malloc((size_t)b->size * sizeof *ofi.addr);
     ofi.is_peer = calloc((size_t)b->size, 1);
     ofi.dead = calloc((size_t)b->size, 1);
-    if (!ofi.addr || !ofi.is_peer || !ofi.dead) return TERN_ERR_NOMEM;
+    ofi.txseq = calloc((size_t)b->size, sizeof *ofi.txseq);
+    ofi.rxseq = calloc((size_t)b->size, sizeof *ofi.rxseq);
+    ofi.held = calloc((size_t)b->size, sizeof *ofi.held);
+    if (!ofi.addr || !ofi.is_peer || !ofi.dead || !ofi.txseq || !ofi.rxseq || !ofi.held)
+        return TERN_ERR_NOMEM;
     for (int r = 0; r < b->size; r++)
         ofi.addr[r] = FI_ADDR_NOTAVAIL;
     for (int i = 0; i < n; i++)
@@ -356,7 +368,7 @@ static int ofi_send(int dest, const struct iovec *iov, int iovcnt, size_t total)
     if (ofi.dead[dest]) return TERN_ERR_PEER_FAILED;
     size_t len = OFI_HDR + total;
     if (len > ofi.frame) return TERN_ERR_INVAL;
-    struct ofi_hdr h = {.src = (uint32_t)ofi.boot->rank};
+    struct ofi_hdr h = {.src = (uint32_t)ofi.boot->rank, .seq = ofi.txseq[dest]};
     struct ofi_ctx *c = ofi_tx_get();
     if (c == NULL) return TERN_ERR_AGAIN;
     c->peer = dest;
@@ -384,6 +396,7 @@ static int ofi_send(int dest, const struct iovec *iov, int iovcnt, size_t total)
     }
     if (rc == 0) {
         ofi.inflight++;
+        ofi.txseq[dest]++;
         return 0;
     }
     ofi_tx_put(c);
@@ -396,8 +409,31 @@ static void ofi_peer_dead(int rank, int err)
 {
     if (rank < 0 || rank >= ofi.boot->size || ofi.dead[rank]) return;
     ofi.dead[rank] = 1;
+    while (ofi.held[rank]) { /* frames that will never be delivered: their buffers back */
+        struct ofi_ctx *c = ofi.held[rank];
+        ofi.held[rank] = c->next;
+        if (ofi.ep) ofi_post_recv(c);
+    }
     UTIL_DEBUG(1, "ofi: a send to rank %d failed (%s): peer failed", rank, fi_strerror(err));
     if (ofi.failed) ofi.failed(rank);
+}
+
+/* Hand the frame in c (the one src's turn is at) to the core, then every held frame
+ * whose turn follows; their buffers are posted again. */
+static void ofi_deliver(int src, struct ofi_ctx *c, size_t len)
+{
+    for (;;) {
+        ofi.rxseq[src]++;
+        ofi.recv(src, c->buf + OFI_HDR, len - OFI_HDR);
+        if (ofi.ep) ofi_post_recv(c);
+        struct ofi_ctx **pp = &ofi.held[src];
+        while (*pp && (*pp)->seq != ofi.rxseq[src])
+            pp = &(*pp)->next;
+        if (*pp == NULL || ofi.dead[src]) return;
+        c = *pp;
+        *pp = c->next;
+        len = c->len;
+    }
 }
 
 static void ofi_complete(struct ofi_ctx *c, size_t len, int deliver)
@@ -410,10 +446,23 @@ static void ofi_complete(struct ofi_ctx *c, size_t len, int deliver)
     if (deliver && len >= OFI_HDR) {
         struct ofi_hdr h;
         memcpy(&h, c->buf, sizeof h);
-        if (h.src < (uint32_t)ofi.boot->size && ofi.is_peer[h.src] && !ofi.dead[h.src])
-            ofi.recv((int)h.src, c->buf + OFI_HDR, len - OFI_HDR);
-        else
-            UTIL_DEBUG(1, "ofi: dropped a frame from unknown or failed rank %u", h.src);
+        if (h.src < (uint32_t)ofi.boot->size && ofi.is_peer[h.src] && !ofi.dead[h.src]) {
+            int src = (int)h.src;
+            if (h.seq != ofi.rxseq[src]) {
+                /* Ahead of its turn: a provider may complete a large message (its own
+                 * rendezvous) after a smaller one sent later. Keep the buffer until the
+                 * frames before it are in. */
+                c->seq = h.seq;
+                c->len = len;
+                c->next = ofi.held[src];
+                ofi.held[src] = c;
+                ofi.n_held++;
+                return;
+            }
+            ofi_deliver(src, c, len);
+            return;
+        }
+        UTIL_DEBUG(1, "ofi: dropped a frame from unknown or failed rank %u", h.src);
     }
     if (ofi.ep) ofi_post_recv(c);
 }
@@ -542,8 +591,9 @@ static long ofi_ms_since(const struct timespec *t0)
 
 static void ofi_close(void)
 {
-    UTIL_DEBUG(1, "ofi: sent %lu frames injected, %lu copied; %lu error completions",
-               ofi.n_inject, ofi.n_copy, ofi.n_err);
+    UTIL_DEBUG(1, "ofi: sent %lu frames injected, %lu copied; %lu error completions; %lu "
+               "frames arrived ahead of their turn",
+               ofi.n_inject, ofi.n_copy, ofi.n_err, ofi.n_held);
     /* Sends still in flight (the last barrier's frames) must leave before the endpoint
      * goes; the provider moves them only while its queue is read. */
     if (ofi.cq) {
@@ -574,6 +624,9 @@ static void ofi_close(void)
     free(ofi.addr);
     free(ofi.is_peer);
     free(ofi.dead);
+    free(ofi.txseq);
+    free(ofi.rxseq);
+    free(ofi.held);
     if (ofi.all) fi_freeinfo(ofi.all);
     memset(&ofi, 0, sizeof ofi);
     ofi.waitfd = ofi.epfd = -1;
