@@ -40,9 +40,11 @@
  *
  * Failure. A send that completes with an error (the provider could not reach the peer:
  * connection refused or reset under ofi_rxm once the peer died) marks that peer failed
- * through env->failed from poll(); sends to it then answer TERN_ERR_PEER_FAILED. A peer
- * that dies while nothing is being sent to it is not noticed here: the launcher's news
- * (ternrun) covers that, as for tcp.
+ * through env->failed from poll(); sends to it then answer TERN_ERR_PEER_FAILED. ofi_rxm
+ * gives no such error for a dead peer (its sends just never complete), so health() also
+ * takes a peer whose sends have made no progress for TERN_OFI_SEND_TIMEOUT_MS for dead.
+ * A peer that dies while nothing is being sent to it is not noticed here: the
+ * launcher's news (ternrun) covers that, as for tcp.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -117,6 +119,9 @@ static struct {
     uint32_t *txseq;   /* per world rank: sequence number of the next frame to it */
     uint32_t *rxseq;   /* per world rank: sequence number of the next frame to deliver */
     struct ofi_ctx **held; /* per world rank: frames that arrived ahead of their turn */
+    int *txpend;       /* per world rank: sends posted to it and not completed */
+    long *txmoved;     /* per world rank: ms clock when a send to it last posted into an idle
+                          pipe or completed */
     size_t frame;      /* bytes of a receive buffer (header included) */
     size_t inject;     /* frames (header included) up to this go with FI_INJECT */
     int nrx;
@@ -230,7 +235,10 @@ static int ofi_open(const struct tl_env *env, const int *peers, int n)
     ofi.txseq = calloc((size_t)b->size, sizeof *ofi.txseq);
     ofi.rxseq = calloc((size_t)b->size, sizeof *ofi.rxseq);
     ofi.held = calloc((size_t)b->size, sizeof *ofi.held);
-    if (!ofi.addr || !ofi.is_peer || !ofi.dead || !ofi.txseq || !ofi.rxseq || !ofi.held)
+    ofi.txpend = calloc((size_t)b->size, sizeof *ofi.txpend);
+    ofi.txmoved = calloc((size_t)b->size, sizeof *ofi.txmoved);
+    if (!ofi.addr || !ofi.is_peer || !ofi.dead || !ofi.txseq || !ofi.rxseq || !ofi.held ||
+        !ofi.txpend || !ofi.txmoved)
         return TERN_ERR_NOMEM;
     for (int r = 0; r < b->size; r++)
         ofi.addr[r] = FI_ADDR_NOTAVAIL;
@@ -342,6 +350,20 @@ static int ofi_connect(void)
     return 0;
 }
 
+static long ofi_ms_since(const struct timespec *t0)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (t.tv_sec - t0->tv_sec) * 1000 + (t.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+static long ofi_now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &t);
+    return t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
 static struct ofi_ctx *ofi_tx_get(void)
 {
     struct ofi_ctx *c = ofi.txfree;
@@ -397,9 +419,11 @@ static int ofi_send(int dest, const struct iovec *iov, int iovcnt, size_t total)
     if (rc == 0) {
         ofi.inflight++;
         ofi.txseq[dest]++;
+        if (ofi.txpend[dest]++ == 0) ofi.txmoved[dest] = ofi_now_ms();
         return 0;
     }
     ofi_tx_put(c);
+    UTIL_DEBUG(3, "ofi: send to %d: %s", dest, fi_strerror((int)-rc));
     if (rc == -FI_EAGAIN) return TERN_ERR_AGAIN;
     return ofi_err("fi_send", (int)rc);
 }
@@ -440,6 +464,8 @@ static void ofi_complete(struct ofi_ctx *c, size_t len, int deliver)
 {
     if (c->kind == OFI_TX) {
         ofi.inflight--;
+        ofi.txpend[c->peer]--;
+        ofi.txmoved[c->peer] = ofi_now_ms();
         ofi_tx_put(c);
         return;
     }
@@ -526,9 +552,34 @@ static int ofi_poll(void)
     return ofi_progress(1);
 }
 
+/*
+ * Liveness. ofi_rxm reports no error for sends to a peer that died: they stay in flight
+ * for good (measured: 256 sends to a killed peer, no completion in 30 s). So a peer
+ * with sends in flight none of which completed for TERN_OFI_SEND_TIMEOUT_MS is taken
+ * for dead. The core calls this while it waits, every TERN_FAILURE_CHECK_MS.
+ */
+static int ofi_health(void)
+{
+    if (util_tun.ofi_send_timeout_ms <= 0 || ofi.inflight == 0) return 0;
+    long now = ofi_now_ms();
+    for (int r = 0; r < ofi.boot->size; r++)
+        if (ofi.txpend[r] > 0 && !ofi.dead[r] &&
+            now - ofi.txmoved[r] > util_tun.ofi_send_timeout_ms) {
+            UTIL_ERROR("ofi: %d send(s) to rank %d not completed in %ld ms: taking it for "
+                       "dead (TERN_OFI_SEND_TIMEOUT_MS)",
+                       ofi.txpend[r], r, now - ofi.txmoved[r]);
+            ofi_peer_dead(r, FI_ETIMEDOUT);
+        }
+    return 0;
+}
+
 static int ofi_busy(void)
 {
-    return ofi.inflight > 0;
+    /* Sends to a failed peer never leave: finalize must not wait for them. */
+    int n = ofi.inflight;
+    for (int r = 0; n > 0 && r < ofi.boot->size; r++)
+        if (ofi.dead[r]) n -= ofi.txpend[r];
+    return n > 0;
 }
 
 /*
@@ -582,12 +633,6 @@ static void ofi_limits(struct tl_limits *out)
                               .caps = ofi.waitfd >= 0 ? TL_CAP_KERNEL_WAIT : 0};
 }
 
-static long ofi_ms_since(const struct timespec *t0)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (t.tv_sec - t0->tv_sec) * 1000 + (t.tv_nsec - t0->tv_nsec) / 1000000;
-}
 
 static void ofi_close(void)
 {
@@ -600,7 +645,7 @@ static void ofi_close(void)
         struct timespec t0;
         clock_gettime(CLOCK_MONOTONIC, &t0);
         ofi.failed = NULL;
-        while (ofi.inflight > 0 && ofi_ms_since(&t0) < OFI_DRAIN_MS)
+        while (ofi_busy() && ofi_ms_since(&t0) < OFI_DRAIN_MS)
             ofi_progress(0);
     }
     struct fid_ep *ep = ofi.ep;
@@ -627,6 +672,8 @@ static void ofi_close(void)
     free(ofi.txseq);
     free(ofi.rxseq);
     free(ofi.held);
+    free(ofi.txpend);
+    free(ofi.txmoved);
     if (ofi.all) fi_freeinfo(ofi.all);
     memset(&ofi, 0, sizeof ofi);
     ofi.waitfd = ofi.epfd = -1;
@@ -651,7 +698,7 @@ const struct tl_ops tl_ofi_ops = {
     .sleep_end = ofi_sleep_end,
     .wake = tl_stub_wake,
     .busy = ofi_busy,
-    .health = tl_stub_noop,
+    .health = ofi_health,
     .limits = ofi_limits,
     .close = ofi_close,
     .wake_self = ofi_wake_self,
