@@ -23,9 +23,8 @@
  * the receive buffer), and its sequence number for that peer: a provider may complete
  * messages out of order (ofi_rxm finishes a large message through its own rendezvous
  * after smaller ones sent later), so a frame that arrives ahead of its turn keeps its
- * buffer until those before it are delivered. Frames up to the provider's inject size leave with FI_INJECT
- * (the provider copies them at once); larger ones are copied into a send buffer that
- * stays ours until the send completes. The largest frame is TERN_OFI_FRAME (capped by
+ * buffer until those before it are delivered. Each frame is copied into a send buffer
+ * that stays ours until its send completes (no FI_INJECT: see ofi_send). The largest frame is TERN_OFI_FRAME (capped by
  * the provider's max_msg_size) less the header; larger messages are rendezvous
  * (CTS + DATA frames of that size), which the core picks from limits().
  *
@@ -74,7 +73,7 @@
 #define OFI_HDR 8
 /* Sends in flight (not yet completed) before send() answers TERN_ERR_AGAIN. */
 #define OFI_MAX_TX 256
-/* Frames up to this many bytes (header included) are injected from the stack. */
+/* max_inline reported to the core: at most this, and the provider's inject size. */
 #define OFI_INJECT_MAX 512
 /* Completions taken per fi_cq_read. */
 #define OFI_CQ_BATCH 16
@@ -95,7 +94,7 @@ struct ofi_ctx {
     struct fi_context2 fctx; /* first: providers that ask for FI_CONTEXT(2) use this space */
     int kind;                /* OFI_RX or OFI_TX */
     int peer;                /* TX: destination rank */
-    char *buf;               /* RX: receive buffer; TX: the frame's copy (NULL if injected) */
+    char *buf;               /* RX: receive buffer; TX: the frame's copy */
     size_t len;              /* RX held back: bytes received */
     uint32_t seq;            /* RX held back: its sequence number */
     struct ofi_ctx *next;    /* free list (TX), repost list or a peer's held list (RX) */
@@ -123,7 +122,7 @@ static struct {
     long *txmoved;     /* per world rank: ms clock when a send to it last posted into an idle
                           pipe or completed */
     size_t frame;      /* bytes of a receive buffer (header included) */
-    size_t inject;     /* frames (header included) up to this go with FI_INJECT */
+    size_t inject;     /* the provider's inject size, capped at OFI_INJECT_MAX */
     int nrx;
     struct ofi_ctx *rx;     /* nrx receive contexts */
     char *rxbuf;            /* nrx * frame bytes */
@@ -133,7 +132,7 @@ static struct {
     int inflight; /* sends posted and not completed */
     int waitfd;   /* the completion queue's fd, or -1 (no kernel wait) */
     int epfd;
-    unsigned long n_inject, n_copy, n_err, n_held;
+    unsigned long n_small, n_copy, n_err, n_held;
 } ofi = {.waitfd = -1, .epfd = -1};
 
 static int ofi_wakefd = -1;
@@ -394,28 +393,21 @@ static int ofi_send(int dest, const struct iovec *iov, int iovcnt, size_t total)
     struct ofi_ctx *c = ofi_tx_get();
     if (c == NULL) return TERN_ERR_AGAIN;
     c->peer = dest;
-    ssize_t rc;
-    if (len <= ofi.inject) {
-        /* The provider copies the frame before returning; the completion still comes,
-         * so busy() and close() know when it is out. */
-        char buf[OFI_INJECT_MAX] __attribute__((aligned(8)));
-        memcpy(buf, &h, OFI_HDR);
-        tl_iov_copy(buf + OFI_HDR, iov, iovcnt);
-        struct iovec v = {.iov_base = buf, .iov_len = len};
-        struct fi_msg msg = {.msg_iov = &v, .iov_count = 1, .addr = ofi.addr[dest], .context = c};
-        rc = fi_sendmsg(ofi.ep, &msg, FI_INJECT | FI_COMPLETION);
-        if (rc == 0) ofi.n_inject++;
-    } else {
-        if (c->buf == NULL) c->buf = aligned_alloc(64, ofi.frame);
-        if (c->buf == NULL) {
-            ofi_tx_put(c);
-            return TERN_ERR_NOMEM;
-        }
-        memcpy(c->buf, &h, OFI_HDR);
-        tl_iov_copy(c->buf + OFI_HDR, iov, iovcnt);
-        rc = fi_send(ofi.ep, c->buf, len, NULL, ofi.addr[dest], c);
-        if (rc == 0) ofi.n_copy++;
+    /* Every frame is copied into a buffer of the context and sent with a completion,
+     * small ones too: FI_INJECT (or fi_inject, which has no completion) would leave
+     * busy() and close() blind to frames the provider still holds, and udp;ofi_rxd
+     * completes FI_INJECT sends without their context (measured: flags FI_MSG|FI_SEND,
+     * op_context NULL), which would lose the context. */
+    if (c->buf == NULL) c->buf = aligned_alloc(64, ofi.frame);
+    if (c->buf == NULL) {
+        ofi_tx_put(c);
+        return TERN_ERR_NOMEM;
     }
+    memcpy(c->buf, &h, OFI_HDR);
+    tl_iov_copy(c->buf + OFI_HDR, iov, iovcnt);
+    ssize_t rc = fi_send(ofi.ep, c->buf, len, NULL, ofi.addr[dest], c);
+    if (rc == 0 && len <= ofi.inject) ofi.n_small++;
+    else if (rc == 0) ofi.n_copy++;
     if (rc == 0) {
         ofi.inflight++;
         ofi.txseq[dest]++;
@@ -539,6 +531,11 @@ static int ofi_progress(int deliver)
         if (n < 0) return ofi_err("fi_cq_read", (int)n);
         for (ssize_t i = 0; i < n; i++) {
             struct ofi_ctx *c = e[i].op_context;
+            if (c == NULL) {
+                UTIL_DEBUG(1, "ofi: completion without context (flags %#llx)",
+                           (unsigned long long)e[i].flags);
+                continue;
+            }
             if (c->kind == OFI_RX) got++;
             ofi_complete(c, e[i].len, deliver);
         }
@@ -636,9 +633,9 @@ static void ofi_limits(struct tl_limits *out)
 
 static void ofi_close(void)
 {
-    UTIL_DEBUG(1, "ofi: sent %lu frames injected, %lu copied; %lu error completions; %lu "
+    UTIL_DEBUG(1, "ofi: sent %lu frames up to the inject size, %lu larger; %lu error completions; %lu "
                "frames arrived ahead of their turn",
-               ofi.n_inject, ofi.n_copy, ofi.n_err, ofi.n_held);
+               ofi.n_small, ofi.n_copy, ofi.n_err, ofi.n_held);
     /* Sends still in flight (the last barrier's frames) must leave before the endpoint
      * goes; the provider moves them only while its queue is read. */
     if (ofi.cq) {
