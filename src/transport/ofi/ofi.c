@@ -24,9 +24,9 @@
  * messages out of order (ofi_rxm finishes a large message through its own rendezvous
  * after smaller ones sent later), so a frame that arrives ahead of its turn keeps its
  * buffer until those before it are delivered. Each frame is copied into a send buffer
- * that stays ours until its send completes (no FI_INJECT: see ofi_send). The largest frame is TERN_OFI_FRAME (capped by
- * the provider's max_msg_size) less the header; larger messages are rendezvous
- * (CTS + DATA frames of that size), which the core picks from limits().
+ * that stays ours until its send completes (no FI_INJECT: see ofi_send). The largest frame is
+ * TERN_OFI_FRAME (capped by the provider's max_msg_size) less the header; larger messages are
+ * rendezvous (CTS + DATA frames of that size), which the core picks from limits().
  *
  * Receiving. TERN_OFI_RECVS buffers of one maximal frame each stay posted; a completed
  * one is handed to the core's recv up-call from poll() and posted again right after.
@@ -79,7 +79,7 @@
 #define OFI_CQ_BATCH 16
 /* Longest close() waits for sends still in flight (ms). */
 #define OFI_DRAIN_MS 2000
-#define OFI_KEY_FMT "tern-ofi-%d"
+#define OFI_KEY_FMT  "tern-ofi-%d"
 #define OFI_ADDR_MAX 256
 
 struct ofi_hdr {
@@ -106,23 +106,23 @@ static struct {
     tl_failed_fn failed;
     struct fi_info *info; /* the provider chosen (owned; the whole fi_getinfo list) */
     struct fi_info *all;
-    int probed;           /* 1: fi_getinfo was asked (info NULL if nothing fits) */
+    int probed; /* 1: fi_getinfo was asked (info NULL if nothing fits) */
     struct fid_fabric *fabric;
     struct fid_domain *domain;
     struct fid_av *av;
     struct fid_cq *cq;
     struct fid_ep *ep;
-    fi_addr_t *addr;   /* per world rank; FI_ADDR_NOTAVAIL for non-peers */
-    char *is_peer;     /* per world rank */
-    char *dead;        /* per world rank: failed (reported once) */
-    uint32_t *txseq;   /* per world rank: sequence number of the next frame to it */
-    uint32_t *rxseq;   /* per world rank: sequence number of the next frame to deliver */
+    fi_addr_t *addr;       /* per world rank; FI_ADDR_NOTAVAIL for non-peers */
+    char *is_peer;         /* per world rank */
+    char *dead;            /* per world rank: failed (reported once) */
+    uint32_t *txseq;       /* per world rank: sequence number of the next frame to it */
+    uint32_t *rxseq;       /* per world rank: sequence number of the next frame to deliver */
     struct ofi_ctx **held; /* per world rank: frames that arrived ahead of their turn */
-    int *txpend;       /* per world rank: sends posted to it and not completed */
-    long *txmoved;     /* per world rank: ms clock when a send to it last posted into an idle
-                          pipe or completed */
-    size_t frame;      /* bytes of a receive buffer (header included) */
-    size_t inject;     /* the provider's inject size, capped at OFI_INJECT_MAX */
+    int *txpend;           /* per world rank: sends posted to it and not completed */
+    long *txmoved;         /* per world rank: ms clock when a send to it last posted into an idle
+                              pipe or completed */
+    size_t frame;          /* bytes of a receive buffer (header included) */
+    size_t inject;         /* the provider's inject size, capped at OFI_INJECT_MAX */
     int nrx;
     struct ofi_ctx *rx;     /* nrx receive contexts */
     char *rxbuf;            /* nrx * frame bytes */
@@ -249,8 +249,8 @@ static int ofi_open(const struct tl_env *env, const int *peers, int n)
     if (info->ep_attr->max_msg_size && frame > info->ep_attr->max_msg_size)
         frame = info->ep_attr->max_msg_size;
     ofi.frame = frame;
-    ofi.inject = info->tx_attr->inject_size < OFI_INJECT_MAX ? info->tx_attr->inject_size
-                                                              : OFI_INJECT_MAX;
+    ofi.inject =
+        info->tx_attr->inject_size < OFI_INJECT_MAX ? info->tx_attr->inject_size : OFI_INJECT_MAX;
     ofi.nrx = util_tun.ofi_recvs > 0 ? (int)util_tun.ofi_recvs : 1;
     if (info->rx_attr->size && (size_t)ofi.nrx > info->rx_attr->size)
         ofi.nrx = (int)info->rx_attr->size;
@@ -406,8 +406,10 @@ static int ofi_send(int dest, const struct iovec *iov, int iovcnt, size_t total)
     memcpy(c->buf, &h, OFI_HDR);
     tl_iov_copy(c->buf + OFI_HDR, iov, iovcnt);
     ssize_t rc = fi_send(ofi.ep, c->buf, len, NULL, ofi.addr[dest], c);
-    if (rc == 0 && len <= ofi.inject) ofi.n_small++;
-    else if (rc == 0) ofi.n_copy++;
+    if (rc == 0 && len <= ofi.inject)
+        ofi.n_small++;
+    else if (rc == 0)
+        ofi.n_copy++;
     if (rc == 0) {
         ofi.inflight++;
         ofi.txseq[dest]++;
@@ -502,8 +504,7 @@ static void ofi_cq_error(int deliver)
     }
     /* A receive that failed (cancelled at close, or truncated: a frame too large, which
      * a peer of this build never sends) is posted again while the endpoint lives. */
-    if (e.err != FI_ECANCELED)
-        UTIL_ERROR("ofi: a receive failed: %s", fi_strerror(e.err));
+    if (e.err != FI_ECANCELED) UTIL_ERROR("ofi: a receive failed: %s", fi_strerror(e.err));
     if (e.err != FI_ECANCELED && ofi.ep) ofi_post_recv(c);
 }
 
@@ -590,8 +591,8 @@ static int ofi_sleep_ok;
 static void ofi_sleep_begin(void)
 {
     struct fid *f = &ofi.cq->fid;
-    ofi_sleep_ok = ofi.waitfd >= 0 && ofi.repost == NULL &&
-                   fi_trywait(ofi.fabric, &f, 1) == FI_SUCCESS;
+    ofi_sleep_ok =
+        ofi.waitfd >= 0 && ofi.repost == NULL && fi_trywait(ofi.fabric, &f, 1) == FI_SUCCESS;
 }
 
 static void ofi_sleep_wait(int timeout_ms)
@@ -630,10 +631,10 @@ static void ofi_limits(struct tl_limits *out)
                               .caps = ofi.waitfd >= 0 ? TL_CAP_KERNEL_WAIT : 0};
 }
 
-
 static void ofi_close(void)
 {
-    UTIL_DEBUG(1, "ofi: sent %lu frames up to the inject size, %lu larger; %lu error completions; %lu "
+    UTIL_DEBUG(1,
+               "ofi: sent %lu frames up to the inject size, %lu larger; %lu error completions; %lu "
                "frames arrived ahead of their turn",
                ofi.n_small, ofi.n_copy, ofi.n_err, ofi.n_held);
     /* Sends still in flight (the last barrier's frames) must leave before the endpoint
