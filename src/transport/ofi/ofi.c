@@ -71,8 +71,10 @@
 
 /* Bytes in front of every frame: the sender's world rank and the frame's sequence number. */
 #define OFI_HDR 8
-/* Sends in flight (not yet completed) before send() answers TERN_ERR_AGAIN. */
-#define OFI_MAX_TX 256
+/* Sends in flight (not yet completed) before send() answers TERN_ERR_AGAIN: a pool of
+ * contexts and frame buffers made once at open (its pages are touched as used), so the
+ * heap does not grow with the traffic. */
+#define OFI_MAX_TX 64
 /* max_inline reported to the core: at most this, and the provider's inject size. */
 #define OFI_INJECT_MAX 512
 /* Completions taken per fi_cq_read. */
@@ -128,9 +130,10 @@ static struct {
     char *rxbuf;            /* nrx * frame bytes */
     struct ofi_ctx *repost; /* receives that could not be posted again yet */
     struct ofi_ctx *txfree;
-    int ntx;      /* tx contexts made */
-    int inflight; /* sends posted and not completed */
-    int waitfd;   /* the completion queue's fd, or -1 (no kernel wait) */
+    struct ofi_ctx *tx; /* OFI_MAX_TX send contexts */
+    char *txbuf;        /* OFI_MAX_TX * frame bytes */
+    int inflight;       /* sends posted and not completed */
+    int waitfd;         /* the completion queue's fd, or -1 (no kernel wait) */
     int epfd;
     unsigned long n_small, n_copy, n_err, n_held;
 } ofi = {.waitfd = -1, .epfd = -1};
@@ -284,6 +287,15 @@ static int ofi_open(const struct tl_env *env, const int *peers, int n)
     ofi.rx = calloc((size_t)ofi.nrx, sizeof *ofi.rx);
     ofi.rxbuf = aligned_alloc(64, (size_t)ofi.nrx * frame);
     if (!ofi.rx || !ofi.rxbuf) return TERN_ERR_NOMEM;
+    ofi.tx = calloc(OFI_MAX_TX, sizeof *ofi.tx);
+    ofi.txbuf = aligned_alloc(64, (size_t)OFI_MAX_TX * frame);
+    if (!ofi.tx || !ofi.txbuf) return TERN_ERR_NOMEM;
+    for (int i = OFI_MAX_TX - 1; i >= 0; i--) {
+        ofi.tx[i].kind = OFI_TX;
+        ofi.tx[i].buf = ofi.txbuf + (size_t)i * frame;
+        ofi.tx[i].next = ofi.txfree;
+        ofi.txfree = &ofi.tx[i];
+    }
     for (int i = 0; i < ofi.nrx; i++) {
         ofi.rx[i].kind = OFI_RX;
         ofi.rx[i].buf = ofi.rxbuf + (size_t)i * frame;
@@ -366,15 +378,7 @@ static long ofi_now_ms(void)
 static struct ofi_ctx *ofi_tx_get(void)
 {
     struct ofi_ctx *c = ofi.txfree;
-    if (c) {
-        ofi.txfree = c->next;
-        return c;
-    }
-    if (ofi.ntx >= OFI_MAX_TX) return NULL;
-    c = calloc(1, sizeof *c);
-    if (c == NULL) return NULL;
-    c->kind = OFI_TX;
-    ofi.ntx++;
+    if (c) ofi.txfree = c->next;
     return c;
 }
 
@@ -398,11 +402,6 @@ static int ofi_send(int dest, const struct iovec *iov, int iovcnt, size_t total)
      * busy() and close() blind to frames the provider still holds, and udp;ofi_rxd
      * completes FI_INJECT sends without their context (measured: flags FI_MSG|FI_SEND,
      * op_context NULL), which would lose the context. */
-    if (c->buf == NULL) c->buf = aligned_alloc(64, ofi.frame);
-    if (c->buf == NULL) {
-        ofi_tx_put(c);
-        return TERN_ERR_NOMEM;
-    }
     memcpy(c->buf, &h, OFI_HDR);
     tl_iov_copy(c->buf + OFI_HDR, iov, iovcnt);
     ssize_t rc = fi_send(ofi.ep, c->buf, len, NULL, ofi.addr[dest], c);
@@ -656,12 +655,8 @@ static void ofi_close(void)
     if (ofi.epfd >= 0) close(ofi.epfd);
     if (ofi_wakefd >= 0) close(ofi_wakefd);
     ofi_wakefd = -1;
-    while (ofi.txfree) {
-        struct ofi_ctx *c = ofi.txfree;
-        ofi.txfree = c->next;
-        free(c->buf);
-        free(c);
-    }
+    free(ofi.tx);
+    free(ofi.txbuf);
     free(ofi.rx);
     free(ofi.rxbuf);
     free(ofi.addr);
