@@ -9,8 +9,12 @@
 # runs on the one transport it names besides self (TERN_TRANSPORTS=self,tcp is on=tcp).
 # The transport t's environment is TERN_TRANSPORTS=self,t; shm's is none at all, since
 # the default selection (self,shm,tcp) takes shm between the ranks of one node. A line
-# that sets TERN_TRANSPORTS explicitly keeps its own value.
+# that sets TERN_TRANSPORTS explicitly keeps its own value. ofi (libfabric) is in the list
+# when the build has it, run over libfabric's tcp provider (FI_PROVIDER=tcp: tcp;ofi_rxm).
 set(TERN_TEST_TRANSPORTS shm tcp)
+if(LIBFABRIC_FOUND)
+  list(APPEND TERN_TEST_TRANSPORTS ofi)
+endif()
 
 # tern_parse_test_line(<list file> <line> <prefix>) sets in the caller's scope:
 #   <prefix>_skip    TRUE for a blank or comment-only line (nothing else is set)
@@ -106,10 +110,13 @@ function(tern_parse_test_line file line prefix)
 endfunction()
 
 # tern_test_transport(<transport> <out>) sets <out> to the VAR=value words (maybe none)
-# that make a tern job use <transport>: nothing for shm, TERN_TRANSPORTS=self,<t> else.
+# that make a tern job use <transport>: nothing for shm, TERN_TRANSPORTS=self,<t> else
+# (ofi: with FI_PROVIDER=tcp too).
 function(tern_test_transport t out)
   if(t STREQUAL "shm")
     set(${out} "" PARENT_SCOPE)
+  elseif(t STREQUAL "ofi")
+    set(${out} "TERN_TRANSPORTS=self,ofi;FI_PROVIDER=tcp" PARENT_SCOPE)
   else()
     set(${out} "TERN_TRANSPORTS=self,${t}" PARENT_SCOPE)
   endif()

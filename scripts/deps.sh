@@ -7,14 +7,15 @@
 #                            numpy and matplotlib (ternbench's models and report), venv, pip,
 #                            setuptools and wheel (ternbench as a pip package, offline), nftables
 #                            (packet loss on the soak test's links where netem is missing),
-#                            the aarch64 C headers (scripts/cross-check.sh)
+#                            the aarch64 C headers (scripts/cross-check.sh), libfabric
+#                            (the ofi transport; fi_info lists its providers)
 #   scripts/deps.sh --bench  also hyperfine and NetPIPE for bench/compare.sh
 set -euo pipefail
 pkgs=(build-essential cmake ninja-build pkg-config coreutils procps gawk sed grep iproute2
       mpich libmpich-dev openmpi-bin libopenmpi-dev slurm-wlm munge clang libclang-rt-14-dev
       libc6-dev-arm64-cross linux-libc-dev-arm64-cross
       python3 python3-numpy python3-matplotlib python3-venv python3-pip python3-setuptools
-      python3-wheel nftables)
+      python3-wheel nftables libfabric-dev libfabric-bin)
 if [ "${1:-}" = "--bench" ]; then
   pkgs+=(hyperfine netpipe-openmpi netpipe-tcp)
 fi

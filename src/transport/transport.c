@@ -7,7 +7,9 @@
 
 #include "tern.h"
 
-const struct tl_ops *const tl_registry[] = {&tl_self_ops, &tl_shm_ops, &tl_tcp_ops, NULL};
+/* ofi before tcp: a job that lists both takes the fabric (ofi exists only in builds with
+ * libfabric, and is not in TERN_TRANSPORTS's default list). */
+const struct tl_ops *const tl_registry[] = {&tl_self_ops, &tl_shm_ops, TL_OFI_ENTRY &tl_tcp_ops, NULL};
 
 int tl_stub_get(int src, void *local, uint64_t remote, size_t len)
 {

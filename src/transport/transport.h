@@ -206,6 +206,12 @@ void tl_stub_wake(int rank);
 extern const struct tl_ops tl_self_ops;
 extern const struct tl_ops tl_shm_ops;
 extern const struct tl_ops tl_tcp_ops;
+#ifdef TERN_HAVE_OFI
+extern const struct tl_ops tl_ofi_ops; /* built only with libfabric (TERN_HAVE_OFI) */
+#define TL_OFI_ENTRY &tl_ofi_ops,
+#else
+#define TL_OFI_ENTRY
+#endif
 
 /* All transports known to this build, NULL-terminated. */
 extern const struct tl_ops *const tl_registry[];

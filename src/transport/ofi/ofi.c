@@ -1,0 +1,698 @@
+/*
+ * ofi.c - the fabric transport: peers reached through libfabric (OFI), the library that
+ * drives InfiniBand, Slingshot, EFA, Omni-Path and RoCE (and, for testing on one host,
+ * its tcp, udp and sockets providers). Built only when CMake finds libfabric through
+ * pkg-config; used only for the peers TERN_TRANSPORTS lets it take (ofi is not in the
+ * default list yet).
+ *
+ * Endpoint. One reliable-datagram endpoint (FI_EP_RDM) with plain messages (FI_MSG; the
+ * core does the matching, so no tagged interface), one completion queue for both
+ * directions and one address vector. The provider is the first fi_getinfo offers for
+ * that which is not shm (a node-local provider; peers on the node take tern's own shm
+ * transport), narrowed by TERN_OFI_PROVIDER or libfabric's FI_PROVIDER. Every rank
+ * must end up with the same provider: the card says which, and connect() refuses a
+ * peer on another one.
+ *
+ * Addresses. open() publishes tern-ofi-<rank> = "<provider>:<hex of fi_getname>"; after
+ * the fence connect() inserts every peer's address into the address vector. RDM
+ * endpoints need no connection per peer (a provider such as tcp;ofi_rxm makes its
+ * connections lazily, on the first message).
+ *
+ * Frames. Each core frame travels as one message, behind an 8-byte header naming the
+ * sender's world rank (so no FI_SOURCE is needed, and the frame stays 8-byte aligned in
+ * the receive buffer), and its sequence number for that peer: a provider may complete
+ * messages out of order (ofi_rxm finishes a large message through its own rendezvous
+ * after smaller ones sent later), so a frame that arrives ahead of its turn keeps its
+ * buffer until those before it are delivered. Each frame is copied into a send buffer
+ * that stays ours until its send completes (no FI_INJECT: see ofi_send). The largest frame is
+ * TERN_OFI_FRAME (capped by the provider's max_msg_size) less the header; larger messages are
+ * rendezvous (CTS + DATA frames of that size), which the core picks from limits().
+ *
+ * Receiving. TERN_OFI_RECVS buffers of one maximal frame each stay posted; a completed
+ * one is handed to the core's recv up-call from poll() and posted again right after.
+ *
+ * Sleeping. If the provider gives the completion queue a file descriptor (FI_WAIT_FD,
+ * fi_control FI_GETWAIT), a blocked process sleeps in epoll_wait on it (after
+ * fi_trywait says nothing is pending) plus an eventfd other threads ring; the
+ * transport then reports TL_CAP_KERNEL_WAIT. Otherwise it has no doorbell and the core
+ * keeps polling it.
+ *
+ * Failure. A send that completes with an error (the provider could not reach the peer:
+ * connection refused or reset under ofi_rxm once the peer died) marks that peer failed
+ * through env->failed from poll(); sends to it then answer TERN_ERR_PEER_FAILED. ofi_rxm
+ * gives no such error for a dead peer (its sends just never complete), so health() also
+ * takes a peer whose sends have made no progress for TERN_OFI_SEND_TIMEOUT_MS for dead.
+ * A peer that dies while nothing is being sent to it is not noticed here: the
+ * launcher's news (ternrun) covers that, as for tcp.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rdma/fabric.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_eq.h>
+#include <rdma/fi_errno.h>
+
+#include "boot/boot.h"
+#include "tern.h"
+#include "transport/transport.h"
+#include "util/log.h"
+#include "util/tunables.h"
+
+/* Bytes in front of every frame: the sender's world rank and the frame's sequence number. */
+#define OFI_HDR 8
+/* Sends in flight (not yet completed) before send() answers TERN_ERR_AGAIN: a pool of
+ * contexts and frame buffers made once at open (its pages are touched as used), so the
+ * heap does not grow with the traffic. */
+#define OFI_MAX_TX 64
+/* max_inline reported to the core: at most this, and the provider's inject size. */
+#define OFI_INJECT_MAX 512
+/* Completions taken per fi_cq_read. */
+#define OFI_CQ_BATCH 16
+/* Longest close() waits for sends still in flight (ms). */
+#define OFI_DRAIN_MS 2000
+#define OFI_KEY_FMT  "tern-ofi-%d"
+#define OFI_ADDR_MAX 256
+
+struct ofi_hdr {
+    uint32_t src;
+    uint32_t seq; /* per (sender, receiver) pair, from 0 */
+};
+
+enum { OFI_RX = 1, OFI_TX = 2 };
+
+/* The context of one posted operation: the provider hands it back in the completion. */
+struct ofi_ctx {
+    struct fi_context2 fctx; /* first: providers that ask for FI_CONTEXT(2) use this space */
+    int kind;                /* OFI_RX or OFI_TX */
+    int peer;                /* TX: destination rank */
+    char *buf;               /* RX: receive buffer; TX: the frame's copy */
+    size_t len;              /* RX held back: bytes received */
+    uint32_t seq;            /* RX held back: its sequence number */
+    struct ofi_ctx *next;    /* free list (TX), repost list or a peer's held list (RX) */
+};
+
+static struct {
+    struct boot *boot;
+    tl_recv_fn recv;
+    tl_failed_fn failed;
+    struct fi_info *info; /* the provider chosen (owned; the whole fi_getinfo list) */
+    struct fi_info *all;
+    int probed; /* 1: fi_getinfo was asked (info NULL if nothing fits) */
+    struct fid_fabric *fabric;
+    struct fid_domain *domain;
+    struct fid_av *av;
+    struct fid_cq *cq;
+    struct fid_ep *ep;
+    fi_addr_t *addr;       /* per world rank; FI_ADDR_NOTAVAIL for non-peers */
+    char *is_peer;         /* per world rank */
+    char *dead;            /* per world rank: failed (reported once) */
+    uint32_t *txseq;       /* per world rank: sequence number of the next frame to it */
+    uint32_t *rxseq;       /* per world rank: sequence number of the next frame to deliver */
+    struct ofi_ctx **held; /* per world rank: frames that arrived ahead of their turn */
+    int *txpend;           /* per world rank: sends posted to it and not completed */
+    long *txmoved;         /* per world rank: ms clock when a send to it last posted into an idle
+                              pipe or completed */
+    size_t frame;          /* bytes of a receive buffer (header included) */
+    size_t inject;         /* the provider's inject size, capped at OFI_INJECT_MAX */
+    int nrx;
+    struct ofi_ctx *rx;     /* nrx receive contexts */
+    char *rxbuf;            /* nrx * frame bytes */
+    struct ofi_ctx *repost; /* receives that could not be posted again yet */
+    struct ofi_ctx *txfree;
+    struct ofi_ctx *tx; /* OFI_MAX_TX send contexts */
+    char *txbuf;        /* OFI_MAX_TX * frame bytes */
+    int inflight;       /* sends posted and not completed */
+    int waitfd;         /* the completion queue's fd, or -1 (no kernel wait) */
+    int epfd;
+    unsigned long n_small, n_copy, n_err, n_held;
+} ofi = {.waitfd = -1, .epfd = -1};
+
+static int ofi_wakefd = -1;
+
+/* Ask libfabric once for the RDM endpoints it offers and pick one. */
+static struct fi_info *ofi_probe(void)
+{
+    if (ofi.probed) return ofi.info;
+    ofi.probed = 1;
+    struct fi_info *hints = fi_allocinfo();
+    if (hints == NULL) return NULL;
+    hints->caps = FI_MSG;
+    hints->mode = FI_CONTEXT | FI_CONTEXT2;
+    hints->ep_attr->type = FI_EP_RDM;
+    hints->domain_attr->threading = FI_THREAD_DOMAIN;
+    hints->domain_attr->mr_mode = 0; /* no registration: messages from our own buffers */
+    hints->tx_attr->msg_order = FI_ORDER_SAS;
+    hints->rx_attr->msg_order = FI_ORDER_SAS;
+    if (util_tun.ofi_provider && util_tun.ofi_provider[0])
+        hints->fabric_attr->prov_name = strdup(util_tun.ofi_provider);
+    int rc = fi_getinfo(FI_VERSION(1, 9), NULL, NULL, 0, hints, &ofi.all);
+    fi_freeinfo(hints);
+    if (rc != 0) {
+        UTIL_DEBUG(1, "ofi: fi_getinfo found no RDM provider (%s)", fi_strerror(-rc));
+        ofi.all = NULL;
+        return NULL;
+    }
+    int asked = (util_tun.ofi_provider && util_tun.ofi_provider[0]) || getenv("FI_PROVIDER");
+    for (struct fi_info *i = ofi.all; i; i = i->next) {
+        /* shm reaches only this node, where tern's own shm transport serves: take it
+         * only when the user named it. */
+        if (!asked && strcmp(i->fabric_attr->prov_name, "shm") == 0) continue;
+        ofi.info = i;
+        break;
+    }
+    if (ofi.info)
+        UTIL_DEBUG(1, "ofi: provider %s, fabric %s, domain %s", ofi.info->fabric_attr->prov_name,
+                   ofi.info->fabric_attr->name, ofi.info->domain_attr->name);
+    return ofi.info;
+}
+
+static int ofi_reaches(const struct boot *boot, int rank)
+{
+    return rank != boot->rank && ofi_probe() != NULL;
+}
+
+static int ofi_err(const char *what, int rc)
+{
+    UTIL_ERROR("ofi: %s failed: %s", what, fi_strerror(rc < 0 ? -rc : rc));
+    return TERN_ERR_TRANSPORT;
+}
+
+static int ofi_post_recv(struct ofi_ctx *c)
+{
+    ssize_t rc = fi_recv(ofi.ep, c->buf, ofi.frame, NULL, FI_ADDR_UNSPEC, c);
+    if (rc == -FI_EAGAIN) {
+        c->next = ofi.repost;
+        ofi.repost = c;
+        return 0;
+    }
+    return rc == 0 ? 0 : ofi_err("fi_recv", (int)rc);
+}
+
+/* The completion queue's file descriptor, where the provider has one. */
+static void ofi_wait_init(void)
+{
+    int fd = -1;
+    if (fi_control(&ofi.cq->fid, FI_GETWAIT, &fd) != 0 || fd < 0) return;
+    ofi.epfd = epoll_create1(EPOLL_CLOEXEC);
+    ofi_wakefd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    struct epoll_event ev = {.events = EPOLLIN, .data.fd = fd};
+    struct epoll_event wev = {.events = EPOLLIN, .data.fd = ofi_wakefd};
+    if (ofi.epfd < 0 || ofi_wakefd < 0 || epoll_ctl(ofi.epfd, EPOLL_CTL_ADD, fd, &ev) != 0 ||
+        epoll_ctl(ofi.epfd, EPOLL_CTL_ADD, ofi_wakefd, &wev) != 0) {
+        if (ofi.epfd >= 0) close(ofi.epfd);
+        if (ofi_wakefd >= 0) close(ofi_wakefd);
+        ofi.epfd = ofi_wakefd = -1;
+        return;
+    }
+    ofi.waitfd = fd;
+}
+
+static int ofi_open(const struct tl_env *env, const int *peers, int n)
+{
+    struct boot *b = env->boot;
+    struct fi_info *info = ofi_probe();
+    if (info == NULL) {
+        UTIL_ERROR("ofi: no libfabric provider offers reliable-datagram messaging%s%s",
+                   util_tun.ofi_provider[0] ? " for TERN_OFI_PROVIDER=" : "",
+                   util_tun.ofi_provider);
+        return TERN_ERR_TRANSPORT;
+    }
+    ofi.boot = b;
+    ofi.recv = env->recv;
+    ofi.failed = env->failed;
+    ofi.addr = malloc((size_t)b->size * sizeof *ofi.addr);
+    ofi.is_peer = calloc((size_t)b->size, 1);
+    ofi.dead = calloc((size_t)b->size, 1);
+    ofi.txseq = calloc((size_t)b->size, sizeof *ofi.txseq);
+    ofi.rxseq = calloc((size_t)b->size, sizeof *ofi.rxseq);
+    ofi.held = calloc((size_t)b->size, sizeof *ofi.held);
+    ofi.txpend = calloc((size_t)b->size, sizeof *ofi.txpend);
+    ofi.txmoved = calloc((size_t)b->size, sizeof *ofi.txmoved);
+    if (!ofi.addr || !ofi.is_peer || !ofi.dead || !ofi.txseq || !ofi.rxseq || !ofi.held ||
+        !ofi.txpend || !ofi.txmoved)
+        return TERN_ERR_NOMEM;
+    for (int r = 0; r < b->size; r++)
+        ofi.addr[r] = FI_ADDR_NOTAVAIL;
+    for (int i = 0; i < n; i++)
+        ofi.is_peer[peers[i]] = 1;
+
+    size_t frame = util_tun.ofi_frame;
+    if (frame < 4096) frame = 4096;
+    if (info->ep_attr->max_msg_size && frame > info->ep_attr->max_msg_size)
+        frame = info->ep_attr->max_msg_size;
+    ofi.frame = frame;
+    ofi.inject =
+        info->tx_attr->inject_size < OFI_INJECT_MAX ? info->tx_attr->inject_size : OFI_INJECT_MAX;
+    ofi.nrx = util_tun.ofi_recvs > 0 ? (int)util_tun.ofi_recvs : 1;
+    if (info->rx_attr->size && (size_t)ofi.nrx > info->rx_attr->size)
+        ofi.nrx = (int)info->rx_attr->size;
+
+    int rc = fi_fabric(info->fabric_attr, &ofi.fabric, NULL);
+    if (rc) return ofi_err("fi_fabric", rc);
+    rc = fi_domain(ofi.fabric, info, &ofi.domain, NULL);
+    if (rc) return ofi_err("fi_domain", rc);
+    struct fi_av_attr av_attr = {.type = info->domain_attr->av_type, .count = (size_t)b->size};
+    rc = fi_av_open(ofi.domain, &av_attr, &ofi.av, NULL);
+    if (rc) return ofi_err("fi_av_open", rc);
+    struct fi_cq_attr cq_attr = {.format = FI_CQ_FORMAT_MSG,
+                                 .size = (size_t)ofi.nrx + OFI_MAX_TX + 64,
+                                 .wait_obj = FI_WAIT_FD};
+    rc = fi_cq_open(ofi.domain, &cq_attr, &ofi.cq, NULL);
+    if (rc) { /* no fd to wait on: poll only */
+        cq_attr.wait_obj = FI_WAIT_NONE;
+        rc = fi_cq_open(ofi.domain, &cq_attr, &ofi.cq, NULL);
+        if (rc) return ofi_err("fi_cq_open", rc);
+    }
+    rc = fi_endpoint(ofi.domain, info, &ofi.ep, NULL);
+    if (rc) return ofi_err("fi_endpoint", rc);
+    rc = fi_ep_bind(ofi.ep, &ofi.av->fid, 0);
+    if (rc) return ofi_err("fi_ep_bind(av)", rc);
+    rc = fi_ep_bind(ofi.ep, &ofi.cq->fid, FI_TRANSMIT | FI_RECV);
+    if (rc) return ofi_err("fi_ep_bind(cq)", rc);
+    rc = fi_enable(ofi.ep);
+    if (rc) return ofi_err("fi_enable", rc);
+    if (cq_attr.wait_obj == FI_WAIT_FD) ofi_wait_init();
+
+    ofi.rx = calloc((size_t)ofi.nrx, sizeof *ofi.rx);
+    ofi.rxbuf = aligned_alloc(64, (size_t)ofi.nrx * frame);
+    if (!ofi.rx || !ofi.rxbuf) return TERN_ERR_NOMEM;
+    ofi.tx = calloc(OFI_MAX_TX, sizeof *ofi.tx);
+    ofi.txbuf = aligned_alloc(64, (size_t)OFI_MAX_TX * frame);
+    if (!ofi.tx || !ofi.txbuf) return TERN_ERR_NOMEM;
+    for (int i = OFI_MAX_TX - 1; i >= 0; i--) {
+        ofi.tx[i].kind = OFI_TX;
+        ofi.tx[i].buf = ofi.txbuf + (size_t)i * frame;
+        ofi.tx[i].next = ofi.txfree;
+        ofi.txfree = &ofi.tx[i];
+    }
+    for (int i = 0; i < ofi.nrx; i++) {
+        ofi.rx[i].kind = OFI_RX;
+        ofi.rx[i].buf = ofi.rxbuf + (size_t)i * frame;
+        rc = ofi_post_recv(&ofi.rx[i]);
+        if (rc) return rc;
+    }
+
+    unsigned char name[OFI_ADDR_MAX];
+    size_t len = sizeof name;
+    rc = fi_getname(&ofi.ep->fid, name, &len);
+    if (rc) return ofi_err("fi_getname", rc);
+    char key[64], card[2 * OFI_ADDR_MAX + 64];
+    int off = snprintf(card, sizeof card, "%s:", info->fabric_attr->prov_name);
+    for (size_t i = 0; i < len; i++)
+        off += snprintf(card + off, sizeof card - (size_t)off, "%02x", name[i]);
+    snprintf(key, sizeof key, OFI_KEY_FMT, b->rank);
+    UTIL_DEBUG(1, "ofi: %d peer(s), frames of %zu B, inject %zu B, %d receives, %s", n, frame,
+               ofi.inject, ofi.nrx, ofi.waitfd >= 0 ? "sleeps on the CQ fd" : "polls only");
+    return boot_put(b, key, card);
+}
+
+static int ofi_hex(char c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    return -1;
+}
+
+static int ofi_connect(void)
+{
+    const char *prov = ofi.info->fabric_attr->prov_name;
+    size_t plen = strlen(prov);
+    for (int r = 0; r < ofi.boot->size; r++) {
+        if (!ofi.is_peer[r]) continue;
+        char key[64], card[2 * OFI_ADDR_MAX + 64];
+        snprintf(key, sizeof key, OFI_KEY_FMT, r);
+        int rc = boot_get(ofi.boot, key, card, sizeof card);
+        if (rc) {
+            UTIL_ERROR("ofi: rank %d published no address (%s)", r, key);
+            return rc;
+        }
+        if (strncmp(card, prov, plen) != 0 || card[plen] != ':') {
+            UTIL_ERROR("ofi: rank %d uses another provider (%s; mine is %s): set "
+                       "TERN_OFI_PROVIDER or FI_PROVIDER alike on every node",
+                       r, card, prov);
+            return TERN_ERR_TRANSPORT;
+        }
+        unsigned char name[OFI_ADDR_MAX];
+        const char *h = card + plen + 1;
+        size_t len = 0;
+        for (; h[0] && h[1] && len < sizeof name; h += 2) {
+            int hi = ofi_hex(h[0]), lo = ofi_hex(h[1]);
+            if (hi < 0 || lo < 0) break;
+            name[len++] = (unsigned char)(hi << 4 | lo);
+        }
+        if (h[0] != '\0' || len == 0) {
+            UTIL_ERROR("ofi: rank %d's address card is malformed", r);
+            return TERN_ERR_TRANSPORT;
+        }
+        rc = fi_av_insert(ofi.av, name, 1, &ofi.addr[r], 0, NULL);
+        if (rc != 1) return ofi_err("fi_av_insert", rc < 0 ? rc : -FI_EINVAL);
+    }
+    return 0;
+}
+
+static long ofi_ms_since(const struct timespec *t0)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (t.tv_sec - t0->tv_sec) * 1000 + (t.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+static long ofi_now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &t);
+    return t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+static struct ofi_ctx *ofi_tx_get(void)
+{
+    struct ofi_ctx *c = ofi.txfree;
+    if (c) ofi.txfree = c->next;
+    return c;
+}
+
+static void ofi_tx_put(struct ofi_ctx *c)
+{
+    c->next = ofi.txfree;
+    ofi.txfree = c;
+}
+
+static int ofi_send(int dest, const struct iovec *iov, int iovcnt, size_t total)
+{
+    if (ofi.dead[dest]) return TERN_ERR_PEER_FAILED;
+    size_t len = OFI_HDR + total;
+    if (len > ofi.frame) return TERN_ERR_INVAL;
+    struct ofi_hdr h = {.src = (uint32_t)ofi.boot->rank, .seq = ofi.txseq[dest]};
+    struct ofi_ctx *c = ofi_tx_get();
+    if (c == NULL) return TERN_ERR_AGAIN;
+    c->peer = dest;
+    /* Every frame is copied into a buffer of the context and sent with a completion,
+     * small ones too: FI_INJECT (or fi_inject, which has no completion) would leave
+     * busy() and close() blind to frames the provider still holds, and udp;ofi_rxd
+     * completes FI_INJECT sends without their context (measured: flags FI_MSG|FI_SEND,
+     * op_context NULL), which would lose the context. */
+    memcpy(c->buf, &h, OFI_HDR);
+    tl_iov_copy(c->buf + OFI_HDR, iov, iovcnt);
+    ssize_t rc = fi_send(ofi.ep, c->buf, len, NULL, ofi.addr[dest], c);
+    if (rc == 0 && len <= ofi.inject)
+        ofi.n_small++;
+    else if (rc == 0)
+        ofi.n_copy++;
+    if (rc == 0) {
+        ofi.inflight++;
+        ofi.txseq[dest]++;
+        if (ofi.txpend[dest]++ == 0) ofi.txmoved[dest] = ofi_now_ms();
+        return 0;
+    }
+    ofi_tx_put(c);
+    UTIL_DEBUG(3, "ofi: send to %d: %s", dest, fi_strerror((int)-rc));
+    if (rc == -FI_EAGAIN) return TERN_ERR_AGAIN;
+    return ofi_err("fi_send", (int)rc);
+}
+
+/* A peer could not be reached: report it once. */
+static void ofi_peer_dead(int rank, int err)
+{
+    if (rank < 0 || rank >= ofi.boot->size || ofi.dead[rank]) return;
+    ofi.dead[rank] = 1;
+    while (ofi.held[rank]) { /* frames that will never be delivered: their buffers back */
+        struct ofi_ctx *c = ofi.held[rank];
+        ofi.held[rank] = c->next;
+        if (ofi.ep) ofi_post_recv(c);
+    }
+    UTIL_DEBUG(1, "ofi: a send to rank %d failed (%s): peer failed", rank, fi_strerror(err));
+    if (ofi.failed) ofi.failed(rank);
+}
+
+/* Hand the frame in c (the one src's turn is at) to the core, then every held frame
+ * whose turn follows; their buffers are posted again. */
+static void ofi_deliver(int src, struct ofi_ctx *c, size_t len)
+{
+    for (;;) {
+        ofi.rxseq[src]++;
+        ofi.recv(src, c->buf + OFI_HDR, len - OFI_HDR);
+        if (ofi.ep) ofi_post_recv(c);
+        struct ofi_ctx **pp = &ofi.held[src];
+        while (*pp && (*pp)->seq != ofi.rxseq[src])
+            pp = &(*pp)->next;
+        if (*pp == NULL || ofi.dead[src]) return;
+        c = *pp;
+        *pp = c->next;
+        len = c->len;
+    }
+}
+
+static void ofi_complete(struct ofi_ctx *c, size_t len, int deliver)
+{
+    if (c->kind == OFI_TX) {
+        ofi.inflight--;
+        ofi.txpend[c->peer]--;
+        ofi.txmoved[c->peer] = ofi_now_ms();
+        ofi_tx_put(c);
+        return;
+    }
+    if (deliver && len >= OFI_HDR) {
+        struct ofi_hdr h;
+        memcpy(&h, c->buf, sizeof h);
+        if (h.src < (uint32_t)ofi.boot->size && ofi.is_peer[h.src] && !ofi.dead[h.src]) {
+            int src = (int)h.src;
+            if (h.seq != ofi.rxseq[src]) {
+                /* Ahead of its turn: a provider may complete a large message (its own
+                 * rendezvous) after a smaller one sent later. Keep the buffer until the
+                 * frames before it are in. */
+                c->seq = h.seq;
+                c->len = len;
+                c->next = ofi.held[src];
+                ofi.held[src] = c;
+                ofi.n_held++;
+                return;
+            }
+            ofi_deliver(src, c, len);
+            return;
+        }
+        UTIL_DEBUG(1, "ofi: dropped a frame from unknown or failed rank %u", h.src);
+    }
+    if (ofi.ep) ofi_post_recv(c);
+}
+
+/* Take one error completion. */
+static void ofi_cq_error(int deliver)
+{
+    struct fi_cq_err_entry e;
+    memset(&e, 0, sizeof e);
+    if (fi_cq_readerr(ofi.cq, &e, 0) != 1) return;
+    struct ofi_ctx *c = e.op_context;
+    ofi.n_err++;
+    if (c == NULL) return;
+    if (c->kind == OFI_TX) {
+        int peer = c->peer;
+        ofi_complete(c, 0, 0);
+        if (deliver) ofi_peer_dead(peer, e.err);
+        return;
+    }
+    /* A receive that failed (cancelled at close, or truncated: a frame too large, which
+     * a peer of this build never sends) is posted again while the endpoint lives. */
+    if (e.err != FI_ECANCELED) UTIL_ERROR("ofi: a receive failed: %s", fi_strerror(e.err));
+    if (e.err != FI_ECANCELED && ofi.ep) ofi_post_recv(c);
+}
+
+/* Read completions; deliver frames through the up-call when `deliver`. */
+static int ofi_progress(int deliver)
+{
+    int got = 0;
+    while (ofi.repost) {
+        struct ofi_ctx *c = ofi.repost;
+        ofi.repost = c->next;
+        if (fi_recv(ofi.ep, c->buf, ofi.frame, NULL, FI_ADDR_UNSPEC, c) == -FI_EAGAIN) {
+            c->next = ofi.repost;
+            ofi.repost = c;
+            break;
+        }
+    }
+    for (;;) {
+        struct fi_cq_msg_entry e[OFI_CQ_BATCH];
+        ssize_t n = fi_cq_read(ofi.cq, e, OFI_CQ_BATCH);
+        if (n == -FI_EAGAIN) break;
+        if (n == -FI_EAVAIL) {
+            ofi_cq_error(deliver);
+            continue;
+        }
+        if (n < 0) return ofi_err("fi_cq_read", (int)n);
+        for (ssize_t i = 0; i < n; i++) {
+            struct ofi_ctx *c = e[i].op_context;
+            if (c == NULL) {
+                UTIL_DEBUG(1, "ofi: completion without context (flags %#llx)",
+                           (unsigned long long)e[i].flags);
+                continue;
+            }
+            if (c->kind == OFI_RX) got++;
+            ofi_complete(c, e[i].len, deliver);
+        }
+        if (n < OFI_CQ_BATCH) break;
+    }
+    return got;
+}
+
+static int ofi_poll(void)
+{
+    return ofi_progress(1);
+}
+
+/*
+ * Liveness. ofi_rxm reports no error for sends to a peer that died: they stay in flight
+ * for good (measured: 256 sends to a killed peer, no completion in 30 s). So a peer
+ * with sends in flight none of which completed for TERN_OFI_SEND_TIMEOUT_MS is taken
+ * for dead. The core calls this while it waits, every TERN_FAILURE_CHECK_MS.
+ */
+static int ofi_health(void)
+{
+    if (util_tun.ofi_send_timeout_ms <= 0 || ofi.inflight == 0) return 0;
+    long now = ofi_now_ms();
+    for (int r = 0; r < ofi.boot->size; r++)
+        if (ofi.txpend[r] > 0 && !ofi.dead[r] &&
+            now - ofi.txmoved[r] > util_tun.ofi_send_timeout_ms) {
+            UTIL_ERROR("ofi: %d send(s) to rank %d not completed in %ld ms: taking it for "
+                       "dead (TERN_OFI_SEND_TIMEOUT_MS)",
+                       ofi.txpend[r], r, now - ofi.txmoved[r]);
+            ofi_peer_dead(r, FI_ETIMEDOUT);
+        }
+    return 0;
+}
+
+static int ofi_busy(void)
+{
+    /* Sends to a failed peer never leave: finalize must not wait for them. */
+    int n = ofi.inflight;
+    for (int r = 0; n > 0 && r < ofi.boot->size; r++)
+        if (ofi.dead[r]) n -= ofi.txpend[r];
+    return n > 0;
+}
+
+/*
+ * Sleeping (only with the CQ's fd). fi_trywait answers whether it is safe to block on
+ * the fd: -FI_EAGAIN means completions are pending or the provider needs progress
+ * first, and then the sleep is skipped. With threads, sleep_wait runs outside the
+ * core's lock and touches only the epoll set and the eventfd.
+ */
+static int ofi_sleep_ok;
+
+static void ofi_sleep_begin(void)
+{
+    struct fid *f = &ofi.cq->fid;
+    ofi_sleep_ok =
+        ofi.waitfd >= 0 && ofi.repost == NULL && fi_trywait(ofi.fabric, &f, 1) == FI_SUCCESS;
+}
+
+static void ofi_sleep_wait(int timeout_ms)
+{
+    if (!ofi_sleep_ok) return;
+    struct epoll_event ev[2];
+    int k = epoll_wait(ofi.epfd, ev, 2, timeout_ms);
+    for (int i = 0; i < k; i++)
+        if (ev[i].data.fd == ofi_wakefd) {
+            uint64_t v;
+            if (read(ofi_wakefd, &v, sizeof v) < 0) { /* already drained */
+            }
+        }
+}
+
+static void ofi_sleep_end(void)
+{
+    ofi_sleep_ok = 0;
+}
+
+static void ofi_wake_self(void)
+{
+    uint64_t one = 1;
+    if (ofi_wakefd >= 0 && write(ofi_wakefd, &one, sizeof one) < 0) { /* a wake-up is pending */
+    }
+}
+
+static void ofi_limits(struct tl_limits *out)
+{
+    /* Peers on other nodes: no shared memory, no single-copy get yet; frames are whole
+     * messages of at most one receive buffer. */
+    size_t max_frame = ofi.frame - OFI_HDR;
+    *out = (struct tl_limits){.max_frame = max_frame,
+                              .max_inline = ofi.inject > OFI_HDR ? ofi.inject - OFI_HDR : 0,
+                              .eager_max = util_tun.ofi_eager_max,
+                              .caps = ofi.waitfd >= 0 ? TL_CAP_KERNEL_WAIT : 0};
+}
+
+static void ofi_close(void)
+{
+    UTIL_DEBUG(1,
+               "ofi: sent %lu frames up to the inject size, %lu larger; %lu error completions; %lu "
+               "frames arrived ahead of their turn",
+               ofi.n_small, ofi.n_copy, ofi.n_err, ofi.n_held);
+    /* Sends still in flight (the last barrier's frames) must leave before the endpoint
+     * goes; the provider moves them only while its queue is read. */
+    if (ofi.cq) {
+        struct timespec t0;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        ofi.failed = NULL;
+        while (ofi_busy() && ofi_ms_since(&t0) < OFI_DRAIN_MS)
+            ofi_progress(0);
+    }
+    struct fid_ep *ep = ofi.ep;
+    ofi.ep = NULL; /* no more reposts */
+    if (ep) fi_close(&ep->fid);
+    if (ofi.av) fi_close(&ofi.av->fid);
+    if (ofi.cq) fi_close(&ofi.cq->fid);
+    if (ofi.domain) fi_close(&ofi.domain->fid);
+    if (ofi.fabric) fi_close(&ofi.fabric->fid);
+    if (ofi.epfd >= 0) close(ofi.epfd);
+    if (ofi_wakefd >= 0) close(ofi_wakefd);
+    ofi_wakefd = -1;
+    free(ofi.tx);
+    free(ofi.txbuf);
+    free(ofi.rx);
+    free(ofi.rxbuf);
+    free(ofi.addr);
+    free(ofi.is_peer);
+    free(ofi.dead);
+    free(ofi.txseq);
+    free(ofi.rxseq);
+    free(ofi.held);
+    free(ofi.txpend);
+    free(ofi.txmoved);
+    if (ofi.all) fi_freeinfo(ofi.all);
+    memset(&ofi, 0, sizeof ofi);
+    ofi.waitfd = ofi.epfd = -1;
+}
+
+const struct tl_ops tl_ofi_ops = {
+    .size = sizeof(struct tl_ops),
+    .name = "ofi",
+    .reaches = ofi_reaches,
+    .open = ofi_open,
+    .connect = ofi_connect,
+    .ready = tl_stub_noop,
+    .send = ofi_send,
+    .send_ref = tl_stub_send_ref,
+    .unref = tl_stub_unref,
+    .place_abort = tl_stub_unref,
+    .poll = ofi_poll,
+    .get = tl_stub_get,
+    .getv = tl_stub_getv,
+    .sleep_begin = ofi_sleep_begin,
+    .sleep_wait = ofi_sleep_wait,
+    .sleep_end = ofi_sleep_end,
+    .wake = tl_stub_wake,
+    .busy = ofi_busy,
+    .health = ofi_health,
+    .limits = ofi_limits,
+    .close = ofi_close,
+    .wake_self = ofi_wake_self,
+};
