@@ -46,6 +46,7 @@
  * launcher's news (ternrun) covers that, as for tcp.
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -68,6 +69,49 @@
 #include "transport/transport.h"
 #include "util/log.h"
 #include "util/tunables.h"
+
+/*
+ * libfabric is loaded with dlopen when a job first asks for this transport, never linked:
+ * loading it runs its providers' constructors (PSM's clock calibration alone measured
+ * ~200 ms), which every tern program would otherwise pay at start, fabric or not. Only
+ * these functions are real symbols; the rest of the API (fi_send, fi_cq_read, ...) are
+ * inline calls through the objects' ops tables.
+ */
+static struct {
+    void *dl;
+    int (*getinfo)(uint32_t, const char *, const char *, uint64_t, const struct fi_info *,
+                   struct fi_info **);
+    void (*freeinfo)(struct fi_info *);
+    struct fi_info *(*dupinfo)(const struct fi_info *);
+    int (*fabric)(struct fi_fabric_attr *, struct fid_fabric **, void *);
+    const char *(*strerror)(int);
+} ofi_lib;
+
+/* Load libfabric (once). Returns 0, or -1 when it is not installed or lacks a symbol. */
+static int ofi_lib_load(void)
+{
+    static int tried, ok;
+    if (tried) return ok ? 0 : -1;
+    tried = 1;
+    ofi_lib.dl = dlopen("libfabric.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (ofi_lib.dl == NULL) {
+        UTIL_DEBUG(1, "ofi: cannot load libfabric.so.1 (%s)", dlerror());
+        return -1;
+    }
+    ofi_lib.getinfo = (__typeof__(ofi_lib.getinfo))dlsym(ofi_lib.dl, "fi_getinfo");
+    ofi_lib.freeinfo = (__typeof__(ofi_lib.freeinfo))dlsym(ofi_lib.dl, "fi_freeinfo");
+    ofi_lib.dupinfo = (__typeof__(ofi_lib.dupinfo))dlsym(ofi_lib.dl, "fi_dupinfo");
+    ofi_lib.fabric = (__typeof__(ofi_lib.fabric))dlsym(ofi_lib.dl, "fi_fabric");
+    ofi_lib.strerror = (__typeof__(ofi_lib.strerror))dlsym(ofi_lib.dl, "fi_strerror");
+    ok = ofi_lib.getinfo && ofi_lib.freeinfo && ofi_lib.dupinfo && ofi_lib.fabric &&
+         ofi_lib.strerror;
+    if (!ok) UTIL_DEBUG(1, "ofi: libfabric.so.1 lacks a function tern needs");
+    return ok ? 0 : -1;
+}
+#define fi_getinfo  ofi_lib.getinfo
+#define fi_freeinfo ofi_lib.freeinfo
+#define fi_fabric   ofi_lib.fabric
+#define fi_strerror ofi_lib.strerror
 
 /* Bytes in front of every frame: the sender's world rank and the frame's sequence number. */
 #define OFI_HDR 8
@@ -145,7 +189,8 @@ static struct fi_info *ofi_probe(void)
 {
     if (ofi.probed) return ofi.info;
     ofi.probed = 1;
-    struct fi_info *hints = fi_allocinfo();
+    if (ofi_lib_load() != 0) return NULL;
+    struct fi_info *hints = ofi_lib.dupinfo(NULL); /* fi_allocinfo(), without linking */
     if (hints == NULL) return NULL;
     hints->caps = FI_MSG;
     hints->mode = FI_CONTEXT | FI_CONTEXT2;
