@@ -65,12 +65,12 @@ typedef struct MPI_Status {
 
 /* ---- constants -------------------------------------------------------------- */
 
-#define MPI_ANY_SOURCE      (-1)
-#define MPI_PROC_NULL       (-2)
-#define MPI_ROOT            (-3)
-#define MPI_ANY_TAG         (-1)
-#define MPI_UNDEFINED       (-32766)
-#define MPI_KEYVAL_INVALID  (-1)
+#define MPI_ANY_SOURCE     (-1)
+#define MPI_PROC_NULL      (-2)
+#define MPI_ROOT           (-3)
+#define MPI_ANY_TAG        (-1)
+#define MPI_UNDEFINED      (-32766)
+#define MPI_KEYVAL_INVALID (-1)
 /* Per buffered message: covers tern's 16-byte rounding of each area (src/mpi/mpi_bsend.c). */
 #define MPI_BSEND_OVERHEAD  96
 #define MPI_BOTTOM          ((void *)0)

@@ -72,21 +72,21 @@ extern "C" {
 
 /* Active-set constants (OpenSHMEM 1.4): the pSync and pWrk arrays the active-set routines
  * take are accepted and never touched, so one element of each is enough. */
-#define SHMEM_SYNC_VALUE              (-1L)
-#define SHMEM_BCAST_SYNC_SIZE         1
-#define SHMEM_BARRIER_SYNC_SIZE       1
-#define SHMEM_REDUCE_SYNC_SIZE        1
-#define SHMEM_COLLECT_SYNC_SIZE       1
-#define SHMEM_ALLTOALL_SYNC_SIZE      1
-#define SHMEM_SYNC_SIZE               1
-#define SHMEM_REDUCE_MIN_WRKDATA_SIZE 1
-#define _SHMEM_SYNC_VALUE             SHMEM_SYNC_VALUE
-#define _SHMEM_BCAST_SYNC_SIZE        SHMEM_BCAST_SYNC_SIZE
-#define _SHMEM_BARRIER_SYNC_SIZE      SHMEM_BARRIER_SYNC_SIZE
-#define _SHMEM_REDUCE_SYNC_SIZE       SHMEM_REDUCE_SYNC_SIZE
-#define _SHMEM_COLLECT_SYNC_SIZE      SHMEM_COLLECT_SYNC_SIZE
-#define _SHMEM_ALLTOALL_SYNC_SIZE     SHMEM_ALLTOALL_SYNC_SIZE
-#define _SHMEM_SYNC_SIZE              SHMEM_SYNC_SIZE
+#define SHMEM_SYNC_VALUE               (-1L)
+#define SHMEM_BCAST_SYNC_SIZE          1
+#define SHMEM_BARRIER_SYNC_SIZE        1
+#define SHMEM_REDUCE_SYNC_SIZE         1
+#define SHMEM_COLLECT_SYNC_SIZE        1
+#define SHMEM_ALLTOALL_SYNC_SIZE       1
+#define SHMEM_SYNC_SIZE                1
+#define SHMEM_REDUCE_MIN_WRKDATA_SIZE  1
+#define _SHMEM_SYNC_VALUE              SHMEM_SYNC_VALUE
+#define _SHMEM_BCAST_SYNC_SIZE         SHMEM_BCAST_SYNC_SIZE
+#define _SHMEM_BARRIER_SYNC_SIZE       SHMEM_BARRIER_SYNC_SIZE
+#define _SHMEM_REDUCE_SYNC_SIZE        SHMEM_REDUCE_SYNC_SIZE
+#define _SHMEM_COLLECT_SYNC_SIZE       SHMEM_COLLECT_SYNC_SIZE
+#define _SHMEM_ALLTOALL_SYNC_SIZE      SHMEM_ALLTOALL_SYNC_SIZE
+#define _SHMEM_SYNC_SIZE               SHMEM_SYNC_SIZE
 #define _SHMEM_REDUCE_MIN_WRKDATA_SIZE SHMEM_REDUCE_MIN_WRKDATA_SIZE
 
 /* ---- setup, exit and query ---------------------------------------------------------- */
@@ -594,18 +594,18 @@ SHMEM__RED_FLT_TYPES(SHMEM__RED_FLT_DECL)
  */
 void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync);
 void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync);
-void shmem_broadcast32(void *dest, const void *source, size_t nelems, int PE_root,
-                       int PE_start, int logPE_stride, int PE_size, long *pSync);
-void shmem_broadcast64(void *dest, const void *source, size_t nelems, int PE_root,
-                       int PE_start, int logPE_stride, int PE_size, long *pSync);
-void shmem_collect32(void *dest, const void *source, size_t nelems, int PE_start,
-                     int logPE_stride, int PE_size, long *pSync);
-void shmem_collect64(void *dest, const void *source, size_t nelems, int PE_start,
-                     int logPE_stride, int PE_size, long *pSync);
-void shmem_fcollect32(void *dest, const void *source, size_t nelems, int PE_start,
-                      int logPE_stride, int PE_size, long *pSync);
-void shmem_fcollect64(void *dest, const void *source, size_t nelems, int PE_start,
-                      int logPE_stride, int PE_size, long *pSync);
+void shmem_broadcast32(void *dest, const void *source, size_t nelems, int PE_root, int PE_start,
+                       int logPE_stride, int PE_size, long *pSync);
+void shmem_broadcast64(void *dest, const void *source, size_t nelems, int PE_root, int PE_start,
+                       int logPE_stride, int PE_size, long *pSync);
+void shmem_collect32(void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride,
+                     int PE_size, long *pSync);
+void shmem_collect64(void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride,
+                     int PE_size, long *pSync);
+void shmem_fcollect32(void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride,
+                      int PE_size, long *pSync);
+void shmem_fcollect64(void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride,
+                      int PE_size, long *pSync);
 
 /* The _to_all types: and/or/xor on the integer ones, max/min/sum/prod on all. */
 #define SHMEM__TOALL_INT_TYPES(X)                                                                  \

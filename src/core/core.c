@@ -227,8 +227,7 @@ static int core_finalize(void)
 int core_start(unsigned user, int required, int *level, int (*setup)(int fresh))
 {
     if (core.initialized && (core.users & user)) return TERN_ERR_INIT;
-    if (core.finalized || (core.initialized && (core.users_done & user)))
-        return TERN_ERR_FINALIZED;
+    if (core.finalized || (core.initialized && (core.users_done & user))) return TERN_ERR_FINALIZED;
     int fresh = !core.initialized;
     if (fresh) {
         int rc = core_init();

@@ -132,14 +132,14 @@ struct tern_request {
     uint8_t kind;
     uint8_t state;
     uint8_t sync;
-    uint8_t rndv; /* send: rendezvous (else eager) */
-    uint8_t ref;  /* send: the transport points into buf until its sent() up-call */
+    uint8_t rndv;  /* send: rendezvous (else eager) */
+    uint8_t ref;   /* send: the transport points into buf until its sent() up-call */
     uint8_t fault; /* send: part of buf could not be read; completes with TERN_ERR_FAULT */
-    uint16_t gen; /* bumped at each free: stale public handles are told apart (api.c) */
-    uint32_t id;  /* index in the request table, carried in frames */
-    int err;      /* result once DONE */
-    int peer;     /* send: destination world rank; recv: source world rank or -1 */
-    int tag;      /* send: tag; recv: tag or TERN_ANY_TAG */
+    uint16_t gen;  /* bumped at each free: stale public handles are told apart (api.c) */
+    uint32_t id;   /* index in the request table, carried in frames */
+    int err;       /* result once DONE */
+    int peer;      /* send: destination world rank; recv: source world rank or -1 */
+    int tag;       /* send: tag; recv: tag or TERN_ANY_TAG */
     uint16_t ctx;
     struct tern_comm *comm;
     void *buf;

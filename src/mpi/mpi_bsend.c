@@ -36,8 +36,8 @@ static void mpi_bsend_reap(void)
 }
 
 /* Copy the message into the attached buffer and start a standard send from there. */
-int mpi_bsend_start(const void *buf, MPI_Count count, const struct mpi_type *t, int dest,
-                           int tag, uint16_t ctx)
+int mpi_bsend_start(const void *buf, MPI_Count count, const struct mpi_type *t, int dest, int tag,
+                    uint16_t ctx)
 {
     size_t n = (size_t)(count * t->size);
     /*
