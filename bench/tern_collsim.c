@@ -166,31 +166,54 @@ void coll_shm_add(struct coll_sched *s, int op, const void *src, void *buf, size
 
 /* ---- building every rank's schedule ---------------------------------------------- */
 
-enum sim_op { OP_BARRIER, OP_BCAST, OP_REDUCE, OP_ALLREDUCE, OP_GATHER, OP_SCATTER,
-              OP_ALLGATHER, OP_ALLTOALL, OP_REDUCE_SCATTER, OP_SCAN, OP_N };
-static const char *const sim_op_names[OP_N] = {
-    "barrier", "bcast", "reduce", "allreduce", "gather", "scatter",
-    "allgather", "alltoall", "reduce_scatter_block", "scan"};
+enum sim_op {
+    OP_BARRIER,
+    OP_BCAST,
+    OP_REDUCE,
+    OP_ALLREDUCE,
+    OP_GATHER,
+    OP_SCATTER,
+    OP_ALLGATHER,
+    OP_ALLTOALL,
+    OP_REDUCE_SCATTER,
+    OP_SCAN,
+    OP_N
+};
+static const char *const sim_op_names[OP_N] = {"barrier",   "bcast",    "reduce",
+                                               "allreduce", "gather",   "scatter",
+                                               "allgather", "alltoall", "reduce_scatter_block",
+                                               "scan"};
 /* The tunable that forces each one's algorithm (util_tun fields, as coll_select.c). */
 static const char **sim_op_var(enum sim_op op)
 {
     switch (op) {
-    case OP_BARRIER: return &util_tun.coll_barrier;
-    case OP_BCAST: return &util_tun.coll_bcast;
-    case OP_REDUCE: return &util_tun.coll_reduce;
-    case OP_ALLREDUCE: return &util_tun.coll_allreduce;
-    case OP_GATHER: return &util_tun.coll_gather;
-    case OP_SCATTER: return &util_tun.coll_scatter;
-    case OP_ALLGATHER: return &util_tun.coll_allgather;
-    case OP_ALLTOALL: return &util_tun.coll_alltoall;
-    case OP_REDUCE_SCATTER: return &util_tun.coll_reduce_scatter;
-    case OP_SCAN: return &util_tun.coll_scan;
-    default: return NULL;
+    case OP_BARRIER:
+        return &util_tun.coll_barrier;
+    case OP_BCAST:
+        return &util_tun.coll_bcast;
+    case OP_REDUCE:
+        return &util_tun.coll_reduce;
+    case OP_ALLREDUCE:
+        return &util_tun.coll_allreduce;
+    case OP_GATHER:
+        return &util_tun.coll_gather;
+    case OP_SCATTER:
+        return &util_tun.coll_scatter;
+    case OP_ALLGATHER:
+        return &util_tun.coll_allgather;
+    case OP_ALLTOALL:
+        return &util_tun.coll_alltoall;
+    case OP_REDUCE_SCATTER:
+        return &util_tun.coll_reduce_scatter;
+    case OP_SCAN:
+        return &util_tun.coll_scan;
+    default:
+        return NULL;
     }
 }
 
 #define SIM_MAX_STEPS 20000000 /* about 1.3 GB of steps */
-#define SIM_ESIZE 8 /* reductions simulate doubles */
+#define SIM_ESIZE     8        /* reductions simulate doubles */
 
 /* Build rank r's schedule of `op` on `bytes` per process (as each API counts them). */
 static int sim_build(struct coll_sched *s, struct tern_comm *c, enum sim_op op, size_t bytes)
@@ -202,17 +225,28 @@ static int sim_build(struct coll_sched *s, struct tern_comm *c, enum sim_op op, 
     size_t count = bytes / SIM_ESIZE ? bytes / SIM_ESIZE : 1;
     char *a = coll_sched_tmp(s, bytes * (size_t)p), *b = coll_sched_tmp(s, bytes * (size_t)p);
     switch (op) {
-    case OP_BARRIER: return coll_barrier(s);
-    case OP_BCAST: return coll_bcast(s, a, bytes, 0);
-    case OP_REDUCE: return coll_reduce(s, a, b, count, 0);
-    case OP_ALLREDUCE: return coll_allreduce(s, a, b, count);
-    case OP_GATHER: return coll_gather(s, a, b, bytes, 0);
-    case OP_SCATTER: return coll_scatter(s, a, b, bytes, 0);
-    case OP_ALLGATHER: return coll_allgather(s, a, b, bytes);
-    case OP_ALLTOALL: return coll_alltoall(s, a, b, bytes);
-    case OP_REDUCE_SCATTER: return coll_reduce_scatter_block(s, a, b, count);
-    case OP_SCAN: return coll_scan(s, a, b, count);
-    default: return TERN_ERR_INVAL;
+    case OP_BARRIER:
+        return coll_barrier(s);
+    case OP_BCAST:
+        return coll_bcast(s, a, bytes, 0);
+    case OP_REDUCE:
+        return coll_reduce(s, a, b, count, 0);
+    case OP_ALLREDUCE:
+        return coll_allreduce(s, a, b, count);
+    case OP_GATHER:
+        return coll_gather(s, a, b, bytes, 0);
+    case OP_SCATTER:
+        return coll_scatter(s, a, b, bytes, 0);
+    case OP_ALLGATHER:
+        return coll_allgather(s, a, b, bytes);
+    case OP_ALLTOALL:
+        return coll_alltoall(s, a, b, bytes);
+    case OP_REDUCE_SCATTER:
+        return coll_reduce_scatter_block(s, a, b, count);
+    case OP_SCAN:
+        return coll_scan(s, a, b, count);
+    default:
+        return TERN_ERR_INVAL;
     }
 }
 
@@ -223,9 +257,9 @@ struct sim_params {
 };
 
 struct sim_msg {
-    double ready;   /* head arrived at the receiver */
+    double ready; /* head arrived at the receiver */
     size_t n;
-    int next;       /* next message of the same (src, dst) pair, -1 */
+    int next; /* next message of the same (src, dst) pair, -1 */
 };
 
 /* FIFO of messages per (src, dst), found through an open-addressing table. */
@@ -238,12 +272,12 @@ struct sim_pair {
 
 struct sim_rank {
     struct coll_sched s;
-    int cur;           /* next step */
-    int round_start;   /* first step of the round under way */
-    double t;          /* CPU clock */
-    double link;       /* when the link may inject the next message */
-    double send_done;  /* last local completion of a send in this round */
-    int blocked_on;    /* src whose message is missing, or -1 */
+    int cur;          /* next step */
+    int round_start;  /* first step of the round under way */
+    double t;         /* CPU clock */
+    double link;      /* when the link may inject the next message */
+    double send_done; /* last local completion of a send in this round */
+    int blocked_on;   /* src whose message is missing, or -1 */
     int done;
 };
 
@@ -335,9 +369,15 @@ static int sim_run_rank(struct sim *S, int i)
             R->cur++;
             break;
         }
-        case COLL_S_RECV: R->cur++; break; /* matched at the round's WAIT */
-        case COLL_S_REDUCE: R->t += (double)x->n * SIM_ESIZE * m->gamma, R->cur++; break;
-        case COLL_S_COPY: R->t += (double)x->n * m->c, R->cur++; break;
+        case COLL_S_RECV:
+            R->cur++;
+            break; /* matched at the round's WAIT */
+        case COLL_S_REDUCE:
+            R->t += (double)x->n * SIM_ESIZE * m->gamma, R->cur++;
+            break;
+        case COLL_S_COPY:
+            R->t += (double)x->n * m->c, R->cur++;
+            break;
         case COLL_S_WAIT: {
             /* Every receive of the round must have its message. */
             struct sim_msg got[64], *all = got;
@@ -388,7 +428,8 @@ static int sim_run_rank(struct sim *S, int i)
             R->round_start = R->cur;
             break;
         }
-        default: return TERN_ERR_INTERNAL;
+        default:
+            return TERN_ERR_INTERNAL;
         }
     }
     R->done = 1;
@@ -405,12 +446,11 @@ struct sim_result {
 static const char *sim_alg_name(enum sim_op op, size_t bytes, int p)
 {
     static const enum coll_kind kinds[OP_N] = {
-        COLL_BARRIER, COLL_BCAST, COLL_REDUCE, COLL_ALLREDUCE, COLL_GATHER, COLL_SCATTER,
-        COLL_ALLGATHER, COLL_ALLTOALL, COLL_REDUCE_SCATTER, COLL_SCAN};
+        COLL_BARRIER, COLL_BCAST,     COLL_REDUCE,   COLL_ALLREDUCE,      COLL_GATHER,
+        COLL_SCATTER, COLL_ALLGATHER, COLL_ALLTOALL, COLL_REDUCE_SCATTER, COLL_SCAN};
     /* The size that drives the choice, as coll_select.c documents it. */
     size_t key = bytes;
-    if (op == OP_GATHER || op == OP_SCATTER || op == OP_ALLGATHER ||
-        op == OP_REDUCE_SCATTER)
+    if (op == OP_GATHER || op == OP_SCATTER || op == OP_ALLGATHER || op == OP_REDUCE_SCATTER)
         key = bytes * (size_t)p;
     enum coll_alg alg;
     if (coll_select(kinds[op], key, p, &alg)) return "?";
@@ -440,8 +480,9 @@ static int sim_one(enum sim_op op, int p, size_t bytes, const struct sim_params 
         S.r[i].blocked_on = -1;
         steps += (size_t)S.r[i].s.nsteps;
         if (steps > SIM_MAX_STEPS) {
-            fprintf(stderr, "tern_collsim: more than %d million steps (p = %d): this "
-                            "algorithm's messages grow as p^2; simulate fewer ranks\n",
+            fprintf(stderr,
+                    "tern_collsim: more than %d million steps (p = %d): this "
+                    "algorithm's messages grow as p^2; simulate fewer ranks\n",
                     SIM_MAX_STEPS / 1000000, p);
             rc = TERN_ERR_NOSPACE;
         }
@@ -531,9 +572,10 @@ static size_t sim_size(const char *s)
 
 static void sim_usage(void)
 {
-    fprintf(stderr, "usage: tern_collsim --op NAME[,NAME] --p N[,N...] --bytes S[,S...] "
-                    "[--alg NAME] [--tuning FILE] --L s --o s --g s --G s/B [--gamma s/B] [--c s/B]\n"
-                    "       tern_collsim --measure-local\nops:");
+    fprintf(stderr,
+            "usage: tern_collsim --op NAME[,NAME] --p N[,N...] --bytes S[,S...] "
+            "[--alg NAME] [--tuning FILE] --L s --o s --g s --G s/B [--gamma s/B] [--c s/B]\n"
+            "       tern_collsim --measure-local\nops:");
     for (int i = 0; i < OP_N; i++)
         fprintf(stderr, " %s", sim_op_names[i]);
     fprintf(stderr, "\n");
@@ -554,17 +596,28 @@ int main(int argc, char **argv)
             return 2;
         }
         i++;
-        if (strcmp(a, "--op") == 0) ops = v;
-        else if (strcmp(a, "--p") == 0) ps = v;
-        else if (strcmp(a, "--bytes") == 0) sizes = v;
-        else if (strcmp(a, "--alg") == 0) alg = v;
-        else if (strcmp(a, "--tuning") == 0) util_tun.tuning = v;
-        else if (strcmp(a, "--L") == 0) m.L = atof(v);
-        else if (strcmp(a, "--o") == 0) m.o = atof(v);
-        else if (strcmp(a, "--g") == 0) m.g = atof(v);
-        else if (strcmp(a, "--G") == 0) m.G = atof(v);
-        else if (strcmp(a, "--gamma") == 0) m.gamma = atof(v);
-        else if (strcmp(a, "--c") == 0) m.c = atof(v);
+        if (strcmp(a, "--op") == 0)
+            ops = v;
+        else if (strcmp(a, "--p") == 0)
+            ps = v;
+        else if (strcmp(a, "--bytes") == 0)
+            sizes = v;
+        else if (strcmp(a, "--alg") == 0)
+            alg = v;
+        else if (strcmp(a, "--tuning") == 0)
+            util_tun.tuning = v;
+        else if (strcmp(a, "--L") == 0)
+            m.L = atof(v);
+        else if (strcmp(a, "--o") == 0)
+            m.o = atof(v);
+        else if (strcmp(a, "--g") == 0)
+            m.g = atof(v);
+        else if (strcmp(a, "--G") == 0)
+            m.G = atof(v);
+        else if (strcmp(a, "--gamma") == 0)
+            m.gamma = atof(v);
+        else if (strcmp(a, "--c") == 0)
+            m.c = atof(v);
         else {
             sim_usage();
             return 2;

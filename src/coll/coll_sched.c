@@ -44,7 +44,7 @@ void coll_sched_init(struct coll_sched *s, struct tern_comm *comm)
     s->ntmp = 0;
     s->req = NULL;
     s->next = NULL;
-    s->heap = 0; /* the caller sets it for a malloc'ed schedule */
+    s->heap = 0;                  /* the caller sets it for a malloc'ed schedule */
     s->err = coll_config_error(); /* a bad tuning file fails every collective alike */
 }
 

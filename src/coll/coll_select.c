@@ -132,11 +132,16 @@ static int coll_ntuned;
 static int coll_tuning_bad; /* the file could not be used: every collective fails */
 
 static const char *const coll_kind_names[COLL_NKINDS] = {
-    [COLL_BARRIER] = "barrier",     [COLL_BCAST] = "bcast",
-    [COLL_REDUCE] = "reduce",       [COLL_ALLREDUCE] = "allreduce",
-    [COLL_GATHER] = "gather",       [COLL_SCATTER] = "scatter",
-    [COLL_ALLGATHER] = "allgather", [COLL_ALLTOALL] = "alltoall",
-    [COLL_REDUCE_SCATTER] = "reduce_scatter", [COLL_SCAN] = "scan",
+    [COLL_BARRIER] = "barrier",
+    [COLL_BCAST] = "bcast",
+    [COLL_REDUCE] = "reduce",
+    [COLL_ALLREDUCE] = "allreduce",
+    [COLL_GATHER] = "gather",
+    [COLL_SCATTER] = "scatter",
+    [COLL_ALLGATHER] = "allgather",
+    [COLL_ALLTOALL] = "alltoall",
+    [COLL_REDUCE_SCATTER] = "reduce_scatter",
+    [COLL_SCAN] = "scan",
 };
 
 static int coll_tuning_size(const char *s, size_t *out)
@@ -146,9 +151,12 @@ static int coll_tuning_size(const char *s, size_t *out)
     unsigned long long v = strtoull(s, &end, 10);
     if (end == s || errno) return -1;
     unsigned shift = 0;
-    if (*end == 'k' || *end == 'K') shift = 10, end++;
-    else if (*end == 'm' || *end == 'M') shift = 20, end++;
-    else if (*end == 'g' || *end == 'G') shift = 30, end++;
+    if (*end == 'k' || *end == 'K')
+        shift = 10, end++;
+    else if (*end == 'm' || *end == 'M')
+        shift = 20, end++;
+    else if (*end == 'g' || *end == 'G')
+        shift = 30, end++;
     if (*end != '\0' || (shift && v > (SIZE_MAX >> shift))) return -1;
     *out = (size_t)(v << shift);
     return 0;
@@ -158,7 +166,8 @@ static int coll_tuning_line(char *line, struct coll_rule *r, const char **why)
 {
     char *f[5], *save = NULL;
     int n = 0;
-    for (char *t = strtok_r(line, " \t\r\n", &save); t && n < 5; t = strtok_r(NULL, " \t\r\n", &save))
+    for (char *t = strtok_r(line, " \t\r\n", &save); t && n < 5;
+         t = strtok_r(NULL, " \t\r\n", &save))
         f[n++] = t;
     if (n == 0) return 0;
     if (n != 4) return *why = "expected: <collective> <procs> <bytes> <algorithm>", -1;

@@ -112,8 +112,8 @@ int main(int argc, char **argv)
         CHECK_ERR(tern_iallreduce(&x, &y, 1, TERN_INT32, TERN_SUM, W, &r), TERN_ERR_TUNABLE);
         if (np > 1) { /* a ring of messages: point-to-point is untouched */
             int32_t got = -1;
-            CHECK_OK(tern_sendrecv(&x, 4, (me + 1) % np, 7, &got, 4, (me + np - 1) % np, 7, W,
-                                   NULL));
+            CHECK_OK(
+                tern_sendrecv(&x, 4, (me + 1) % np, 7, &got, 4, (me + np - 1) % np, 7, W, NULL));
             CHECK_EQ_INT(got, (me + np - 1) % np + 1);
         }
         CHECK_OK(tern_finalize());
