@@ -116,5 +116,24 @@ check([ln.split() for ln in lines] == [["gather", "4", "<=32", "binomial"],
                                        ["gather", "4", "any", "linear"]],
       "whole-buffer collectives key on p x bytes: %s" % lines)
 
+# compare's summaries: the worst ratio per setting and the doubling check
+from ternbench import compare  # noqa: E402
+
+
+def row(impl, pat, n, t):
+    return {"impl": impl, "job": "p2p", "pattern": pat, "mode": "standard", "nprocs": 2,
+            "bytes": n, "t_med_us": t}
+
+
+rows = [row("tern-mpi", "pingpong", 8, 1.0), row("tern-mpi", "pingpong", 16, 1.1),
+        row("tern-mpi", "pingpong", 32, 2.5), row("openmpi", "pingpong", 8, 1.5),
+        row("openmpi", "pingpong", 16, 0.99), row("openmpi", "pingpong", 32, 3.0)]
+w = compare.worst(rows, ["tern-mpi", "openmpi"])
+check(len(w) == 1 and w[0]["pattern"] == "pingpong" and w[0]["at_bytes"] == 16 and
+      close(w[0]["worst_ratio"], 0.99 / 1.1), "worst ratio per setting: %s" % w)
+d = compare.doubling(rows)
+check([(c["pattern"], c["bytes"]) for c in d] == [("pingpong", 16)],
+      "doubling 16 -> 32 B more than doubles the time: %s" % d)
+
 print("%d failure(s)" % fails)
 sys.exit(1 if fails else 0)

@@ -106,6 +106,8 @@ def parser():
                         "(default openmpi,mpich)")
     p.add_argument("--no-native", action="store_true",
                    help="leave out tern's native API (only the MPI driver)")
+    p.add_argument("--load", type=int, default=0, metavar="N",
+                   help="run N busy processes beside the benchmark (a loaded machine)")
 
     p = sub.add_parser("predict", help="evaluate the fitted models at other p and sizes")
     p.add_argument("--out", required=True, help="the directory of a run")
