@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "core/core_tl.h"
+#include "trace/trace.h"
 #include "util/log.h"
 #include "util/tunables.h"
 
@@ -289,6 +290,7 @@ static inline int core_isend_do(const void *buf, const struct core_layout *lay, 
     }
     /* A frame to myself rings no doorbell: another thread may sleep waiting for it. */
     if (__builtin_expect(core_mt, 0) && dest == core.rank) core_mt_wake(CORE_WAKE_ALL);
+    if (TRACE_ON()) trace_msg(TRACE_MSG_SEND, dest, tag, ctx, len, r->id, 0);
     *out = r;
     return 0;
 }
@@ -339,6 +341,7 @@ int core_isendv(const struct iovec *iov, int iovcnt, size_t len, int dest, int t
         core_req_free(r);
         return rc;
     }
+    if (TRACE_ON()) trace_msg(TRACE_MSG_SEND, dest, tag, ctx, len, r->id, 0);
     if (sync)
         r->state = CORE_RS_WAIT_ACK;
     else
@@ -420,6 +423,7 @@ static void core_recv_unexp(core_req_t *r, struct core_unexp *u)
 {
     r->src = u->src;
     r->msg_tag = u->tag;
+    if (TRACE_ON()) trace_msg(TRACE_MSG_MATCH, u->src, u->tag, r->ctx, u->len, r->id, 0);
     if (u->type == CORE_FRAME_EAGER) {
         struct core_hdr h = {.flags = u->flags, .sreq = u->sreq};
         core_recv_eager(r, u->src, &h, u->data, u->len);
@@ -544,6 +548,7 @@ static void core_frame_match(int src, const struct core_hdr *h, const void *payl
     }
     r->src = src;
     r->msg_tag = h->tag;
+    if (TRACE_ON()) trace_msg(TRACE_MSG_MATCH, src, h->tag, h->ctx, len, r->id, 0);
     if (h->type == CORE_FRAME_EAGER)
         core_recv_eager(r, src, h, payload, plen);
     else
