@@ -283,6 +283,7 @@ static inline int core_isend_do(const void *buf, const struct core_layout *lay, 
     r->rndv = lay != NULL || (len > p->eager_max &&
                               (len > p->stream_max || p->rndv_inflight == 0 || p->posted_from > 0));
     r->state = CORE_RS_QUEUED;
+    uint64_t t_trace = TRACE_ON() ? trace_clock() : 0;
     int rc = core_send_start(r);
     if (rc) {
         core_req_free(r);
@@ -290,7 +291,7 @@ static inline int core_isend_do(const void *buf, const struct core_layout *lay, 
     }
     /* A frame to myself rings no doorbell: another thread may sleep waiting for it. */
     if (__builtin_expect(core_mt, 0) && dest == core.rank) core_mt_wake(CORE_WAKE_ALL);
-    if (TRACE_ON()) trace_msg(TRACE_MSG_SEND, dest, tag, ctx, len, r->id, 0);
+    if (TRACE_ON()) trace_msg_at(t_trace, TRACE_MSG_SEND, dest, tag, ctx, len, r->id, 0);
     *out = r;
     return 0;
 }
@@ -336,12 +337,13 @@ int core_isendv(const struct iovec *iov, int iovcnt, size_t len, int dest, int t
     for (int i = 0; i < iovcnt; i++)
         if (iov[i].iov_len) v[n++] = iov[i];
     /* Sent now, or copied whole behind what waits for this peer (order is kept). */
+    uint64_t t_trace = TRACE_ON() ? trace_clock() : 0;
     int rc = core_send_frame(dest, v, n, sizeof h + len);
     if (rc) {
         core_req_free(r);
         return rc;
     }
-    if (TRACE_ON()) trace_msg(TRACE_MSG_SEND, dest, tag, ctx, len, r->id, 0);
+    if (TRACE_ON()) trace_msg_at(t_trace, TRACE_MSG_SEND, dest, tag, ctx, len, r->id, 0);
     if (sync)
         r->state = CORE_RS_WAIT_ACK;
     else

@@ -74,6 +74,39 @@ static int64_t trace_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* The tick counter and the monotonic clock read together: the best of a few tries, the
+ * one whose two tick reads are closest (a preemption between the reads would otherwise
+ * shift every time the pair anchors). */
+static void trace_pair(uint64_t *tick, int64_t *ns)
+{
+    uint64_t best = UINT64_MAX;
+    for (int i = 0; i < 5; i++) {
+        uint64_t a = trace_ticks();
+        int64_t n = trace_ns();
+        uint64_t b = trace_ticks();
+        if (b - a < best) {
+            best = b - a;
+            *tick = a + (b - a) / 2;
+            *ns = n;
+        }
+    }
+}
+
+/* A number naming this machine's boot: ranks that share it share CLOCK_MONOTONIC. */
+static int64_t trace_boot_id(void)
+{
+    char buf[64] = "";
+    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+    if (f) {
+        if (fgets(buf, sizeof buf, f) == NULL) buf[0] = '\0';
+        fclose(f);
+    }
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (const char *p = buf; *p && *p != '\n'; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ull;
+    return buf[0] ? (int64_t)(h >> 1) : -1;
+}
+
 /* One chunk, header and payload in one write (O_APPEND: chunks of threads never mix). */
 static void trace_write_chunk(uint16_t type, const void *head, size_t hlen, const void *body,
                               size_t blen)
@@ -98,8 +131,8 @@ static void trace_write_chunk(uint16_t type, const void *head, size_t hlen, cons
 static void trace_flush_locked(struct trace_buf *b)
 {
     if (b->n == 0) return;
-    struct trace_records_head h = {
-        .tid = b->tid, .n = b->n, .tick = trace_ticks(), .ns = trace_ns()};
+    struct trace_records_head h = {.tid = b->tid, .n = b->n};
+    trace_pair(&h.tick, &h.ns);
     if (trace_fd >= 0)
         trace_written += b->n;
     else
@@ -176,12 +209,23 @@ void trace_leave(uint16_t fn, int rc)
     r->x = 0;
 }
 
+uint64_t trace_clock(void)
+{
+    return trace_ticks();
+}
+
 void trace_msg(int kind, int peer, int tag, int ctx, uint64_t bytes, uint32_t req, int err)
+{
+    trace_msg_at(trace_ticks(), kind, peer, tag, ctx, bytes, req, err);
+}
+
+void trace_msg_at(uint64_t t, int kind, int peer, int tag, int ctx, uint64_t bytes, uint32_t req,
+                  int err)
 {
     if (trace_muted) return;
     struct trace_rec *r = trace_slot();
     if (r == NULL) return;
-    r->t = trace_ticks();
+    r->t = t;
     r->kind = (uint8_t)kind;
     r->api = 0;
     r->fn = 0;
@@ -200,7 +244,8 @@ void trace_msg(int kind, int peer, int tag, int ctx, uint64_t bytes, uint32_t re
  * Each rank r != 0 ping-pongs with rank 0 TRACE_SYNC_ROUNDS times and keeps the round
  * with the smallest round-trip: rank 0's clock read when it answered is taken to match
  * the middle of that round on r (error at most half that round-trip). Rank 0 serves the
- * ranks one after the other; a dead rank fails its receive at once and is skipped. */
+ * ranks one after the other; a dead rank fails its receive at once and is skipped. A rank
+ * booted with rank 0 (same boot_id: one kernel, one CLOCK_MONOTONIC) records offset 0. */
 #define TRACE_SYNC_ROUNDS 12
 #define TRACE_SYNC_TAG    (-4242) /* below every user tag: nothing else can match it */
 #define TRACE_SYNC_CTX    1       /* the world communicator's collective context */
@@ -208,9 +253,10 @@ void trace_msg(int kind, int peer, int tag, int ctx, uint64_t bytes, uint32_t re
 static int trace_xfer(int send, void *buf, int peer)
 {
     core_req_t *r;
-    int rc = send ? core_isend(buf, sizeof(int64_t), peer, TRACE_SYNC_TAG, TRACE_SYNC_CTX, 0, &r)
-                  : core_irecv(buf, sizeof(int64_t), peer, TRACE_SYNC_TAG, TRACE_SYNC_CTX,
-                               &tern__comm_world, &r);
+    int rc = send
+                 ? core_isend(buf, 2 * sizeof(int64_t), peer, TRACE_SYNC_TAG, TRACE_SYNC_CTX, 0, &r)
+                 : core_irecv(buf, 2 * sizeof(int64_t), peer, TRACE_SYNC_TAG, TRACE_SYNC_CTX,
+                              &tern__comm_world, &r);
     if (rc) return rc;
     rc = core_wait(r);
     if (rc) return rc; /* the core keeps the request: the peer failed */
@@ -222,34 +268,38 @@ static int trace_xfer(int send, void *buf, int peer)
 static void trace_sync(uint32_t phase)
 {
     struct trace_clock c = {.phase = phase, .ok = 1, .offset_ns = 0, .rtt_ns = 0};
+    int64_t boot = trace_boot_id();
     trace_muted = 1;
     if (core.rank == 0) {
         for (int r = 1; r < core.size; r++)
             for (int k = 0; k < TRACE_SYNC_ROUNDS; k++) {
-                int64_t t;
+                int64_t t[2];
                 if (trace_xfer(0, &t, r)) break;
-                t = trace_ns();
+                t[0] = trace_ns();
+                t[1] = boot;
                 if (trace_xfer(1, &t, r)) break;
             }
     } else if (core.size > 1) {
         int64_t best = INT64_MAX;
         for (int k = 0; k < TRACE_SYNC_ROUNDS; k++) {
-            int64_t t0 = trace_ns(), t0_copy = t0, t_root;
-            if (trace_xfer(1, &t0_copy, 0) || trace_xfer(0, &t_root, 0)) {
+            int64_t t0 = trace_ns(), out[2] = {t0, boot}, t_root[2];
+            if (trace_xfer(1, out, 0) || trace_xfer(0, t_root, 0)) {
                 c.ok = best != INT64_MAX;
                 break;
             }
             int64_t t1 = trace_ns();
             if (t1 - t0 < best) {
                 best = t1 - t0;
-                c.offset_ns = t_root - (t0 + (t1 - t0) / 2);
+                /* Same boot as rank 0: the same CLOCK_MONOTONIC, offset 0 exactly; the
+                 * round trip still bounds what a measurement would have erred by. */
+                c.offset_ns =
+                    t_root[1] == boot && boot != -1 ? 0 : t_root[0] - (t0 + (t1 - t0) / 2);
                 c.rtt_ns = best;
             }
         }
     }
     trace_muted = 0;
-    c.tick = trace_ticks();
-    c.ns = trace_ns();
+    trace_pair(&c.tick, &c.ns);
     trace_write_chunk(TRACE_CHUNK_CLOCK, &c, sizeof c, NULL, 0);
 }
 
@@ -290,7 +340,7 @@ void trace_start(void)
     return;
 #endif
     size_t bytes = util_tun.trace_buffer;
-    if (bytes < 64 * sizeof(struct trace_rec)) bytes = 64 * sizeof(struct trace_rec);
+    if (bytes < 8 * sizeof(struct trace_rec)) bytes = 8 * sizeof(struct trace_rec);
     trace_cap = (uint32_t)(bytes / sizeof(struct trace_rec));
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
         UTIL_ERROR("trace: cannot make the trace directory %s (%s); not tracing", dir,
@@ -317,8 +367,7 @@ void trace_start(void)
     struct timespec rt;
     clock_gettime(CLOCK_REALTIME, &rt);
     h.realtime_ns = (int64_t)rt.tv_sec * 1000000000 + rt.tv_nsec;
-    h.start_tick = trace_ticks();
-    h.start_ns = trace_ns();
+    trace_pair(&h.start_tick, &h.start_ns);
     trace_write_chunk(TRACE_CHUNK_HEADER, &h, sizeof h, NULL, 0);
     /* The function names, so the file describes itself. */
     char *names = NULL;

@@ -53,6 +53,11 @@ void trace_enter(uint16_t fn, const struct trace_args *a, const void *site);
 void trace_leave(uint16_t fn, int rc);
 /* A message record from the core (kinds TRACE_MSG_*). */
 void trace_msg(int kind, int peer, int tag, int ctx, uint64_t bytes, uint32_t req, int err);
+/* The same, stamped at `t` (from trace_clock()): a send is stamped before its frame
+ * leaves, since the receiver may complete it before the sender records it. */
+void trace_msg_at(uint64_t t, int kind, int peer, int tag, int ctx, uint64_t bytes, uint32_t req,
+                  int err);
+uint64_t trace_clock(void);
 
 /* Argument helpers for the generated wrappers (trace_args.c and trace_mpi.c). */
 struct tern_comm;
