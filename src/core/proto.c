@@ -425,7 +425,9 @@ static void core_recv_unexp(core_req_t *r, struct core_unexp *u)
 {
     r->src = u->src;
     r->msg_tag = u->tag;
-    if (TRACE_ON()) trace_msg(TRACE_MSG_MATCH, u->src, u->tag, r->ctx, u->len, r->id, 0);
+    /* An eager message completes now: its DONE record says it all (one record less). */
+    if (TRACE_ON() && u->type != CORE_FRAME_EAGER)
+        trace_msg(TRACE_MSG_MATCH, u->src, u->tag, r->ctx, u->len, r->id, 0);
     if (u->type == CORE_FRAME_EAGER) {
         struct core_hdr h = {.flags = u->flags, .sreq = u->sreq};
         core_recv_eager(r, u->src, &h, u->data, u->len);
@@ -550,7 +552,8 @@ static void core_frame_match(int src, const struct core_hdr *h, const void *payl
     }
     r->src = src;
     r->msg_tag = h->tag;
-    if (TRACE_ON()) trace_msg(TRACE_MSG_MATCH, src, h->tag, h->ctx, len, r->id, 0);
+    if (TRACE_ON() && h->type != CORE_FRAME_EAGER)
+        trace_msg(TRACE_MSG_MATCH, src, h->tag, h->ctx, len, r->id, 0);
     if (h->type == CORE_FRAME_EAGER)
         core_recv_eager(r, src, h, payload, plen);
     else

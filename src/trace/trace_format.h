@@ -89,10 +89,12 @@ struct trace_end {
 enum trace_kind {
     TRACE_ENTER =
         1, /* a public function was called: fn, peer, tag, comm, root, op, bytes, x=site */
-    TRACE_LEAVE = 2,     /* it returned: fn, tag = return code */
-    TRACE_MSG_SEND = 3,  /* a message handed to the core: peer = dest, tag, comm = ctx, bytes */
-    TRACE_MSG_MATCH = 4, /* a receive met its message: peer = src, tag, comm = ctx, bytes, x=req */
-    TRACE_MSG_DONE = 5, /* a receive completed: peer = src, tag, comm = ctx, bytes, x=req, op=err */
+    TRACE_LEAVE = 2,    /* it returned: fn, tag = return code */
+    TRACE_MSG_SEND = 3, /* a message handed to the core: peer = dest, tag, comm = ctx, bytes */
+    TRACE_MSG_MATCH =
+        4, /* a rendezvous receive met its message: peer = src, tag, comm, bytes, x=req */
+    TRACE_MSG_DONE = 5, /* a receive completed: peer = src, tag, comm, bytes, x=req, op=error;
+                         * without a MATCH before it (eager), matched at this moment too */
 };
 
 enum trace_api { TRACE_API_NATIVE = 1, TRACE_API_MPI = 2, TRACE_API_SHMEM = 3, TRACE_API_CONV = 4 };

@@ -25,9 +25,10 @@ NP = 3
 ROUNDS = 5
 # Calls per rank of trace_known.c (mpi_check.h's mt_init adds an MPI_Comm_rank and
 # mt_done an MPI_Barrier).
-EXPECT_CALLS = {"MPI_Comm_rank": 2, "MPI_Comm_size": 1, "MPI_Isend": ROUNDS,
-                "MPI_Recv": ROUNDS, "MPI_Wait": ROUNDS, "MPI_Allreduce": 3, "MPI_Bcast": 2,
+EXPECT_CALLS = {"MPI_Comm_rank": 2, "MPI_Comm_size": 1, "MPI_Isend": ROUNDS + 1,
+                "MPI_Recv": ROUNDS + 1, "MPI_Wait": ROUNDS + 1, "MPI_Allreduce": 3, "MPI_Bcast": 2,
                 "MPI_Barrier": 2}
+BIG = 32768 * 4
 FAILS = []
 
 
@@ -70,22 +71,25 @@ def known():
             check(c.comm == 0 and c.comm_size == NP, "communicator of %s" % c)
         nxt, prv = (c.rank + 1) % NP, (c.rank + NP - 1) % NP
         if c.name == "MPI_Isend":
-            check((c.peer, c.tag, c.bytes) == (nxt, 7, 100), "isend args %s" % c)
+            check((c.peer, c.tag, c.bytes) in ((nxt, 7, 100), (nxt, 9, BIG)), "isend args %s" % c)
         elif c.name == "MPI_Recv":
-            check((c.peer, c.tag, c.bytes) == (prv, 7, 100), "recv args %s" % c)
+            check((c.peer, c.tag, c.bytes) in ((prv, 7, 100), (prv, 9, BIG)), "recv args %s" % c)
         elif c.name == "MPI_Allreduce":
             check((c.op, c.bytes, c.root) == ("MPI_SUM", 8, None), "allreduce args %s" % c)
         elif c.name == "MPI_Bcast":
             check((c.root, c.bytes) == (1, 64), "bcast args %s" % c)
         check(c.site is not None and "trace_known" in c.site, "call site of %s" % c)
-    # The ring: exactly NP * ROUNDS messages on MPI_COMM_WORLD's context, each received.
+    # The ring: exactly NP * ROUNDS small and NP large messages on MPI_COMM_WORLD's
+    # context, each received.
     user = [m for m in tr.messages if m.comm == 0]
-    check(len(user) == NP * ROUNDS, "%d user messages" % len(user))
+    check(len(user) == NP * (ROUNDS + 1), "%d user messages" % len(user))
     for m in user:
-        check(m.dst == (m.src + 1) % NP and m.tag == 7 and m.bytes == 100, "message %s" % m)
+        check(m.dst == (m.src + 1) % NP and (m.tag, m.bytes) in ((7, 100), (9, BIG)),
+              "message %s" % m)
         check(m.t_recv is not None, "message never received %s" % m)
-    per = collections.Counter(m.src for m in user)
-    check(all(per[r] == ROUNDS for r in range(NP)), "messages per sender %s" % per)
+    per = collections.Counter((m.src, m.tag) for m in user)
+    check(all(per[(r, 7)] == ROUNDS and per[(r, 9)] == 1 for r in range(NP)),
+          "messages per sender %s" % per)
     # What the collectives sent underneath: on their own context, every one received.
     coll = [m for m in tr.messages if m.comm != 0]
     check(all(m.comm == 1 and m.t_recv is not None for m in coll), "collective messages")
@@ -130,7 +134,7 @@ def otf2():
     ncalls = NP * sum(EXPECT_CALLS.values())
     ncoll = NP * (EXPECT_CALLS["MPI_Allreduce"] + EXPECT_CALLS["MPI_Bcast"] +
                   EXPECT_CALLS["MPI_Barrier"])
-    want = {"ENTER": ncalls, "LEAVE": ncalls, "MPI_SEND": NP * ROUNDS, "MPI_RECV": NP * ROUNDS,
+    want = {"ENTER": ncalls, "LEAVE": ncalls, "MPI_SEND": NP * (ROUNDS + 1), "MPI_RECV": NP * (ROUNDS + 1),
             "MPI_COLLECTIVE_BEGIN": ncoll, "MPI_COLLECTIVE_END": ncoll}
     check(dict(kinds) == want, "otf2 records %s, want %s" % (dict(kinds), want))
     g = subprocess.run([printer, "-G", anchor], capture_output=True, text=True, timeout=60)

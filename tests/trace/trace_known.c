@@ -5,11 +5,12 @@
  * Every rank of an N-rank job (N >= 2), after MPI_Comm_rank and MPI_Comm_size:
  *   ROUNDS times: MPI_Isend of 25 ints (100 bytes, tag 7) to the next rank in a ring,
  *                 MPI_Recv of the same from the previous rank, MPI_Wait for the send;
+ *   once more with 32768 ints (128 KiB, tag 9: rendezvous on shm);
  *   3 x MPI_Allreduce of one double (MPI_SUM);
  *   2 x MPI_Bcast of 16 ints (64 bytes) from root 1;
  *   1 x MPI_Barrier.
  * All data is checked; the trace must hold exactly these calls and the N * ROUNDS ring
- * messages on MPI_COMM_WORLD (check_trace.py).
+ * + N large messages on MPI_COMM_WORLD (test_trace.py).
  */
 #include "../mpi/mpi_check.h"
 
@@ -33,6 +34,18 @@ int main(int argc, char **argv)
         CHECK(MPI_Wait(&rq, MPI_STATUS_IGNORE) == MPI_SUCCESS);
         for (int i = 0; i < 25; i++)
             CHECKF(in[i] == prev * 1000 + k * 100 + i, "round %d: in[%d] = %d", k, i, in[i]);
+    }
+    {
+        static int big_out[32768], big_in[32768];
+        for (int i = 0; i < 32768; i++)
+            big_out[i] = me * 100000 + i;
+        MPI_Request rq;
+        CHECK(MPI_Isend(big_out, 32768, MPI_INT, next, 9, MPI_COMM_WORLD, &rq) == MPI_SUCCESS);
+        CHECK(MPI_Recv(big_in, 32768, MPI_INT, prev, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE) ==
+              MPI_SUCCESS);
+        CHECK(MPI_Wait(&rq, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+        for (int i = 0; i < 32768; i++)
+            CHECKF(big_in[i] == prev * 100000 + i, "big: in[%d] = %d", i, big_in[i]);
     }
     for (int k = 0; k < 3; k++) {
         double x = me + k, sum = 0;

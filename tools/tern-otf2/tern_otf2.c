@@ -390,7 +390,8 @@ int main(int argc, char **argv)
                     nrx++;
                 }
                 break;
-            case TRACE_MSG_DONE:
+            case TRACE_MSG_DONE: {
+                int found = 0;
                 for (size_t j = 0; j < nrx; j++)
                     if (open_rx[j].req == e->x) {
                         if (e->op == 0) {
@@ -402,9 +403,19 @@ int main(int argc, char **argv)
                             nrecv++;
                         }
                         open_rx[j] = open_rx[--nrx];
+                        found = 1;
                         break;
                     }
+                /* Eager: no MATCH record, the message completed as it was matched. */
+                if (!found && e->op == 0 && e->comm % 2 == 0 && e->peer >= 0 && e->peer < nranks) {
+                    check(OTF2_EvtWriter_MpiRecv(w, NULL, ts, (uint32_t)e->peer, 0,
+                                                 (uint32_t)e->tag, e->bytes),
+                          "MpiRecv");
+                    nevents[r]++;
+                    nrecv++;
+                }
                 break;
+            }
             default:
                 break;
             }

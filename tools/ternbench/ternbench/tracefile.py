@@ -270,6 +270,8 @@ def load(directory):
                 rec = pending.pop(x, None)
                 if rec is not None and op == 0:
                     rec[4] = t
+                elif rec is None and op == 0:  # eager: matched and done at once
+                    matches.append([rank, t, (peer, rank, comm, tag), nbytes, t])
         for _, call in stack:  # entered, never left: the rank died inside
             call.t1 = last
             tr.calls.append(call)
