@@ -283,7 +283,7 @@ static inline int core_isend_do(const void *buf, const struct core_layout *lay, 
     r->rndv = lay != NULL || (len > p->eager_max &&
                               (len > p->stream_max || p->rndv_inflight == 0 || p->posted_from > 0));
     r->state = CORE_RS_QUEUED;
-    uint64_t t_trace = TRACE_ON() ? trace_clock() : 0;
+    uint64_t t_trace = TRACE_ON() ? trace_send_clock() : 0;
     int rc = core_send_start(r);
     if (rc) {
         core_req_free(r);
@@ -337,7 +337,7 @@ int core_isendv(const struct iovec *iov, int iovcnt, size_t len, int dest, int t
     for (int i = 0; i < iovcnt; i++)
         if (iov[i].iov_len) v[n++] = iov[i];
     /* Sent now, or copied whole behind what waits for this peer (order is kept). */
-    uint64_t t_trace = TRACE_ON() ? trace_clock() : 0;
+    uint64_t t_trace = TRACE_ON() ? trace_send_clock() : 0;
     int rc = core_send_frame(dest, v, n, sizeof h + len);
     if (rc) {
         core_req_free(r);

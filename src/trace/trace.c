@@ -46,6 +46,8 @@ struct trace_buf {
     uint32_t tid;
     uint32_t n, cap;
     struct trace_rec *rec;
+    uint64_t enter_t; /* the last ENTER's time stamp, and whether no message has used it */
+    int fresh;
 };
 
 static __thread struct trace_buf *trace_tls __attribute__((tls_model("initial-exec")));
@@ -179,6 +181,8 @@ void trace_enter(uint16_t fn, const struct trace_args *a, const void *site)
     struct trace_rec *r = trace_slot();
     if (r == NULL) return;
     r->t = trace_ticks();
+    trace_tls->enter_t = r->t;
+    trace_tls->fresh = 1;
     r->kind = TRACE_ENTER;
     r->api = trace_fn_api[fn];
     r->fn = fn;
@@ -199,6 +203,7 @@ void trace_leave(uint16_t fn, int rc)
     struct trace_rec *r = trace_slot();
     if (r == NULL) return;
     r->t = trace_ticks();
+    trace_tls->fresh = 0;
     r->kind = TRACE_LEAVE;
     r->api = trace_fn_api[fn];
     r->fn = fn;
@@ -211,6 +216,19 @@ void trace_leave(uint16_t fn, int rc)
 
 uint64_t trace_clock(void)
 {
+    return trace_ticks();
+}
+
+/* The first message a call sends is stamped with the call's entry: it was handed to tern
+ * during the call, a few tens of nanoseconds later, and an 8-byte ping-pong then reads
+ * the clock three times per message instead of four (the clock is most of the cost). */
+uint64_t trace_send_clock(void)
+{
+    struct trace_buf *b = trace_tls;
+    if (b != NULL && b->fresh) {
+        b->fresh = 0;
+        return b->enter_t;
+    }
     return trace_ticks();
 }
 

@@ -58,6 +58,7 @@ void trace_msg(int kind, int peer, int tag, int ctx, uint64_t bytes, uint32_t re
 void trace_msg_at(uint64_t t, int kind, int peer, int tag, int ctx, uint64_t bytes, uint32_t req,
                   int err);
 uint64_t trace_clock(void);
+uint64_t trace_send_clock(void); /* for a send: the first in a call takes the call's entry */
 
 /* Argument helpers for the generated wrappers (trace_args.c and trace_mpi.c). */
 struct tern_comm;
