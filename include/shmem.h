@@ -33,7 +33,11 @@
 extern "C" {
 #endif
 
+/* TERN__HIDE_API: only inside libtern built with tracing, where these names are the
+ * hidden real definitions behind the tracing entry points (src/trace). */
+#ifndef TERN__HIDE_API
 #pragma GCC visibility push(default)
+#endif
 
 /* ---- library constants ------------------------------------------------------------ */
 
@@ -644,7 +648,9 @@ SHMEM__TOALL_FLT_TYPES(SHMEM__TOALL_FLT_DECL)
  */
 int shmemx_error(void);
 
+#ifndef TERN__HIDE_API
 #pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }

@@ -39,7 +39,11 @@ extern "C" {
 #endif
 
 /* Everything declared here is exported from libtern, which hides all else. */
+/* TERN__HIDE_API: only inside libtern built with tracing, where these names are the
+ * hidden real definitions behind the tracing entry points (src/trace). */
+#ifndef TERN__HIDE_API
 #pragma GCC visibility push(default)
+#endif
 
 #define TERN_VERSION_MAJOR 0
 #define TERN_VERSION_MINOR 1
@@ -763,7 +767,9 @@ int tern_conv_irecv(tern_conv_t conv, void *buf, size_t cap, tern_request_t *req
  */
 int tern_conv_check(tern_conv_t conv, int *flag);
 
+#ifndef TERN__HIDE_API
 #pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }

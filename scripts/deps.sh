@@ -8,7 +8,8 @@
 #                            setuptools and wheel (ternbench as a pip package, offline), nftables
 #                            (packet loss on the soak test's links where netem is missing),
 #                            the aarch64 C headers (scripts/cross-check.sh), libfabric
-#                            (the ofi transport; fi_info lists its providers)
+#                            (the ofi transport; fi_info lists its providers), libotf2 and
+#                            otf2-tools (tern-otf2 and the tracing tests)
 #   scripts/deps.sh --bench  also hyperfine and NetPIPE for bench/compare.sh
 set -euo pipefail
 pkgs=(build-essential cmake ninja-build pkg-config coreutils procps gawk sed grep iproute2
@@ -16,6 +17,8 @@ pkgs=(build-essential cmake ninja-build pkg-config coreutils procps gawk sed gre
       libc6-dev-arm64-cross linux-libc-dev-arm64-cross
       python3 python3-numpy python3-matplotlib python3-venv python3-pip python3-setuptools
       python3-wheel nftables libfabric-dev libfabric-bin)
+# The tracer's OTF2 converter (tools/tern-otf2) and otf2-print for its tests.
+pkgs+=(libotf2-trace-dev otf2-tools)
 if [ "${1:-}" = "--bench" ]; then
   pkgs+=(hyperfine netpipe-openmpi netpipe-tcp)
 fi

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "trace/trace.h"
 #include "core/core_tl.h"
 #include "util/log.h"
 #include "util/tunables.h"
@@ -173,6 +174,7 @@ static int core_init(void)
     rc = core_comm_init_builtin();
     if (rc) goto fail_transports;
     core.initialized = 1;
+    trace_start(); /* TERN_TRACE: opens this rank's file, aligns clocks with rank 0 */
     UTIL_DEBUG(1, "up: rank %d of %d, %d on this node%s", core.rank, core.size,
                core.boot.local_size, core.oversubscribed ? " (oversubscribed)" : "");
     return 0;
@@ -191,6 +193,7 @@ fail_boot:
 
 static int core_finalize(void)
 {
+    trace_stop(); /* clocks again (every live rank is here), then the file is written */
     core_progress_thread_stop();
     /* Frames still waiting for room are part of sends the program considers done. */
     int rc = core_wait_pending();

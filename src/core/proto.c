@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "core/core_tl.h"
+#include "trace/trace.h"
 #include "util/log.h"
 #include "util/tunables.h"
 
@@ -282,6 +283,7 @@ static inline int core_isend_do(const void *buf, const struct core_layout *lay, 
     r->rndv = lay != NULL || (len > p->eager_max &&
                               (len > p->stream_max || p->rndv_inflight == 0 || p->posted_from > 0));
     r->state = CORE_RS_QUEUED;
+    uint64_t t_trace = TRACE_ON() ? trace_send_clock() : 0;
     int rc = core_send_start(r);
     if (rc) {
         core_req_free(r);
@@ -289,6 +291,7 @@ static inline int core_isend_do(const void *buf, const struct core_layout *lay, 
     }
     /* A frame to myself rings no doorbell: another thread may sleep waiting for it. */
     if (__builtin_expect(core_mt, 0) && dest == core.rank) core_mt_wake(CORE_WAKE_ALL);
+    if (TRACE_ON()) trace_msg_at(t_trace, TRACE_MSG_SEND, dest, tag, ctx, len, r->id, 0);
     *out = r;
     return 0;
 }
@@ -334,11 +337,13 @@ int core_isendv(const struct iovec *iov, int iovcnt, size_t len, int dest, int t
     for (int i = 0; i < iovcnt; i++)
         if (iov[i].iov_len) v[n++] = iov[i];
     /* Sent now, or copied whole behind what waits for this peer (order is kept). */
+    uint64_t t_trace = TRACE_ON() ? trace_send_clock() : 0;
     int rc = core_send_frame(dest, v, n, sizeof h + len);
     if (rc) {
         core_req_free(r);
         return rc;
     }
+    if (TRACE_ON()) trace_msg_at(t_trace, TRACE_MSG_SEND, dest, tag, ctx, len, r->id, 0);
     if (sync)
         r->state = CORE_RS_WAIT_ACK;
     else
@@ -420,6 +425,9 @@ static void core_recv_unexp(core_req_t *r, struct core_unexp *u)
 {
     r->src = u->src;
     r->msg_tag = u->tag;
+    /* An eager message completes now: its DONE record says it all (one record less). */
+    if (TRACE_ON() && u->type != CORE_FRAME_EAGER)
+        trace_msg(TRACE_MSG_MATCH, u->src, u->tag, r->ctx, u->len, r->id, 0);
     if (u->type == CORE_FRAME_EAGER) {
         struct core_hdr h = {.flags = u->flags, .sreq = u->sreq};
         core_recv_eager(r, u->src, &h, u->data, u->len);
@@ -544,6 +552,8 @@ static void core_frame_match(int src, const struct core_hdr *h, const void *payl
     }
     r->src = src;
     r->msg_tag = h->tag;
+    if (TRACE_ON() && h->type != CORE_FRAME_EAGER)
+        trace_msg(TRACE_MSG_MATCH, src, h->tag, h->ctx, len, r->id, 0);
     if (h->type == CORE_FRAME_EAGER)
         core_recv_eager(r, src, h, payload, plen);
     else

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trace/trace.h"
 #include "core/core_tl.h"
 #include "util/mem.h"
 
@@ -81,6 +82,8 @@ void core_req_complete(core_req_t *r, int err)
     if (err == TERN_OK && r->fault) err = TERN_ERR_FAULT; /* the protocol ended, the data not */
     r->err = err;
     r->state = CORE_RS_DONE;
+    if (TRACE_ON() && r->kind == CORE_REQ_RECV)
+        trace_msg(TRACE_MSG_DONE, r->src, r->msg_tag, r->ctx, r->bytes, r->id, err);
     core.ncomplete++; /* a thread waiting for another's completion looks (thread.c) */
     if (r->on_complete) r->on_complete(r);
 }

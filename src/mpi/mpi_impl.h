@@ -17,9 +17,17 @@
 #include "core/core.h"
 #include "mpi.h"
 
-/* MPI_X is a weak alias of PMPI_X, so profiling libraries can intercept MPI_X. */
+/* MPI_X is a weak alias of PMPI_X, so profiling libraries can intercept MPI_X. Built with
+ * tracing (TERN_TRACE_WRAP), MPI_X is instead a weak wrapper (src/trace/trace_wrap_mpi.c)
+ * that reaches PMPI_X through this hidden alias, a direct call. */
+#ifdef TERN_TRACE_WRAP
+#define MPI_ALIAS(name)                                                                            \
+    extern __typeof__(PMPI_##name) tern__pmpi_##name                                               \
+        __attribute__((alias("PMPI_" #name), visibility("hidden")));
+#else
 #define MPI_ALIAS(name)                                                                            \
     extern __typeof__(PMPI_##name) MPI_##name __attribute__((weak, alias("PMPI_" #name)));
+#endif
 
 /* ---- errors ------------------------------------------------------------------ */
 

@@ -47,6 +47,8 @@ static const char run_usage[] =
     "  --report-on-timeout   print that report on timeout (the default)\n"
     "  --no-report-on-timeout  end a timed-out job without the report\n"
     "  --kill-grace SECONDS  wait between SIGTERM and SIGKILL when ending a job (1)\n"
+    "  --trace DIR           every rank records its calls and messages in DIR (TERN_TRACE);\n"
+    "                        DIR/traces.otf2 is made at the end when tern-otf2 was built\n"
     "  --info                version, tunables, and what this machine allows\n"
     "  -h, --help            this text\n"
     "  -V, --version         the version\n"
@@ -82,6 +84,7 @@ enum opt_id {
     OPT_OVERSUB,
     OPT_IGNORE,
     OPT_IGNORE_ARG,
+    OPT_TRACE,
 };
 
 struct opt_def {
@@ -109,6 +112,7 @@ static const struct opt_def opt_table[] = {
     {{"--oversubscribe", "-oversubscribe"}, 0, OPT_OVERSUB},
     {{"--allow-run-as-root"}, 0, OPT_IGNORE},
     {{"--bind-to", "-bind-to"}, 1, OPT_IGNORE_ARG},
+    {{"--trace"}, 1, OPT_TRACE},
 };
 
 static void opt_die(const char *fmt, const char *arg) __attribute__((format(printf, 1, 0)));
@@ -293,6 +297,12 @@ static void opt_parse(int argc, char **argv, struct run_opts *o)
             exit(RUN_EXIT_OK);
         case OPT_IGNORE:
         case OPT_IGNORE_ARG:
+            break;
+        case OPT_TRACE: /* every rank traces into DIR (docs/TRACING.md) */
+            if ((o->trace_dir = run_trace_prepare(vals[0])) == NULL)
+                opt_die("--trace needs a directory, not '%s'", vals[0]);
+            setenv("TERN_TRACE", o->trace_dir, 1);
+            opt_export(o, "TERN_TRACE", strlen("TERN_TRACE"), o->trace_dir);
             break;
         }
     }
@@ -483,6 +493,7 @@ int main(int argc, char **argv)
     }
 
     int code = proxy ? run_proxy_main(&job) : run_job_run(&job);
+    if (!proxy && job.opts.trace_dir) run_trace_finish(job.opts.trace_dir);
     close(job.sigfd);
     close(job.devnull);
     free(job.ranks);

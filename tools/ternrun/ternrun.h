@@ -52,10 +52,11 @@ struct run_opts {
     char **env_pairs;          /* NAME=value the ranks on other hosts get (-x, --env) */
     int nenv_pairs;
     int tag_output;
-    double timeout;    /* seconds; 0 means none */
-    int no_report;     /* --no-report-on-timeout: end a timed-out job without the report */
-    double kill_grace; /* seconds between SIGTERM and SIGKILL when ending a job */
-    char **argv;       /* the program and its arguments, NULL-terminated */
+    double timeout;        /* seconds; 0 means none */
+    int no_report;         /* --no-report-on-timeout: end a timed-out job without the report */
+    double kill_grace;     /* seconds between SIGTERM and SIGKILL when ending a job */
+    char **argv;           /* the program and its arguments, NULL-terminated */
+    const char *trace_dir; /* --trace: absolute directory the ranks trace into, or NULL */
 };
 
 /* One of a rank's output streams while --tag-output forwards it (see output.c). */
@@ -290,5 +291,10 @@ void run_report_deadline(struct run_job *job);
 
 /* info.c */
 void run_info_print(FILE *out);
+
+/* trace_dir.c: --trace DIR made and made absolute (exits on error; NULL for ""); at
+ * the job's end, DIR/traces.otf2 converted from the ranks' files by tern-otf2, if built. */
+const char *run_trace_prepare(const char *dir);
+void run_trace_finish(const char *dir);
 
 #endif

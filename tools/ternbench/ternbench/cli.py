@@ -139,7 +139,16 @@ def parser():
     p = sub.add_parser("where", help="print which tern tree run/compare would measure",
                        epilog=EPILOG, formatter_class=fmt)
     _prefix_option(p, False)
+    _trace_export_parser(sub)
     return ap
+
+
+# ---- trace-export (tracefile.py): the tracer's files in other formats ----------------
+def _trace_export_parser(sub):
+    p = sub.add_parser("trace-export", help="read a TERN_TRACE directory; write it as "
+                       "Chrome-trace JSON (Perfetto)")
+    p.add_argument("dir", help="the directory given to ternrun --trace / TERN_TRACE")
+    p.add_argument("--chrome", metavar="FILE", help="write the Chrome-trace JSON here")
 
 
 def _where(t):
@@ -222,6 +231,9 @@ def main(argv=None, launcher_dir=None):
             return 2
         from . import compare
         return compare.compare(a, t, _split(a.with_))
+    if a.cmd == "trace-export":
+        from . import tracefile
+        return tracefile.export_main(a)
     if a.cmd == "where":
         t = _tree(a, launcher_dir)
         return _where(t) if t else 2

@@ -1,0 +1,34 @@
+/*
+ * trace_mpi_args.c - what the generated MPI wrappers record about their arguments
+ * (communicator context and size, world ranks, bytes). Part of the MPI layer's objects:
+ * it reads the MPI handle tables. Handles are checked here; a bad one is recorded as
+ * "none" and the real call reports it.
+ */
+#include "mpi/mpi_impl.h"
+#include "trace/trace.h"
+
+void trace_mpi_comm(struct trace_args *a, int comm)
+{
+    struct mpi_comm *c = mpi_comm_get(comm);
+    if (c == NULL || c->tc == NULL) return;
+    a->comm = c->tc->ctx;
+    a->csize = c->tc->size;
+}
+
+int32_t trace_mpi_rank(int comm, int rank)
+{
+    struct mpi_comm *c = mpi_comm_get(comm);
+    if (c == NULL || c->tc == NULL || rank < 0 || rank >= c->tc->size) return rank;
+    return core_comm_world(c->tc, rank);
+}
+
+uint64_t trace_mpi_bytes(int64_t count, int datatype)
+{
+    struct mpi_type *t = mpi_type_get(datatype);
+    return t != NULL && count > 0 ? (uint64_t)count * (uint64_t)t->size : 0;
+}
+
+int32_t trace_mpi_op(int op)
+{
+    return op;
+}
