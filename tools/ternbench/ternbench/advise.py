@@ -69,13 +69,12 @@ class Models:
         s = self.an.get("p2p", {}).get("%s/%s/standard" % (impl or self.impl, pattern))
         return s["hockney"] if s else None
 
-    def p2p(self, n, pattern="pingpong"):
-        """(seconds, basis) of one message of n bytes."""
-        h = self.p2p_fit(pattern) or self.p2p_fit("pingpong")
+    def p2p_t(self, n):
+        """Seconds of one message of n bytes (ping-pong model), without the basis."""
+        h = self.p2p_fit("pingpong")
         if h is None:
             raise ModelError("no point-to-point model of %s" % self.impl)
-        used = pattern if self.p2p_fit(pattern) else "pingpong"
-        return h["t_s"] + h["t_b"] * n, self.p2p_basis(used)
+        return h["t_s"] + h["t_b"] * n
 
     def p2p_basis(self, pattern="pingpong"):
         h = self.p2p_fit(pattern)
@@ -278,6 +277,24 @@ def _runs(trace, idx, gap):
     return out
 
 
+def _split_at_repeat(runs):
+    """Cut runs where a send goes to a peer already sent to in the run: iterations of an
+    exchange loop with no computation between them are separate exchanges."""
+    out = []
+    for run in runs:
+        cur, seen = [], set()
+        for c in run:
+            if ta.classify(c.name).kind in ("send", "sendrecv") and c.peer is not None:
+                if c.peer in seen:
+                    out.append(cur)
+                    cur, seen = [], set()
+                seen.add(c.peer)
+            cur.append(c)
+        if cur:
+            out.append(cur)
+    return out
+
+
 def _exchanges(trace, models, idx, runs):
     """A loop of sends/receives to many peers, on most ranks -> one alltoallv."""
     p = trace.nranks
@@ -285,7 +302,7 @@ def _exchanges(trace, models, idx, runs):
         return []
     ex = {}
     for r, rs in runs.items():
-        ex[r] = [run for run in rs
+        ex[r] = [run for run in _split_at_repeat(rs)
                  if len({c.peer for c in run if ta.classify(c.name).kind in
                          ("send", "sendrecv") and c.peer is not None}) >= max(2, (p - 1) // 2)]
     depth = max((len(v) for v in ex.values()), default=0)
@@ -306,9 +323,9 @@ def _exchanges(trace, models, idx, runs):
             for c in run:
                 kk = ta.classify(c.name).kind
                 if kk in ("send", "recv"):
-                    t += models.p2p(c.bytes)[0]
+                    t += models.p2p_t(c.bytes)
                 elif kk == "sendrecv":
-                    t += 2 * models.p2p(c.bytes / 2.0)[0]
+                    t += 2 * models.p2p_t(c.bytes / 2.0)
             now_by_rank.append(t)
         meas = sum(run[-1].t1 - run[0].t0 for run in members.values()) / len(members)
         first = min(members)
@@ -390,8 +407,8 @@ def _overlap(trace, models, idx, gap):
             g = {"send": after, "recv": before}.get(k.kind, max(before, after))
             if g <= gap:
                 continue
-            t = (2 * models.p2p(c.bytes / 2.0)[0] if k.kind == "sendrecv"
-                 else models.p2p(c.bytes)[0])
+            t = (2 * models.p2p_t(c.bytes / 2.0) if k.kind == "sendrecv"
+                 else models.p2p_t(c.bytes))
             groups[(c.name, c.site)].append((r, min(t, g), c.t1 - c.t0, g, t))
     out = []
     for (name, site), occ in groups.items():

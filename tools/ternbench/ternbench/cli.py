@@ -233,7 +233,7 @@ def _trace_cmd(a):
         sys.stderr.write("ternbench: %s\n" % e)
         return 2
     adv = advise.advise(tr, models, a.gap)
-    wall = trace_analysis.critical_path(tr)[2]["wall"]
+    wall = trace_analysis.wall(tr)
     print(advise.text(tr, models, adv, wall))
     if a.json:
         with open(a.json, "w") as f:

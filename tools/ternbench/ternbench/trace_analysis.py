@@ -16,6 +16,7 @@ advise`, advise.py). Everything here is a pure function of the Trace:
 """
 
 import bisect
+import functools
 from collections import defaultdict, namedtuple
 
 # Operations (the name without its API prefix) that are collectives. A leading "i" marks
@@ -41,6 +42,7 @@ WAITS = {"wait", "waitall", "waitany", "waitsome", "test", "testall", "testany",
 Kind = namedtuple("Kind", "kind op nonblocking")
 
 
+@functools.lru_cache(maxsize=4096)
 def classify(name):
     """Kind(kind, op, nonblocking) of a traced function name.
 
@@ -142,6 +144,13 @@ def matrix(trace):
 
 
 Row = namedtuple("Row", "key calls total mean tmin tmax bytes pct_app pct_comm")
+
+
+def wall(trace, idx=None):
+    """Seconds from the first rank's start to the last rank's last leave."""
+    idx = idx or Index(trace)
+    spans = [idx.rank_span(r) for r in range(trace.nranks)] or [(0.0, 0.0)]
+    return max(e for _, e in spans) - min(s for s, _ in spans)
 
 
 def app_time(trace, idx=None):
@@ -416,7 +425,6 @@ def critical_path(trace, idx=None, ws=None):
     for s in segs:
         by_kind[s.kind if s.kind != "call" else "call " + s.label] += s.weight
         by_rank[s.rank] += s.weight
-    spans = [idx.rank_span(r) for r in range(trace.nranks)] or [(0.0, 0.0)]
-    wall = max(e for _, e in spans) - min(s for s, _ in spans)
-    return dist[end], segs, {"dropped_edges": dropped, "wall": wall, "by_kind": dict(by_kind),
+    return dist[end], segs, {"dropped_edges": dropped, "wall": wall(trace, idx),
+                             "by_kind": dict(by_kind),
                              "by_rank": dict(by_rank)}

@@ -48,20 +48,32 @@ def plot_timeline(trace, idx, colors, path):
     plt = _plt()
     p = trace.nranks
     fig, ax = plt.subplots(figsize=(13, 1.2 + 0.45 * min(p, 64)))
+    # Bars closer than a pixel (of about 2000 across) are drawn as one: a long trace
+    # stays a picture of where the time goes, and cheap to draw.
+    px = max(ta.wall(trace, idx), 1e-9) / 2000.0
     for r in range(p):
         bars = {}
         for c in idx.by_rank.get(r, []):
             if ta.is_comm(c):
-                bars.setdefault(c.name, []).append((c.t0, max(c.t1 - c.t0, 1e-9)))
+                xs = bars.setdefault(c.name, [])
+                if xs and c.t0 - (xs[-1][0] + xs[-1][1]) < px:
+                    xs[-1] = (xs[-1][0], max(c.t1 - xs[-1][0], xs[-1][1]))
+                else:
+                    xs.append((c.t0, max(c.t1 - c.t0, 1e-9)))
         for name, xs in bars.items():
             ax.broken_barh(xs, (r - 0.35, 0.7), facecolors=colors[name], linewidth=0)
+    from matplotlib.collections import LineCollection
     msgs = [m for m in trace.messages if m.t_recv is not None]
     step = max(1, len(msgs) // MAX_MESSAGE_LINES)
-    for m in msgs[::step]:
-        ax.plot([m.t_send, m.t_recv], [m.src, m.dst], "-", color="k", lw=0.5, alpha=0.45)
-    for s in path:
-        ax.plot([s.t0, s.t1], [s.src, s.rank], "-" if s.src == s.rank else "--",
-                color="red", lw=2.2 if s.src == s.rank else 1.2, alpha=0.8)
+    ax.add_collection(LineCollection([[(m.t_send, m.src), (m.t_recv, m.dst)]
+                                      for m in msgs[::step]], colors="k", linewidths=0.5,
+                                     alpha=0.45))
+    on_rank = [[(s.t0, s.rank), (s.t1, s.rank)] for s in path if s.src == s.rank]
+    hops = [[(s.t0, s.src), (s.t1, s.rank)] for s in path if s.src != s.rank]
+    ax.add_collection(LineCollection(on_rank, colors="red", linewidths=2.2, alpha=0.8))
+    ax.add_collection(LineCollection(hops, colors="red", linewidths=1.2, alpha=0.8,
+                                     linestyles="dashed"))
+    ax.autoscale_view()
     from matplotlib.patches import Patch
     from matplotlib.lines import Line2D
     handles = [Patch(color=col, label=n) for n, col in colors.items()]
