@@ -92,9 +92,9 @@ try:
 except (OSError, ValueError):
     print("n/a - (no advice)")
     sys.exit(0)
-for a in j["advice"]:
+for a in j["advice"] + j.get("rejected", []):
     if a["kind"] == sys.argv[2] and sys.argv[3] in a["title"]:
-        print("%.6f %d %s" % (a["saving"], a["rank"], a["title"].replace(" ", "_")))
+        print("%.6f %s %s" % (a["saving"], a["rank"] or "no", a["title"].replace(" ", "_")))
         break
 else:
     print("n/a - (not advised)")
@@ -122,6 +122,7 @@ echo
 echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# before_s/after_s: median over $TRIALS runs of the slowest rank's loop time; measured_s ="
 echo "# before - after; predicted_s: ternbench advise's saving for the traced before run;"
-echo "# rank: the advice's place in advise's list (1 = largest predicted saving)."
+echo "# rank: the advice's place in advise's list (1 = largest predicted saving; no: considered"
+echo "# and rejected, the models predict no saving)."
 [ "$tracing" = 1 ] && echo "# advice and traces: $WORK (kept when WORK is set)"
 exit 0

@@ -344,7 +344,9 @@ def _exchanges(trace, models, idx, runs):
             "%d ranks exchange with %d sender/receiver pairs, %s B per pair on average%s" %
             (nmem, npairs, _n(nmean), " at " + site if site else ""),
             k, sum(o[0] for o in occ) / k, now, after[0], k * (now - after[0]),
-            ["now: each message one after the other, %s" % models.p2p_basis(),
+            ["now: each message one after the other, %s (fitted with 2 ranks: a cost of "
+             "running p=%d ranks that the alternative's fit holds is not in it)" %
+             (models.p2p_basis(), p),
              "after: %s (alltoallv taken as alltoall of the mean block)" % after[1]]))
     return out
 
@@ -466,17 +468,18 @@ def _algorithms(trace, models, idx):
     return out
 
 
-def advise(trace, models, gap=GAP):
-    """Every suggestion for one trace, the largest predicted saving first. Suggestions
-    whose alternative the models say is not cheaper are left out."""
+def advise(trace, models, gap=GAP, rejected=False):
+    """Every suggestion for one trace, the largest predicted saving first. Alternatives
+    the models say are not cheaper are left out, or with rejected=True returned as a
+    second list: (advice, rejected)."""
     idx = ta.Index(trace)
     runs = _runs(trace, idx, gap)
     out = (_pairs(trace, models, idx) + _exchanges(trace, models, idx, runs) +
            _batches(trace, models, idx, runs) + _overlap(trace, models, idx, gap) +
            _algorithms(trace, models, idx))
-    out = [a for a in out if a.saving > 0]
     out.sort(key=lambda a: -a.saving)
-    return out
+    good = [a for a in out if a.saving > 0]
+    return (good, [a for a in out if a.saving <= 0]) if rejected else good
 
 
 # ---------------------------------------------------------------- output
@@ -486,7 +489,7 @@ def fmt_s(sec):
     return fmt_t(sec)
 
 
-def text(trace, models, adv, wall):
+def text(trace, models, adv, wall, rejected=()):
     lines = ["ternbench advise: %d ranks, %s traced; models of %s from %s" %
              (trace.nranks, fmt_s(wall), models.impl, models.source)]
     if not adv:
@@ -501,9 +504,16 @@ def text(trace, models, adv, wall):
                       fmt_s(a.after_model)))
         for b in a.basis:
             lines.append("   basis:  %s" % b)
+    if rejected:
+        lines.append("")
+        lines.append("considered, and not cheaper by the models:")
+        for a in rejected:
+            lines.append("   %s (%s): %d x model %s now, %s after" %
+                         (a.title, a.where, a.count, fmt_s(a.now_model), fmt_s(a.after_model)))
     return "\n".join(lines)
 
 
-def to_json(adv, wall, models):
+def to_json(adv, wall, models, rejected=()):
     return {"wall_s": wall, "impl": models.impl, "models": models.source,
-            "advice": [dict(a._asdict(), rank=i) for i, a in enumerate(adv, 1)]}
+            "advice": [dict(a._asdict(), rank=i) for i, a in enumerate(adv, 1)],
+            "rejected": [dict(a._asdict(), rank=None) for a in rejected]}

@@ -232,12 +232,12 @@ def _trace_cmd(a):
     except advise.ModelError as e:
         sys.stderr.write("ternbench: %s\n" % e)
         return 2
-    adv = advise.advise(tr, models, a.gap)
+    adv, rej = advise.advise(tr, models, a.gap, rejected=True)
     wall = trace_analysis.wall(tr)
-    print(advise.text(tr, models, adv, wall))
+    print(advise.text(tr, models, adv, wall, rej))
     if a.json:
         with open(a.json, "w") as f:
-            json.dump(advise.to_json(adv, wall, models), f, indent=1)
+            json.dump(advise.to_json(adv, wall, models, rej), f, indent=1)
     return 0
 
 
