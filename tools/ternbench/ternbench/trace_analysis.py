@@ -394,8 +394,7 @@ def critical_path(trace, idx=None, ws=None):
         if peer_call is None or id(peer_call) not in enter_node:
             continue
         a, b = enter_node[id(peer_call)], leave_node[id(w.call)]
-        succ[a].append((b, max(0.0, w.call.t1 - w.end), "sync",
-                        "%s %d->%d" % (w.kind, w.peer, w.rank)))
+        succ[a].append((b, max(0.0, w.call.t1 - w.end), "sync", w.kind))
     # longest path, nodes in time order (ties: rank, then creation order)
     order = sorted(range(len(pts)), key=lambda k: (pts[k][0], pts[k][1], k))
     pos = {k: i for i, k in enumerate(order)}
@@ -423,7 +422,14 @@ def critical_path(trace, idx=None, ws=None):
     by_kind = defaultdict(float)
     by_rank = defaultdict(float)
     for s in segs:
-        by_kind[s.kind if s.kind != "call" else "call " + s.label] += s.weight
+        if s.kind == "call":
+            key = "call " + s.label
+        elif s.kind == "sync":
+            key = "after the %s arrived" % {"collective": "last rank of a collective"}.get(
+                s.label, s.label)
+        else:
+            key = s.kind
+        by_kind[key] += s.weight
         by_rank[s.rank] += s.weight
     return dist[end], segs, {"dropped_edges": dropped, "wall": wall(trace, idx),
                              "by_kind": dict(by_kind),

@@ -290,10 +290,11 @@ def build(trace, plots=True, source=""):
     d.table(["on the path", "seconds", "share"],
             [[k, fmt_t(v), "%.1f%%" % (100.0 * v / length if length > 0 else 0)]
              for k, v in sorted(info["by_kind"].items(), key=lambda kv: -kv[1])])
-    hops = [s for s in path if s.kind in ("message", "sync")]
+    hops = [s for s in path if s.src != s.rank]
     if hops:
         d.p("The path changes rank %d times; the first ones: %s." % (
-            len(hops), "; ".join("%s at %.6f s" % (s.label, s.t0) for s in hops[:12])))
+            len(hops), "; ".join("%d -> %d at %.6f s (%s)" % (s.src, s.rank, s.t0, s.label)
+                                 for s in hops[:12])))
 
     d.h(2, "Who waits, and for whom")
     d.p("A receive that starts before its message is sent waits for a late sender; a "
