@@ -48,7 +48,7 @@ def gather_bcast(iters=10, bcast_bytes=P * N):
     calls, t = [], 0.0
     for i in range(iters):
         for r in range(P):
-            g = N + (P * N if r == 0 else 0)
+            g = 2 * N  # the tracer's bytes: send count + receive count, one block each
             calls.append(Call(r, "mpi", "MPI_Gather", t, t + 20e-6, comm=1, comm_size=P,
                               root=0, bytes=g, site="gb.c:40"))
             calls.append(Call(r, "mpi", "MPI_Bcast", t + 21e-6, t + 40e-6, comm=1,
@@ -100,7 +100,7 @@ class GatherBcast(unittest.TestCase):
         calls = []
         for r in range(P):
             calls.append(Call(r, "mpi", "MPI_Reduce", 0.0, 10e-6, comm=1, comm_size=P, root=0,
-                              bytes=N * (2 if r == 0 else 1), op="MPI_SUM"))
+                              bytes=N, op="MPI_SUM"))
             calls.append(Call(r, "mpi", "MPI_Bcast", 11e-6, 20e-6, comm=1, comm_size=P,
                               root=0, bytes=N))
         adv = advise.advise(Trace(P, calls, [], 0.0, 20e-6), models())

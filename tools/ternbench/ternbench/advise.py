@@ -164,19 +164,19 @@ def default_models_path():
 # ---------------------------------------------------------------- sizes
 
 def block_bytes(op, call, p):
-    """The size argument of ternbench's measurements for one rank's collective call, from
-    Call.bytes (what the rank sends plus receives): rooted operations are read on a
-    non-root rank (one block in or out); allreduce and scan move n out and n in;
-    allgather n out and p*n in; alltoall p*n each way; reduce_scatter_block p*n out, n in."""
-    b = call.bytes
+    """The size argument of ternbench's measurements (the block of gather, scatter,
+    allgather and alltoall, the vector of the others) for one rank's collective call.
+
+    tern's tracer records in Call.bytes the sum of the call's count arguments times their
+    datatype's size: MPI's bcast, reduce, allreduce, scan and reduce_scatter_block have
+    one count (the size itself); gather, scatter, allgather and alltoall a send and a
+    receive count of one block each (twice the block; a non-root rank of a gather may pass
+    a receive count of 0, see _pairs); the native API's collectives one count."""
+    b = float(call.bytes)
     mop = MODEL_OP.get(op, op)
-    if mop in ("allreduce", "scan"):
+    if call.api != "native" and mop in ("gather", "scatter", "allgather", "alltoall"):
         return b / 2.0
-    if mop in ("allgather", "red_scat_blk"):
-        return b / (p + 1.0)
-    if mop == "alltoall":
-        return b / (2.0 * p)
-    return float(b)
+    return b
 
 
 def _nonroot_block(inst, op, p):
@@ -209,14 +209,19 @@ def _pairs(trace, models, idx):
             if ra is not None and rb is not None and ra != rb:
                 continue
             p = _p_of(a, trace)
-            n = _nonroot_block(a, oa.op, p)
             big = _nonroot_block(b, "bcast", p)
             if oa.op == "reduce":
+                n = _nonroot_block(a, oa.op, p)
                 if abs(big - n) > 0.01 * max(big, 1):
                     continue
                 alt = "allreduce"
             else:
-                if abs(big - p * n) > 0.01 * max(big, 1) + p:
+                # the broadcast must be exactly the p gathered blocks: a non-root rank's
+                # gather records one block (receive count 0) or two (block_bytes)
+                n = big / p
+                tol = 0.01 * n + 1
+                if not all(abs(c.bytes - n) <= tol or abs(c.bytes - 2 * n) <= tol
+                           for c in a if c.rank != ra) or oa.op == "gatherv":
                     continue
                 alt = "allgather"
             ranks = {c.rank for c in a} & {c.rank for c in b}

@@ -204,7 +204,7 @@ def _load_trace(d):
         return None
     try:
         return tracefile.load(d)
-    except (OSError, ValueError) as e:
+    except (OSError, ValueError, getattr(tracefile, "TraceError", ValueError)) as e:
         sys.stderr.write("ternbench: %s: %s\n" % (d, e))
         return None
 

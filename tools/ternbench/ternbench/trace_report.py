@@ -229,8 +229,11 @@ def build(trace, plots=True, source=""):
          len(trace.calls), len(trace.messages),
          fmt_bytes(sum(m.bytes for m in trace.messages)), fmt_t(comm), fmt_t(app),
          100.0 * comm / app if app > 0 else 0.0, meta.get("program", "?")))
-    if meta.get("died"):
-        d.p("These ranks' traces end early (the rank died): %s." % meta.get("died"))
+    for key, what in (("truncated_ranks", "end early (the rank died)"),
+                      ("missing_ranks", "are missing")):
+        if meta.get(key):
+            d.p("The traces of these ranks %s: %s." % (what, ", ".join(
+                str(r) for r in meta[key])))
 
     d.h(2, "Timeline")
     if plots:
