@@ -120,10 +120,11 @@ def parser():
     p.add_argument("--impl", help="only this implementation")
     p.add_argument("--op", help="only this collective (or 'p2p')")
     p.add_argument("--stat", choices=["med", "min"], default="med")
+    _trace_parsers(sub)
+
     p = sub.add_parser("where", help="print which tern tree run/compare would measure",
                        epilog=EPILOG, formatter_class=fmt)
     _prefix_option(p, False)
-    _trace_parsers(sub)
     return ap
 
 
