@@ -24,9 +24,11 @@ PROGRAMS=${PROGRAMS:-"gather_bcast sendloop smallmsgs"}
 PY=${PYTHON:-/usr/bin/python3}
 [ -x "$PY" ] || PY=python3
 
-cmake -S "$ROOT" -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$BUILD_DIR" --target ternrun ternbench advice_gather_bcast advice_sendloop \
-    advice_smallmsgs >/dev/null
+[ -f "$BUILD_DIR/CMakeCache.txt" ] ||
+    cmake -S "$ROOT" -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+# ternbench's drivers only when the models are to be fitted here
+cmake --build "$BUILD_DIR" --target ternrun advice_gather_bcast advice_sendloop \
+    advice_smallmsgs $([ -n "${MODELS:-}" ] || echo ternbench) >/dev/null
 
 if [ -n "${WORK:-}" ]; then
     mkdir -p "$WORK"
