@@ -1,6 +1,7 @@
 # TernTestList.cmake - the line format shared by tests/mp, tests/mpi and tests/shmem
 # tests.list: "name nprocs [on=TRANSPORTS] [label=L] [VAR=value ...] [other words]",
-# '#' comments. One line is one test per transport it runs on.
+# '#' comments. One line is one test per transport it runs on. @SOURCE_DIR@ in a
+# VAR=value word stands for the source tree.
 #
 # Transports. TERN_TEST_TRANSPORTS lists every transport the multi-process tests can be
 # run over; a test line says which with on=: on=tcp, on=shm,tcp, or on=all (every entry
@@ -99,6 +100,9 @@ function(tern_parse_test_line file line prefix)
     string(REGEX REPLACE "[^a-z0-9]+" "_" s "${s}")
     string(APPEND suffix ".${s}")
   endforeach()
+  # @SOURCE_DIR@ in a value is the source tree (files the tests read, e.g. a tuning file);
+  # the test name keeps the unexpanded word.
+  string(REPLACE "@SOURCE_DIR@" "${PROJECT_SOURCE_DIR}" env "${env}")
   set(${prefix}_skip FALSE PARENT_SCOPE)
   set(${prefix}_name "${name}" PARENT_SCOPE)
   set(${prefix}_np "${np}" PARENT_SCOPE)

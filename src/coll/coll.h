@@ -78,6 +78,11 @@ enum coll_alg {
  * table's. TERN_ERR_TUNABLE if the variable names no algorithm of that collective.
  */
 int coll_select(enum coll_kind kind, size_t bytes, int p, enum coll_alg *alg);
+/* The algorithm's name as TERN_COLL_<KIND> and the tuning file spell it ("?" if none). */
+const char *coll_alg_name(enum coll_alg alg);
+/* TERN_ERR_TUNABLE when the tuning file (TERN_TUNING) could not be used, else 0: then
+ * every collective fails, whichever path it would take. */
+int coll_config_error(void);
 /* Did TERN_COLL_<KIND> force an algorithm? (then the shared-memory path stays out) */
 int coll_forced(enum coll_kind kind);
 

@@ -41,11 +41,11 @@ void coll_sched_init(struct coll_sched *s, struct tern_comm *comm)
     s->out = s->inline_out;
     s->nout = 0;
     s->outcap = COLL_INLINE_REQS;
-    s->err = 0;
     s->ntmp = 0;
     s->req = NULL;
     s->next = NULL;
-    s->heap = 0; /* the caller sets it for a malloc'ed schedule */
+    s->heap = 0;                  /* the caller sets it for a malloc'ed schedule */
+    s->err = coll_config_error(); /* a bad tuning file fails every collective alike */
 }
 
 /*

@@ -13,10 +13,12 @@
  * against bench/tern_coll on shared memory; algorithms that need a power of two or a
  * commutative op fall back inside their builders, so every forced choice works.
  */
+#include <errno.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "coll/coll.h"
@@ -116,6 +118,115 @@ static const struct {
 static int coll_forced_alg[COLL_NKINDS];
 static int coll_parsed;
 
+/*
+ * The tuning file (TERN_TUNING): rules in the form of coll_rules, consulted first, one
+ * per line:
+ *     <collective> <procs> <bytes> <algorithm>
+ * with <procs> "any", "N" or "N-M", <bytes> "any" or "<=SIZE" (a number with an
+ * optional k/m/g suffix), '#' starting a comment. The first matching line of the file
+ * wins; a size no line covers falls back to the built-in table.
+ */
+#define COLL_TUNING_MAX 256
+static struct coll_rule coll_tuned[COLL_TUNING_MAX];
+static int coll_ntuned;
+static int coll_tuning_bad; /* the file could not be used: every collective fails */
+
+static const char *const coll_kind_names[COLL_NKINDS] = {
+    [COLL_BARRIER] = "barrier",
+    [COLL_BCAST] = "bcast",
+    [COLL_REDUCE] = "reduce",
+    [COLL_ALLREDUCE] = "allreduce",
+    [COLL_GATHER] = "gather",
+    [COLL_SCATTER] = "scatter",
+    [COLL_ALLGATHER] = "allgather",
+    [COLL_ALLTOALL] = "alltoall",
+    [COLL_REDUCE_SCATTER] = "reduce_scatter",
+    [COLL_SCAN] = "scan",
+};
+
+static int coll_tuning_size(const char *s, size_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (end == s || errno) return -1;
+    unsigned shift = 0;
+    if (*end == 'k' || *end == 'K')
+        shift = 10, end++;
+    else if (*end == 'm' || *end == 'M')
+        shift = 20, end++;
+    else if (*end == 'g' || *end == 'G')
+        shift = 30, end++;
+    if (*end != '\0' || (shift && v > (SIZE_MAX >> shift))) return -1;
+    *out = (size_t)(v << shift);
+    return 0;
+}
+
+static int coll_tuning_line(char *line, struct coll_rule *r, const char **why)
+{
+    char *f[5], *save = NULL;
+    int n = 0;
+    for (char *t = strtok_r(line, " \t\r\n", &save); t && n < 5;
+         t = strtok_r(NULL, " \t\r\n", &save))
+        f[n++] = t;
+    if (n == 0) return 0;
+    if (n != 4) return *why = "expected: <collective> <procs> <bytes> <algorithm>", -1;
+    int k = -1;
+    for (int i = 0; i < COLL_NKINDS; i++)
+        if (strcmp(f[0], coll_kind_names[i]) == 0) k = i;
+    if (k < 0) return *why = "unknown collective", -1;
+    r->kind = (enum coll_kind)k;
+    if (strcmp(f[1], "any") == 0) {
+        r->min_procs = 0, r->max_procs = INT_MAX;
+    } else {
+        char *end;
+        long lo = strtol(f[1], &end, 10), hi = lo;
+        if (*end == '-') hi = strtol(end + 1, &end, 10);
+        if (*end != '\0' || lo < 1 || hi < lo || hi > INT_MAX)
+            return *why = "process counts are any, N or N-M", -1;
+        r->min_procs = (int)lo, r->max_procs = (int)hi;
+    }
+    if (strcmp(f[2], "any") == 0)
+        r->max_bytes = SIZE_MAX;
+    else if (strncmp(f[2], "<=", 2) != 0 || coll_tuning_size(f[2] + 2, &r->max_bytes))
+        return *why = "sizes are any or <=SIZE (k, m, g suffixes)", -1;
+    r->alg = COLL_ALG_AUTO;
+    for (int i = 0; i < 4 && coll_vars[k].algs[i]; i++)
+        if (strcmp(f[3], coll_alg_names[coll_vars[k].algs[i]]) == 0) r->alg = coll_vars[k].algs[i];
+    if (r->alg == COLL_ALG_AUTO) return *why = "not an algorithm of this collective", -1;
+    return 1;
+}
+
+static void coll_tuning_load(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (f == NULL) {
+        fprintf(stderr, "tern: TERN_TUNING=%s: %s\n", path, strerror(errno));
+        coll_tuning_bad = 1;
+        return;
+    }
+    char line[512];
+    int lineno = 0;
+    while (fgets(line, sizeof line, f)) {
+        lineno++;
+        char *hash = strchr(line, '#');
+        if (hash) *hash = '\0';
+        const char *why = NULL;
+        struct coll_rule r;
+        int got = coll_tuning_line(line, &r, &why);
+        if (got == 0) continue;
+        if (got > 0 && coll_ntuned == COLL_TUNING_MAX) why = "too many rules (256 at most)";
+        if (why) {
+            fprintf(stderr, "tern: TERN_TUNING=%s line %d: %s\n", path, lineno, why);
+            coll_tuning_bad = 1;
+            break;
+        }
+        coll_tuned[coll_ntuned++] = r;
+    }
+    fclose(f);
+    if (coll_tuning_bad) coll_ntuned = 0;
+}
+
 static void coll_parse_vars(void)
 {
     for (int k = 0; k < COLL_NKINDS; k++) {
@@ -140,7 +251,19 @@ static void coll_parse_vars(void)
             fprintf(stderr, "%s\n", msg);
         }
     }
+    if (util_tun.tuning && *util_tun.tuning) coll_tuning_load(util_tun.tuning);
     coll_parsed = 1;
+}
+
+const char *coll_alg_name(enum coll_alg alg)
+{
+    return (unsigned)alg < COLL_NALGS && coll_alg_names[alg] ? coll_alg_names[alg] : "?";
+}
+
+int coll_config_error(void)
+{
+    if (!coll_parsed) coll_parse_vars();
+    return coll_tuning_bad ? TERN_ERR_TUNABLE : 0;
 }
 
 int coll_forced(enum coll_kind kind)
@@ -157,6 +280,14 @@ int coll_select(enum coll_kind kind, size_t bytes, int p, enum coll_alg *alg)
     if (f > 0) {
         *alg = (enum coll_alg)f;
         return 0;
+    }
+    if (coll_tuning_bad) return TERN_ERR_TUNABLE;
+    for (int i = 0; i < coll_ntuned; i++) {
+        const struct coll_rule *r = &coll_tuned[i];
+        if (r->kind == kind && p >= r->min_procs && p <= r->max_procs && bytes <= r->max_bytes) {
+            *alg = r->alg;
+            return 0;
+        }
     }
     for (size_t i = 0; i < sizeof coll_rules / sizeof coll_rules[0]; i++) {
         const struct coll_rule *r = &coll_rules[i];

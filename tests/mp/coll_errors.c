@@ -3,7 +3,10 @@
  * nothing is sent (a real collective afterwards still works); several non-blocking
  * collectives in flight at once complete through tern_test/tern_waitall; a bad
  * TERN_COLL_<OP> value (tests.list sets TERN_COLL_BCAST=bogus on one line) makes that
- * collective return TERN_ERR_TUNABLE while the others keep working.
+ * collective return TERN_ERR_TUNABLE while the others keep working; a tuning file that
+ * cannot be read (TERN_TUNING=/nonexistent/tern.tuning) makes every collective return
+ * TERN_ERR_TUNABLE, the shared-region and non-blocking ones too, and point-to-point
+ * traffic still works.
  */
 #include "mp_check.h"
 
@@ -96,6 +99,26 @@ int main(int argc, char **argv)
     CHECK_ERR(tern_allreduce(a, b, 1, TERN_INT32, old, W), TERN_ERR_INVAL);
     CHECK(tern_datatype_size(TERN_DOUBLE_INT) == sizeof(tern_double_int_t));
     CHECK(tern_datatype_size((tern_datatype_t)99) == 0);
+
+    const char *tf = getenv("TERN_TUNING");
+    if (tf && strcmp(tf, "/nonexistent/tern.tuning") == 0) {
+        MP_WHERE("an unreadable tuning file");
+        int32_t x = me + 1, y = 0;
+        CHECK_ERR(tern_barrier(W), TERN_ERR_TUNABLE);
+        CHECK_ERR(tern_bcast(&x, 4, 0, W), TERN_ERR_TUNABLE);
+        CHECK_ERR(tern_allreduce(&x, &y, 1, TERN_INT32, TERN_SUM, W), TERN_ERR_TUNABLE);
+        CHECK_ERR(tern_allgather(&x, b, 4, W), TERN_ERR_TUNABLE);
+        CHECK_ERR(tern_ibarrier(W, &r), TERN_ERR_TUNABLE);
+        CHECK_ERR(tern_iallreduce(&x, &y, 1, TERN_INT32, TERN_SUM, W, &r), TERN_ERR_TUNABLE);
+        if (np > 1) { /* a ring of messages: point-to-point is untouched */
+            int32_t got = -1;
+            CHECK_OK(
+                tern_sendrecv(&x, 4, (me + 1) % np, 7, &got, 4, (me + np - 1) % np, 7, W, NULL));
+            CHECK_EQ_INT(got, (me + np - 1) % np + 1);
+        }
+        CHECK_OK(tern_finalize());
+        return 0;
+    }
 
     MP_WHERE("a bad algorithm name");
     int32_t x = me + 1, y = 0;

@@ -112,6 +112,8 @@ def parser():
                         "(default openmpi,mpich)")
     p.add_argument("--no-native", action="store_true",
                    help="leave out tern's native API (only the MPI driver)")
+    p.add_argument("--load", type=int, default=0, metavar="N",
+                   help="run N busy processes beside the benchmark (a loaded machine)")
 
     p = sub.add_parser("predict", help="evaluate the fitted models at other p and sizes")
     p.add_argument("--out", required=True, help="the directory of a run")
@@ -120,6 +122,28 @@ def parser():
     p.add_argument("--impl", help="only this implementation")
     p.add_argument("--op", help="only this collective (or 'p2p')")
     p.add_argument("--stat", choices=["med", "min"], default="med")
+    p.add_argument("--simulate", action="store_true",
+                   help="simulate tern's own collective schedules at each p (LogGP "
+                        "parameters from the run's point-to-point data) instead of "
+                        "extending the fitted curves")
+    p.add_argument("--check", action="store_true",
+                   help="with --simulate: compare the simulation with the collectives the "
+                        "run measured and print the error of every point")
+
+    p = sub.add_parser("tune", help="measure collective crossovers; write a TERN_TUNING file",
+                       epilog=EPILOG, formatter_class=fmt)
+    _prefix_option(p, False)
+    p.add_argument("--output", "-o", default="tern.tuning", help="the file to write")
+    p.add_argument("--np", help="process counts (default 2,3,4)")
+    p.add_argument("--sizes", help="sizes per process (default 8,64,512,4K,32K,256K,1M)")
+    p.add_argument("--ops", help="only these collectives (driver names, e.g. allreduce,bcast)")
+    p.add_argument("--transport", help="TERN_TRANSPORTS for the measurements, e.g. self,tcp")
+    p.add_argument("--budget", type=float, default=0.1, help="seconds per collective and size")
+    p.add_argument("--margin", type=float, default=0.05,
+                   help="keep the built-in choice unless another is this much faster")
+    p.add_argument("--progress", action="store_true",
+                   help="a progress bar with the time left even when stderr is not a terminal")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
     _trace_parsers(sub)
 
     p = sub.add_parser("where", help="print which tern tree run/compare would measure",
@@ -275,9 +299,27 @@ def main(argv=None, launcher_dir=None):
     if a.cmd == "where":
         t = _tree(a, launcher_dir)
         return _where(t) if t else 2
+    if a.cmd == "tune":
+        t = _tree(a, launcher_dir)
+        if t is None:
+            return 2
+        from . import tune
+        return tune.tune(a, t)
     if a.cmd in ("trace", "advise"):
         return _trace_cmd(a)
     _need_numpy()
+    if a.simulate or a.check:
+        from . import simulate
+        t = None
+        try:
+            t = tree_mod.find(a.tern_prefix, launcher_dir=launcher_dir)
+        except tree_mod.TreeError:
+            pass
+        try:
+            return simulate.simulate_cmd(a, t.root if t else None)
+        except simulate.SimError as e:
+            sys.stderr.write("ternbench: %s\n" % e)
+            return 2
     from . import predict
     return predict.predict(a)
 

@@ -55,6 +55,38 @@ def table(rows, impls):
     return head, body, recs
 
 
+def worst(rows, impls):
+    """Per other implementation and point-to-point pattern: the smallest ratio (other /
+    tern-mpi time) over every size measured, and where. Below 1, tern is slower there."""
+    out = []
+    sizes = sorted({r["bytes"] for r in rows if r["job"] == "p2p" and r["impl"] == BASE})
+    for o in [im for im in impls if im != BASE]:
+        for pat in ("pingpong", "stream", "bibw"):
+            best = None
+            for n in sizes:
+                b = _pick(rows, BASE, "p2p", pat, "standard", 2, n)
+                t = _pick(rows, o, "p2p", pat, "standard", 2, n)
+                if b and t and b > 0:
+                    if best is None or t / b < best[0]:
+                        best = (t / b, n)
+            if best:
+                out.append({"other": o, "pattern": pat, "worst_ratio": best[0],
+                            "at_bytes": best[1]})
+    return out
+
+
+def doubling(rows, impl=BASE, slack=1.0):
+    """Sizes where doubling the message more than doubles the time (a protocol cliff)."""
+    out = []
+    for pat in ("pingpong", "stream", "bibw"):
+        t = {r["bytes"]: r["t_med_us"] for r in rows if r["impl"] == impl and
+             r["job"] == "p2p" and r["pattern"] == pat and r["mode"] == "standard"}
+        for n in sorted(t):
+            if n >= 1 and 2 * n in t and t[n] > 0 and t[2 * n] > 2 * slack * t[n]:
+                out.append({"pattern": pat, "bytes": n, "t": t[n], "t2": t[2 * n]})
+    return out
+
+
 def block_from_file(path):
     with open(path) as f:
         c = json.load(f)
@@ -67,9 +99,22 @@ def block_from_file(path):
     return block
 
 
+def _busy(n):
+    """Start n busy processes (a loaded machine); returns them, to stop by pid."""
+    import subprocess
+    return [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(n)]
+
+
 def compare(a, tree, with_list):
     impls = ([] if a.no_native else ["tern"]) + [BASE] + [w for w in with_list if w != BASE]
-    rc = runner.run(a, tree, impls)
+    load = getattr(a, "load", 0) or 0
+    hogs = _busy(load)
+    try:
+        rc = runner.run(a, tree, impls)
+    finally:
+        for h in hogs:
+            h.kill()
+            h.wait()
     if rc != 0:
         return rc
     meta, rows = runner.load(a.out)
@@ -77,12 +122,15 @@ def compare(a, tree, with_list):
     # resolve() may have named a path-given MPI; keep the run's own names
     present += sorted({r["impl"] for r in rows} - set(present))
     head, body, recs = table(rows, present)
-    note = ("Load average %s before, %s after; %d online CPUs%s." %
+    note = ("Load average %s before, %s after; %d online CPUs%s%s." %
             (meta.get("load_before"), meta.get("load_after"), meta.get("cpus_online", 0),
              "; p above that is oversubscribed" if meta.get("oversubscribed_process_counts")
-             else ""))
+             else "", "; %d busy processes ran beside it (--load)" % load if load else ""))
+    worst_rows = worst(rows, present)
+    cliffs = {im: doubling(rows, im) for im in present}
     with open(os.path.join(a.out, "compare.json"), "w") as f:
-        json.dump({"head": head, "body": body, "records": recs, "note": note}, f, indent=1)
+        json.dump({"head": head, "body": body, "records": recs, "note": note,
+                   "worst": worst_rows, "doubling": cliffs, "load": load}, f, indent=1)
     with open(os.path.join(a.out, "compare.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(head)
@@ -93,5 +141,16 @@ def compare(a, tree, with_list):
         print("  ".join(str(c).rjust(w) if i else str(c).ljust(w)
                         for i, (c, w) in enumerate(zip(r, widths))))
     print(note)
+    if worst_rows:
+        print("\nworst ratio per setting (other / %s over every size; below 1 tern is slower):"
+              % BASE)
+        for w in worst_rows:
+            print("  %-10s %-9s %6.2f  at %s" % (w["other"], w["pattern"], w["worst_ratio"],
+                                                report.fmt_size(w["at_bytes"])))
+    for im, cl in cliffs.items():
+        for c in cl:
+            print("  %s %s: %s -> %s takes %.2fx the time (more than double)" %
+                  (im, c["pattern"], report.fmt_size(c["bytes"]), report.fmt_size(2 * c["bytes"]),
+                   c["t2"] / c["t"]))
     print("ternbench: report in %s (report.md, report.html), table in compare.csv" % a.out)
     return 0

@@ -35,7 +35,10 @@ class Progress:
     WIDTH = 30
     MIN_FRACTION_FOR_ETA = 0.02
 
-    def __init__(self, total, mode="auto", stream=None, clock=time.time, interval=5.0):
+    def __init__(self, total, mode="auto", stream=None, clock=time.time, interval=5.0,
+                 enabled=None):
+        if enabled is False:  # the older signature: Progress(total, enabled=...)
+            mode = "off"
         self.stream = stream if stream is not None else sys.stderr
         tty = bool(getattr(self.stream, "isatty", lambda: False)())
         self.total = max(int(total), 1)
