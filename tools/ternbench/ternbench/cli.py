@@ -1,4 +1,5 @@
-"""cli.py - the ternbench command line: run, report, compare, predict (argparse subcommands).
+"""cli.py - the ternbench command line: run, report, compare, predict, trace, advise
+(argparse subcommands).
 
 Entry points: `python3 -m ternbench` (__main__.py), the `ternbench` console script of a
 pip install, and the bin/ternbench launcher CMake builds and installs; all end in main().
@@ -21,6 +22,8 @@ results.json and meta.json; `report` fits the models and writes report.md, repor
 models.json and models.csv; `compare` runs the same MPI driver built with terncc and each
 other MPI's wrapper and prints one table of ratios; `predict` evaluates the fitted models
 at larger p and sizes; `where` prints which tern tree run and compare would use.
+`trace DIR` writes an HTML report of a trace (`ternrun --trace DIR`); `advise DIR`
+predicts what other ways of communicating would save, from this machine's models.
 `ternbench CMD --help` for the options.
 """
 
@@ -62,6 +65,9 @@ def _common_run(ap):
     ap.add_argument("--coll-sizes", help="collective sizes, e.g. 8,1K,64K,1M")
     ap.add_argument("--timeout", type=int, help="seconds allowed per job (default 600, "
                                                 "quick 120)")
+    ap.add_argument("--progress", action="store_true",
+                    help="a progress bar with the time left even when stderr is not a "
+                         "terminal (default: only on a terminal)")
     ap.add_argument("--no-progress", action="store_true", help="no progress bar")
     ap.add_argument("--stat", choices=["med", "min"], default="med",
                     help="which statistic of the trials the models use (default median)")
@@ -135,7 +141,11 @@ def parser():
     p.add_argument("--budget", type=float, default=0.1, help="seconds per collective and size")
     p.add_argument("--margin", type=float, default=0.05,
                    help="keep the built-in choice unless another is this much faster")
+    p.add_argument("--progress", action="store_true",
+                   help="a progress bar with the time left even when stderr is not a terminal")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _trace_parsers(sub)
+
     p = sub.add_parser("where", help="print which tern tree run/compare would measure",
                        epilog=EPILOG, formatter_class=fmt)
     _prefix_option(p, False)
@@ -201,6 +211,70 @@ def _report(a):
     return 0
 
 
+# ---- trace and advise: reports from a trace directory (ternrun --trace DIR, TERN_TRACE=DIR)
+
+def _trace_parsers(sub):
+    p = sub.add_parser("trace", help="an HTML report of a trace (ternrun --trace DIR)")
+    p.add_argument("dir", help="the trace directory")
+    p.add_argument("-o", "--output", help="the HTML file (default DIR/report.html)")
+    p.add_argument("--no-plots", action="store_true", help="tables only")
+    p = sub.add_parser("advise", help="what each communication phase of a trace costs and "
+                                      "what the alternatives would, from this machine's models")
+    p.add_argument("dir", help="the trace directory")
+    p.add_argument("--models", help="models.json of `ternbench report`, or a run directory "
+                                    "(default $TERNBENCH_MODELS, else the newest ternbench-*/ "
+                                    "here)")
+    p.add_argument("--impl", help="whose models (default tern)")
+    p.add_argument("--gap", type=float, default=20e-6,
+                   help="seconds of computation that separate two phases (default 20e-6)")
+    p.add_argument("--json", help="also write the advice to this JSON file")
+
+
+def _load_trace(d):
+    try:
+        from . import tracefile
+    except ImportError as e:
+        sys.stderr.write("ternbench: this ternbench cannot read traces (%s)\n" % e)
+        return None
+    try:
+        return tracefile.load(d)
+    except (OSError, ValueError, getattr(tracefile, "TraceError", ValueError)) as e:
+        sys.stderr.write("ternbench: %s: %s\n" % (d, e))
+        return None
+
+
+def _trace_cmd(a):
+    _need_numpy()
+    tr = _load_trace(a.dir)
+    if tr is None:
+        return 2
+    if a.cmd == "trace":
+        from . import trace_report
+        out = a.output or os.path.join(a.dir, "report.html")
+        trace_report.write(tr, out, plots=not a.no_plots, source=a.dir)
+        print("ternbench: wrote %s" % out)
+        return 0
+    import json
+    from . import advise, trace_analysis
+    path = a.models or advise.default_models_path()
+    if not path:
+        sys.stderr.write("ternbench: no models: run `ternbench run` and `ternbench report` on "
+                         "this machine, then give --models DIR/models.json\n")
+        return 2
+    try:
+        models = advise.load_models(path, a.impl)
+    except advise.ModelError as e:
+        sys.stderr.write("ternbench: %s\n" % e)
+        return 2
+    adv, rej = advise.advise(tr, models, a.gap, rejected=True)
+    wall = trace_analysis.wall(tr)
+    print(advise.text(tr, models, adv, wall, rej))
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(advise.to_json(adv, wall, models, rej), f, indent=1)
+    return 0
+
+
 def main(argv=None, launcher_dir=None):
     """Run one command; returns the exit status. launcher_dir: the directory of the
     bin/ternbench that started us (rule 4 of tree.ORDER), None for `python3 -m`."""
@@ -243,6 +317,8 @@ def main(argv=None, launcher_dir=None):
             return 2
         from . import tune
         return tune.tune(a, t)
+    if a.cmd in ("trace", "advise"):
+        return _trace_cmd(a)
     _need_numpy()
     if a.simulate or a.check:
         from . import simulate

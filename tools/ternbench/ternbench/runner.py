@@ -20,6 +20,7 @@ import threading
 import time
 
 from . import impls as impls_mod
+from .progress import Progress
 from . import tree as tree_mod
 
 CSV_COLUMNS = ["lib", "pattern", "mode", "nprocs", "bytes", "iters", "trials", "t_min_us",
@@ -117,51 +118,6 @@ def plan(impl_list, profile, nps, transport, extra_env):
     return jobs
 
 
-class Progress:
-    """A one-line progress bar on stderr (plain lines when stderr is not a terminal)."""
-
-    def __init__(self, total, enabled=True):
-        self.total = max(total, 1)
-        self.done = 0
-        self.tty = enabled and sys.stderr.isatty()
-        self.enabled = enabled
-        self.t0 = time.time()
-        self.label = ""
-        self.lock = threading.Lock()
-
-    def set_label(self, label):
-        self.label = label
-        if self.enabled and not self.tty:
-            sys.stderr.write("ternbench: %s ...\n" % label)
-            sys.stderr.flush()
-        self.draw()
-
-    def add(self, k=1):
-        with self.lock:
-            self.done = min(self.done + k, self.total)
-        self.draw()
-
-    def draw(self):
-        if not self.tty:
-            return
-        frac = self.done / self.total
-        width = 30
-        fill = int(frac * width)
-        el = time.time() - self.t0
-        eta = el / frac - el if frac > 0.02 else float("nan")
-        eta_s = "--" if eta != eta else "%ds" % eta
-        line = "\r[%s%s] %3d%% %4ds eta %s  %-28s" % ("#" * fill, "." * (width - fill),
-                                                   frac * 100, el, eta_s, self.label[:28])
-        sys.stderr.write(line)
-        sys.stderr.flush()
-
-    def finish(self):
-        if self.tty:
-            self.done = self.total
-            self.draw()
-            sys.stderr.write("\n")
-
-
 def run_job(job, env, timeout, raw_dir, writer, progress, libver):
     """Launch one job; stream its rows into the CSV; return the rows."""
     cmd = job.impl.launch(job.np, job.argv, False)
@@ -256,6 +212,13 @@ def _git(source):
         return ""
 
 
+def progress_mode(args):
+    """--no-progress wins over --progress; neither: a bar only on a terminal."""
+    if getattr(args, "no_progress", False):
+        return "off"
+    return "on" if getattr(args, "progress", False) else "auto"
+
+
 def default_nps(profile):
     pr = PROFILES[profile]
     if pr["np"]:
@@ -331,7 +294,7 @@ def run(args, tree, impl_names):
         def writer(row):
             w.writerow(row)
             f.flush()
-        progress = Progress(sum(j.rows for j in jobs), enabled=not args.no_progress)
+        progress = Progress(sum(j.rows for j in jobs), mode=progress_mode(args))
         timeout = args.timeout or PROFILES[profile]["timeout"]
         for job in jobs:
             progress.set_label(job.label)

@@ -24,7 +24,7 @@ import socket
 import subprocess
 import sys
 
-from .runner import Progress, parse_size
+from .runner import Progress, parse_size, progress_mode
 
 # driver op -> (TERN_COLL_ variable, tuning-file name, algorithms, size key is p x bytes)
 KINDS = {
@@ -110,7 +110,7 @@ def tune(a, tree):
     sizes = [parse_size(x) for x in (a.sizes or "8,64,512,4K,32K,256K,1M").split(",")]
     ops = [o for o in (a.ops.split(",") if a.ops else KINDS) if o in KINDS]
     total = sum(len(KINDS[o][2]) for o in ops) * len(nps) + 2 * len(ops) * len(nps)
-    prog = Progress(total, enabled=not a.no_progress)
+    prog = Progress(total, mode=progress_mode(a))
     lines = []
     for p in nps:
         for op in ops:

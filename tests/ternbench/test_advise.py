@@ -1,0 +1,152 @@
+"""`ternbench advise` on traces made in memory, with models whose parameters are given.
+
+Four ranks run ten iterations of MPI_Gather (1 KiB per rank to root 0) and MPI_Bcast of
+the gathered 4 KiB, with computation between iterations; rank 1 also sends rank 2 five
+8-byte messages in a row once. With the models below (per p = 4: gather t_s 5 us, t_b
+0.2 ns/B; bcast 4 us, 0.3 ns/B; allgather 6 us, 0.4 ns/B; point-to-point t_s 1 us):
+gather + bcast costs 5.2048 + 5.2288 us and one allgather 6.4096 us, so allgather saves
+4.024 us per iteration, 40.24 us in all, and comes first; batching the five messages
+saves 4 t_s = 4 us and comes second. A reduce + bcast of the same vector is an allreduce;
+a loop of sends to every peer is an alltoallv; a gather whose broadcast is of something
+else gets no advice.
+"""
+import json
+import os
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, sys.argv.pop(1) if len(sys.argv) > 1 else "tools/ternbench")
+from ternbench import advise  # noqa: E402
+from ternbench.trace_model import Call, Message, Trace  # noqa: E402
+
+P = 4
+N = 1024
+
+
+def hock(ts, tb):
+    return {"t_s": ts, "t_b": tb, "r2": 1.0}
+
+
+MODELS = {
+    "impls": ["tern"],
+    "p2p": {"tern/pingpong/standard": {"impl": "tern", "pattern": "pingpong",
+                                       "mode": "standard", "hockney": hock(1e-6, 1e-10)}},
+    "coll": {"tern/%s" % op: {"impl": "tern", "op": op, "per_p": {"4": hock(ts, tb)}}
+             for op, ts, tb in (("gather", 5e-6, 2e-10), ("bcast", 4e-6, 3e-10),
+                                ("allgather", 6e-6, 4e-10), ("reduce", 3e-6, 1e-10),
+                                ("allreduce", 3.5e-6, 2e-10), ("alltoall", 8e-6, 5e-10))},
+    "barrier": {},
+}
+
+
+def models():
+    return advise.Models(MODELS, source="given")
+
+
+def gather_bcast(iters=10, bcast_bytes=P * N):
+    calls, t = [], 0.0
+    for i in range(iters):
+        for r in range(P):
+            g = 2 * N  # the tracer's bytes: send count + receive count, one block each
+            calls.append(Call(r, "mpi", "MPI_Gather", t, t + 20e-6, comm=1, comm_size=P,
+                              root=0, bytes=g, site="gb.c:40"))
+            calls.append(Call(r, "mpi", "MPI_Bcast", t + 21e-6, t + 40e-6, comm=1,
+                              comm_size=P, root=0, bytes=bcast_bytes, site="gb.c:41"))
+        t += 1e-3
+    return calls, t
+
+
+class GatherBcast(unittest.TestCase):
+    def test_allgather_first_with_the_models_saving(self):
+        calls, t = gather_bcast()
+        # rank 1: five small messages to rank 2, back to back
+        msgs = []
+        for k in range(5):
+            t0 = t + k * 2e-6
+            calls.append(Call(1, "mpi", "MPI_Send", t0, t0 + 1e-6, peer=2, tag=k, comm=1,
+                              bytes=8, site="gb.c:60"))
+            calls.append(Call(2, "mpi", "MPI_Recv", t0, t0 + 1.5e-6, peer=1, tag=k, comm=1,
+                              bytes=8, site="gb.c:61"))
+            msgs.append(Message(1, 2, t0 + 0.5e-6, t0 + 1.4e-6, 8, k, 1))
+        tr = Trace(P, calls, msgs, 0.0, t + 1e-5)
+        adv = advise.advise(tr, models())
+        self.assertGreaterEqual(len(adv), 2)
+        first = adv[0]
+        self.assertEqual(first.kind, "collective")
+        self.assertIn("MPI_Allgather", first.title)
+        self.assertEqual(first.count, 10)
+        self.assertAlmostEqual(first.now_model, 5.2048e-6 + 5.2288e-6, delta=1e-12)
+        self.assertAlmostEqual(first.after_model, 6.4096e-6, delta=1e-12)
+        self.assertAlmostEqual(first.saving, 10 * 4.024e-6, delta=1e-11)
+        self.assertAlmostEqual(first.now_measured, 20e-6 + 19e-6, delta=1e-12)
+        self.assertTrue(any("gather fit at p=4: t_s = 5 us" in b for b in first.basis))
+        second = adv[1]
+        self.assertEqual(second.kind, "batching")
+        self.assertAlmostEqual(second.saving, 4 * 1e-6, delta=1e-12)
+        # the same through the JSON the bench script reads
+        j = advise.to_json(adv, tr.t_end, models())
+        self.assertEqual(j["advice"][0]["rank"], 1)
+        self.assertAlmostEqual(j["advice"][0]["saving"], 40.24e-6, delta=1e-11)
+        self.assertIn("1. MPI_Gather + bcast -> one MPI_Allgather: save 40.24 us",
+                      advise.text(tr, models(), adv, tr.t_end))
+
+    def test_bcast_of_something_else_is_not_an_allgather(self):
+        calls, t = gather_bcast(bcast_bytes=100)
+        adv = advise.advise(Trace(P, calls, [], 0.0, t), models())
+        self.assertFalse([a for a in adv if a.kind == "collective"])
+
+    def test_reduce_bcast_is_an_allreduce(self):
+        calls = []
+        for r in range(P):
+            calls.append(Call(r, "mpi", "MPI_Reduce", 0.0, 10e-6, comm=1, comm_size=P, root=0,
+                              bytes=N, op="MPI_SUM"))
+            calls.append(Call(r, "mpi", "MPI_Bcast", 11e-6, 20e-6, comm=1, comm_size=P,
+                              root=0, bytes=N))
+        adv = advise.advise(Trace(P, calls, [], 0.0, 20e-6), models())
+        self.assertEqual(adv[0].title, "MPI_Reduce + bcast -> one MPI_Allreduce")
+        now = 3e-6 + 1e-10 * N + 4e-6 + 3e-10 * N
+        self.assertAlmostEqual(adv[0].saving, now - (3.5e-6 + 2e-10 * N), delta=1e-12)
+
+
+class SendLoop(unittest.TestCase):
+    def test_alltoallv(self):
+        # each rank: blocking sendrecv with every other rank, 64 KiB each way, 3 times
+        calls, n = [], 65536
+        for it in range(3):
+            for r in range(P):
+                t = it * 1e-2
+                for j in range(P):
+                    if j != r:
+                        calls.append(Call(r, "mpi", "MPI_Sendrecv", t, t + 50e-6, peer=j,
+                                          bytes=2 * n, site="loop.c:9"))
+                        t += 51e-6
+        adv = advise.advise(Trace(P, calls, [], 0.0, 3e-2), models())
+        a = [x for x in adv if x.kind == "alltoallv"][0]
+        self.assertEqual(a.count, 3)
+        now = 3 * 2 * (1e-6 + 1e-10 * n)  # per rank: 3 sendrecv, 2 messages each
+        self.assertAlmostEqual(a.now_model, now, delta=1e-12)
+        self.assertAlmostEqual(a.after_model, 8e-6 + 5e-10 * n, delta=1e-12)
+        self.assertAlmostEqual(a.saving, 3 * (now - (8e-6 + 5e-10 * n)), delta=1e-11)
+
+
+class LoadModels(unittest.TestCase):
+    def test_files_and_errors(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "models.json")
+            with open(path, "w") as f:
+                json.dump(MODELS, f)
+            self.assertEqual(advise.load_models(d).impl, "tern")
+            self.assertEqual(advise.load_models(path).coll("gather", 0, 4)[0], 5e-6)
+            with self.assertRaises(advise.ModelError):
+                advise.load_models(path, impl="openmpi")
+            with self.assertRaises(advise.ModelError):
+                advise.load_models(os.path.join(d, "nothing"))
+            empty = os.path.join(d, "empty")
+            os.mkdir(empty)
+            with self.assertRaises(advise.ModelError):
+                advise.load_models(empty)
+
+
+if __name__ == "__main__":
+    unittest.main()

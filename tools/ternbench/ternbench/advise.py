@@ -1,0 +1,524 @@
+"""advise.py - `ternbench advise DIR`: what each communication phase of a trace costs, what
+the alternatives would cost on this machine, ranked by the time they would save.
+
+The costs come from the models `ternbench run` + `ternbench report` fitted here
+(models.json): Hockney T(n) = t_s + t_b n for point-to-point, and per collective
+T(n, p) = t_s(p) + t_b(p) n (the fit at p when p was measured, else the fitted scaling
+law in p). A prediction is the model's cost of what the program does now minus the
+model's cost of the alternative, so a bias the models share (the load of the machine,
+oversubscription) cancels; the measured time of the phase in the trace is shown beside
+it. The phases and their alternatives:
+
+- a gather followed by a broadcast of everything gathered -> one allgather;
+- a reduce followed by a broadcast of the result -> one allreduce;
+- a loop of sends and receives to many peers -> one alltoall(v);
+- several small messages in a row to the same peer -> one message (batching);
+- a blocking point-to-point call next to computation -> non-blocking, overlapped with it;
+- a collective that another measured implementation (another algorithm) does faster.
+
+Every suggestion carries its basis: which model, fitted on what, with which parameters.
+"""
+
+import glob
+import json
+import os
+from collections import defaultdict, namedtuple
+
+from . import trace_analysis as ta
+
+# trace operation -> the name of the collective in ternbench's measurements (runner.COLL_OPS)
+MODEL_OP = {"bcast": "bcast", "reduce": "reduce", "allreduce": "allreduce",
+            "gather": "gather", "gatherv": "gather", "scatter": "scatter",
+            "scatterv": "scatter", "allgather": "allgather", "allgatherv": "allgather",
+            "alltoall": "alltoall", "alltoallv": "alltoall", "reduce_scatter_block":
+            "red_scat_blk", "reduce_scatter": "red_scat_blk", "scan": "scan", "exscan": "scan",
+            "barrier": "barrier"}
+
+GAP = 20e-6  # computation shorter than this between two calls: the calls are one phase
+BATCH_MIN = 4  # messages in a row to one peer before batching is suggested
+
+Advice = namedtuple("Advice", "kind title where count now_measured now_model after_model "
+                              "saving basis")
+# now_measured: seconds the phase takes in the trace, per occurrence (mean over ranks);
+# now_model / after_model: the models' cost per occurrence now and with the change;
+# saving: predicted elapsed seconds saved over the whole trace.
+
+
+class ModelError(Exception):
+    pass
+
+
+class Models:
+    """The fitted models of one implementation (models.json of `ternbench report`)."""
+
+    def __init__(self, an, impl=None, source=""):
+        self.an = an
+        self.source = source
+        impls = an.get("impls") or sorted({v["impl"] for v in an.get("coll", {}).values()} |
+                                          {v["impl"] for v in an.get("p2p", {}).values()})
+        if impl is None:
+            impl = "tern" if "tern" in impls else (impls[0] if impls else None)
+        if impl not in impls:
+            raise ModelError("no models of implementation %r in %s (there are: %s)" %
+                             (impl, source or "the models", ", ".join(impls) or "none"))
+        self.impl = impl
+        self.impls = impls
+
+    # ------------------------------------------------------------ point-to-point
+    def p2p_fit(self, pattern="pingpong", impl=None):
+        s = self.an.get("p2p", {}).get("%s/%s/standard" % (impl or self.impl, pattern))
+        return s["hockney"] if s else None
+
+    def p2p_t(self, n):
+        """Seconds of one message of n bytes (ping-pong model), without the basis."""
+        h = self.p2p_fit("pingpong")
+        if h is None:
+            raise ModelError("no point-to-point model of %s" % self.impl)
+        return h["t_s"] + h["t_b"] * n
+
+    def p2p_basis(self, pattern="pingpong"):
+        h = self.p2p_fit(pattern)
+        return ("%s %s Hockney T(n) = t_s + t_b n, t_s = %.3g us, t_b = %.4g ns/B (R2 %.3f)" %
+                (self.impl, pattern, h["t_s"] * 1e6, h["t_b"] * 1e9, h.get("r2", float("nan"))))
+
+    def t_s(self, pattern="stream"):
+        h = self.p2p_fit(pattern) or self.p2p_fit("pingpong")
+        if h is None:
+            raise ModelError("no point-to-point model of %s" % self.impl)
+        return h["t_s"], "stream" if self.p2p_fit(pattern) else "pingpong"
+
+    def n_half(self):
+        h = self.p2p_fit("pingpong")
+        return h["t_s"] / h["t_b"] if h and h["t_b"] > 0 else 4096.0
+
+    # ------------------------------------------------------------ collectives
+    def coll(self, op, n, p, impl=None):
+        """(seconds, basis) of one collective; None when there is no model of it."""
+        impl = impl or self.impl
+        mop = MODEL_OP.get(op, op)
+        if mop == "barrier":
+            b = self.an.get("barrier", {}).get("%s/barrier" % impl)
+            if not b:
+                return None
+            if p in b["p"]:
+                return b["t"][b["p"].index(p)], "%s barrier measured at p=%d" % (impl, p)
+            s = b["scaling"]
+            if not s.get("pick"):
+                return None
+            return _scal(s, p), "%s barrier scaling fit (%s) at p=%d" % (impl, s["class"], p)
+        m = self.an.get("coll", {}).get("%s/%s" % (impl, mop))
+        if not m:
+            return None
+        h = m.get("per_p", {}).get(str(p))
+        if h:
+            return (h["t_s"] + h["t_b"] * n,
+                    "%s %s fit at p=%d: t_s = %.3g us, t_b = %.4g ns/B (R2 %.3f)" %
+                    (impl, mop, p, h["t_s"] * 1e6, h["t_b"] * 1e9, h.get("r2", float("nan"))))
+        if "t_s" not in m or not m["t_s"].get("log"):
+            return None
+        t = _scal(m["t_s"], p) + _scal(m["t_b"], p) * n
+        return (t, "%s %s T(n,p) extrapolated to p=%d (t_s %s, t_b %s; measured p=%s)" %
+                (impl, mop, p, m["t_s"]["class"], m["t_b"]["class"],
+                 ",".join(sorted(m["per_p"], key=int))))
+
+
+def _scal(s, p):
+    import math
+    which = s.get("pick") or "log"
+    f = s[which]
+    return f["a"] + f["b"] * (math.log2(p) if which == "log" else p)
+
+
+def load_models(path, impl=None):
+    """Models from a models.json, or from a run directory (its models.json, or fitted now
+    from its results.csv)."""
+    if os.path.isdir(path):
+        mj = os.path.join(path, "models.json")
+        if os.path.exists(mj):
+            path = mj
+        elif os.path.exists(os.path.join(path, "results.csv")):
+            from . import report, runner
+            _, rows = runner.load(path)
+            return Models(report.analyse(rows), impl, path)
+        else:
+            raise ModelError("%s has neither models.json nor results.csv" % path)
+    try:
+        with open(path) as f:
+            an = json.load(f)
+    except (OSError, ValueError) as e:
+        raise ModelError("cannot read models from %s: %s" % (path, e))
+    return Models(an, impl, path)
+
+
+def default_models_path():
+    """$TERNBENCH_MODELS, else the newest ternbench-*/ run here that has models or results."""
+    env = os.environ.get("TERNBENCH_MODELS")
+    if env:
+        return env
+    cands = [d for d in glob.glob("ternbench-*") if os.path.isdir(d) and
+             (os.path.exists(os.path.join(d, "models.json")) or
+              os.path.exists(os.path.join(d, "results.csv")))]
+    return max(cands, key=os.path.getmtime) if cands else None
+
+
+# ---------------------------------------------------------------- sizes
+
+def block_bytes(op, call, p):
+    """The size argument of ternbench's measurements (the block of gather, scatter,
+    allgather and alltoall, the vector of the others) for one rank's collective call.
+
+    tern's tracer records in Call.bytes the sum of the call's count arguments times their
+    datatype's size: MPI's bcast, reduce, allreduce, scan and reduce_scatter_block have
+    one count (the size itself); gather, scatter, allgather and alltoall a send and a
+    receive count of one block each (twice the block; a non-root rank of a gather may pass
+    a receive count of 0, see _pairs); the native API's collectives one count."""
+    b = float(call.bytes)
+    mop = MODEL_OP.get(op, op)
+    if call.api != "native" and mop in ("gather", "scatter", "allgather", "alltoall"):
+        return b / 2.0
+    return b
+
+
+def _nonroot_block(inst, op, p):
+    vals = [block_bytes(op, c, p) for c in inst if c.root is None or c.rank != c.root]
+    vals = vals or [block_bytes(op, c, p) for c in inst]
+    return sum(vals) / len(vals)
+
+
+def _p_of(inst, trace):
+    ps = [c.comm_size for c in inst if c.comm_size]
+    return max(ps) if ps else len(inst)
+
+
+# ---------------------------------------------------------------- the phases
+
+def _pairs(trace, models, idx):
+    """gather + bcast -> allgather, reduce + bcast -> allreduce."""
+    by_comm = defaultdict(list)
+    for inst in ta.collective_instances(trace, idx):
+        by_comm[inst[0].comm].append(inst)
+    groups = defaultdict(list)
+    for comm, insts in by_comm.items():
+        for a, b in zip(insts, insts[1:]):
+            oa, ob = ta.classify(a[0].name), ta.classify(b[0].name)
+            if ob.op != "bcast" or oa.nonblocking or ob.nonblocking:
+                continue
+            if oa.op not in ("gather", "gatherv", "reduce"):
+                continue
+            ra, rb = a[0].root, b[0].root
+            if ra is not None and rb is not None and ra != rb:
+                continue
+            p = _p_of(a, trace)
+            big = _nonroot_block(b, "bcast", p)
+            if oa.op == "reduce":
+                n = _nonroot_block(a, oa.op, p)
+                if abs(big - n) > 0.01 * max(big, 1):
+                    continue
+                alt = "allreduce"
+            else:
+                # the broadcast must be exactly the p gathered blocks: a non-root rank's
+                # gather records one block (receive count 0) or two (block_bytes)
+                n = big / p
+                tol = 0.01 * n + 1
+                if not all(abs(c.bytes - n) <= tol or abs(c.bytes - 2 * n) <= tol
+                           for c in a if c.rank != ra) or oa.op == "gatherv":
+                    continue
+                alt = "allgather"
+            ranks = {c.rank for c in a} & {c.rank for c in b}
+            da = {c.rank: c.t1 - c.t0 for c in a}
+            db = {c.rank: c.t1 - c.t0 for c in b}
+            meas = sum(da[r] + db[r] for r in ranks) / max(len(ranks), 1)
+            root_call = next((c for c in a if c.rank == ra), a[0])
+            key = (oa.op, alt, comm, ra, round(n), p, root_call.site)
+            groups[key].append(meas)
+    out = []
+    for (op, alt, comm, root, n, p, site), meas in groups.items():
+        now_a = models.coll(op, n, p)
+        now_b = models.coll("bcast", p * n if alt == "allgather" else n, p)
+        after = models.coll(alt, n, p)
+        if not (now_a and now_b and after):
+            continue
+        now = now_a[0] + now_b[0]
+        k = len(meas)
+        out.append(Advice(
+            "collective", "%s + bcast -> one %s" % (_mpi(op), _mpi(alt)),
+            "%s of %s B per rank, then bcast of %s B from root %s, p=%d%s" %
+            (_mpi(op), _n(n), _n(p * n if alt == "allgather" else n), root, p,
+             " at " + site if site else ""),
+            k, sum(meas) / k, now, after[0], k * (now - after[0]),
+            ["now: %s" % now_a[1], "now: bcast %s" % now_b[1], "after: %s" % after[1]]))
+    return out
+
+
+def _mpi(op):
+    return "MPI_" + op.capitalize()
+
+
+def _n(x):
+    return "%d" % round(x)
+
+
+def _runs(trace, idx, gap):
+    """Per rank, the maximal runs of point-to-point calls with less than `gap` of
+    computation between them: {rank: [[call, ...], ...]}."""
+    out = {}
+    for r, cs in idx.by_rank.items():
+        runs, cur, last = [], [], None
+        for c in cs:
+            k = ta.classify(c.name).kind
+            if k in ("send", "recv", "sendrecv", "wait"):
+                if cur and c.t0 - last > gap:
+                    runs.append(cur)
+                    cur = []
+                cur.append(c)
+                last = c.t1
+            elif k != "other":
+                if cur:
+                    runs.append(cur)
+                cur, last = [], None
+        if cur:
+            runs.append(cur)
+        out[r] = runs
+    return out
+
+
+def _split_at_repeat(runs):
+    """Cut runs where a send goes to a peer already sent to in the run: iterations of an
+    exchange loop with no computation between them are separate exchanges."""
+    out = []
+    for run in runs:
+        cur, seen = [], set()
+        for c in run:
+            if ta.classify(c.name).kind in ("send", "sendrecv") and c.peer is not None:
+                if c.peer in seen:
+                    out.append(cur)
+                    cur, seen = [], set()
+                seen.add(c.peer)
+            cur.append(c)
+        if cur:
+            out.append(cur)
+    return out
+
+
+def _exchanges(trace, models, idx, runs):
+    """A loop of sends/receives to many peers, on most ranks -> one alltoallv."""
+    p = trace.nranks
+    if p < 3:
+        return []
+    ex = {}
+    for r, rs in runs.items():
+        ex[r] = [run for run in _split_at_repeat(rs)
+                 if len({c.peer for c in run if ta.classify(c.name).kind in
+                         ("send", "sendrecv") and c.peer is not None}) >= max(2, (p - 1) // 2)]
+    depth = max((len(v) for v in ex.values()), default=0)
+    groups = defaultdict(list)
+    for k in range(depth):
+        members = {r: v[k] for r, v in ex.items() if k < len(v)}
+        if len(members) < max(2, p // 2):
+            continue
+        sends = [c for run in members.values() for c in run
+                 if ta.classify(c.name).kind in ("send", "sendrecv")]
+        pairs = {(c.rank, c.peer) for c in sends}
+        nmean = sum(c.bytes / (2.0 if ta.classify(c.name).kind == "sendrecv" else 1.0)
+                    for c in sends) / max(len(sends), 1)
+        # now: every message a rank takes part in, one after the other
+        now_by_rank = []
+        for run in members.values():
+            t = 0.0
+            for c in run:
+                kk = ta.classify(c.name).kind
+                if kk in ("send", "recv"):
+                    t += models.p2p_t(c.bytes)
+                elif kk == "sendrecv":
+                    t += 2 * models.p2p_t(c.bytes / 2.0)
+            now_by_rank.append(t)
+        meas = sum(run[-1].t1 - run[0].t0 for run in members.values()) / len(members)
+        first = min(members)
+        site = members[first][0].site
+        key = (site, round(nmean), len(pairs), len(members))
+        groups[key].append((meas, max(now_by_rank), nmean))
+    out = []
+    for (site, nmean, npairs, nmem), occ in groups.items():
+        after = models.coll("alltoall", nmean, p)
+        if not after:
+            continue
+        k = len(occ)
+        now = sum(o[1] for o in occ) / k
+        out.append(Advice(
+            "alltoallv", "loop of sends/receives -> one MPI_Alltoallv",
+            "%d ranks exchange with %d sender/receiver pairs, %s B per pair on average%s" %
+            (nmem, npairs, _n(nmean), " at " + site if site else ""),
+            k, sum(o[0] for o in occ) / k, now, after[0], k * (now - after[0]),
+            ["now: each message one after the other, %s (fitted with 2 ranks: a cost of "
+             "running p=%d ranks that the alternative's fit holds is not in it)" %
+             (models.p2p_basis(), p),
+             "after: %s (alltoallv taken as alltoall of the mean block)" % after[1]]))
+    return out
+
+
+def _batches(trace, models, idx, runs):
+    """Several small sends in a row to one peer -> one message."""
+    small = min(max(models.n_half(), 256.0), 65536.0)
+    ts, pattern = models.t_s("stream")
+    groups = defaultdict(list)
+    for r, rs in runs.items():
+        for run in rs:
+            i = 0
+            sends = [c for c in run if ta.classify(c.name).kind == "send"]
+            while i < len(sends):
+                j = i
+                while (j < len(sends) and sends[j].peer == sends[i].peer and
+                       sends[j].bytes <= small):
+                    j += 1
+                if j - i >= BATCH_MIN:
+                    seq = sends[i:j]
+                    groups[(seq[0].site, seq[0].name)].append(
+                        (r, seq[0].peer, len(seq), sum(c.bytes for c in seq),
+                         seq[-1].t1 - seq[0].t0))
+                    i = j
+                else:
+                    i = max(i + 1, j)
+    out = []
+    for (site, name), occ in groups.items():
+        ranks = {o[0] for o in occ}
+        k = len(occ)
+        msgs = sum(o[2] for o in occ) / k
+        tot = sum(o[3] for o in occ) / k
+        now = msgs * ts + tot * models.p2p_fit(pattern)["t_b"]
+        after = ts + tot * models.p2p_fit(pattern)["t_b"]
+        # ranks batching at the same time save once: elapsed saving per rank involved
+        out.append(Advice(
+            "batching", "%.0f small %s in a row to one peer -> one message" % (msgs, name),
+            "%d runs on %d rank(s), %s B in total each, to %s%s" %
+            (k, len(ranks), _n(tot), ",".join(sorted({str(o[1]) for o in occ})),
+             " at " + site if site else ""),
+            k, sum(o[4] for o in occ) / k, now, after,
+            k * (now - after) / len(ranks),
+            ["%s (one t_s per message saved; the copy into one buffer is not counted)" %
+             models.p2p_basis(pattern)]))
+    return out
+
+
+def _overlap(trace, models, idx, gap):
+    """A blocking point-to-point call next to computation -> start it non-blocking and
+    complete it on the other side of the computation."""
+    groups = defaultdict(list)
+    for r, cs in idx.by_rank.items():
+        comm = [c for c in cs if ta.is_comm(c)]
+        for i, c in enumerate(comm):
+            k = ta.classify(c.name)
+            if k.nonblocking or k.kind not in ("send", "recv", "sendrecv") or c.bytes <= 0:
+                continue
+            before = c.t0 - comm[i - 1].t1 if i > 0 else 0.0
+            after = comm[i + 1].t0 - c.t1 if i + 1 < len(comm) else 0.0
+            g = {"send": after, "recv": before}.get(k.kind, max(before, after))
+            if g <= gap:
+                continue
+            t = (2 * models.p2p_t(c.bytes / 2.0) if k.kind == "sendrecv"
+                 else models.p2p_t(c.bytes))
+            groups[(c.name, c.site)].append((r, min(t, g), c.t1 - c.t0, g, t))
+    out = []
+    for (name, site), occ in groups.items():
+        if len(occ) < 2:
+            continue
+        ranks = {o[0] for o in occ}
+        k = len(occ)
+        now = sum(o[4] for o in occ) / k
+        hidden = sum(o[1] for o in occ) / k
+        out.append(Advice(
+            "overlap", "blocking %s next to computation -> non-blocking, overlapped" % name,
+            "%d calls on %d rank(s), %s s of computation beside each on average%s" %
+            (k, len(ranks), "%.3g" % (sum(o[3] for o in occ) / k),
+             " at " + site if site else ""),
+            k, sum(o[2] for o in occ) / k, now, now - hidden, k * hidden / len(ranks),
+            ["%s; hidden = min(T(n), the computation beside it); needs the computation not "
+             "to use the buffer, and progress during it (eager sizes, or "
+             "TERN_PROGRESS_THREAD=1)" % models.p2p_basis()]))
+    return out
+
+
+def _algorithms(trace, models, idx):
+    """A collective another measured implementation does faster at this size."""
+    others = [im for im in models.impls if im != models.impl]
+    if not others:
+        return []
+    groups = defaultdict(list)
+    for inst in ta.collective_instances(trace, idx):
+        k = ta.classify(inst[0].name)
+        if k.op not in MODEL_OP:
+            continue
+        p = _p_of(inst, trace)
+        n = round(_nonroot_block(inst, k.op, p))
+        groups[(k.op, n, p)].append(sum(c.t1 - c.t0 for c in inst) / len(inst))
+    out = []
+    for (op, n, p), meas in groups.items():
+        mine = models.coll(op, n, p)
+        if not mine:
+            continue
+        best = None
+        for im in others:
+            t = models.coll(op, n, p, impl=im)
+            if t and t[0] > 0 and (best is None or t[0] < best[1][0]):
+                best = (im, t)
+        if not best or best[1][0] >= 0.9 * mine[0]:
+            continue
+        k = len(meas)
+        out.append(Advice(
+            "algorithm", "%s: another algorithm or threshold (%s is faster here)" %
+            (_mpi(op), best[0]),
+            "%s of %s B at p=%d; try TERN_COLL_%s=<algorithm> (ternrun --info lists them)" %
+            (_mpi(op), n, p, MODEL_OP[op].upper().replace("RED_SCAT_BLK", "REDUCE_SCATTER")),
+            k, sum(meas) / k, mine[0], best[1][0], k * (mine[0] - best[1][0]),
+            ["now: %s" % mine[1], "after: %s" % best[1][1]]))
+    return out
+
+
+def advise(trace, models, gap=GAP, rejected=False):
+    """Every suggestion for one trace, the largest predicted saving first. Alternatives
+    the models say are not cheaper are left out, or with rejected=True returned as a
+    second list: (advice, rejected)."""
+    idx = ta.Index(trace)
+    runs = _runs(trace, idx, gap)
+    out = (_pairs(trace, models, idx) + _exchanges(trace, models, idx, runs) +
+           _batches(trace, models, idx, runs) + _overlap(trace, models, idx, gap) +
+           _algorithms(trace, models, idx))
+    out.sort(key=lambda a: -a.saving)
+    good = [a for a in out if a.saving > 0]
+    return (good, [a for a in out if a.saving <= 0]) if rejected else good
+
+
+# ---------------------------------------------------------------- output
+
+def fmt_s(sec):
+    from .report import fmt_t
+    return fmt_t(sec)
+
+
+def text(trace, models, adv, wall, rejected=()):
+    lines = ["ternbench advise: %d ranks, %s traced; models of %s from %s" %
+             (trace.nranks, fmt_s(wall), models.impl, models.source)]
+    if not adv:
+        lines.append("no alternative the models predict to be cheaper.")
+    for i, a in enumerate(adv, 1):
+        lines.append("")
+        lines.append("%d. %s: save %s (%.1f%% of the run)" %
+                     (i, a.title, fmt_s(a.saving), 100.0 * a.saving / wall if wall > 0 else 0))
+        lines.append("   where:  %s" % a.where)
+        lines.append("   now:    %d x %s measured (model %s); after: model %s each" %
+                     (a.count, fmt_s(a.now_measured), fmt_s(a.now_model),
+                      fmt_s(a.after_model)))
+        for b in a.basis:
+            lines.append("   basis:  %s" % b)
+    if rejected:
+        lines.append("")
+        lines.append("considered, and not cheaper by the models:")
+        for a in rejected:
+            lines.append("   %s (%s): %d x model %s now, %s after" %
+                         (a.title, a.where, a.count, fmt_s(a.now_model), fmt_s(a.after_model)))
+    return "\n".join(lines)
+
+
+def to_json(adv, wall, models, rejected=()):
+    return {"wall_s": wall, "impl": models.impl, "models": models.source,
+            "advice": [dict(a._asdict(), rank=i) for i, a in enumerate(adv, 1)],
+            "rejected": [dict(a._asdict(), rank=None) for a in rejected]}
