@@ -227,6 +227,28 @@ fake_numa)
     ! grep -q 'NUMA node' "$D/err" || fail "TERN_SHM_PLACE=0 still placed"
     ;;
 
+selfbind)
+    # Under a launcher that does not bind (MPICH's Hydra by default) the library binds
+    # itself with the same rules (TERN_BIND, TERN_BIND_TO), by local rank.
+    need_two
+    command -v mpiexec.mpich >/dev/null || { echo "no mpiexec.mpich: skipped"; exit 77; }
+    hydra() { timeout 30 mpiexec.mpich -n 2 "$RANK" >"$D/out" 2>"$D/err"; rc=$?; }
+    hydra
+    expect_rc 0 "2 ranks under mpiexec.mpich"
+    c0=$(cpus_of 0)
+    c1=$(cpus_of 1)
+    [ -n "$c0" ] && [ "$c0" != "$c1" ] && [ "$c0" != "$MINE" ] && [ "$c1" != "$MINE" ] ||
+        fail "self-bound ranks on '$c0' and '$c1' (want one core each of $MINE)"
+    (export TERN_BIND_TO=none && hydra && exit $rc)
+    rc=$?
+    expect_rc 0 "TERN_BIND_TO=none under mpiexec.mpich"
+    [ "$(cpus_of 0)" = "$MINE" ] && [ "$(cpus_of 1)" = "$MINE" ] || fail "TERN_BIND_TO=none bound"
+    (export TERN_BIND_TO=bogus && hydra && exit $rc)
+    rc=$?
+    [ "$rc" != 0 ] || fail "TERN_BIND_TO=bogus: the ranks ran"
+    grep -q "TERN_BIND_TO.*'bogus'" "$D/err" || fail "no message naming TERN_BIND_TO=bogus"
+    ;;
+
 *)
     echo "unknown case $CASE" >&2
     exit 2
