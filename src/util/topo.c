@@ -160,8 +160,8 @@ static int topo_raw_cmp(const void *a, const void *b)
 }
 
 /* The caches of PU os: fills t->cache when `record`; returns the L3 key (its lowest PU)
- * or -1 without an L3. */
-static int topo_read_caches(struct topo *t, int os, int record)
+ * and the PUs sharing it in *l3set, or -1 without an L3. */
+static int topo_read_caches(struct topo *t, int os, int record, cpu_set_t *l3set)
 {
     int l3 = -1;
     for (int k = 0; k < 16; k++) {
@@ -178,7 +178,10 @@ static int topo_read_caches(struct topo *t, int os, int record)
                       "devices/system/cpu/cpu%d/cache/index%d/shared_cpu_list", os, k) ||
             topo_cpulist_parse(buf, &shared))
             CPU_SET(os, &shared);
-        if (level == 3 && type[0] != 'I') l3 = topo_set_min(&shared);
+        if (level == 3 && type[0] != 'I') {
+            l3 = topo_set_min(&shared);
+            *l3set = shared;
+        }
         if (record && t->ncache < (int)(sizeof t->cache / sizeof t->cache[0])) {
             struct topo_cache *c = &t->cache[t->ncache++];
             c->level = (int)level;
@@ -236,6 +239,11 @@ int topo_load(struct topo *t, const char *root, const cpu_set_t *affinity)
                 if (CPU_ISSET(c, &cpus)) numa_of[c] = k;
         }
 
+    /* A core's (an L3's) list names every PU of it: read once per core (L3), not per PU,
+     * so a 384-thread node costs some 700 small reads, not 5000. */
+    int core_key[CPU_SETSIZE], l3_key[CPU_SETSIZE];
+    for (int c = 0; c < CPU_SETSIZE; c++)
+        core_key[c] = l3_key[c] = -2;
     int i = 0;
     for (int c = 0; c < CPU_SETSIZE && i < n; c++) {
         if (!CPU_ISSET(c, &online)) continue;
@@ -249,14 +257,25 @@ int topo_load(struct topo *t, const char *root, const cpu_set_t *affinity)
                         ? (int)v
                         : 0;
         cpu_set_t sib;
-        r->core = c;
-        if ((topo_read(root, buf, sizeof buf, "devices/system/cpu/cpu%d/topology/core_cpus_list",
-                       c) == 0 ||
-             topo_read(root, buf, sizeof buf,
-                       "devices/system/cpu/cpu%d/topology/thread_siblings_list", c) == 0) &&
-            topo_cpulist_parse(buf, &sib) == 0 && CPU_ISSET(c, &sib))
-            r->core = topo_set_min(&sib);
-        r->l3 = topo_read_caches(t, c, i == 1);
+        if (core_key[c] == -2) {
+            core_key[c] = c;
+            if ((topo_read(root, buf, sizeof buf,
+                           "devices/system/cpu/cpu%d/topology/core_cpus_list", c) == 0 ||
+                 topo_read(root, buf, sizeof buf,
+                           "devices/system/cpu/cpu%d/topology/thread_siblings_list", c) == 0) &&
+                topo_cpulist_parse(buf, &sib) == 0 && CPU_ISSET(c, &sib))
+                for (int d = 0; d < CPU_SETSIZE; d++)
+                    if (CPU_ISSET(d, &sib)) core_key[d] = topo_set_min(&sib);
+        }
+        r->core = core_key[c];
+        if (l3_key[c] == -2 || i == 1) {
+            cpu_set_t l3set;
+            CPU_ZERO(&l3set);
+            l3_key[c] = topo_read_caches(t, c, i == 1, &l3set);
+            for (int d = 0; d < CPU_SETSIZE; d++)
+                if (CPU_ISSET(d, &l3set)) l3_key[d] = l3_key[c];
+        }
+        r->l3 = l3_key[c];
     }
     qsort(raw, (size_t)n, sizeof *raw, topo_raw_cmp);
 
