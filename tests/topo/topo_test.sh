@@ -227,6 +227,22 @@ fake_numa)
     ! grep -q 'NUMA node' "$D/err" || fail "TERN_SHM_PLACE=0 still placed"
     ;;
 
+proxy)
+    # A host reached through a launch agent: its proxy binds its ranks from its own
+    # topology, with the root's policy (env as the agent: the "host" is this machine).
+    need_two
+    export TERN_BIND=0
+    run -H fakeA:2 --launch-agent 'env TERNHOST={host}' --bind-to hwthread --report-bindings \
+        "$RANK"
+    expect_rc 0 "two ranks on a proxy"
+    c0=$(cpus_of 0)
+    c1=$(cpus_of 1)
+    [ -n "$c0" ] && [ "$c0" != "$c1" ] && [ "$c0" != "$MINE" ] ||
+        fail "ranks of the proxy on '$c0' and '$c1'"
+    grep -q "^ternrun: rank 1 (pid [0-9]* on fakeA) bound to hwthread [0-9]* (cpus $c1)" "$D/err" ||
+        fail "no report line from the proxy for rank 1"
+    ;;
+
 selfbind)
     # Under a launcher that does not bind (MPICH's Hydra by default) the library binds
     # itself with the same rules (TERN_BIND, TERN_BIND_TO), by local rank.
