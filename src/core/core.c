@@ -48,7 +48,8 @@ static int core_bind(void)
     struct topo_policy pol;
     char err[300];
     topo_policy_default(&pol);
-    if (topo_policy_parse(&pol, util_tun.bind_to, util_tun.map_by, err, sizeof err) != 0) {
+    if (topo_policy_parse(&pol, util_tun.bind_to, NULL, err, sizeof err) != 0 ||
+        topo_policy_parse(&pol, NULL, util_tun.map_by, err, sizeof err) != 0) {
         UTIL_ERROR("TERN_BIND_TO/TERN_MAP_BY: %s", err);
         return TERN_ERR_TUNABLE;
     }

@@ -417,7 +417,7 @@ int topo_policy_parse(struct topo_policy *p, const char *bind, const char *map, 
             q.bind = lvl;
         else {
             snprintf(err, errlen,
-                     "--bind-to: '%s' is not a binding; use core, hwthread, l3cache, numa, "
+                     "'%s' is not a binding; use core, hwthread, l3cache, numa, "
                      "socket or none",
                      bind);
             return TERN_ERR_INVAL;
@@ -429,7 +429,7 @@ int topo_policy_parse(struct topo_policy *p, const char *bind, const char *map, 
             int c = topo_count_parse(qual);
             if (c < 0 || q.bind < 0) {
                 snprintf(err, errlen,
-                         "--bind-to: '%s': after ':' comes a count (core:2), overload-allowed "
+                         "'%s': after ':' comes a count (core:2), overload-allowed "
                          "or if-supported",
                          bind);
                 return TERN_ERR_INVAL;
@@ -443,7 +443,7 @@ int topo_policy_parse(struct topo_policy *p, const char *bind, const char *map, 
         int lvl = topo_level_parse(map, len);
         if (lvl == -1) {
             snprintf(err, errlen,
-                     "--map-by: '%s' is not a mapping; use core, hwthread, l3cache, numa, "
+                     "'%s' is not a mapping; use core, hwthread, l3cache, numa, "
                      "socket or slot, optionally with :PE=n",
                      map);
             return TERN_ERR_INVAL;
@@ -457,7 +457,7 @@ int topo_policy_parse(struct topo_policy *p, const char *bind, const char *map, 
             int c = strncasecmp(one, "pe=", 3) == 0 ? topo_count_parse(one + 3) : -1;
             if (c < 0) {
                 snprintf(err, errlen,
-                         "--map-by: '%s': the only qualifier understood is PE=n (n cores per "
+                         "'%s': the only qualifier understood is PE=n (n cores per "
                          "rank, 1 to 4096)",
                          map);
                 return TERN_ERR_INVAL;

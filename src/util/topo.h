@@ -103,7 +103,8 @@ struct topo_policy {
  * Open MPI's ":overload-allowed"/":if-supported" qualifiers accepted and ignored) into p->bind,
  * and a --map-by value (core, hwthread, l3cache, numa, socket, slot, node, with ":PE=n")
  * into p->map and p->pe. Either text may be NULL (left as is). Returns 0, or
- * TERN_ERR_INVAL with a sentence naming the bad value and the choices in err.
+ * TERN_ERR_INVAL with a sentence naming the bad value and the choices in err (the caller
+ * says where the value came from); p is then unchanged.
  */
 int topo_policy_parse(struct topo_policy *p, const char *bind, const char *map, char *err,
                       size_t errlen);

@@ -119,7 +119,8 @@ static void test_policy_parse(void)
         err[0] = '\0';
         CHECK(topo_policy_parse(&p, badbind[i], NULL, err, sizeof err) == TERN_ERR_INVAL,
               "bind '%s' accepted", badbind[i]);
-        CHECK(strstr(err, "--bind-to") && strstr(err, badbind[i]), "message: %s", err);
+        CHECK(strstr(err, "binding") || strstr(err, "count"), "message: %s", err);
+        CHECK(strstr(err, badbind[i]) != NULL, "message: %s", err);
         CHECK(memcmp(&p, &q, sizeof p) == 0, "policy changed by a bad bind '%s'", badbind[i]);
     }
     const char *badmap[] = {"ppr:2:socket", "core:PE=0", "core:PE=x", "core:span", "sockets:PE="};
@@ -128,7 +129,8 @@ static void test_policy_parse(void)
         err[0] = '\0';
         CHECK(topo_policy_parse(&p, NULL, badmap[i], err, sizeof err) == TERN_ERR_INVAL,
               "map '%s' accepted", badmap[i]);
-        CHECK(strstr(err, "--map-by") && strstr(err, badmap[i]), "message: %s", err);
+        CHECK(strstr(err, "mapping") || strstr(err, "PE=n"), "message: %s", err);
+        CHECK(strstr(err, badmap[i]) != NULL, "message: %s", err);
     }
 }
 

@@ -157,7 +157,7 @@ restricted)
     ;;
 
 bad_values)
-    for opts in "--bind-to cor|'cor' is not a binding" "--bind-to core:x|'core:x'" \
+    for opts in "--bind-to cor|^ternrun: --bind-to: 'cor' is not a binding" "--bind-to core:x|'core:x'" \
         "--map-by diagonal|'diagonal' is not a mapping" "--map-by core:PE=0|PE=n" \
         "-bind-to none:2|'none:2'" "--cpus-per-proc 0|PE=n"; do
         o=${opts%%|*}
@@ -175,10 +175,13 @@ bad_values)
     TERN_BIND_TO=sideways "$T" -n 1 touch "$D/ran" >"$D/out" 2>"$D/err"
     rc=$?
     expect_rc 2 "TERN_BIND_TO=sideways"
-    grep -q "TERN_BIND_TO.*'sideways'" "$D/err" || fail "no message naming TERN_BIND_TO"
+    grep -q "^ternrun: TERN_BIND_TO: 'sideways' is not a binding" "$D/err" ||
+        fail "no message naming TERN_BIND_TO"
     TERN_MAP_BY=diagonal "$T" -n 1 touch "$D/ran" >"$D/out" 2>"$D/err"
     rc=$?
     expect_rc 2 "TERN_MAP_BY=diagonal"
+    grep -q "^ternrun: TERN_MAP_BY: 'diagonal' is not a mapping" "$D/err" ||
+        fail "no message naming TERN_MAP_BY"
     [ ! -e "$D/ran" ] || fail "the program ran with a bad TERN_BIND_TO/TERN_MAP_BY"
     ;;
 

@@ -22,23 +22,28 @@
 #include "ternrun.h"
 #include "util/tunables.h"
 
-void run_bind_setup(struct run_opts *o, const char *bind, const char *map, int use_hwthreads)
+/* Apply one value to p, or exit 2 with a message naming where it came from. */
+static void bind_parse_or_die(struct topo_policy *p, const char *from, const char *bind,
+                              const char *map)
 {
     char err[300];
+    if (topo_policy_parse(p, bind, map, err, sizeof err) == 0) return;
+    fprintf(stderr, "ternrun: %s: %s (see ternrun --help)\n", from, err);
+    exit(RUN_EXIT_USAGE);
+}
+
+void run_bind_setup(struct run_opts *o, const char *bind, const char *map, int use_hwthreads)
+{
     /* Read after the command line's -x/--env, which may set these variables. */
     util_tunables_load(NULL);
     topo_policy_default(&o->policy);
-    if (topo_policy_parse(&o->policy, util_tun.bind_to, util_tun.map_by, err, sizeof err)) {
-        fprintf(stderr, "ternrun: TERN_BIND_TO/TERN_MAP_BY: %s\n", err);
-        exit(RUN_EXIT_USAGE);
-    }
+    bind_parse_or_die(&o->policy, "TERN_BIND_TO", util_tun.bind_to, NULL);
+    bind_parse_or_die(&o->policy, "TERN_MAP_BY", NULL, util_tun.map_by);
     /* TERN_BIND=0 kept ranks unbound before ternrun bound them; it still does. */
     if (!util_tun.bind && getenv("TERN_BIND_TO") == NULL) o->policy.bind = TOPO_BIND_NONE;
     if (use_hwthreads && map == NULL) o->policy.map = TOPO_PU;
-    if (topo_policy_parse(&o->policy, bind, map, err, sizeof err)) {
-        fprintf(stderr, "ternrun: %s (see ternrun --help)\n", err);
-        exit(RUN_EXIT_USAGE);
-    }
+    bind_parse_or_die(&o->policy, "--bind-to", bind, NULL);
+    bind_parse_or_die(&o->policy, "--map-by", NULL, map);
     o->report_bindings |= util_tun.report_bindings;
 }
 
