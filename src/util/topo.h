@@ -114,11 +114,12 @@ void topo_policy_default(struct topo_policy *p);
 
 /* What a rank got. */
 struct topo_binding {
-    int bound;      /* 1: mask is what the rank must be bound to; 0: leave it unbound */
-    int level;      /* enum topo_level it is bound to (when bound) */
-    int obj;        /* logical index of that object (of the first, for PE > 1) */
-    int oversub;    /* ranks outnumber the allowed objects the policy places them on */
-    cpu_set_t mask; /* allowed PUs the rank is bound to (when bound) */
+    int bound;       /* 1: mask is what the rank must be bound to; 0: leave it unbound */
+    int level;       /* enum topo_level it is bound to (when bound) */
+    int obj;         /* logical index of that object (of the first, for PE > 1) */
+    int oversub;     /* ranks outnumber the allowed objects the policy places them on */
+    cpu_set_t mask;  /* allowed PUs the rank is bound to (when bound) */
+    const char *why; /* NULL, or why a caller left unbound a rank the policy would bind */
 };
 
 /*

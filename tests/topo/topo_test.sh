@@ -142,7 +142,8 @@ oversub)
 restricted)
     command -v taskset >/dev/null || { echo "no taskset: skipped"; exit 77; }
     last=$(expand "$MINE" | tail -n 1)
-    taskset -c "$last" "$T" --timeout 30 -n 1 --report-bindings "$RANK" >"$D/out" 2>"$D/err"
+    taskset -c "$last" "$T" --timeout 30 -n 1 --bind-to core --report-bindings "$RANK" \
+        >"$D/out" 2>"$D/err"
     rc=$?
     expect_rc 0 "one rank under taskset -c $last"
     [ "$(cpus_of 0)" = "$last" ] || fail "rank 0 on '$(cpus_of 0)', outside taskset's cpu $last"
@@ -244,6 +245,27 @@ proxy)
         fail "ranks of the proxy on '$c0' and '$c1'"
     grep -q "^ternrun: rank 1 (pid [0-9]* on fakeA) bound to hwthread [0-9]* (cpus $c1)" "$D/err" ||
         fail "no report line from the proxy for rank 1"
+    ;;
+
+tcp_only)
+    # The default leaves alone a rank with no shm peer (it waits in the kernel on tcp);
+    # an explicit binding still binds it. (ternrun tells its ranks TERN_BIND=0, so the
+    # masks seen are its own decisions.)
+    need_two
+    (export TERN_TRANSPORTS=self,tcp && run -n 2 --report-bindings "$RANK" && exit $rc)
+    rc=$?
+    expect_rc 0 "2 ranks over tcp"
+    [ "$(cpus_of 0)" = "$MINE" ] && [ "$(cpus_of 1)" = "$MINE" ] || fail "tcp-only ranks bound"
+    grep -q "rank 1 (.*) not bound by default: TERN_TRANSPORTS leaves out shm" "$D/err" ||
+        fail "no reason given for the unbound tcp rank"
+    run -n 1 "$RANK"
+    expect_rc 0 "one rank"
+    [ "$(cpus_of 0)" = "$MINE" ] || fail "a rank alone on its host bound by default"
+    (export TERN_TRANSPORTS=self,tcp && run -n 2 --bind-to core "$RANK" && exit $rc)
+    rc=$?
+    expect_rc 0 "2 ranks over tcp, --bind-to core"
+    [ "$(cpus_of 0)" != "$MINE" ] && [ "$(cpus_of 0)" != "$(cpus_of 1)" ] ||
+        fail "--bind-to core did not bind tcp ranks"
     ;;
 
 selfbind)
