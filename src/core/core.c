@@ -12,6 +12,7 @@
 #include "trace/trace.h"
 #include "core/core_tl.h"
 #include "util/log.h"
+#include "util/topo.h"
 #include "util/tunables.h"
 
 struct core_state core;
@@ -32,35 +33,42 @@ static int core_count_cpus(void)
 }
 
 /*
- * Bind this process to one core of its allowed set, chosen by local rank, when
- * TERN_BIND allows, the launcher left it unbound (the mask is still the whole machine
- * it may use) and the node's ranks do not outnumber those cores. Two ranks left to the
- * scheduler can end up sharing one core: each wake-up pulls the woken rank onto the
- * waker's core, and a message then costs a context switch instead of a cache miss.
- * Not when every transport that sleeps waits in the kernel (tcp alone): such a rank
- * sleeps in epoll_wait, and the scheduler must stay free to wake it on whichever core
- * is idle - on a loaded machine a pinned rank waits for its one core (15 us against
- * 4 us per 8-byte message over loopback, measured).
+ * Bind this process when TERN_BIND allows, the launcher left it unbound (the mask is
+ * still the whole machine it may use) and the node's ranks fit: where TERN_BIND_TO and
+ * TERN_MAP_BY say, by local rank, on the topology (util/topo.c: ternrun places its ranks
+ * with the same rules, and tells them TERN_BIND=0). Two ranks left to the scheduler can
+ * end up sharing one core: each wake-up pulls the woken rank onto the waker's core, and a
+ * message then costs a context switch instead of a cache miss. Not when every transport
+ * that sleeps waits in the kernel (tcp alone): such a rank sleeps in epoll_wait, and the
+ * scheduler must stay free to wake it on whichever core is idle - on a loaded machine a
+ * pinned rank waits for its one core (15 us against 4 us per 8-byte message over
+ * loopback, measured). A bad TERN_BIND_TO/TERN_MAP_BY is TERN_ERR_TUNABLE.
  */
-static void core_bind(void)
+static int core_bind(void)
 {
+    struct topo_policy pol;
+    char err[300];
+    topo_policy_default(&pol);
+    if (topo_policy_parse(&pol, util_tun.bind_to, NULL, err, sizeof err) != 0 ||
+        topo_policy_parse(&pol, NULL, util_tun.map_by, err, sizeof err) != 0) {
+        UTIL_ERROR("TERN_BIND_TO/TERN_MAP_BY: %s", err);
+        return TERN_ERR_TUNABLE;
+    }
     cpu_set_t allowed;
     if (!util_tun.bind || core.kernel_wait || sched_getaffinity(0, sizeof allowed, &allowed) != 0)
-        return;
+        return 0;
     int ncpu = CPU_COUNT(&allowed);
     long online = sysconf(_SC_NPROCESSORS_ONLN);
-    if (ncpu < 2 || ncpu != online || core.boot.local_size > ncpu) return;
-    int want = core.boot.local_rank, seen = 0;
-    for (int c = 0; c < CPU_SETSIZE; c++) {
-        if (!CPU_ISSET(c, &allowed)) continue;
-        if (seen++ != want) continue;
-        cpu_set_t one;
-        CPU_ZERO(&one);
-        CPU_SET(c, &one);
-        if (sched_setaffinity(0, sizeof one, &one) == 0)
-            UTIL_DEBUG(1, "bound to cpu %d (local rank %d of %d)", c, want, core.boot.local_size);
-        return;
-    }
+    if (ncpu < 2 || ncpu != online || core.boot.local_size > ncpu) return 0;
+    struct topo t;
+    struct topo_binding b;
+    if (topo_load(&t, NULL, &allowed) != 0) return 0;
+    int rc = topo_place(&t, &pol, core.boot.local_rank, core.boot.local_size, &b);
+    if (rc == 0 && b.bound && sched_setaffinity(0, sizeof b.mask, &b.mask) == 0)
+        UTIL_DEBUG(1, "bound to %s %d (local rank %d of %d)", topo_level_name(b.level), b.obj,
+                   core.boot.local_rank, core.boot.local_size);
+    topo_free(&t);
+    return 0;
 }
 
 /* A transport's limits. Fields it leaves alone are 0; a capability its ops table
@@ -170,7 +178,8 @@ static int core_init(void)
             kernel += (core_tl_limits(core.tls[i]).caps & TL_CAP_KERNEL_WAIT) != 0;
         }
     core.kernel_wait = sleepers > 0 && kernel == sleepers;
-    core_bind();
+    rc = core_bind();
+    if (rc) goto fail_transports;
     rc = core_comm_init_builtin();
     if (rc) goto fail_transports;
     core.initialized = 1;

@@ -13,6 +13,7 @@
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -148,4 +149,37 @@ void shmseg_close(struct shmseg *s)
     shmseg_unlink(s);
     if (s->base) munmap(s->base, s->size);
     memset(s, 0, sizeof *s);
+}
+
+/* mbind(2) constants, so that no libnuma header is needed. */
+#define SHMSEG_MPOL_PREFERRED     1
+#define SHMSEG_MPOL_MF_MOVE       (1 << 1)
+#define SHMSEG_MADV_POPULATE_READ 22 /* Linux 5.14 */
+
+int shmseg_place(struct shmseg *s, int numa_node)
+{
+    if (numa_node < 0) return 0;
+    if (s->base == NULL || numa_node >= 1024) return TERN_ERR_INVAL;
+#ifdef SYS_mbind
+    unsigned long mask[1024 / (8 * sizeof(unsigned long))];
+    memset(mask, 0, sizeof mask);
+    mask[numa_node / (8 * sizeof(unsigned long))] |= 1ul
+                                                     << (numa_node % (8 * sizeof(unsigned long)));
+    /* Map the pages creation reserved (shmseg_create took all of them, so this takes no
+     * new memory), or mbind would not see them to move them. */
+    if (madvise(s->base, s->size, SHMSEG_MADV_POPULATE_READ) != 0) {
+        long page = sysconf(_SC_PAGESIZE);
+        for (size_t off = 0; off<s->size; off += page> 0 ? (size_t)page : 4096)
+            (void)*(volatile const char *)((const char *)s->base + off);
+    }
+    /* maxnode counts one more than the bits the kernel reads. */
+    if (syscall(SYS_mbind, s->base, s->size, SHMSEG_MPOL_PREFERRED, mask, 8 * sizeof mask + 1,
+                SHMSEG_MPOL_MF_MOVE) == 0) {
+        UTIL_DEBUG(1, "%s placed on NUMA node %d", s->name, numa_node);
+        return 0;
+    }
+    UTIL_DEBUG(1, "cannot place %s on NUMA node %d: %s (left where it is)", s->name, numa_node,
+               strerror(errno));
+#endif
+    return TERN_ERR_UNSUPPORTED;
 }

@@ -61,4 +61,16 @@ void shmseg_unlink(struct shmseg *s);
 /* Unlink (if still named) and unmap; the struct is left empty. Safe on an empty one. */
 void shmseg_close(struct shmseg *s);
 
+/*
+ * Place the pages of segment s on NUMA node `numa_node` (the kernel's number): the
+ * segment's memory policy becomes "preferably this node" (mbind, MPOL_PREFERRED, raw
+ * syscall: no libnuma), so pages taken later come from it, and the pages it holds already
+ * are mapped here and moved there if they lie elsewhere. Call it in the process that reads
+ * the segment most (the receiver of an inbox), right after shmseg_create or shmseg_attach.
+ * numa_node < 0 does nothing. Advisory: the segment works wherever its pages are.
+ * Returns 0, TERN_ERR_INVAL (node beyond 1023, or s not mapped) or TERN_ERR_UNSUPPORTED
+ * (the kernel has no such node, no NUMA support, or forbids mbind).
+ */
+int shmseg_place(struct shmseg *s, int numa_node);
+
 #endif

@@ -166,7 +166,7 @@ static void info_print_ptrace_scope(FILE *out)
     fprintf(out, "  ptrace_scope: %d (%s)\n", v, v >= 0 && v <= 3 ? meaning[v] : "unknown");
 }
 
-void run_info_print(FILE *out)
+void run_info_print(FILE *out, const struct run_opts *o, int nprocs)
 {
     fprintf(out, "ternrun (tern) %d.%d.%d\n\n", TERN_VERSION_MAJOR, TERN_VERSION_MINOR,
             TERN_VERSION_PATCH);
@@ -180,4 +180,5 @@ void run_info_print(FILE *out)
     info_print_ptrace_scope(out);
     fprintf(out, "  running as: uid %d%s\n", (int)getuid(),
             getuid() == 0 ? " (root; allowed, and root may read any process)" : "");
+    run_bind_info(out, o, nprocs);
 }

@@ -162,6 +162,7 @@ static void launch_child(struct run_job *job, const struct run_rank *r, int pmi_
     /* Set if ternrun itself runs under another launcher; would point elsewhere. */
     unsetenv("PMI_PORT");
     unsetenv("PMI_ID");
+    run_bind_apply(job, r);
 
     execv(job->path, job->opts.argv);
     int err = errno;
@@ -211,6 +212,7 @@ static int launch_one(struct run_job *job, struct run_rank *r, int err_w, pid_t 
     r->pid = pid;
     r->alive = 1;
     job->nalive++;
+    run_bind_report(job, r);
     close(sv[1]);
     for (int i = 0; i < 2; i++)
         if (out_w[i] >= 0) close(out_w[i]);
@@ -298,6 +300,7 @@ void run_launch_janitor_stop(void)
 int run_launch_start(struct run_job *job)
 {
     int ep[2];
+    run_bind_prepare(job);
     launch_janitor_start(job);
     if (pipe2(ep, O_CLOEXEC) != 0 || launch_set_nonblock(ep[0]) != 0) {
         run_job_fail(job, RUN_EXIT_FAIL, "ternrun: cannot create a pipe: %s", strerror(errno));

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "ternrun.h"
+#include "util/tunables.h"
 
 /* Program arguments received in ARGV, and the path they resolve to. */
 static char **proxy_argv;
@@ -71,6 +72,9 @@ static int proxy_setup(struct run_job *job, const char *p, size_t len)
     size_t pos = 0;
     const char *kv;
     int tag = 0;
+    char err[300];
+    util_tunables_load(NULL); /* this host's TERN_TOPO_SYSFS */
+    topo_policy_default(&job->opts.policy);
     while ((kv = run_ctl_str(p, len, &pos)) != NULL) {
         const char *eq = strchr(kv, '=');
         if (eq == NULL) return -1;
@@ -91,6 +95,12 @@ static int proxy_setup(struct run_job *job, const char *p, size_t len)
             snprintf(proxy_host, sizeof proxy_host, "%s", v);
         else if (KEY("cwd"))
             snprintf(proxy_cwd, sizeof proxy_cwd, "%s", v);
+        else if (KEY("bind") || KEY("map")) {
+            if (topo_policy_parse(&job->opts.policy, KEY("bind") ? v : NULL, KEY("map") ? v : NULL,
+                                  err, sizeof err) != 0)
+                return -1;
+        } else if (KEY("report"))
+            job->opts.report_bindings = atoi(v) != 0;
 #undef KEY
     }
     job->opts.tag_output = tag != 0;

@@ -161,12 +161,14 @@ static void remote_lost(struct run_job *job, struct run_host *h, const char *why
 /* Queue the job for the proxy of h: setup, environment, argv, first entries, start. */
 static int remote_send_job(struct run_job *job, struct run_host *h, const char *kvs, size_t kvslen)
 {
-    char setup[2048], cwd[PATH_MAX];
+    char setup[2048], cwd[PATH_MAX], bind[32], map[48];
     if (getcwd(cwd, sizeof cwd) == NULL) strcpy(cwd, "/");
+    run_bind_format(&job->opts, bind, sizeof bind, map, sizeof map);
     int n = snprintf(setup, sizeof setup,
-                     "size=%d%cfirst=%d%ccount=%d%ctag=%d%ckvsname=%s%chost=%s%ccwd=%s%c",
+                     "size=%d%cfirst=%d%ccount=%d%ctag=%d%ckvsname=%s%chost=%s%ccwd=%s%c"
+                     "bind=%s%cmap=%s%creport=%d%c",
                      job->size, 0, h->first, 0, h->count, 0, job->opts.tag_output, 0, job->kvsname,
-                     0, h->name, 0, cwd, 0);
+                     0, h->name, 0, cwd, 0, bind, 0, map, 0, job->opts.report_bindings, 0);
     if (n < 0 || (size_t)n >= sizeof setup) return -1;
     remote_send(job, h, RUN_CTL_SETUP, 0, 0, setup, (size_t)n);
     for (int i = 0; i < job->opts.nenv_pairs; i++)

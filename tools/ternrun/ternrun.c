@@ -53,8 +53,14 @@ static const char run_usage[] =
     "  -h, --help            this text\n"
     "  -V, --version         the version\n"
     "  --oversubscribe       allow more processes than the hosts have slots\n"
-    "  --bind-to X, --allow-run-as-root\n"
-    "                        accepted for compatibility; no effect\n"
+    "  --bind-to X           bind each rank to a core, hwthread, l3cache, numa, socket, or\n"
+    "                        none (default: core when the host's ranks fit on its allowed\n"
+    "                        cores, else hwthread when they fit on its threads, else none)\n"
+    "  --map-by X[:PE=n]     deal ranks round-robin over core, hwthread, l3cache, numa,\n"
+    "                        socket or slot; PE=n gives each rank n cores\n"
+    "  --report-bindings     print each rank's binding on stderr\n"
+    "  --use-hwthread-cpus   map by hardware thread\n"
+    "  --allow-run-as-root   accepted for compatibility; no effect\n"
     "  --                    end of options\n"
     "\n"
     "stdin goes to rank 0 (if it runs on this machine); the others read /dev/null.\n"
@@ -83,8 +89,13 @@ enum opt_id {
     OPT_AGENT,
     OPT_OVERSUB,
     OPT_IGNORE,
-    OPT_IGNORE_ARG,
     OPT_TRACE,
+    OPT_BIND,
+    OPT_MAP,
+    OPT_REPORT_BIND,
+    OPT_HWTHREADS,
+    OPT_BIND_OLD,
+    OPT_PE,
 };
 
 struct opt_def {
@@ -111,8 +122,14 @@ static const struct opt_def opt_table[] = {
     {{"--launch-agent", "-launch-agent", "-launcher-exec"}, 1, OPT_AGENT},
     {{"--oversubscribe", "-oversubscribe"}, 0, OPT_OVERSUB},
     {{"--allow-run-as-root"}, 0, OPT_IGNORE},
-    {{"--bind-to", "-bind-to"}, 1, OPT_IGNORE_ARG},
     {{"--trace"}, 1, OPT_TRACE},
+    {{"--bind-to", "-bind-to"}, 1, OPT_BIND},
+    {{"--map-by", "-map-by"}, 1, OPT_MAP},
+    {{"--report-bindings", "-report-bindings"}, 0, OPT_REPORT_BIND},
+    {{"--use-hwthread-cpus", "-use-hwthread-cpus"}, 0, OPT_HWTHREADS},
+    {{"--bind-to-core", "-bind-to-core", "--bind-to-socket", "-bind-to-socket"}, 0, OPT_BIND_OLD},
+    {{"--bind-to-none", "-bind-to-none"}, 0, OPT_BIND_OLD},
+    {{"--cpus-per-proc", "-cpus-per-proc", "--cpus-per-rank", "-cpus-per-rank"}, 1, OPT_PE},
 };
 
 static void opt_die(const char *fmt, const char *arg) __attribute__((format(printf, 1, 0)));
@@ -207,7 +224,9 @@ static const struct opt_def *opt_match(int argc, char **argv, int *i, const char
 
 static void opt_parse(int argc, char **argv, struct run_opts *o)
 {
-    int i;
+    int i, info = 0, hwthreads = 0;
+    const char *bind = NULL, *map = NULL;
+    char pe_map[64];
     for (i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--") == 0) {
@@ -286,8 +305,8 @@ static void opt_parse(int argc, char **argv, struct run_opts *o)
             o->kill_grace = opt_seconds("--kill-grace", vals[0]);
             break;
         case OPT_INFO:
-            run_info_print(stdout);
-            exit(RUN_EXIT_OK);
+            info = 1; /* after the whole line: --bind-to and -n that follow count */
+            break;
         case OPT_HELP:
             fputs(run_usage, stdout);
             exit(RUN_EXIT_OK);
@@ -296,7 +315,26 @@ static void opt_parse(int argc, char **argv, struct run_opts *o)
                    TERN_VERSION_PATCH);
             exit(RUN_EXIT_OK);
         case OPT_IGNORE:
-        case OPT_IGNORE_ARG:
+            break;
+        case OPT_BIND:
+            bind = vals[0];
+            break;
+        case OPT_MAP:
+            map = vals[0];
+            break;
+        case OPT_REPORT_BIND:
+            o->report_bindings = 1;
+            break;
+        case OPT_HWTHREADS:
+            hwthreads = 1;
+            break;
+        case OPT_BIND_OLD: /* Open MPI 1.x: --bind-to-core, --bind-to-socket, --bind-to-none */
+            bind = a + strspn(a, "-") + strlen("bind-to-");
+            break;
+        case OPT_PE: /* Open MPI's older spelling of --map-by core:PE=n */
+            if (snprintf(pe_map, sizeof pe_map, "%.30s:PE=%.20s", map ? map : "core", vals[0]) < 0)
+                pe_map[0] = '\0';
+            map = pe_map;
             break;
         case OPT_TRACE: /* every rank traces into DIR (docs/TRACING.md) */
             if ((o->trace_dir = run_trace_prepare(vals[0])) == NULL)
@@ -305,6 +343,11 @@ static void opt_parse(int argc, char **argv, struct run_opts *o)
             opt_export(o, "TERN_TRACE", strlen("TERN_TRACE"), o->trace_dir);
             break;
         }
+    }
+    run_bind_setup(o, bind, map, hwthreads);
+    if (info) {
+        run_info_print(stdout, o, o->nprocs_given ? o->nprocs : 0);
+        exit(RUN_EXIT_OK);
     }
     if (i >= argc) {
         fprintf(stderr, "ternrun: no program to run (usage: ternrun -n N [options] program "
@@ -498,6 +541,9 @@ int main(int argc, char **argv)
     close(job.devnull);
     free(job.ranks);
     free(job.hosts);
+    if (job.topo) topo_free(job.topo);
+    free(job.topo);
+    free(job.bindings);
     run_hosts_free(&job.opts.hosts);
     for (int i = 0; i < job.opts.nenv_pairs; i++)
         free(job.opts.env_pairs[i]);

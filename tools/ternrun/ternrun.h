@@ -32,6 +32,7 @@
 #include "boot/pmi_wire.h"
 #include "ctl.h"
 #include "hostfile.h"
+#include "util/topo.h"
 
 /* Exit codes with a fixed meaning, as a shell and coreutils' timeout use them. */
 enum run_exit {
@@ -57,6 +58,9 @@ struct run_opts {
     double kill_grace;     /* seconds between SIGTERM and SIGKILL when ending a job */
     char **argv;           /* the program and its arguments, NULL-terminated */
     const char *trace_dir; /* --trace: absolute directory the ranks trace into, or NULL */
+    /* Placement (bind.c): --bind-to/--map-by over TERN_BIND_TO/TERN_MAP_BY. */
+    struct topo_policy policy;
+    int report_bindings; /* --report-bindings or TERN_REPORT_BINDINGS=1 */
 };
 
 /* One of a rank's output streams while --tag-output forwards it (see output.c). */
@@ -140,6 +144,11 @@ struct run_job {
     struct run_ctl_queue up; /* writes to the root */
     int up_watched;
     int up_barrier; /* barrier_in sent, barrier_out not yet back */
+
+    /* bind.c: this host's topology and the binding of each entry of ranks[] started
+     * here; NULL when the topology could not be read (ranks then bind themselves). */
+    struct topo *topo;
+    struct topo_binding *bindings;
 
     int exit_code;   /* first failure's code, or -1 while all is well */
     int terminating; /* SIGTERM sent to the ranks: the job is ending */
@@ -290,7 +299,25 @@ void run_report_remote(struct run_job *job, int rank, const char *text);
 void run_report_deadline(struct run_job *job);
 
 /* info.c */
-void run_info_print(FILE *out);
+/* --info; nprocs: ranks the binding is shown for (0: one per allowed core). */
+void run_info_print(FILE *out, const struct run_opts *o, int nprocs);
+
+/* bind.c: placing the ranks a ternrun (root or proxy) starts on its host. */
+/* Command-line and environment spellings of the policy into o->policy; exits 2 with a
+ * message naming the bad value. bind/map NULL: not given on the command line. */
+void run_bind_setup(struct run_opts *o, const char *bind, const char *map, int use_hwthreads);
+/* "core" / "numa:PE=2" forms of o->policy for a proxy's setup, parsed back by
+ * topo_policy_parse. */
+void run_bind_format(const struct run_opts *o, char *bind, size_t blen, char *map, size_t mlen);
+/* Before forking the host's ranks: read the topology, work out each rank's binding (a
+ * note on stderr when ranks outnumber the cores an explicit binding needs). */
+void run_bind_prepare(struct run_job *job);
+/* In the child: bind to what rank r was given (a failure is a warning, not an end). */
+void run_bind_apply(const struct run_job *job, const struct run_rank *r);
+/* In ternrun once r is forked: the --report-bindings line. */
+void run_bind_report(const struct run_job *job, const struct run_rank *r);
+/* Print the topology and, for nprocs ranks, the bindings (ternrun --info). */
+void run_bind_info(FILE *out, const struct run_opts *o, int nprocs);
 
 /* trace_dir.c: --trace DIR made and made absolute (exits on error; NULL for ""); at
  * the job's end, DIR/traces.otf2 converted from the ranks' files by tern-otf2, if built. */

@@ -51,6 +51,7 @@
 #include "transport/transport.h"
 #include "util/log.h"
 #include "util/shmseg.h"
+#include "util/topo.h"
 #include "util/tunables.h"
 
 #define SHM_MAGIC    0x7465726eu /* "tern" */
@@ -177,6 +178,8 @@ static int shm_open_fn(const struct tl_env *env, const int *peers, int n)
     int rc = shmseg_create(&shm.mine, b->kvsname, "shm", b->rank, nonce, shm.my_size,
                            "shm transport inbox");
     if (rc) return rc;
+    /* I read my inbox: its pages belong on my NUMA node (advisory; see shmseg_place). */
+    if (util_tun.shm_place) (void)shmseg_place(&shm.mine, topo_my_numa_node());
     void *p = shm.mine.base;
     shm.my_seg = p;
     struct shm_seg *s = shm.my_seg;
