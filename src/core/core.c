@@ -42,32 +42,39 @@ static int core_count_cpus(void)
  * that sleeps waits in the kernel (tcp alone): such a rank sleeps in epoll_wait, and the
  * scheduler must stay free to wake it on whichever core is idle - on a loaded machine a
  * pinned rank waits for its one core (15 us against 4 us per 8-byte message over
- * loopback, measured). A bad TERN_BIND_TO/TERN_MAP_BY is TERN_ERR_TUNABLE.
+ * loopback, measured). `pol` is TERN_BIND_TO/TERN_MAP_BY, checked before anything
+ * was created (core_bind_policy).
  */
-static int core_bind(void)
+static void core_bind(const struct topo_policy *pol)
 {
-    struct topo_policy pol;
-    char err[300];
-    topo_policy_default(&pol);
-    if (topo_policy_parse(&pol, util_tun.bind_to, NULL, err, sizeof err) != 0 ||
-        topo_policy_parse(&pol, NULL, util_tun.map_by, err, sizeof err) != 0) {
-        UTIL_ERROR("TERN_BIND_TO/TERN_MAP_BY: %s", err);
-        return TERN_ERR_TUNABLE;
-    }
     cpu_set_t allowed;
     if (!util_tun.bind || core.kernel_wait || sched_getaffinity(0, sizeof allowed, &allowed) != 0)
-        return 0;
+        return;
     int ncpu = CPU_COUNT(&allowed);
     long online = sysconf(_SC_NPROCESSORS_ONLN);
-    if (ncpu < 2 || ncpu != online || core.boot.local_size > ncpu) return 0;
+    if (ncpu < 2 || ncpu != online || core.boot.local_size > ncpu) return;
     struct topo t;
     struct topo_binding b;
-    if (topo_load(&t, NULL, &allowed) != 0) return 0;
-    int rc = topo_place(&t, &pol, core.boot.local_rank, core.boot.local_size, &b);
+    if (topo_load(&t, NULL, &allowed) != 0) return;
+    int rc = topo_place(&t, pol, core.boot.local_rank, core.boot.local_size, &b);
     if (rc == 0 && b.bound && sched_setaffinity(0, sizeof b.mask, &b.mask) == 0)
         UTIL_DEBUG(1, "bound to %s %d (local rank %d of %d)", topo_level_name(b.level), b.obj,
                    core.boot.local_rank, core.boot.local_size);
     topo_free(&t);
+}
+
+/* The binding policy of TERN_BIND_TO/TERN_MAP_BY; a bad value is TERN_ERR_TUNABLE, found
+ * before any segment or connection exists (a rank failing later leaves its peers' work
+ * to clean up). */
+static int core_bind_policy(struct topo_policy *pol)
+{
+    char err[300];
+    topo_policy_default(pol);
+    if (topo_policy_parse(pol, util_tun.bind_to, NULL, err, sizeof err) != 0 ||
+        topo_policy_parse(pol, NULL, util_tun.map_by, err, sizeof err) != 0) {
+        UTIL_ERROR("TERN_BIND_TO/TERN_MAP_BY: %s", err);
+        return TERN_ERR_TUNABLE;
+    }
     return 0;
 }
 
@@ -136,7 +143,9 @@ static int core_transports_open(void)
 
 static int core_init(void)
 {
+    struct topo_policy bind_policy;
     int rc = util_tunables_load(stderr);
+    if (rc == 0) rc = core_bind_policy(&bind_policy);
     if (rc) return rc;
     memset(&core, 0, sizeof core);
     rc = boot_init(&core.boot);
@@ -178,8 +187,7 @@ static int core_init(void)
             kernel += (core_tl_limits(core.tls[i]).caps & TL_CAP_KERNEL_WAIT) != 0;
         }
     core.kernel_wait = sleepers > 0 && kernel == sleepers;
-    rc = core_bind();
-    if (rc) goto fail_transports;
+    core_bind(&bind_policy);
     rc = core_comm_init_builtin();
     if (rc) goto fail_transports;
     core.initialized = 1;
