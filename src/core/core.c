@@ -234,6 +234,7 @@ static int core_finalize(void)
         free(core.peers[r].piov);
     }
     core_scratch_free();
+    core_am_early_free();
     free(core.peers);
     core.peers = NULL;
     rc2 = boot_finalize(&core.boot);

@@ -497,6 +497,8 @@ size_t core_am_room(int dest);
  * another function holds the id (registering the same function again is a no-op, so a
  * layer may register at each of its inits; core_init empties the table). */
 int core_am_register(int handler, core_am_fn fn);
+/* Free the active messages still waiting for a handler that never came (finalize). */
+void core_am_early_free(void);
 
 /* layout.c: walking non-contiguous buffers */
 /* Move c to byte pos of the stream (forward from where it is, or from the start). */

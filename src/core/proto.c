@@ -560,6 +560,40 @@ static void core_frame_match(int src, const struct core_hdr *h, const void *payl
         core_recv_rndv(r, src, h->sreq, len, addr, (h->flags & CORE_FLAG_LAYOUT) ? payload : NULL);
 }
 
+/*
+ * Active messages that arrive before their handler is registered. A layer registers its
+ * handler in its own start-up, after the core's start-up fence, so a faster peer's first
+ * message can arrive while this rank is still between the two and progresses (the
+ * tracer's clock alignment does; so may a transport finishing its set-up). Such messages
+ * wait here, in arrival order, and core_am_register delivers them. Bounded: past
+ * CORE_AM_EARLY_MAX bytes they are dropped with an error, as any unknown frame is.
+ */
+#define CORE_AM_EARLY_MAX ((size_t)64 << 20)
+struct core_am_early {
+    struct core_am_early *next;
+    int src, handler;
+    size_t len;
+    unsigned char data[];
+};
+static struct core_am_early *core_am_early_head, **core_am_early_tail = &core_am_early_head;
+static size_t core_am_early_bytes;
+
+static int core_am_early_keep(int src, int handler, const void *payload, size_t len)
+{
+    if (len > CORE_AM_EARLY_MAX - core_am_early_bytes) return 0;
+    struct core_am_early *e = malloc(sizeof *e + len);
+    if (e == NULL) return 0;
+    e->next = NULL;
+    e->src = src;
+    e->handler = handler;
+    e->len = len;
+    if (len) memcpy(e->data, payload, len);
+    *core_am_early_tail = e;
+    core_am_early_tail = &e->next;
+    core_am_early_bytes += len;
+    return 1;
+}
+
 void core_frame_recv(int src, const void *frame, size_t len)
 {
     struct core_hdr h;
@@ -637,6 +671,8 @@ void core_frame_recv(int src, const void *frame, size_t len)
             core.am[h.tag](src, payload, plen);
             return;
         }
+        if (h.tag >= 0 && h.tag < CORE_AM_MAX && core_am_early_keep(src, h.tag, payload, plen))
+            return;
         break;
     }
     default:
@@ -813,7 +849,30 @@ int core_am_register(int handler, core_am_fn fn)
     /* Two layers on one id would each get the other's messages: refuse the second. */
     if (core.am[handler] && core.am[handler] != fn) return TERN_ERR_EXISTS;
     core.am[handler] = fn;
+    /* What arrived for it before it was here, in arrival order. */
+    for (struct core_am_early **p = &core_am_early_head, *e; (e = *p) != NULL;) {
+        if (e->handler != handler) {
+            p = &e->next;
+            continue;
+        }
+        *p = e->next;
+        if (core_am_early_tail == &e->next) core_am_early_tail = p;
+        core_am_early_bytes -= e->len;
+        fn(e->src, e->data, e->len);
+        free(e);
+    }
     return 0;
+}
+
+void core_am_early_free(void)
+{
+    while (core_am_early_head) {
+        struct core_am_early *e = core_am_early_head;
+        core_am_early_head = e->next;
+        free(e);
+    }
+    core_am_early_tail = &core_am_early_head;
+    core_am_early_bytes = 0;
 }
 
 /* Largest payload an active message to dest can carry in one frame. */
