@@ -222,6 +222,20 @@ static struct tern_comm *core_comm_new(uint16_t ctx, int rank, int size, const i
     return c;
 }
 
+void core_ctx_free_mask(uint64_t *words)
+{
+    for (int i = 0; i < CORE_CTX_PAIR_WORDS; i++)
+        words[i] = ~core.ctx_used[i];
+}
+
+int core_comm_make(uint16_t ctx, int rank, int size, const int *world_of, struct tern_comm **out)
+{
+    struct tern_comm *c = core_comm_new(ctx, rank, size, world_of);
+    if (c == NULL) return TERN_ERR_NOMEM;
+    *out = c;
+    return 0;
+}
+
 int core_comm_dup(struct tern_comm *comm, struct tern_comm **out)
 {
     uint16_t ctx;

@@ -573,6 +573,13 @@ int core_comm_init_builtin(void);
 int core_comm_dup(struct tern_comm *comm, struct tern_comm **out);
 int core_comm_split(struct tern_comm *comm, int color, int key, struct tern_comm **out);
 int core_comm_free(struct tern_comm *comm);
+/* Context ids agreed by a layer above (MPI intercommunicators, whose two groups have no
+ * common parent): the free mask of context pairs here (bit i: pair i, ids 2i and 2i+1),
+ * CORE_CTX_PAIR_WORDS words; and a communicator on an agreed pair (ctx even), rank `rank`,
+ * whose ranks address the `size` world ranks of world_of. */
+#define CORE_CTX_PAIR_WORDS (CORE_CTX_MAX / 2 / 64)
+void core_ctx_free_mask(uint64_t *words);
+int core_comm_make(uint16_t ctx, int rank, int size, const int *world_of, struct tern_comm **out);
 void core_comm_fini(void);
 
 #endif

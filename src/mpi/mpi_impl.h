@@ -58,6 +58,12 @@ struct mpi_comm {
     struct mpi_topo *topo; /* graph or distributed-graph topology (mpi_topo.c), or NULL */
     MPI_Win win;           /* a window's private communicator: its window (user error
                               handlers get the window's handle), else MPI_WIN_NULL */
+    /* Intercommunicators (mpi_inter.c): tc's ranks address the remote group (its rank is
+     * mine in the local group); ltc is the local group, as the hidden intra-communicator
+     * ic_local; ic_coll is a hidden twin of tc for the collectives' own messages. */
+    int inter;
+    MPI_Comm ic_local, ic_coll;
+    struct tern_comm *ltc;
 };
 
 extern struct mpi_comm **mpi_comms;
