@@ -197,8 +197,9 @@ enum mpi_req_kind {
     MPI_RK_SEND = 1,
     MPI_RK_RECV,
     MPI_RK_COLL,
-    MPI_RK_DONE, /* complete without a core request (MPI_PROC_NULL, buffered send) */
-    MPI_RK_GREQ, /* generalized request (mpi_greq.c) */
+    MPI_RK_DONE,     /* complete without a core request (MPI_PROC_NULL, buffered send) */
+    MPI_RK_GREQ,     /* generalized request (mpi_greq.c) */
+    MPI_RK_SENDRECV, /* MPI_Isendrecv(_replace): r receives, r2 sends */
 };
 
 /*
@@ -230,7 +231,15 @@ struct mpi_req {
     struct mpi_type *ptype; /* referenced */
     int peer, tag;
     struct mpi_req *next_free;
+    /* MPI_RK_SENDRECV: the send (ptype holds its datatype) and its packed copy */
+    core_req_t *r2;
+    void *tmp2;
+    struct mpi_pcoll *pcoll; /* a persistent collective's arguments (mpi_pcoll.c) */
 };
+/* mpi_pcoll.c: start a persistent collective (MPI_Start); free its arguments. */
+struct mpi_pcoll;
+int mpi_pcoll_start(struct mpi_req *mr);
+void mpi_pcoll_free(struct mpi_pcoll *pc);
 
 enum mpi_send_mode { MPI_SM_STANDARD = 0, MPI_SM_SYNC, MPI_SM_READY, MPI_SM_BUFFERED };
 

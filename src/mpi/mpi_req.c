@@ -73,6 +73,11 @@ void mpi_req_release(struct mpi_req *mr)
     if (mr->utype) mpi_type_unref(mr->utype);
     if (mr->ptype) mpi_type_unref(mr->ptype);
     free(mr->tmp);
+    if (__builtin_expect(mr->kind >= MPI_RK_SENDRECV, 0)) {
+        if (mr->r2) core_req_free(mr->r2);
+        free(mr->tmp2);
+    }
+    if (mr->pcoll) mpi_pcoll_free(mr->pcoll);
     /* Back to all zero, and the user's copy of the handle goes stale (mpi_handle_next). */
     MPI_Request h = mpi_handle_next(mr->handle, mpi_handle_slot(mr->handle));
     util_zero(mr, sizeof *mr);
@@ -83,6 +88,7 @@ void mpi_req_release(struct mpi_req *mr)
 
 static inline int mpi_req_done(const struct mpi_req *mr)
 {
+    if (__builtin_expect(mr->r2 != NULL, 0) && mr->r2->state != CORE_RS_DONE) return 0;
     return mr->r == NULL || mr->r->state == CORE_RS_DONE;
 }
 
@@ -92,7 +98,23 @@ int mpi_req_finish_op(struct mpi_req *mr, MPI_Status *st)
 {
     core_req_t *r = mr->r;
     int err = MPI_SUCCESS;
-    if (mr->proc_null) {
+    if (__builtin_expect(mr->r2 != NULL, 0)) { /* MPI_Isendrecv: the send, then the receive */
+        core_wait(mr->r2);
+        err = mpi_from_tern(mr->r2->err);
+        core_req_free(mr->r2);
+        mr->r2 = NULL;
+        free(mr->tmp2);
+        mr->tmp2 = NULL;
+        if (err) {
+            if (r) core_wait(r);
+            mpi_status_set(st, MPI_ANY_SOURCE, MPI_ANY_TAG, err, 0);
+            if (r) core_req_free(r);
+            mr->r = NULL;
+            r = NULL;
+        }
+    }
+    if (err) {
+    } else if (mr->proc_null) {
         mpi_status_set(st, MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0);
     } else if (r == NULL) {
         mpi_status_empty(st);
