@@ -19,6 +19,7 @@ struct mpi_bsend {
 static char *mpi_bbuf;
 static size_t mpi_bsize;
 static struct mpi_bsend *mpi_bsends;
+uint32_t mpi_bsend_last_id;
 static void *mpi_bbuf_user; /* as attached, for MPI_Buffer_detach */
 static int mpi_bbuf_usize;
 
@@ -73,6 +74,7 @@ int mpi_bsend_start(const void *buf, MPI_Count count, const struct mpi_type *t, 
         free(b);
         return mpi_from_tern(rc);
     }
+    mpi_bsend_last_id = b->r->id;
     b->off = off;
     b->len = need;
     b->next = *p;

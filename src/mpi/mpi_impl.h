@@ -235,7 +235,13 @@ struct mpi_req {
     core_req_t *r2;
     void *tmp2;
     struct mpi_pcoll *pcoll; /* a persistent collective's arguments (mpi_pcoll.c) */
+    uint32_t bsend_id;       /* a buffered send: its message's id and world destination */
+    int bsend_peer;
 };
+/* mpi_cancel.c: withdraw an unmatched send (MPI_Cancel): its request id, world peer and
+ * context, and its core request when it still has one (completed if withdrawn). */
+int mpi_cancel_init(void);
+int mpi_cancel_send(uint32_t id, int peer, uint16_t ctx, core_req_t *r, int *cancelled);
 /* mpi_pcoll.c: start a persistent collective (MPI_Start); free its arguments. */
 struct mpi_pcoll;
 int mpi_pcoll_start(struct mpi_req *mr);

@@ -289,8 +289,13 @@ static inline __attribute__((always_inline)) int mpi_isend_on(struct mpi_req *mr
         mr->proc_null = 1;
         return MPI_SUCCESS;
     }
-    if (mode == MPI_SM_BUFFERED) /* the request is complete once the data is copied */
-        return mpi_bsend_start(buf, count, t, core_comm_world(c->tc, dest), tag, c->tc->ctx);
+    if (mode == MPI_SM_BUFFERED) { /* the request is complete once the data is copied */
+        int rc = mpi_bsend_start(buf, count, t, core_comm_world(c->tc, dest), tag, c->tc->ctx);
+        mr->mode = MPI_SM_BUFFERED;
+        mr->bsend_id = mpi_bsend_last_id;
+        mr->bsend_peer = core_comm_world(c->tc, dest);
+        return rc;
+    }
     int rc = mpi_send_post(buf, count, t, dest, tag, c->tc, mode, &mr->r, &mr->tmp);
     if (__builtin_expect(rc == 0 && mr->r->lay != NULL && mr->utype == NULL, 0)) {
         mr->utype = t; /* the core walks its blocks until the send completes */

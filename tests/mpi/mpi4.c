@@ -1,0 +1,176 @@
+/*
+ * mpi4.c - what MPICH's test suite asked for beyond MPI 3.1 basics: persistent
+ * collectives started several times (MPI_Allreduce_init, MPI_Bcast_init, MPI_Barrier_init,
+ * MPI_Alltoall_init), MPI_Isendrecv and MPI_Isendrecv_replace around a ring, MPI_Cancel of
+ * sends nobody has matched (standard, synchronous, buffered, rendezvous-sized: each must be
+ * cancelled and never arrive), and the external32 representation (big-endian bytes checked
+ * one by one, MPI_LONG as 4 bytes, a round trip of a vector type).
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mpi_check.h"
+
+static int size;
+
+static void persistent(void)
+{
+    int in[4], out[4], expect;
+    MPI_Request r[4];
+    OK(MPI_Allreduce_init(in, out, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &r[0]));
+    int b[3];
+    OK(MPI_Bcast_init(b, 3, MPI_INT, size - 1, MPI_COMM_WORLD, MPI_INFO_NULL, &r[1]));
+    OK(MPI_Barrier_init(MPI_COMM_WORLD, MPI_INFO_NULL, &r[2]));
+    int *a2s = malloc((size_t)size * sizeof(int)), *a2r = malloc((size_t)size * sizeof(int));
+    OK(MPI_Alltoall_init(a2s, 1, MPI_INT, a2r, 1, MPI_INT, MPI_COMM_WORLD, MPI_INFO_NULL, &r[3]));
+    for (int round = 0; round < 3; round++) {
+        for (int i = 0; i < 4; i++)
+            in[i] = (mt_rank + 1) * (round + 1) + i;
+        for (int i = 0; i < 3; i++)
+            b[i] = mt_rank == size - 1 ? 100 * round + i : -1;
+        for (int j = 0; j < size; j++)
+            a2s[j] = 1000 * mt_rank + 10 * j + round;
+        OK(MPI_Startall(4, r));
+        OK(MPI_Waitall(4, r, MPI_STATUSES_IGNORE));
+        for (int i = 0; i < 4; i++) {
+            expect = (round + 1) * size * (size + 1) / 2 + i * size;
+            CHECKF(out[i] == expect, "round %d out[%d] = %d, want %d", round, i, out[i], expect);
+        }
+        for (int i = 0; i < 3; i++)
+            CHECK(b[i] == 100 * round + i);
+        for (int j = 0; j < size; j++)
+            CHECK(a2r[j] == 1000 * j + 10 * mt_rank + round);
+    }
+    /* inactive again: a wait returns at once; then freed */
+    OK(MPI_Wait(&r[0], MPI_STATUS_IGNORE));
+    for (int i = 0; i < 4; i++)
+        OK(MPI_Request_free(&r[i]));
+    CHECK(r[0] == MPI_REQUEST_NULL);
+    free(a2s);
+    free(a2r);
+}
+
+static void isendrecv(void)
+{
+    int right = (mt_rank + 1) % size, left = (mt_rank + size - 1) % size;
+    double s[5], d[5];
+    for (int i = 0; i < 5; i++)
+        s[i] = mt_rank * 10.0 + i;
+    MPI_Request r;
+    MPI_Status st;
+    OK(MPI_Isendrecv(s, 5, MPI_DOUBLE, right, 4, d, 5, MPI_DOUBLE, left, 4, MPI_COMM_WORLD, &r));
+    OK(MPI_Wait(&r, &st));
+    CHECK(r == MPI_REQUEST_NULL && st.MPI_SOURCE == left && st.MPI_TAG == 4);
+    for (int i = 0; i < 5; i++)
+        CHECK(d[i] == left * 10.0 + i);
+    /* replace, with a strided type: only the chosen elements move */
+    int v[8];
+    for (int i = 0; i < 8; i++)
+        v[i] = 100 * mt_rank + i;
+    MPI_Datatype vec;
+    OK(MPI_Type_vector(4, 1, 2, MPI_INT, &vec));
+    OK(MPI_Type_commit(&vec));
+    OK(MPI_Isendrecv_replace(v, 1, vec, right, 5, left, 5, MPI_COMM_WORLD, &r));
+    int flag = 0;
+    while (!flag)
+        OK(MPI_Test(&r, &flag, &st));
+    for (int i = 0; i < 8; i++)
+        CHECK(v[i] == (i % 2 == 0 ? 100 * left + i : 100 * mt_rank + i));
+    MPI_Type_free(&vec);
+}
+
+/* Rank 0 starts sends to rank size-1 and cancels them before that rank posts anything;
+ * then it tells rank size-1 which ones were cancelled; every other one must arrive. */
+static void cancel(void)
+{
+    int dest = size - 1;
+    enum { N = 4 };
+    static char big[1 << 20];
+    char small[16] = "not cancelled";
+    if (mt_rank == 0) {
+        int bsize = (int)sizeof small + MPI_BSEND_OVERHEAD;
+        char *bbuf = malloc((size_t)bsize);
+        OK(MPI_Buffer_attach(bbuf, bsize));
+        MPI_Request r[N];
+        OK(MPI_Isend(small, sizeof small, MPI_CHAR, dest, 1, MPI_COMM_WORLD, &r[0]));
+        OK(MPI_Issend(small, sizeof small, MPI_CHAR, dest, 2, MPI_COMM_WORLD, &r[1]));
+        OK(MPI_Ibsend(small, sizeof small, MPI_CHAR, dest, 3, MPI_COMM_WORLD, &r[2]));
+        OK(MPI_Isend(big, sizeof big, MPI_CHAR, dest, 4, MPI_COMM_WORLD, &r[3]));
+        int done[N];
+        for (int i = 0; i < N; i++) {
+            MPI_Status st;
+            OK(MPI_Cancel(&r[i]));
+            OK(MPI_Wait(&r[i], &st));
+            OK(MPI_Test_cancelled(&st, &done[i]));
+            CHECKF(done[i], "send %d not cancelled", i);
+        }
+        OK(MPI_Send(done, N, MPI_INT, dest, 9, MPI_COMM_WORLD));
+        void *p;
+        int n;
+        OK(MPI_Buffer_detach(&p, &n));
+        free(bbuf);
+    }
+    if (mt_rank == dest) {
+        int done[N];
+        OK(MPI_Recv(done, N, MPI_INT, 0, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        for (int i = 0; i < N; i++) {
+            int flag;
+            OK(MPI_Iprobe(0, i + 1, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE));
+            CHECKF(flag == !done[i], "message %d: probe %d, cancelled %d", i, flag, done[i]);
+            if (flag)
+                OK(MPI_Recv(i == 3 ? big : small, i == 3 ? (int)sizeof big : (int)sizeof small,
+                            MPI_CHAR, 0, i + 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        }
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+static void external32(void)
+{
+    MPI_Aint n;
+    OK(MPI_Pack_external_size("external32", 3, MPI_LONG, &n));
+    CHECK(n == 12);
+    struct {
+        int i;
+        double d;
+        long l;
+        short s;
+    } x = {0x01020304, 1.0, -2, 0x0506}, y;
+    int bl[4] = {1, 1, 1, 1};
+    MPI_Aint disp[4] = {offsetof(__typeof__(x), i), offsetof(__typeof__(x), d),
+                        offsetof(__typeof__(x), l), offsetof(__typeof__(x), s)};
+    MPI_Datatype types[4] = {MPI_INT, MPI_DOUBLE, MPI_LONG, MPI_SHORT}, st;
+    OK(MPI_Type_create_struct(4, bl, disp, types, &st));
+    OK(MPI_Type_commit(&st));
+    OK(MPI_Pack_external_size("external32", 1, st, &n));
+    CHECK(n == 4 + 8 + 4 + 2);
+    unsigned char buf[64];
+    MPI_Aint pos = 0;
+    OK(MPI_Pack_external("external32", &x, 1, st, buf, sizeof buf, &pos));
+    CHECK(pos == 18);
+    static const unsigned char want[18] = {1, 2, 3, 4,    0x3f, 0xf0, 0,    0, 0,
+                                           0, 0, 0, 0xff, 0xff, 0xff, 0xfe, 5, 6};
+    CHECK(memcmp(buf, want, 18) == 0);
+    memset(&y, 0, sizeof y);
+    pos = 0;
+    OK(MPI_Unpack_external("external32", buf, 18, &pos, &y, 1, st));
+    CHECK(pos == 18 && y.i == x.i && y.d == x.d && y.l == x.l && y.s == x.s);
+    /* too small an output buffer */
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    pos = 0;
+    FAILS(MPI_Pack_external("external32", &x, 1, st, buf, 10, &pos), MPI_ERR_TRUNCATE);
+    FAILS(MPI_Pack_external_size("native", 1, MPI_INT, &n), MPI_ERR_UNSUPPORTED_DATAREP);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    MPI_Type_free(&st);
+}
+
+int main(int argc, char **argv)
+{
+    mt_init(&argc, &argv);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    persistent();
+    isendrecv();
+    cancel();
+    external32();
+    return mt_done("mpi4");
+}
