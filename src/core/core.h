@@ -578,6 +578,13 @@ int core_comm_free(struct tern_comm *comm);
  * CORE_CTX_PAIR_WORDS words; and a communicator on an agreed pair (ctx even), rank `rank`,
  * whose ranks address the `size` world ranks of world_of. */
 #define CORE_CTX_PAIR_WORDS (CORE_CTX_MAX / 2 / 64)
+/* A non-blocking core_comm_dup (MPI_Comm_idup), advanced by core_progress: start it
+ * (`done`, if not NULL, is completed with the outcome); test it (0 pending, 1 done with
+ * *out the new communicator, or a negative TERN_ERR_*); free it once done. */
+struct core_ctx_nb;
+int core_comm_idup_start(struct tern_comm *comm, core_req_t *done, struct core_ctx_nb **out);
+int core_comm_idup_test(struct core_ctx_nb *nb, struct tern_comm **out);
+void core_comm_idup_free(struct core_ctx_nb *nb);
 void core_ctx_free_mask(uint64_t *words);
 int core_comm_make(uint16_t ctx, int rank, int size, const int *world_of, struct tern_comm **out);
 void core_comm_fini(void);

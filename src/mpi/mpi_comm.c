@@ -619,24 +619,74 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 }
 MPI_ALIAS(Comm_dup_with_info)
 
-/* MPI_Comm_idup duplicates at once (the context-id agreement runs to completion inside
- * the call) and returns a request that is already complete. Programs that start the dup
- * and only then do what lets the other members reach it (a send they wait for) would
- * block here; see docs/MPI.md. */
+/*
+ * MPI_Comm_idup: the context-id agreement runs in the background (core_comm_idup_start,
+ * advanced by the progress engine), so idups of overlapping communicators started in
+ * different orders on different processes complete. The new handle is made and written
+ * to *newcomm when the request completes (MPI_Wait/MPI_Test), attributes copied then.
+ * Intercommunicators are duplicated at once (a complete request).
+ */
 int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 {
     CORE_CS_SCOPE();
     static const char fn[] = "MPI_Comm_idup";
     COMM_CHECK(fn, comm, newcomm);
     if (request == NULL) return mpi_err(comm, fn, MPI_ERR_ARG);
-    struct mpi_req *mr = mpi_req_new(MPI_RK_DONE, comm);
-    if (mr == NULL) return mpi_err(comm, fn, MPI_ERR_NO_MEM);
-    int rc = PMPI_Comm_dup(comm, newcomm);
-    if (rc) {
-        mpi_req_release(mr);
-        return rc;
+    if (c->inter) {
+        struct mpi_req *mr = mpi_req_new(MPI_RK_DONE, comm);
+        if (mr == NULL) return mpi_err(comm, fn, MPI_ERR_NO_MEM);
+        int rc = PMPI_Comm_dup(comm, newcomm);
+        if (rc) {
+            mpi_req_release(mr);
+            return rc;
+        }
+        *request = mr->handle;
+        return MPI_SUCCESS;
     }
+    struct mpi_req *mr = mpi_req_new(MPI_RK_IDUP, comm);
+    core_req_t *r = mr ? core_req_alloc(CORE_REQ_COLL) : NULL;
+    if (r == NULL) {
+        if (mr) mpi_req_release(mr);
+        return mpi_err(comm, fn, MPI_ERR_NO_MEM);
+    }
+    r->state = CORE_RS_POSTED;
+    r->ctx = CORE_CTX_NONE;
+    struct core_ctx_nb *nb;
+    int rc = core_comm_idup_start(c->tc, r, &nb);
+    if (rc) {
+        core_req_free(r);
+        mpi_req_release(mr);
+        return mpi_err(comm, fn, mpi_from_tern(rc));
+    }
+    r->user = nb;
+    mr->r = r;
+    mr->pbuf = newcomm;
+    *newcomm = MPI_COMM_NULL; /* until the request completes */
     *request = mr->handle;
     return MPI_SUCCESS;
 }
 MPI_ALIAS(Comm_idup)
+
+int mpi_idup_finish(struct mpi_req *mr)
+{
+    core_req_t *r = mr->r;
+    struct core_ctx_nb *nb = r->user;
+    MPI_Comm *out = (MPI_Comm *)mr->pbuf;
+    struct tern_comm *tc = NULL;
+    int rc = core_comm_idup_test(nb, &tc);
+    core_comm_idup_free(nb);
+    core_req_free(r);
+    mr->r = NULL;
+    mr->pbuf = NULL;
+    if (rc < 0) return mpi_from_tern(rc);
+    struct mpi_comm *parent = mpi_comm_get(mr->comm);
+    MPI_Comm h;
+    rc = mpi_comm_wrap(tc, parent, &h);
+    if (rc) return rc;
+    if (parent && (rc = mpi_comm_inherit(parent, mpi_comm_get(h)))) {
+        PMPI_Comm_free(&h);
+        return rc;
+    }
+    *out = h;
+    return MPI_SUCCESS;
+}

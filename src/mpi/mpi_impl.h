@@ -200,6 +200,7 @@ enum mpi_req_kind {
     MPI_RK_DONE,     /* complete without a core request (MPI_PROC_NULL, buffered send) */
     MPI_RK_GREQ,     /* generalized request (mpi_greq.c) */
     MPI_RK_SENDRECV, /* MPI_Isendrecv(_replace): r receives, r2 sends */
+    MPI_RK_IDUP,     /* MPI_Comm_idup: r completes when the context id is agreed */
 };
 
 /*
@@ -241,6 +242,9 @@ struct mpi_req {
 /* mpi_cancel.c: withdraw an unmatched send (MPI_Cancel): its request id, world peer and
  * context, and its core request when it still has one (completed if withdrawn). */
 int mpi_cancel_init(void);
+/* mpi_comm.c: an MPI_Comm_idup whose agreement is over: the new handle into the
+ * program's variable, attributes copied. Returns an MPI error. */
+int mpi_idup_finish(struct mpi_req *mr);
 int mpi_cancel_send(uint32_t id, int peer, uint16_t ctx, core_req_t *r, int *cancelled);
 /* mpi_pcoll.c: start a persistent collective (MPI_Start); free its arguments. */
 struct mpi_pcoll;

@@ -121,6 +121,9 @@ int mpi_req_finish_op(struct mpi_req *mr, MPI_Status *st)
         if (st != MPI_STATUS_IGNORE) st->tern_cancelled = mr->cancelled; /* a buffered send */
     } else if (__builtin_expect(mr->kind == MPI_RK_GREQ, 0)) {
         err = mpi_greq_finish(mr, st);
+    } else if (__builtin_expect(mr->kind == MPI_RK_IDUP, 0)) {
+        err = mpi_idup_finish(mr);
+        mpi_status_set(st, MPI_ANY_SOURCE, MPI_ANY_TAG, err, 0);
     } else {
         err = mpi_from_tern(r->err);
         if (r->kind == CORE_REQ_RECV) {

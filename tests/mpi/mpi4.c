@@ -4,7 +4,8 @@
  * MPI_Alltoall_init), MPI_Isendrecv and MPI_Isendrecv_replace around a ring, MPI_Cancel of
  * sends nobody has matched (standard, synchronous, buffered, rendezvous-sized: each must be
  * cancelled and never arrive), and the external32 representation (big-endian bytes checked
- * one by one, MPI_LONG as 4 bytes, a round trip of a vector type).
+ * one by one, MPI_LONG as 4 bytes, a round trip of a struct type); MPI_Cart_sub keeping
+ * no dimension; a datatype keyval freed twice while in use.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -164,6 +165,50 @@ static void external32(void)
     MPI_Type_free(&st);
 }
 
+/* MPI_Cart_sub keeping no dimension: one zero-dimensional communicator, at rank 0 */
+static void cart_sub_none(void)
+{
+    int dims[1] = {size}, periods[1] = {0}, remain[1] = {0}, n, nd;
+    MPI_Comm cart, sub;
+    OK(MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &cart));
+    OK(MPI_Cart_sub(cart, remain, &sub));
+    if (mt_rank == 0) {
+        CHECK(sub != MPI_COMM_NULL);
+        OK(MPI_Comm_size(sub, &n));
+        OK(MPI_Cartdim_get(sub, &nd));
+        CHECK(n == 1 && nd == 0);
+        OK(MPI_Comm_free(&sub));
+    } else {
+        CHECK(sub == MPI_COMM_NULL);
+    }
+    OK(MPI_Comm_free(&cart));
+}
+
+/* A datatype keyval freed by the delete callback, then again by the program: MPICH's
+ * keyval_double_free_type. */
+static int kv_delete(MPI_Datatype t, int keyval, void *attr, void *extra)
+{
+    (void)t, (void)attr, (void)extra;
+    return MPI_Type_free_keyval(&keyval);
+}
+
+static void keyval_double_free(void)
+{
+    MPI_Datatype a, b;
+    int kv, kv2;
+    OK(MPI_Type_dup(MPI_INT, &a));
+    OK(MPI_Type_dup(MPI_INT, &b));
+    OK(MPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, kv_delete, &kv, NULL));
+    kv2 = kv;
+    OK(MPI_Type_set_attr(a, kv, NULL));
+    OK(MPI_Type_set_attr(b, kv, NULL));
+    OK(MPI_Type_free(&a));
+    OK(MPI_Type_free_keyval(&kv));
+    OK(MPI_Type_free_keyval(&kv2));
+    OK(MPI_Type_free(&b)); /* last use: the keyval goes */
+    CHECK(kv == MPI_KEYVAL_INVALID && kv2 == MPI_KEYVAL_INVALID);
+}
+
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv);
@@ -172,5 +217,7 @@ int main(int argc, char **argv)
     isendrecv();
     cancel();
     external32();
+    cart_sub_none();
+    keyval_double_free();
     return mt_done("mpi4");
 }
