@@ -229,8 +229,12 @@ int main(int argc, char **argv)
     {
         int n, flag;
         MPI_Comm m;
+#ifdef TERN_MPI /* Open MPI 4.1 does not detect these */
         FAILS(MPI_Comm_remote_size(MPI_COMM_WORLD, &n), MPI_ERR_COMM);
         FAILS(MPI_Intercomm_merge(MPI_COMM_WORLD, 0, &m), MPI_ERR_COMM);
+#else
+        (void)n, (void)m;
+#endif
         OK(MPI_Comm_test_inter(MPI_COMM_WORLD, &flag));
         CHECK(flag == 0);
     }
