@@ -5,7 +5,8 @@
  * sends nobody has matched (standard, synchronous, buffered, rendezvous-sized: each must be
  * cancelled and never arrive), and the external32 representation (big-endian bytes checked
  * one by one, MPI_LONG as 4 bytes, a round trip of a struct type); MPI_Cart_sub keeping
- * no dimension; a datatype keyval freed twice while in use.
+ * no dimension; a datatype keyval freed twice while in use; MPI_MAXLOC accumulates on
+ * MPI_DOUBLE_INT.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -209,6 +210,37 @@ static void keyval_double_free(void)
     CHECK(kv == MPI_KEYVAL_INVALID && kv2 == MPI_KEYVAL_INVALID);
 }
 
+/* MPI_Accumulate with MPI_MAXLOC on MPI_DOUBLE_INT (padding after its int): every rank
+ * offers (value, rank) to rank 0's window; the largest value and its rank win. */
+static void pair_accumulate(void)
+{
+    struct {
+        double v;
+        int i;
+    } mine[2], *base, got[2];
+    MPI_Win win;
+    OK(MPI_Win_allocate(2 * (MPI_Aint)sizeof mine[0], (int)sizeof mine[0], MPI_INFO_NULL,
+                        MPI_COMM_WORLD, &base, &win));
+    base[0].v = base[1].v = -1.0;
+    base[0].i = base[1].i = -1;
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (int k = 0; k < 2; k++) {
+        mine[k].v = k == 0 ? (double)mt_rank : (double)(size - mt_rank);
+        mine[k].i = mt_rank;
+    }
+    OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
+    OK(MPI_Accumulate(mine, 2, MPI_DOUBLE_INT, 0, 0, 2, MPI_DOUBLE_INT, MPI_MAXLOC, win));
+    OK(MPI_Win_unlock(0, win));
+    MPI_Barrier(MPI_COMM_WORLD);
+    OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
+    OK(MPI_Get_accumulate(NULL, 0, MPI_DOUBLE_INT, got, 2, MPI_DOUBLE_INT, 0, 0, 2, MPI_DOUBLE_INT,
+                          MPI_NO_OP, win));
+    OK(MPI_Win_unlock(0, win));
+    CHECKF(got[0].v == size - 1 && got[0].i == size - 1, "maxloc %g at %d", got[0].v, got[0].i);
+    CHECKF(got[1].v == size && got[1].i == 0, "maxloc %g at %d", got[1].v, got[1].i);
+    OK(MPI_Win_free(&win));
+}
+
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv);
@@ -219,5 +251,6 @@ int main(int argc, char **argv)
     external32();
     cart_sub_none();
     keyval_double_free();
+    pair_accumulate();
     return mt_done("mpi4");
 }
