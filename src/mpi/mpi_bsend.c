@@ -37,6 +37,14 @@ static void mpi_bsend_reap(void)
 }
 
 /* Copy the message into the attached buffer and start a standard send from there. */
+/* The core request of a buffered message still in the buffer, by id (NULL: gone). */
+core_req_t *mpi_bsend_find(uint32_t id)
+{
+    for (struct mpi_bsend *b = mpi_bsends; b; b = b->next)
+        if (b->r->id == id && b->r->state != CORE_RS_DONE) return b->r;
+    return NULL;
+}
+
 int mpi_bsend_start(const void *buf, MPI_Count count, const struct mpi_type *t, int dest, int tag,
                     uint16_t ctx)
 {

@@ -56,6 +56,7 @@ int mpi_req_finish_op(struct mpi_req *mr, MPI_Status *st);
 /* mpi_bsend.c */
 /* The request id of the last message mpi_bsend_start sent (MPI_Cancel of an Ibsend). */
 extern uint32_t mpi_bsend_last_id;
+core_req_t *mpi_bsend_find(uint32_t id);
 int mpi_bsend_start(const void *buf, MPI_Count count, const struct mpi_type *t, int dest, int tag,
                     uint16_t ctx);
 

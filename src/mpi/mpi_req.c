@@ -566,9 +566,9 @@ int PMPI_Cancel(MPI_Request *request)
         (r ? r->kind == CORE_REQ_SEND : mr->mode == MPI_SM_BUFFERED && mr->bsend_peer >= 0)) {
         struct mpi_comm *c = mpi_comm_get(mr->comm);
         if (c == NULL) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_COMM);
-        int done = 0,
-            rc = r ? mpi_cancel_send(r->id, r->peer, r->ctx, r, &done)
-                   : mpi_cancel_send(mr->bsend_id, mr->bsend_peer, c->tc->ctx, NULL, &done);
+        int done = 0, rc = r ? mpi_cancel_send(r->id, r->peer, r->ctx, r, &done)
+                             : mpi_cancel_send(mr->bsend_id, mr->bsend_peer, c->tc->ctx,
+                                               mpi_bsend_find(mr->bsend_id), &done);
         if (rc) return mpi_err(mr->comm, fn, rc);
         mr->cancelled = (uint8_t)done;
         return MPI_SUCCESS;

@@ -90,13 +90,13 @@ static void cancel(void)
     static char big[1 << 20];
     char small[16] = "not cancelled";
     if (mt_rank == 0) {
-        int bsize = (int)sizeof small + MPI_BSEND_OVERHEAD;
+        int bsize = (int)sizeof big + MPI_BSEND_OVERHEAD;
         char *bbuf = malloc((size_t)bsize);
         OK(MPI_Buffer_attach(bbuf, bsize));
         MPI_Request r[N];
         OK(MPI_Isend(small, sizeof small, MPI_CHAR, dest, 1, MPI_COMM_WORLD, &r[0]));
         OK(MPI_Issend(small, sizeof small, MPI_CHAR, dest, 2, MPI_COMM_WORLD, &r[1]));
-        OK(MPI_Ibsend(small, sizeof small, MPI_CHAR, dest, 3, MPI_COMM_WORLD, &r[2]));
+        OK(MPI_Ibsend(big, sizeof big, MPI_CHAR, dest, 3, MPI_COMM_WORLD, &r[2]));
         OK(MPI_Isend(big, sizeof big, MPI_CHAR, dest, 4, MPI_COMM_WORLD, &r[3]));
         int done[N];
         for (int i = 0; i < N; i++) {
@@ -120,7 +120,7 @@ static void cancel(void)
             OK(MPI_Iprobe(0, i + 1, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE));
             CHECKF(flag == !done[i], "message %d: probe %d, cancelled %d", i, flag, done[i]);
             if (flag)
-                OK(MPI_Recv(i == 3 ? big : small, i == 3 ? (int)sizeof big : (int)sizeof small,
+                OK(MPI_Recv(i >= 2 ? big : small, i >= 2 ? (int)sizeof big : (int)sizeof small,
                             MPI_CHAR, 0, i + 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
         }
     }
