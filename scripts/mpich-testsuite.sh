@@ -106,6 +106,10 @@ declare -A skip=(
     [pt2pt/multi_psend_derived]="MPI-4 partitioned communication"
     # out of tern's scope: dynamic processes, memory
     [pt2pt/large_message]="needs > 6 GB per process"
+    # erroneous: builds a struct from a datatype handle it freed just before, which works
+    # only where the next new type reuses that handle value (tern's handles carry a
+    # generation, so a stale one is MPI_ERR_TYPE)
+    [datatype/indexed_misc]="uses a freed datatype handle"
 )
 # Whole-program patterns: a program whose source calls one of these is skipped with the
 # given reason (checked on the test's main source file).
