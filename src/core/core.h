@@ -74,13 +74,15 @@ struct core_data {
  * pick the same one: core_am_register refuses an id another handler holds. Ids are
  * indexes into core.am[] (0..CORE_AM_MAX-1); a new user takes a free one here. */
 enum core_am_id {
-    CORE_AM_SHMEM_REQ = 2, /* SHMEM: a request to the target: put, get, atomic */
-    CORE_AM_SHMEM_REP = 3, /* SHMEM: the target's answer: ack, data, fetched value */
-    CORE_AM_RMA_REQ = 4,   /* MPI windows: origin -> target */
-    CORE_AM_RMA_REP = 5,   /* MPI windows: target -> origin */
-    CORE_AM_CONV = 12,     /* conversations: every message of that layer */
-    CORE_AM_TEST = 15,     /* unit tests only (tests/unit/test_am_ids.c) */
-    CORE_AM_MAX = 16       /* size of the table: ids are below this */
+    CORE_AM_SHMEM_REQ = 2,       /* SHMEM: a request to the target: put, get, atomic */
+    CORE_AM_SHMEM_REP = 3,       /* SHMEM: the target's answer: ack, data, fetched value */
+    CORE_AM_RMA_REQ = 4,         /* MPI windows: origin -> target */
+    CORE_AM_RMA_REP = 5,         /* MPI windows: target -> origin */
+    CORE_AM_MPI_CANCEL_REQ = 10, /* MPI_Cancel of a send: sender -> receiver */
+    CORE_AM_MPI_CANCEL_REP = 11, /* and its answer */
+    CORE_AM_CONV = 12,           /* conversations: every message of that layer */
+    CORE_AM_TEST = 15,           /* unit tests only (tests/unit/test_am_ids.c) */
+    CORE_AM_MAX = 16             /* size of the table: ids are below this */
 };
 
 /* ---- non-contiguous buffers ------------------------------------------------ */

@@ -4,10 +4,10 @@
  * A sent message the receiver has not matched sits in its unexpected queue (the data of
  * an eager message, or the request-to-send of a rendezvous one), named by the sender's
  * request id. The sender asks the receiver (an active message, ordered after the
- * message itself, through the loopback when it is this process) to take it out; the receiver answers whether it did. On "yes" the
- * send is cancelled (MPI_Test_cancelled says so) and its core request completes if it
- * still waited for the receiver; on "no" the message was matched and the send completes
- * normally, which MPI allows. MPI_Cancel waits for the answer (the receiver answers
+ * message itself, through the loopback when it is this process) to take it out; the receiver
+ * answers whether it did. On "yes" the send is cancelled (MPI_Test_cancelled says so) and its core
+ * request completes if it still waited for the receiver; on "no" the message was matched and the
+ * send completes normally, which MPI allows. MPI_Cancel waits for the answer (the receiver answers
  * from any MPI call that makes progress); a failed receiver ends the wait.
  */
 #include <stdlib.h>
@@ -16,7 +16,7 @@
 
 #include "mpi/mpi_impl.h"
 
-enum { CANCEL_AM_REQ = 10, CANCEL_AM_REP = 11 }; /* core_am_id: free ids of core.h's table */
+enum { CANCEL_AM_REQ = CORE_AM_MPI_CANCEL_REQ, CANCEL_AM_REP = CORE_AM_MPI_CANCEL_REP };
 
 struct cancel_msg {
     uint32_t sreq;
