@@ -7,7 +7,12 @@
 # directory and the list of failures. Not part of ctest: it needs the MPICH source.
 #
 # The MPICH source is an oracle only; none of it is part of tern. It comes from:
-#   $MPICH_SRC                      an mpich-*.tar.* (e.g. Debian's mpich_4.0.2.orig.tar.xz)
+#   $MPICH_SRC                      an mpich-*.tar.* (e.g. Debian's mpich_4.0.2.orig.tar.xz,
+#                                   or one made from a git checkout of a 4.x tag: copy
+#                                   confdb/ and maint/version.m4 into test/mpi, run
+#                                   autoreconf -fi there and in test/mpi/dtpools, write an
+#                                   empty include/mtest_mpix.h (MPICH's autogen generates it),
+#                                   and tar MPICH-VERSION/test/mpi)
 #   otherwise                       `apt-get source --download-only mpich` into
 #                                   $TERN_SUITE_CACHE (default ~/.cache/tern-mpich); needs a
 #                                   deb-src entry, which this script adds (as root) in
