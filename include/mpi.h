@@ -1355,6 +1355,96 @@ TERN__MPI(int, Unpack_external,
           (const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position,
            void *outbuf, int outcount, MPI_Datatype datatype));
 
+/* MPI 4.0: non-blocking send-receive; persistent collectives (made inactive, started
+ * with MPI_Start/MPI_Startall, completed like any request, freed with MPI_Request_free). */
+TERN__MPI(int, Isendrecv,
+          (const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+           void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+           MPI_Comm comm, MPI_Request *request));
+TERN__MPI(int, Isendrecv_replace,
+          (void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
+           int recvtag, MPI_Comm comm, MPI_Request *request));
+TERN__MPI(int, Barrier_init, (MPI_Comm comm, MPI_Info info, MPI_Request *request));
+TERN__MPI(int, Bcast_init,
+          (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info,
+           MPI_Request *request));
+TERN__MPI(int, Reduce_init,
+          (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+           int root, MPI_Comm comm, MPI_Info info, MPI_Request *request));
+TERN__MPI(int, Allreduce_init,
+          (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+           MPI_Comm comm, MPI_Info info, MPI_Request *request));
+TERN__MPI(int, Scan_init,
+          (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+           MPI_Comm comm, MPI_Info info, MPI_Request *request));
+TERN__MPI(int, Exscan_init,
+          (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+           MPI_Comm comm, MPI_Info info, MPI_Request *request));
+TERN__MPI(int, Reduce_scatter_block_init,
+          (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+           MPI_Comm comm, MPI_Info info, MPI_Request *request));
+TERN__MPI(int, Reduce_scatter_init,
+          (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
+           MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request));
+TERN__MPI(int, Gather_init,
+          (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+           int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+           MPI_Request *request));
+TERN__MPI(int, Scatter_init,
+          (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+           int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+           MPI_Request *request));
+TERN__MPI(int, Allgather_init,
+          (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+           int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+           MPI_Request *request));
+TERN__MPI(int, Alltoall_init,
+          (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+           int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+           MPI_Request *request));
+TERN__MPI(int, Gatherv_init,
+          (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+           const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+           MPI_Comm comm, MPI_Info info, MPI_Request *request));
+TERN__MPI(int, Scatterv_init,
+          (const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+           void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+           MPI_Info info, MPI_Request *request));
+TERN__MPI(int, Allgatherv_init,
+          (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+           const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+           MPI_Info info, MPI_Request *request));
+TERN__MPI(int, Alltoallv_init,
+          (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+           void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+           MPI_Comm comm, MPI_Info info, MPI_Request *request));
+TERN__MPI(int, Alltoallw_init,
+          (const void *sendbuf, const int sendcounts[], const int sdispls[],
+           const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+           const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
+           MPI_Request *request));
+TERN__MPI(int, Neighbor_allgather_init,
+          (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+           int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+           MPI_Request *request));
+TERN__MPI(int, Neighbor_alltoall_init,
+          (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+           int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+           MPI_Request *request));
+TERN__MPI(int, Neighbor_allgatherv_init,
+          (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+           const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+           MPI_Info info, MPI_Request *request));
+TERN__MPI(int, Neighbor_alltoallv_init,
+          (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+           void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+           MPI_Comm comm, MPI_Info info, MPI_Request *request));
+TERN__MPI(int, Neighbor_alltoallw_init,
+          (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+           const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+           const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
+           MPI_Request *request));
+
 /* tern extension, not MPI (test with #ifdef TERN_MPI): the value of one of the MPI
  * layer's counters since MPI_Init, or -1 for an unknown name.
  *   "p2p_temporaries"      packed copies made of point-to-point messages of

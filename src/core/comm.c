@@ -179,6 +179,218 @@ static int core_ctx_agree(struct tern_comm *comm, uint16_t *ctx)
     return rc;
 }
 
+/*
+ * The same agreement without blocking (MPI_Comm_idup): rounds of a linear AND-reduce to
+ * rank 0 and its answer, on the parent's collective context with tags of their own
+ * (below the collectives' tag space, above the internal ones), advanced by a progress
+ * hook. Each round takes part in the lending above exactly as a blocking try does, so
+ * overlapping agreements started in different orders on different processes still agree:
+ * a round that came back empty because some member lent its mask elsewhere is run again.
+ */
+#define CORE_NB_TAG 0x20000000
+static struct tern_comm *core_comm_new(uint16_t ctx, int rank, int size, const int *world_of);
+struct core_ctx_nb {
+    struct tern_comm *comm;
+    struct core_ctx_wanter w;
+    uint32_t seq;   /* the agreement's number on comm, its tags' high part */
+    uint32_t round; /* tries so far */
+    int lent;       /* this round offers the local mask */
+    int state;      /* 0 round running, 1 answered (ctx or err) */
+    int err;
+    uint16_t ctx;
+    uint64_t mask[CORE_MASK_WORDS + 1];
+    uint64_t *in;     /* rank 0: every member's offer */
+    core_req_t **req; /* this round's requests */
+    int nreq;
+    int phase;        /* rank 0: 0 gathering, 1 answering */
+    core_req_t *done; /* completed with the answer */
+    struct core_ctx_nb *next;
+};
+static struct core_ctx_nb *core_ctx_nbs;
+
+static int core_nb_tag(const struct core_ctx_nb *nb)
+{
+    return CORE_NB_TAG | (int)((nb->seq & 0xffff) << 12) | (int)(nb->round & 0xfff);
+}
+
+/* The agreement is over (ctx or err): lend no more, want no more, tell the waiter. */
+static void core_nb_done(struct core_ctx_nb *nb, int err)
+{
+    if (nb->lent) core_ctx_lent = 0;
+    nb->lent = 0;
+    nb->err = err;
+    nb->state = 1;
+    struct core_ctx_wanter **pp = &core_ctx_wanters;
+    while (*pp && *pp != &nb->w)
+        pp = &(*pp)->next;
+    if (*pp) *pp = nb->w.next;
+    if (err == 0) core_ctx_mark(nb->ctx, 1); /* taken now, before anyone else picks */
+    if (nb->done) core_req_complete(nb->done, err);
+}
+
+static int core_nb_round(struct core_ctx_nb *nb)
+{
+    struct tern_comm *c = nb->comm;
+    int lowest = 1;
+    for (struct core_ctx_wanter *w = core_ctx_wanters; w; w = w->next)
+        if (w->ctx < c->ctx) lowest = 0;
+    nb->lent = !core_ctx_lent && lowest;
+    if (nb->lent) core_ctx_lent = 1;
+    for (int i = 0; i < CORE_MASK_WORDS; i++)
+        nb->mask[i] = nb->lent ? ~core.ctx_used[i] : 0;
+    nb->mask[CORE_MASK_WORDS] = (uint64_t)nb->lent;
+    uint16_t cctx = (uint16_t)(c->ctx + 1);
+    int tag = core_nb_tag(nb), rc = 0;
+    size_t n = sizeof nb->mask;
+    nb->nreq = 0;
+    nb->phase = 0;
+    if (c->rank == 0) {
+        memcpy(nb->in, nb->mask, n);
+        for (int i = 1; i < c->size && rc == 0; i++)
+            rc = core_irecv((char *)nb->in + (size_t)i * n, n, core_comm_world(c, i), tag, cctx, c,
+                            &nb->req[nb->nreq++]);
+    } else {
+        rc = core_isend(nb->mask, n, core_comm_world(c, 0), tag, cctx, 0, &nb->req[nb->nreq++]);
+        if (rc == 0)
+            rc = core_irecv(nb->mask, n, core_comm_world(c, 0), tag, cctx, c, &nb->req[nb->nreq++]);
+    }
+    if (rc) nb->nreq--;
+    return rc;
+}
+
+/* All of this round's requests done: free them; the first error. */
+static int core_nb_reap(struct core_ctx_nb *nb, int *done)
+{
+    *done = 0;
+    for (int i = 0; i < nb->nreq; i++)
+        if (nb->req[i]->state != CORE_RS_DONE) return 0;
+    int err = 0;
+    for (int i = 0; i < nb->nreq; i++) {
+        if (!err) err = nb->req[i]->err;
+        core_req_free(nb->req[i]);
+    }
+    nb->nreq = 0;
+    *done = 1;
+    return err;
+}
+
+static void core_nb_answer(struct core_ctx_nb *nb)
+{
+    if (nb->lent) core_ctx_lent = 0;
+    nb->lent = 0;
+    nb->err = TERN_ERR_AGAIN;
+    for (int i = 0; i < CORE_MASK_WORDS && nb->err; i++)
+        if (nb->mask[i]) {
+            nb->ctx = (uint16_t)((i * 64 + __builtin_ctzll(nb->mask[i])) * 2);
+            nb->err = 0;
+        }
+    if (nb->err && nb->mask[CORE_MASK_WORDS]) nb->err = TERN_ERR_NOMEM; /* none free */
+    if (nb->err == TERN_ERR_AGAIN) { /* someone lent its mask elsewhere: again */
+        nb->round++;
+        nb->err = core_nb_round(nb);
+        if (nb->err == 0) return;
+    }
+    core_nb_done(nb, nb->err);
+}
+
+static int core_nb_step(struct core_ctx_nb *nb)
+{
+    int done, err = core_nb_reap(nb, &done);
+    if (!done) return 0;
+    if (err) {
+        core_nb_done(nb, err);
+        return 1;
+    }
+    struct tern_comm *c = nb->comm;
+    size_t n = sizeof nb->mask;
+    if (c->rank == 0 && nb->phase == 0) { /* all offers in: AND them, answer everyone */
+        for (int i = 1; i < c->size; i++)
+            for (int k = 0; k <= CORE_MASK_WORDS; k++)
+                nb->mask[k] &= nb->in[(size_t)i * (CORE_MASK_WORDS + 1) + (size_t)k];
+        nb->phase = 1;
+        int rc = 0;
+        for (int i = 1; i < c->size && rc == 0; i++)
+            rc = core_isend(nb->mask, n, core_comm_world(c, i), core_nb_tag(nb),
+                            (uint16_t)(c->ctx + 1), 0, &nb->req[nb->nreq++]);
+        if (rc) {
+            nb->nreq--;
+            core_nb_done(nb, rc);
+        }
+        return 1;
+    }
+    core_nb_answer(nb);
+    return 1;
+}
+
+static int core_nb_hook(void)
+{
+    int moved = 0;
+    for (struct core_ctx_nb *nb = core_ctx_nbs; nb; nb = nb->next)
+        if (nb->state == 0) moved |= core_nb_step(nb);
+    return moved;
+}
+
+int core_comm_idup_start(struct tern_comm *comm, core_req_t *done, struct core_ctx_nb **out)
+{
+    struct core_ctx_nb *nb = calloc(1, sizeof *nb);
+    if (nb == NULL) return TERN_ERR_NOMEM;
+    nb->in = comm->rank == 0 ? malloc((size_t)comm->size * sizeof nb->mask) : NULL;
+    nb->req = malloc((size_t)(comm->size + 1) * sizeof *nb->req);
+    int rc = core_progress_hook_add(core_nb_hook);
+    if ((comm->rank == 0 && nb->in == NULL) || nb->req == NULL || rc) {
+        free(nb->in);
+        free(nb->req);
+        free(nb);
+        return rc ? rc : TERN_ERR_NOMEM;
+    }
+    nb->comm = comm;
+    nb->done = done;
+    nb->seq = comm->coll_seq++;
+    nb->w = (struct core_ctx_wanter){comm->ctx, core_ctx_wanters};
+    core_ctx_wanters = &nb->w;
+    nb->next = core_ctx_nbs;
+    core_ctx_nbs = nb;
+    *out = nb;
+    rc = core_nb_round(nb);
+    if (rc) core_nb_done(nb, rc);
+    return 0;
+}
+
+int core_comm_idup_test(struct core_ctx_nb *nb, struct tern_comm **out)
+{
+    if (nb->state == 0) return 0;
+    *out = NULL;
+    int rc = nb->err;
+    if (rc == 0) {
+        struct tern_comm *comm = nb->comm;
+        int *world_of = malloc((size_t)comm->size * sizeof(int));
+        if (world_of == NULL) {
+            core_ctx_mark(nb->ctx, 0);
+            rc = TERN_ERR_NOMEM;
+        } else {
+            for (int i = 0; i < comm->size; i++)
+                world_of[i] = core_comm_world(comm, i);
+            core_ctx_mark(nb->ctx, 0); /* core_comm_new marks it again */
+            *out = core_comm_new(nb->ctx, comm->rank, comm->size, world_of);
+            free(world_of);
+            if (*out == NULL) rc = TERN_ERR_NOMEM;
+        }
+    }
+    return rc ? rc : 1;
+}
+
+void core_comm_idup_free(struct core_ctx_nb *nb)
+{
+    if (nb->state == 0) return; /* still agreeing: left to finalize */
+    struct core_ctx_nb **q = &core_ctx_nbs;
+    while (*q && *q != nb)
+        q = &(*q)->next;
+    if (*q) *q = nb->next;
+    free(nb->in);
+    free(nb->req);
+    free(nb);
+}
+
 /* Ring allgather of `blk` bytes per rank. */
 static int core_allgather(struct tern_comm *comm, const void *mine, void *all, size_t blk)
 {
@@ -220,6 +432,20 @@ static struct tern_comm *core_comm_new(uint16_t ctx, int rank, int size, const i
     core_comm_all = c;
     core_ctx_mark(ctx, 1);
     return c;
+}
+
+void core_ctx_free_mask(uint64_t *words)
+{
+    for (int i = 0; i < CORE_CTX_PAIR_WORDS; i++)
+        words[i] = ~core.ctx_used[i];
+}
+
+int core_comm_make(uint16_t ctx, int rank, int size, const int *world_of, struct tern_comm **out)
+{
+    struct tern_comm *c = core_comm_new(ctx, rank, size, world_of);
+    if (c == NULL) return TERN_ERR_NOMEM;
+    *out = c;
+    return 0;
 }
 
 int core_comm_dup(struct tern_comm *comm, struct tern_comm **out)

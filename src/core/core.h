@@ -74,13 +74,15 @@ struct core_data {
  * pick the same one: core_am_register refuses an id another handler holds. Ids are
  * indexes into core.am[] (0..CORE_AM_MAX-1); a new user takes a free one here. */
 enum core_am_id {
-    CORE_AM_SHMEM_REQ = 2, /* SHMEM: a request to the target: put, get, atomic */
-    CORE_AM_SHMEM_REP = 3, /* SHMEM: the target's answer: ack, data, fetched value */
-    CORE_AM_RMA_REQ = 4,   /* MPI windows: origin -> target */
-    CORE_AM_RMA_REP = 5,   /* MPI windows: target -> origin */
-    CORE_AM_CONV = 12,     /* conversations: every message of that layer */
-    CORE_AM_TEST = 15,     /* unit tests only (tests/unit/test_am_ids.c) */
-    CORE_AM_MAX = 16       /* size of the table: ids are below this */
+    CORE_AM_SHMEM_REQ = 2,       /* SHMEM: a request to the target: put, get, atomic */
+    CORE_AM_SHMEM_REP = 3,       /* SHMEM: the target's answer: ack, data, fetched value */
+    CORE_AM_RMA_REQ = 4,         /* MPI windows: origin -> target */
+    CORE_AM_RMA_REP = 5,         /* MPI windows: target -> origin */
+    CORE_AM_MPI_CANCEL_REQ = 10, /* MPI_Cancel of a send: sender -> receiver */
+    CORE_AM_MPI_CANCEL_REP = 11, /* and its answer */
+    CORE_AM_CONV = 12,           /* conversations: every message of that layer */
+    CORE_AM_TEST = 15,           /* unit tests only (tests/unit/test_am_ids.c) */
+    CORE_AM_MAX = 16             /* size of the table: ids are below this */
 };
 
 /* ---- non-contiguous buffers ------------------------------------------------ */
@@ -575,6 +577,20 @@ int core_comm_init_builtin(void);
 int core_comm_dup(struct tern_comm *comm, struct tern_comm **out);
 int core_comm_split(struct tern_comm *comm, int color, int key, struct tern_comm **out);
 int core_comm_free(struct tern_comm *comm);
+/* Context ids agreed by a layer above (MPI intercommunicators, whose two groups have no
+ * common parent): the free mask of context pairs here (bit i: pair i, ids 2i and 2i+1),
+ * CORE_CTX_PAIR_WORDS words; and a communicator on an agreed pair (ctx even), rank `rank`,
+ * whose ranks address the `size` world ranks of world_of. */
+#define CORE_CTX_PAIR_WORDS (CORE_CTX_MAX / 2 / 64)
+/* A non-blocking core_comm_dup (MPI_Comm_idup), advanced by core_progress: start it
+ * (`done`, if not NULL, is completed with the outcome); test it (0 pending, 1 done with
+ * *out the new communicator, or a negative TERN_ERR_*); free it once done. */
+struct core_ctx_nb;
+int core_comm_idup_start(struct tern_comm *comm, core_req_t *done, struct core_ctx_nb **out);
+int core_comm_idup_test(struct core_ctx_nb *nb, struct tern_comm **out);
+void core_comm_idup_free(struct core_ctx_nb *nb);
+void core_ctx_free_mask(uint64_t *words);
+int core_comm_make(uint16_t ctx, int rank, int size, const int *world_of, struct tern_comm **out);
 void core_comm_fini(void);
 
 #endif

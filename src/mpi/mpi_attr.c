@@ -84,7 +84,9 @@ static int attr_keyval_free(int kind, int *keyval)
 {
     if (keyval == NULL) return MPI_ERR_ARG;
     struct attr_keyval *k = attr_kv(kind, *keyval);
-    if (k == NULL || k->freed) return MPI_ERR_KEYVAL;
+    /* A freed keyval attributes still use may be freed again (as for communicators, and
+     * as in MPICH): nothing changes. */
+    if (k == NULL) return MPI_ERR_KEYVAL;
     k->freed = 1;
     if (k->refs == 0) k->kind = 0;
     *keyval = MPI_KEYVAL_INVALID;

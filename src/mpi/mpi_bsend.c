@@ -19,6 +19,7 @@ struct mpi_bsend {
 static char *mpi_bbuf;
 static size_t mpi_bsize;
 static struct mpi_bsend *mpi_bsends;
+uint32_t mpi_bsend_last_id;
 static void *mpi_bbuf_user; /* as attached, for MPI_Buffer_detach */
 static int mpi_bbuf_usize;
 
@@ -36,6 +37,14 @@ static void mpi_bsend_reap(void)
 }
 
 /* Copy the message into the attached buffer and start a standard send from there. */
+/* The core request of a buffered message still in the buffer, by id (NULL: gone). */
+core_req_t *mpi_bsend_find(uint32_t id)
+{
+    for (struct mpi_bsend *b = mpi_bsends; b; b = b->next)
+        if (b->r->id == id && b->r->state != CORE_RS_DONE) return b->r;
+    return NULL;
+}
+
 int mpi_bsend_start(const void *buf, MPI_Count count, const struct mpi_type *t, int dest, int tag,
                     uint16_t ctx)
 {
@@ -73,6 +82,7 @@ int mpi_bsend_start(const void *buf, MPI_Count count, const struct mpi_type *t, 
         free(b);
         return mpi_from_tern(rc);
     }
+    mpi_bsend_last_id = b->r->id;
     b->off = off;
     b->len = need;
     b->next = *p;

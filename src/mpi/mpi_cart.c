@@ -270,8 +270,12 @@ int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
             color = color * c->dims[i] + coords[i];
         }
     }
+    /* Nothing kept: one zero-dimensional communicator, of the process at rank 0 (its
+     * grid has one point, as MPI_Cart_create with ndims 0 gives; MPICH does the same);
+     * the others get MPI_COMM_NULL. */
+    if (ndims == 0) color = c->tc->rank == 0 ? 0 : MPI_UNDEFINED;
     int rc = mpi_split(fn, comm, color, key, newcomm);
-    if (rc) return rc;
+    if (rc || *newcomm == MPI_COMM_NULL) return rc;
     return mpi_err(comm, fn, mpi_set_cart(*newcomm, ndims, dims, periods));
 }
 MPI_ALIAS(Cart_sub)

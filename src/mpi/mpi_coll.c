@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mpi/mpi_impl.h"
+#include "mpi/mpi_comm_impl.h"
 
 /* ---- plumbing ------------------------------------------------------------------------- */
 
@@ -168,6 +168,19 @@ static inline int mpi_chk_ct(MPI_Count count, MPI_Datatype dt, struct mpi_type *
     return (*t = mpi_type_ok(dt)) == NULL ? MPI_ERR_TYPE : 0;
 }
 
+/* An intercommunicator collective ran to completion (mpi_inter.c): its error, or a
+ * complete request for the non-blocking form. */
+static int mpi_ic_end(struct mpi_cx *x, int rc)
+{
+    if (rc) return mpi_err(x->comm, x->fn, rc);
+    if (x->req) {
+        struct mpi_req *mr = mpi_req_new(MPI_RK_DONE, x->comm);
+        if (mr == NULL) return mpi_err(x->comm, x->fn, MPI_ERR_NO_MEM);
+        *x->req = mr->handle;
+    }
+    return MPI_SUCCESS;
+}
+
 #define CX_BEGIN(fn, comm, req)                                                                    \
     struct mpi_cx cx_, *x = &cx_;                                                                  \
     int rc = mpi_cx_begin(x, fn, comm, req);                                                       \
@@ -185,6 +198,7 @@ static inline int mpi_chk_ct(MPI_Count count, MPI_Datatype dt, struct mpi_type *
 static int mpi_barrier(const char *fn, MPI_Comm comm, MPI_Request *req)
 {
     CX_BEGIN(fn, comm, req);
+    if (x->c->inter) return mpi_ic_end(x, mpi_ic_barrier(x->c));
     CX_SCHED(s);
     return mpi_cx_end(x, s, coll_barrier(s));
 }
@@ -211,6 +225,7 @@ static int mpi_bcast(const char *fn, void *buf, int count, MPI_Datatype dt, int 
     struct mpi_type *t;
     if ((rc = mpi_chk_ct(count, dt, &t)) || (rc = mpi_chk_buf(buf, count, t)))
         return mpi_err(comm, fn, rc);
+    if (x->c->inter) return mpi_ic_end(x, mpi_ic_bcast(x->c, buf, count, dt, root));
     if (root < 0 || root >= p) return mpi_err(comm, fn, MPI_ERR_ROOT);
     struct mpi_side sd;
     mpi_cx_side(x, buf, count, t, &sd);
@@ -247,6 +262,15 @@ static int mpi_reduce_any(int which, const char *fn, const void *sbuf, void *rbu
     struct coll_op o;
     if ((rc = mpi_op_resolve(op, dt, &o))) return mpi_err(comm, fn, rc);
     struct mpi_type *t = mpi_type_get(dt);
+    if (x->c->inter) {
+        if (which == MPI_C_REDUCE)
+            return mpi_ic_end(x, mpi_ic_reduce(x->c, sbuf, rbuf, count, dt, op, root));
+        if (which == MPI_C_ALLREDUCE)
+            return mpi_ic_end(x, mpi_ic_allreduce(x->c, sbuf, rbuf, count, dt, op));
+        if (which == MPI_C_RSB)
+            return mpi_ic_end(x, mpi_ic_reduce_scatter(x->c, sbuf, rbuf, NULL, count, dt, op));
+        return mpi_err(comm, fn, MPI_ERR_COMM); /* scans: intra-communicators only */
+    }
     MPI_Count total = which == MPI_C_RSB ? (MPI_Count)count * p : count;
     if (which == MPI_C_REDUCE) {
         if (root < 0 || root >= p) return mpi_err(comm, fn, MPI_ERR_ROOT);
@@ -330,6 +354,8 @@ static int mpi_reduce_scatter(const char *fn, const void *sbuf, void *rbuf, cons
     struct coll_op o;
     if ((rc = mpi_op_resolve(op, dt, &o))) return mpi_err(comm, fn, rc);
     if (counts == NULL) return mpi_err(comm, fn, MPI_ERR_ARG);
+    if (x->c->inter)
+        return mpi_ic_end(x, mpi_ic_reduce_scatter(x->c, sbuf, rbuf, counts, 0, dt, op));
     size_t *sc = malloc((size_t)p * sizeof *sc);
     if (sc == NULL) return mpi_err(comm, fn, MPI_ERR_NO_MEM);
     for (int i = 0; i < p; i++) {
@@ -386,6 +412,9 @@ static int mpi_move(int which, const char *fn, const void *sbuf, int scount, MPI
                     MPI_Request *req)
 {
     CX_BEGIN(fn, comm, req);
+    if (x->c->inter)
+        return mpi_ic_end(x,
+                          mpi_ic_move(which, x->c, sbuf, scount, stype, rbuf, rcount, rtype, root));
     int rooted = which == MPI_C_GATHER || which == MPI_C_SCATTER;
     if (rooted && (root < 0 || root >= p)) return mpi_err(comm, fn, MPI_ERR_ROOT);
     int at_root = rooted && me == root;
@@ -562,6 +591,9 @@ static int mpi_movev(int which, const char *fn, const void *sbuf, int scount, co
                      MPI_Comm comm, MPI_Request *req)
 {
     CX_BEGIN(fn, comm, req);
+    if (x->c->inter)
+        return mpi_ic_end(x, mpi_ic_movev(which, x->c, sbuf, scount, scounts, sdispls, stype, rbuf,
+                                          rcount, rcounts, rdispls, rtype, root));
     if (which == MPI_C_ALLTOALLV && sbuf == MPI_IN_PLACE) {
         /* MPI: the send arguments are ignored (they may be NULL); the data sent is that of
          * the receive side. */
@@ -798,6 +830,9 @@ static int mpi_alltoallw(const char *fn, const void *sbuf, const int scounts[], 
                          MPI_Request *req)
 {
     CX_BEGIN(fn, comm, req);
+    if (x->c->inter)
+        return mpi_ic_end(x, mpi_ic_alltoallw(x->c, sbuf, scounts, sdispls, stypes, rbuf, rcounts,
+                                              rdispls, rtypes));
     int inplace = sbuf == MPI_IN_PLACE;
     if (rbuf == MPI_IN_PLACE) return mpi_err(comm, fn, MPI_ERR_BUFFER);
     if (!rcounts || !rdispls || !rtypes || (!inplace && (!scounts || !sdispls || !stypes)))

@@ -84,7 +84,7 @@ void mpi_comm_fini(void)
 }
 
 /* Wrap a core communicator in a new handle (NULL tc gives MPI_COMM_NULL). */
-static int mpi_comm_wrap(struct tern_comm *tc, const struct mpi_comm *parent, MPI_Comm *out)
+int mpi_comm_wrap(struct tern_comm *tc, const struct mpi_comm *parent, MPI_Comm *out)
 {
     if (tc == NULL) {
         *out = MPI_COMM_NULL;
@@ -113,7 +113,7 @@ int PMPI_Comm_size(MPI_Comm comm, int *size)
 {
     CORE_CS_SCOPE();
     COMM_CHECK("MPI_Comm_size", comm, size);
-    *size = c->tc->size;
+    *size = c->inter ? c->ltc->size : c->tc->size;
     return MPI_SUCCESS;
 }
 MPI_ALIAS(Comm_size)
@@ -334,15 +334,23 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     CORE_CS_SCOPE();
     static const char fn[] = "MPI_Comm_dup";
     COMM_CHECK(fn, comm, newcomm);
-    struct tern_comm *tc;
-    int rc = core_comm_dup(c->tc, &tc);
-    if (rc) return mpi_err(comm, fn, mpi_from_tern(rc));
     MPI_Comm h;
-    rc = mpi_comm_wrap(tc, c, &h);
-    if (rc) {
-        core_comm_free(tc);
-        *newcomm = MPI_COMM_NULL;
-        return mpi_err(comm, fn, rc);
+    int rc;
+    if (c->inter) {
+        rc = mpi_ic_dup(c, &h);
+        if (rc) {
+            *newcomm = MPI_COMM_NULL;
+            return mpi_err(comm, fn, rc);
+        }
+    } else {
+        struct tern_comm *tc;
+        rc = core_comm_dup(c->tc, &tc);
+        if (rc) return mpi_err(comm, fn, mpi_from_tern(rc));
+        rc = mpi_comm_wrap(tc, c, &h);
+        if (rc) {
+            *newcomm = MPI_COMM_NULL;
+            return mpi_err(comm, fn, rc);
+        }
     }
     rc = mpi_comm_inherit(mpi_comm_get(comm), mpi_comm_get(h));
     if (rc) { /* a copy callback failed: no new communicator (MPI) */
@@ -359,6 +367,7 @@ MPI_ALIAS(Comm_dup)
 int mpi_split(const char *fn, MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
     struct mpi_comm *c = mpi_comm_get(comm);
+    if (c->inter) return mpi_err(comm, fn, mpi_ic_split(c, color, key, newcomm));
     struct tern_comm *tc;
     int rc = core_comm_split(c->tc, color, key, &tc);
     if (rc) return mpi_err(comm, fn, mpi_from_tern(rc));
@@ -430,6 +439,7 @@ int PMPI_Comm_free(MPI_Comm *comm)
     }
     int rc = core_comm_free(c->tc);
     if (rc) return mpi_err(*comm, fn, mpi_from_tern(rc));
+    if (c->inter) mpi_ic_free(c);
     mpi_comm_destroy(c);
     *comm = MPI_COMM_NULL;
     return MPI_SUCCESS;
@@ -455,15 +465,6 @@ int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
     return MPI_SUCCESS;
 }
 MPI_ALIAS(Comm_set_name)
-
-int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
-{
-    CORE_CS_SCOPE();
-    COMM_CHECK("MPI_Comm_test_inter", comm, flag);
-    *flag = 0;
-    return MPI_SUCCESS;
-}
-MPI_ALIAS(Comm_test_inter)
 
 int PMPI_Comm_get_parent(MPI_Comm *parent)
 {
@@ -518,6 +519,7 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     COMM_CHECK(fn, comm, newcomm);
     struct mpi_group *g = mpi_group_get(group);
     if (g == NULL) return mpi_err(comm, fn, MPI_ERR_GROUP);
+    if (c->inter) return mpi_err(comm, fn, mpi_ic_create(c, g, newcomm));
     for (int i = 0; i < g->size; i++) {
         int w = g->world[i];
         int in = c->tc == TERN_COMM_SELF ? w == core.rank : core_comm_rank_of(c->tc, w) >= 0;
@@ -547,6 +549,7 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
     CORE_CS_SCOPE();
     static const char fn[] = "MPI_Comm_create_group";
     COMM_CHECK(fn, comm, newcomm);
+    if (c->inter) return mpi_err(comm, fn, MPI_ERR_COMM);
     struct mpi_group *g = mpi_group_get(group);
     if (g == NULL) return mpi_err(comm, fn, MPI_ERR_GROUP);
     if (tag < 0 || tag > TERN_TAG_UB) return mpi_err(comm, fn, MPI_ERR_TAG);
@@ -616,42 +619,74 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 }
 MPI_ALIAS(Comm_dup_with_info)
 
-/* MPI_Comm_idup duplicates at once (the context-id agreement runs to completion inside
- * the call) and returns a request that is already complete. Programs that start the dup
- * and only then do what lets the other members reach it (a send they wait for) would
- * block here; see docs/MPI.md. */
+/*
+ * MPI_Comm_idup: the context-id agreement runs in the background (core_comm_idup_start,
+ * advanced by the progress engine), so idups of overlapping communicators started in
+ * different orders on different processes complete. The new handle is made and written
+ * to *newcomm when the request completes (MPI_Wait/MPI_Test), attributes copied then.
+ * Intercommunicators are duplicated at once (a complete request).
+ */
 int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 {
     CORE_CS_SCOPE();
     static const char fn[] = "MPI_Comm_idup";
     COMM_CHECK(fn, comm, newcomm);
     if (request == NULL) return mpi_err(comm, fn, MPI_ERR_ARG);
-    struct mpi_req *mr = mpi_req_new(MPI_RK_DONE, comm);
-    if (mr == NULL) return mpi_err(comm, fn, MPI_ERR_NO_MEM);
-    int rc = PMPI_Comm_dup(comm, newcomm);
-    if (rc) {
-        mpi_req_release(mr);
-        return rc;
+    if (c->inter) {
+        struct mpi_req *mr = mpi_req_new(MPI_RK_DONE, comm);
+        if (mr == NULL) return mpi_err(comm, fn, MPI_ERR_NO_MEM);
+        int rc = PMPI_Comm_dup(comm, newcomm);
+        if (rc) {
+            mpi_req_release(mr);
+            return rc;
+        }
+        *request = mr->handle;
+        return MPI_SUCCESS;
     }
+    struct mpi_req *mr = mpi_req_new(MPI_RK_IDUP, comm);
+    core_req_t *r = mr ? core_req_alloc(CORE_REQ_COLL) : NULL;
+    if (r == NULL) {
+        if (mr) mpi_req_release(mr);
+        return mpi_err(comm, fn, MPI_ERR_NO_MEM);
+    }
+    r->state = CORE_RS_POSTED;
+    r->ctx = CORE_CTX_NONE;
+    struct core_ctx_nb *nb;
+    int rc = core_comm_idup_start(c->tc, r, &nb);
+    if (rc) {
+        core_req_free(r);
+        mpi_req_release(mr);
+        return mpi_err(comm, fn, mpi_from_tern(rc));
+    }
+    r->user = nb;
+    mr->r = r;
+    mr->pbuf = newcomm;
+    *newcomm = MPI_COMM_NULL; /* until the request completes */
     *request = mr->handle;
     return MPI_SUCCESS;
 }
 MPI_ALIAS(Comm_idup)
 
-/* tern has no inter-communicators: every communicator is an intra-communicator, for
- * which these are erroneous (MPI_ERR_COMM). */
-int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
+int mpi_idup_finish(struct mpi_req *mr)
 {
-    CORE_CS_SCOPE();
-    COMM_CHECK("MPI_Comm_remote_size", comm, size);
-    return mpi_err(comm, "MPI_Comm_remote_size", MPI_ERR_COMM);
+    core_req_t *r = mr->r;
+    struct core_ctx_nb *nb = r->user;
+    MPI_Comm *out = (MPI_Comm *)mr->pbuf;
+    struct tern_comm *tc = NULL;
+    int rc = core_comm_idup_test(nb, &tc);
+    core_comm_idup_free(nb);
+    core_req_free(r);
+    mr->r = NULL;
+    mr->pbuf = NULL;
+    if (rc < 0) return mpi_from_tern(rc);
+    struct mpi_comm *parent = mpi_comm_get(mr->comm);
+    MPI_Comm h;
+    rc = mpi_comm_wrap(tc, parent, &h);
+    if (rc) return rc;
+    if (parent && (rc = mpi_comm_inherit(parent, mpi_comm_get(h)))) {
+        PMPI_Comm_free(&h);
+        return rc;
+    }
+    *out = h;
+    return MPI_SUCCESS;
 }
-MPI_ALIAS(Comm_remote_size)
-
-int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
-{
-    CORE_CS_SCOPE();
-    COMM_CHECK("MPI_Comm_remote_group", comm, group);
-    return mpi_err(comm, "MPI_Comm_remote_group", MPI_ERR_COMM);
-}
-MPI_ALIAS(Comm_remote_group)

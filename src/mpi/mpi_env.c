@@ -285,6 +285,7 @@ static int mpi_setup(int fresh)
 {
     int rc = fresh ? conv_init() : 0;
     if (rc == 0 && (mpi_type_init() || mpi_comm_init())) rc = TERN_ERR_NOMEM;
+    if (rc == 0 && mpi_cancel_init()) rc = TERN_ERR_EXISTS; /* MPI_Cancel of sends */
     return rc;
 }
 

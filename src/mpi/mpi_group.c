@@ -67,14 +67,22 @@ int mpi_group_rank_of(const struct mpi_group *g, int world)
     return MPI_UNDEFINED;
 }
 
+int mpi_group_make(const int *world, int n, MPI_Group *out)
+{
+    struct mpi_group *g = mpi_group_alloc(n);
+    if (g) memcpy(g->world, world, (size_t)n * sizeof(int));
+    return mpi_group_put(g, out);
+}
+
 int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 {
     CORE_CS_SCOPE();
     COMM_CHECK("MPI_Comm_group", comm, group);
-    struct mpi_group *g = mpi_group_alloc(c->tc->size);
+    const struct tern_comm *tc = c->inter ? c->ltc : c->tc; /* the local group */
+    struct mpi_group *g = mpi_group_alloc(tc->size);
     if (g)
         for (int i = 0; i < g->size; i++)
-            g->world[i] = c->tc == TERN_COMM_SELF ? core.rank : core_comm_world(c->tc, i);
+            g->world[i] = tc == TERN_COMM_SELF ? core.rank : core_comm_world(tc, i);
     return mpi_err(comm, "MPI_Comm_group", mpi_group_put(g, group));
 }
 MPI_ALIAS(Comm_group)

@@ -66,6 +66,12 @@ struct mpi_comm {
     struct mpi_topo *topo; /* graph or distributed-graph topology (mpi_topo.c), or NULL */
     MPI_Win win;           /* a window's private communicator: its window (user error
                               handlers get the window's handle), else MPI_WIN_NULL */
+    /* Intercommunicators (mpi_inter.c): tc's ranks address the remote group (its rank is
+     * mine in the local group); ltc is the local group, as the hidden intra-communicator
+     * ic_local; ic_coll is a hidden twin of tc for the collectives' own messages. */
+    int inter;
+    MPI_Comm ic_local, ic_coll;
+    struct tern_comm *ltc;
 };
 
 extern struct mpi_comm **mpi_comms;
@@ -199,8 +205,10 @@ enum mpi_req_kind {
     MPI_RK_SEND = 1,
     MPI_RK_RECV,
     MPI_RK_COLL,
-    MPI_RK_DONE, /* complete without a core request (MPI_PROC_NULL, buffered send) */
-    MPI_RK_GREQ, /* generalized request (mpi_greq.c) */
+    MPI_RK_DONE,     /* complete without a core request (MPI_PROC_NULL, buffered send) */
+    MPI_RK_GREQ,     /* generalized request (mpi_greq.c) */
+    MPI_RK_SENDRECV, /* MPI_Isendrecv(_replace): r receives, r2 sends */
+    MPI_RK_IDUP,     /* MPI_Comm_idup: r completes when the context id is agreed */
 };
 
 /*
@@ -232,7 +240,24 @@ struct mpi_req {
     struct mpi_type *ptype; /* referenced */
     int peer, tag;
     struct mpi_req *next_free;
+    /* MPI_RK_SENDRECV: the send (ptype holds its datatype) and its packed copy */
+    core_req_t *r2;
+    void *tmp2;
+    struct mpi_pcoll *pcoll; /* a persistent collective's arguments (mpi_pcoll.c) */
+    uint32_t bsend_id;       /* a buffered send: its message's id and world destination */
+    int bsend_peer;
 };
+/* mpi_cancel.c: withdraw an unmatched send (MPI_Cancel): its request id, world peer and
+ * context, and its core request when it still has one (completed if withdrawn). */
+int mpi_cancel_init(void);
+/* mpi_comm.c: an MPI_Comm_idup whose agreement is over: the new handle into the
+ * program's variable, attributes copied. Returns an MPI error. */
+int mpi_idup_finish(struct mpi_req *mr);
+int mpi_cancel_send(uint32_t id, int peer, uint16_t ctx, core_req_t *r, int *cancelled);
+/* mpi_pcoll.c: start a persistent collective (MPI_Start); free its arguments. */
+struct mpi_pcoll;
+int mpi_pcoll_start(struct mpi_req *mr);
+void mpi_pcoll_free(struct mpi_pcoll *pc);
 
 enum mpi_send_mode { MPI_SM_STANDARD = 0, MPI_SM_SYNC, MPI_SM_READY, MPI_SM_BUFFERED };
 

@@ -289,8 +289,13 @@ static inline __attribute__((always_inline)) int mpi_isend_on(struct mpi_req *mr
         mr->proc_null = 1;
         return MPI_SUCCESS;
     }
-    if (mode == MPI_SM_BUFFERED) /* the request is complete once the data is copied */
-        return mpi_bsend_start(buf, count, t, core_comm_world(c->tc, dest), tag, c->tc->ctx);
+    if (mode == MPI_SM_BUFFERED) { /* the request is complete once the data is copied */
+        int rc = mpi_bsend_start(buf, count, t, core_comm_world(c->tc, dest), tag, c->tc->ctx);
+        mr->mode = MPI_SM_BUFFERED;
+        mr->bsend_id = mpi_bsend_last_id;
+        mr->bsend_peer = core_comm_world(c->tc, dest);
+        return rc;
+    }
     int rc = mpi_send_post(buf, count, t, dest, tag, c->tc, mode, &mr->r, &mr->tmp);
     if (__builtin_expect(rc == 0 && mr->r->lay != NULL && mr->utype == NULL, 0)) {
         mr->utype = t; /* the core walks its blocks until the send completes */
@@ -449,6 +454,7 @@ static int mpi_start(MPI_Request h)
     struct mpi_comm *c = mpi_comm_get(mr->comm);
     if (c == NULL) return MPI_ERR_COMM;
     mr->proc_null = 0;
+    if (mr->pcoll) return mpi_pcoll_start(mr);
     if (mr->kind == MPI_RK_SEND)
         return mpi_isend_on(mr, mr->pbuf, mr->pcount, mr->ptype, mr->peer, mr->tag, c, mr->mode);
     return mpi_irecv_on(mr, (void *)mr->pbuf, mr->pcount, mr->ptype, mr->peer, mr->tag, c);
@@ -560,3 +566,71 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
     return rc;
 }
 MPI_ALIAS(Sendrecv_replace)
+
+/* ---- MPI_Isendrecv, MPI_Isendrecv_replace (MPI 4.0) -------------------------------------
+ * One request over a receive (r, which gives the status) and a send (r2): it is done when
+ * both are. The replace form sends a packed copy of the buffer, then receives into it. */
+static int mpi_isendrecv(const char *fn, const void *sbuf, MPI_Count scount, MPI_Datatype stype,
+                         int dest, int stag, void *rbuf, MPI_Count rcount, MPI_Datatype rtype,
+                         int source, int rtag, MPI_Comm comm, int replace, MPI_Request *req)
+{
+    struct mpi_comm *c;
+    struct mpi_type *st, *rt;
+    int rc = mpi_check_send(sbuf, comm, scount, stype, dest, stag, &c, &st);
+    if (rc == 0) rc = mpi_check_recv(rbuf, comm, rcount, rtype, source, rtag, &c, &rt);
+    if (rc) return mpi_err(comm, fn, rc);
+    if (req == NULL) return mpi_err(comm, fn, MPI_ERR_ARG);
+    struct mpi_req *mr = mpi_req_new(MPI_RK_SENDRECV, comm);
+    if (mr == NULL) return mpi_err(comm, fn, MPI_ERR_NO_MEM);
+    if (replace && dest != MPI_PROC_NULL) { /* the data leaves before the receive lands */
+        size_t n = (size_t)(scount * st->size);
+        if ((mr->tmp2 = malloc(n ? n : 1)) == NULL) {
+            mpi_req_release(mr);
+            return mpi_err(comm, fn, MPI_ERR_NO_MEM);
+        }
+        mpi_pack(sbuf, scount, st, mr->tmp2);
+        sbuf = mr->tmp2;
+        scount = (MPI_Count)n;
+        st = mpi_type_get(MPI_BYTE);
+    }
+    rc = mpi_irecv_on(mr, rbuf, rcount, rt, source, rtag, c);
+    if (rc == 0 && dest != MPI_PROC_NULL) {
+        void *stmp = NULL;
+        rc = mpi_send_post(sbuf, scount, st, dest, stag, c->tc, 0, &mr->r2, &stmp);
+        if (rc == 0 && stmp) mr->tmp2 = stmp; /* a packed copy (never with replace: bytes) */
+        if (rc == 0 && mr->r2->lay != NULL) { /* the core walks the type's blocks */
+            mr->ptype = st;
+            mpi_type_ref(st);
+        }
+    }
+    if (rc) {
+        if (mr->r && mr->r->state == CORE_RS_POSTED) {
+            core_match_unpost(core_match_get(c->tc->ctx), mr->r);
+            core_req_free(mr->r);
+            mr->r = NULL;
+        }
+        mpi_req_release(mr);
+        return mpi_err(comm, fn, rc);
+    }
+    *req = mr->handle;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                   void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                   MPI_Comm comm, MPI_Request *request)
+{
+    CORE_CS_SCOPE();
+    return mpi_isendrecv("MPI_Isendrecv", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
+                         recvcount, recvtype, source, recvtag, comm, 0, request);
+}
+MPI_ALIAS(Isendrecv)
+
+int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                           int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+{
+    CORE_CS_SCOPE();
+    return mpi_isendrecv("MPI_Isendrecv_replace", buf, count, datatype, dest, sendtag, buf, count,
+                         datatype, source, recvtag, comm, 1, request);
+}
+MPI_ALIAS(Isendrecv_replace)

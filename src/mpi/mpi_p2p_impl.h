@@ -54,7 +54,10 @@ static inline int mpi_src_world(const struct tern_comm *tc, int source)
 int mpi_req_finish_op(struct mpi_req *mr, MPI_Status *st);
 
 /* mpi_bsend.c */
-int mpi_bsend_start(const void *buf, MPI_Count count, const struct mpi_type *t, int dest,
-                    int tag, uint16_t ctx);
+/* The request id of the last message mpi_bsend_start sent (MPI_Cancel of an Ibsend). */
+extern uint32_t mpi_bsend_last_id;
+core_req_t *mpi_bsend_find(uint32_t id);
+int mpi_bsend_start(const void *buf, MPI_Count count, const struct mpi_type *t, int dest, int tag,
+                    uint16_t ctx);
 
 #endif

@@ -6,6 +6,15 @@
 #include <string.h>
 
 #include "mpi/mpi_p2p_impl.h"
+
+/* The status of a probe or receive from MPI_PROC_NULL; MPI_ERROR stays as it was (single
+ * completions never set it). */
+static void mpi_status_proc_null(MPI_Status *st)
+{
+    if (st == MPI_STATUS_IGNORE) return;
+    int e = st->MPI_ERROR;
+    mpi_status_set(st, MPI_PROC_NULL, MPI_ANY_TAG, e, 0);
+}
 #include "util/mem.h"
 #include "util/tunables.h"
 
@@ -22,7 +31,7 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *statu
     if (flag == NULL) return mpi_err(comm, fn, MPI_ERR_ARG);
     if (source == MPI_PROC_NULL) {
         *flag = 1;
-        mpi_status_set(status, MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0);
+        mpi_status_proc_null(status);
         return MPI_SUCCESS;
     }
     core_progress();
@@ -141,7 +150,7 @@ static int mpi_improbe(int source, int tag, struct mpi_comm *c, int *flag, MPI_M
     if (source == MPI_PROC_NULL) {
         *flag = 1;
         *message = MPI_MESSAGE_NO_PROC;
-        mpi_status_set(status, MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0);
+        mpi_status_proc_null(status);
         return MPI_SUCCESS;
     }
     struct core_unexp *u;
@@ -257,7 +266,7 @@ int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message
     if (rc) return mpi_err(MPI_COMM_WORLD, fn, rc);
     if (m == NULL) {
         *message = MPI_MESSAGE_NULL;
-        mpi_status_set(status, MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0);
+        mpi_status_proc_null(status);
         return MPI_SUCCESS;
     }
     MPI_Comm comm = m->comm;

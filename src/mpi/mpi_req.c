@@ -73,6 +73,11 @@ void mpi_req_release(struct mpi_req *mr)
     if (mr->utype) mpi_type_unref(mr->utype);
     if (mr->ptype) mpi_type_unref(mr->ptype);
     free(mr->tmp);
+    if (__builtin_expect(mr->kind >= MPI_RK_SENDRECV, 0)) {
+        if (mr->r2) core_req_free(mr->r2);
+        free(mr->tmp2);
+    }
+    if (mr->pcoll) mpi_pcoll_free(mr->pcoll);
     /* Back to all zero, and the user's copy of the handle goes stale (mpi_handle_next). */
     MPI_Request h = mpi_handle_next(mr->handle, mpi_handle_slot(mr->handle));
     util_zero(mr, sizeof *mr);
@@ -83,6 +88,7 @@ void mpi_req_release(struct mpi_req *mr)
 
 static inline int mpi_req_done(const struct mpi_req *mr)
 {
+    if (__builtin_expect(mr->r2 != NULL, 0) && mr->r2->state != CORE_RS_DONE) return 0;
     return mr->r == NULL || mr->r->state == CORE_RS_DONE;
 }
 
@@ -92,12 +98,32 @@ int mpi_req_finish_op(struct mpi_req *mr, MPI_Status *st)
 {
     core_req_t *r = mr->r;
     int err = MPI_SUCCESS;
-    if (mr->proc_null) {
+    if (__builtin_expect(mr->r2 != NULL, 0)) { /* MPI_Isendrecv: the send, then the receive */
+        core_wait(mr->r2);
+        err = mpi_from_tern(mr->r2->err);
+        core_req_free(mr->r2);
+        mr->r2 = NULL;
+        free(mr->tmp2);
+        mr->tmp2 = NULL;
+        if (err) {
+            if (r) core_wait(r);
+            mpi_status_set(st, MPI_ANY_SOURCE, MPI_ANY_TAG, err, 0);
+            if (r) core_req_free(r);
+            mr->r = NULL;
+            r = NULL;
+        }
+    }
+    if (err) {
+    } else if (mr->proc_null) {
         mpi_status_set(st, MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0);
     } else if (r == NULL) {
         mpi_status_empty(st);
+        if (st != MPI_STATUS_IGNORE) st->tern_cancelled = mr->cancelled; /* a buffered send */
     } else if (__builtin_expect(mr->kind == MPI_RK_GREQ, 0)) {
         err = mpi_greq_finish(mr, st);
+    } else if (__builtin_expect(mr->kind == MPI_RK_IDUP, 0)) {
+        err = mpi_idup_finish(mr);
+        mpi_status_set(st, MPI_ANY_SOURCE, MPI_ANY_TAG, err, 0);
     } else {
         err = mpi_from_tern(r->err);
         if (r->kind == CORE_REQ_RECV) {
@@ -115,6 +141,7 @@ int mpi_req_finish_op(struct mpi_req *mr, MPI_Status *st)
                 mpi_unpack((char *)mr->tmp + mr->uoff, (size_t)(mr->ucount * mr->utype->size),
                            mr->ubuf, mr->ucount, mr->utype);
             mpi_status_set(st, MPI_ANY_SOURCE, MPI_ANY_TAG, err, 0);
+            if (st != MPI_STATUS_IGNORE) st->tern_cancelled = mr->cancelled;
         }
         core_req_free(r);
         mr->r = NULL;
@@ -531,8 +558,21 @@ int PMPI_Cancel(MPI_Request *request)
         return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_REQUEST);
     if (mr->kind == MPI_RK_GREQ) return mpi_err(mr->comm, fn, mpi_greq_cancel(mr));
     core_req_t *r = mr->r;
-    /* Only a receive nobody has matched yet can be withdrawn; a send, or a receive already
-     * matched, completes normally (MPI allows a cancel to have no effect). */
+    /* A receive nobody has matched yet is withdrawn here; a send the receiver has not
+     * matched is withdrawn from its unexpected queue (mpi_cancel.c). A receive already
+     * matched, or a matched send, completes normally (MPI allows a cancel to have no
+     * effect). */
+    if (mr->kind == MPI_RK_SEND && !mr->proc_null && !mr->cancelled &&
+        (r ? r->kind == CORE_REQ_SEND : mr->mode == MPI_SM_BUFFERED && mr->bsend_peer >= 0)) {
+        struct mpi_comm *c = mpi_comm_get(mr->comm);
+        if (c == NULL) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_COMM);
+        int done = 0, rc = r ? mpi_cancel_send(r->id, r->peer, r->ctx, r, &done)
+                             : mpi_cancel_send(mr->bsend_id, mr->bsend_peer, c->tc->ctx,
+                                               mpi_bsend_find(mr->bsend_id), &done);
+        if (rc) return mpi_err(mr->comm, fn, rc);
+        mr->cancelled = (uint8_t)done;
+        return MPI_SUCCESS;
+    }
     if (r && r->kind == CORE_REQ_RECV && r->state == CORE_RS_POSTED) {
         core_match_unpost(core_match_get(r->ctx), r);
         r->bytes = 0;

@@ -52,9 +52,13 @@ int rma_acc_resolve(MPI_Op op, MPI_Datatype dt, struct rma_acc *a)
 {
     struct mpi_type *t = mpi_type_get(dt);
     if (t == NULL || !t->predefined || dt == MPI_PACKED) return MPI_ERR_TYPE;
-    /* Elements must be packed as they are stored (pair types with padding are not). */
-    if ((MPI_Aint)t->size != mpi_type_extent(t)) return MPI_ERR_TYPE;
-    *a = (struct rma_acc){.op = op, .dt = dt, .esize = (size_t)t->size};
+    /* Elements travel packed (esize bytes); a pair type with padding after its data
+     * (MPI_DOUBLE_INT, MPI_LONG_INT, MPI_LONG_DOUBLE_INT) is reduced one element at a
+     * time in its own layout (rma_apply). MPI_SHORT_INT, whose padding splits it in two
+     * pieces, is not supported. */
+    if (t->nblk > 1) return MPI_ERR_TYPE;
+    *a = (struct rma_acc){
+        .op = op, .dt = dt, .esize = (size_t)t->size, .ext = (size_t)mpi_type_extent(t)};
     if (op == MPI_REPLACE || op == MPI_NO_OP) return MPI_SUCCESS;
     if (op < MPI_MAX || op > MPI_MAXLOC) return MPI_ERR_OP; /* user operations: not in RMA */
     int rc = mpi_op_resolve(op, dt, &a->o);
@@ -115,8 +119,8 @@ static void rma_spin_unlock(_Atomic uint32_t *l)
  * target[i] = target[i] op src[i] for n bytes (whole elements); the old values go to res
  * when it is not NULL. src and res may be unaligned; target is window memory.
  */
-void rma_apply(struct rma_ctl *ctl, const struct rma_acc *a, char *tgt, const char *src,
-                      size_t n, char *res)
+void rma_apply(struct rma_ctl *ctl, const struct rma_acc *a, char *tgt, const char *src, size_t n,
+               char *res)
 {
     size_t es = a->esize;
     if (rma_atomic_ok(es, tgt)) {
@@ -142,6 +146,18 @@ void rma_apply(struct rma_ctl *ctl, const struct rma_acc *a, char *tgt, const ch
      * aligned elements). */
     _Alignas(64) char cur[1024], in[1024];
     rma_spin_lock(&ctl->acc);
+    if (a->ext != es && a->op != MPI_REPLACE && a->op != MPI_NO_OP) {
+        /* a pair type with padding: each packed element into the type's own layout */
+        for (size_t k = 0; k + es <= n; k += es) {
+            if (res) memcpy(res + k, tgt + k, es);
+            memcpy(cur, tgt + k, es);
+            memcpy(in, src + k, es);
+            a->o.fn(in, cur, 1, a->o.dt);
+            memcpy(tgt + k, cur, es);
+        }
+        rma_spin_unlock(&ctl->acc);
+        return;
+    }
     for (size_t k = 0; k < n;) {
         size_t m = n - k < sizeof cur ? n - k : sizeof cur;
         m -= m % es;
@@ -161,8 +177,7 @@ void rma_apply(struct rma_ctl *ctl, const struct rma_acc *a, char *tgt, const ch
 }
 
 /* Compare-and-swap of one element; the old value goes to res. */
-void rma_cas(struct rma_ctl *ctl, size_t es, char *tgt, const char *cmp, const char *src,
-                    char *res)
+void rma_cas(struct rma_ctl *ctl, size_t es, char *tgt, const char *cmp, const char *src, char *res)
 {
     if (rma_atomic_ok(es, tgt)) {
 #define RMA_CAS(T)                                                                                 \
@@ -197,9 +212,9 @@ void rma_cas(struct rma_ctl *ctl, size_t es, char *tgt, const char *cmp, const c
 }
 
 /* Accumulate (res == NULL) or Get_accumulate. */
-int rma_accumulate(const char *fn, const void *obuf, int oc, MPI_Datatype odt, void *rbuf,
-                          int rcnt, MPI_Datatype rdt, int r, MPI_Aint disp, int tc,
-                          MPI_Datatype tdt, MPI_Op op, MPI_Win win, int fetch)
+int rma_accumulate(const char *fn, const void *obuf, int oc, MPI_Datatype odt, void *rbuf, int rcnt,
+                   MPI_Datatype rdt, int r, MPI_Aint disp, int tc, MPI_Datatype tdt, MPI_Op op,
+                   MPI_Win win, int fetch)
 {
     WIN_CHECK(fn, win);
     struct mpi_type *ot, *tt, *rt = NULL;

@@ -1,11 +1,9 @@
 /*
  * mpi_stubs.c - MPI 3.1 entry points tern does not implement: parallel I/O (MPI_File_*,
- * MPI_Register_datarep), dynamic processes and inter-communicators (spawn, ports, name
- * publishing, MPI_Intercomm_*) and the external32 representation (MPI_Pack_external,
- * ...). They exist so programs that mention them link (the
- * mpi.symbols test checks every MPI 3.1 function has a symbol); a call reports
- * MPI_ERR_UNSUPPORTED_OPERATION, naming the function, through the error handler of the
- * communicator involved (MPI_COMM_WORLD's when there is none). See docs/MPI.md.
+ * MPI_Register_datarep) and dynamic processes (spawn, ports, name publishing). They exist so
+ * programs that mention them link (the mpi.symbols test checks every MPI 3.1 function has a
+ * symbol); a call reports MPI_ERR_UNSUPPORTED_OPERATION, naming the function, through the error
+ * handler of the communicator involved (MPI_COMM_WORLD's when there is none). See docs/MPI.md.
  */
 #include "mpi/mpi_impl.h"
 
@@ -20,15 +18,14 @@
 /*
  * The stubs that take a communicator check it first: an invalid one (MPI_COMM_NULL) is
  * MPI_ERR_COMM, as the standard's error classes say, before "unsupported". `inter` marks
- * calls whose communicator must be an intercommunicator: tern's are all intra, so any
- * valid one is MPI_ERR_COMM there too.
+ * calls whose communicator must be an intercommunicator.
  */
 #define MPI_STUB_COMM(Name, params, comm, inter)                                                   \
     int PMPI_##Name params                                                                         \
     {                                                                                              \
         CORE_CS_SCOPE();                                                                           \
-        int cls = mpi_comm_get(comm) == NULL || (inter) ? MPI_ERR_COMM                             \
-                                                        : MPI_ERR_UNSUPPORTED_OPERATION;           \
+        int cls =                                                                                  \
+            mpi_comm_get(comm) == NULL || (inter) ? MPI_ERR_COMM : MPI_ERR_UNSUPPORTED_OPERATION;  \
         return mpi_err(comm, "MPI_" #Name, cls);                                                   \
     }                                                                                              \
     MPI_ALIAS(Name)
@@ -78,12 +75,6 @@ MPI_STUB_COMM(Comm_spawn,
               (const char *command, char *argv[], int maxprocs, MPI_Info info, int root,
                MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]),
               comm, 0)
-MPI_STUB_COMM(Intercomm_create,
-              (MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader,
-               int tag, MPI_Comm *newintercomm),
-              local_comm, 0)
-MPI_STUB_COMM(Intercomm_merge, (MPI_Comm intercomm, int high, MPI_Comm *newintracomm), intercomm,
-              1)
 MPI_STUB(Close_port, (const char *port_name), MPI_COMM_WORLD)
 MPI_STUB_COMM(Comm_accept,
               (const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm),
@@ -189,22 +180,12 @@ MPI_STUB(File_write_shared,
          MPI_COMM_WORLD)
 MPI_STUB(Lookup_name, (const char *service_name, MPI_Info info, char *port_name), MPI_COMM_WORLD)
 MPI_STUB(Open_port, (MPI_Info info, char *port_name), MPI_COMM_WORLD)
-MPI_STUB(Pack_external,
-         (const char *datarep, const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf,
-          MPI_Aint outsize, MPI_Aint *position),
-         MPI_COMM_WORLD)
-MPI_STUB(Pack_external_size,
-         (const char *datarep, int incount, MPI_Datatype datatype, MPI_Aint *size), MPI_COMM_WORLD)
 MPI_STUB(Publish_name, (const char *service_name, MPI_Info info, const char *port_name),
          MPI_COMM_WORLD)
 MPI_STUB(Register_datarep,
          (const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn,
           MPI_Datarep_conversion_function *write_conversion_fn,
           MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state),
-         MPI_COMM_WORLD)
-MPI_STUB(Unpack_external,
-         (const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position,
-          void *outbuf, int outcount, MPI_Datatype datatype),
          MPI_COMM_WORLD)
 MPI_STUB(Unpublish_name, (const char *service_name, MPI_Info info, const char *port_name),
          MPI_COMM_WORLD)

@@ -33,7 +33,9 @@ static void mpi_env_unref(struct mpi_env *e)
     if (e == NULL || --e->refs > 0) return;
     for (int i = 0; i < e->nt; i++) {
         struct mpi_type *t = mpi_type_get(e->types[i]);
-        if (t && !t->predefined) PMPI_Type_free(&e->types[i]);
+        /* at MPI_Finalize (mpi_type_fini) every type goes anyway, and MPI_Type_free
+         * would refuse: MPI is no longer initialized */
+        if (t && !t->predefined && mpi_state() == MPI_SUCCESS) PMPI_Type_free(&e->types[i]);
     }
     free(e->ints);
     free(e->aints);

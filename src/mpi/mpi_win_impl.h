@@ -167,6 +167,7 @@ struct rma_acc {
     MPI_Op op;
     MPI_Datatype dt;
     size_t esize;
+    size_t ext; /* the element's extent: above esize for pair types with padding */
     int intsum; /* MPI_SUM on an integer type: fetch-add */
     struct coll_op o;
 };
@@ -190,17 +191,16 @@ extern char rma_scratch[1 << 17];
 int rma_barrier(struct mpi_win *w);
 
 /* mpi_rma_origin.c */
-void rma_unpack_at(char *buf, const struct mpi_type *t, MPI_Count count, size_t at,
-                   const char *src, size_t len);
+void rma_unpack_at(char *buf, const struct mpi_type *t, MPI_Count count, size_t at, const char *src,
+                   size_t len);
 int rma_send_req(struct mpi_win *w, int r, struct iovec *v, int n, int batch);
 uint32_t rma_fetch_slot(void);
-int rma_am_op(struct mpi_win *w, int r, int kind, const char *obuf,
-              const struct mpi_type *ot, MPI_Count ocount, uint64_t toff,
-              const struct mpi_type *tt, MPI_Count tcount, const struct rma_acc *a,
-              char *rbuf, const struct mpi_type *rt, MPI_Count rcount);
+int rma_am_op(struct mpi_win *w, int r, int kind, const char *obuf, const struct mpi_type *ot,
+              MPI_Count ocount, uint64_t toff, const struct mpi_type *tt, MPI_Count tcount,
+              const struct rma_acc *a, char *rbuf, const struct mpi_type *rt, MPI_Count rcount);
 void rma_direct_op(struct rma_ctl *ctl, int kind, char *obuf, const struct mpi_type *ot,
-                   MPI_Count ocount, char *tbase, const struct mpi_type *tt,
-                   MPI_Count tcount, const struct rma_acc *a, char *res);
+                   MPI_Count ocount, char *tbase, const struct mpi_type *tt, MPI_Count tcount,
+                   const struct rma_acc *a, char *res);
 int rma_chk_target(struct mpi_win *w, int r, MPI_Aint disp, const struct mpi_type *tt,
                    MPI_Count tcount, uint64_t *toff);
 char *rma_direct_base(struct mpi_win *w, int r, uint64_t toff);
@@ -209,13 +209,13 @@ int rma_chk_types(MPI_Count oc, MPI_Datatype odt, MPI_Count tc, MPI_Datatype tdt
 
 /* mpi_rma_acc.c */
 int rma_acc_resolve(MPI_Op op, MPI_Datatype dt, struct rma_acc *a);
-void rma_apply(struct rma_ctl *ctl, const struct rma_acc *a, char *tgt, const char *src,
-               size_t n, char *res);
+void rma_apply(struct rma_ctl *ctl, const struct rma_acc *a, char *tgt, const char *src, size_t n,
+               char *res);
 void rma_cas(struct rma_ctl *ctl, size_t es, char *tgt, const char *cmp, const char *src,
              char *res);
-int rma_accumulate(const char *fn, const void *obuf, int oc, MPI_Datatype odt, void *rbuf,
-                   int rcnt, MPI_Datatype rdt, int r, MPI_Aint disp, int tc,
-                   MPI_Datatype tdt, MPI_Op op, MPI_Win win, int fetch);
+int rma_accumulate(const char *fn, const void *obuf, int oc, MPI_Datatype odt, void *rbuf, int rcnt,
+                   MPI_Datatype rdt, int r, MPI_Aint disp, int tc, MPI_Datatype tdt, MPI_Op op,
+                   MPI_Win win, int fetch);
 
 /* mpi_rma_target.c */
 int rma_try_lock(struct rma_ctl *c, int excl);
