@@ -303,9 +303,117 @@ static struct fi_info *ofi_probe(void)
     return ofi.info;
 }
 
+/* A provider that rides on the kernel's sockets (or stays on the node): tern's own tcp
+ * transport serves as well or better, so such a provider is used only when asked for. */
+static int ofi_prov_is_software(const char *prov)
+{
+    static const char *const soft[] = {"tcp", "sockets", "udp", "net", "shm", NULL};
+    size_t n = strcspn(prov, ";");
+    for (int i = 0; soft[i]; i++)
+        if (strlen(soft[i]) == n && strncmp(prov, soft[i], n) == 0) return 1;
+    return 0;
+}
+
+/* Did the user ask for ofi by name (TERN_TRANSPORTS lists it, or TERN_OFI_PROVIDER is
+ * set)? Otherwise ofi is in the list by default and takes only real fabrics. */
+static int ofi_asked(void)
+{
+    const char *t = getenv("TERN_TRANSPORTS");
+    if (util_tun.ofi_provider && util_tun.ofi_provider[0]) return 1;
+    if (t == NULL) return 0;
+    for (const char *p = strstr(t, "ofi"); p; p = strstr(p + 1, "ofi"))
+        if ((p == t || p[-1] == ',') && (p[3] == '\0' || p[3] == ',')) return 1;
+    return 0;
+}
+
+/*
+ * Peers reached: every other rank once a provider is found - which the core asks only
+ * for peers shm does not reach (other nodes), so a one-node job never loads libfabric.
+ * By default (ofi not named by the user) only a real fabric provider is taken; a
+ * software one (tcp, sockets, udp) leaves the peer to tern's tcp transport.
+ */
 static int ofi_reaches(const struct boot *boot, int rank)
 {
-    return rank != boot->rank && ofi_probe() != NULL;
+    if (rank == boot->rank || ofi_probe() == NULL) return 0;
+    if (!ofi_asked() && ofi_prov_is_software(ofi.info->fabric_attr->prov_name)) return 0;
+    return 1;
+}
+
+static const char *ofi_mr_mode_str(uint64_t m, char *buf, size_t n)
+{
+    snprintf(buf, n, "%s%s%s%s%s%s", m ? "" : "none", (m & FI_MR_LOCAL) ? " local" : "",
+             (m & FI_MR_VIRT_ADDR) ? " virt_addr" : "", (m & FI_MR_ALLOCATED) ? " allocated" : "",
+             (m & FI_MR_PROV_KEY) ? " prov_key" : "", (m & FI_MR_ENDPOINT) ? " endpoint" : "");
+    return buf[0] == ' ' ? buf + 1 : buf;
+}
+
+void tl_ofi_info(FILE *out)
+{
+    util_tunables_load(NULL); /* in ternrun: TERN_OFI_* as a job of this shell would see them */
+    if (ofi_lib_load() != 0) {
+        fprintf(out, "  ofi: libfabric.so.1 not found (the ofi transport is unavailable)\n");
+        return;
+    }
+    /* Which provider/domain pairs offer reads, then every one with messages. */
+    struct fi_info *all = NULL;
+    char rmaset[1024] = "";
+    int rc = -FI_ENODATA;
+    for (int rma = 1; rma >= 0; rma--) {
+        struct fi_info *hints = ofi_lib.dupinfo(NULL);
+        if (hints == NULL) return;
+        hints->caps = FI_MSG | (rma ? FI_RMA | FI_READ | FI_REMOTE_READ : 0);
+        hints->mode = FI_CONTEXT | FI_CONTEXT2;
+        hints->ep_attr->type = FI_EP_RDM;
+        hints->domain_attr->mr_mode =
+            FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY | FI_MR_ENDPOINT;
+        rc = fi_getinfo(FI_VERSION(1, 9), NULL, NULL, 0, hints, &all);
+        fi_freeinfo(hints);
+        if (!rma) break;
+        for (struct fi_info *i = all; rc == 0 && i; i = i->next) {
+            char key[160];
+            snprintf(key, sizeof key, "|%s/%s|", i->fabric_attr->prov_name, i->domain_attr->name);
+            if (!strstr(rmaset, key) && strlen(rmaset) + strlen(key) < sizeof rmaset)
+                strcat(rmaset, key);
+        }
+        if (rc == 0) fi_freeinfo(all);
+        all = NULL;
+    }
+    fprintf(out, "  ofi: libfabric providers with reliable-datagram messaging%s:\n",
+            getenv("FI_PROVIDER") ? " (as FI_PROVIDER filters them)" : "");
+    if (rc != 0) fprintf(out, "    none (%s)\n", fi_strerror(-rc));
+    char seen[1024] = "", mm[96];
+    for (struct fi_info *i = all; i; i = i->next) {
+        char key[160];
+        snprintf(key, sizeof key, "|%s/%s|", i->fabric_attr->prov_name, i->domain_attr->name);
+        if (strstr(seen, key)) continue;
+        if (strlen(seen) + strlen(key) < sizeof seen) strcat(seen, key);
+        fprintf(
+            out, "    %-14s domain %-10s %s, inject %zu B, max message %zu B, %s, mr_mode %s%s\n",
+            i->fabric_attr->prov_name, i->domain_attr->name, strstr(rmaset, key) ? "RMA" : "no RMA",
+            i->tx_attr->inject_size, i->ep_attr->max_msg_size,
+            i->domain_attr->data_progress == FI_PROGRESS_AUTO ? "auto progress" : "manual progress",
+            ofi_mr_mode_str(i->domain_attr->mr_mode, mm, sizeof mm),
+            ofi_prov_is_software(i->fabric_attr->prov_name) ? " (software)" : "");
+    }
+    if (all) fi_freeinfo(all);
+    struct fi_info *pick = ofi_probe();
+    if (pick == NULL) {
+        fprintf(out, "  ofi: chosen: none\n");
+        return;
+    }
+    fprintf(out,
+            "  ofi: chosen: %s (domain %s), %s; frames of %zu B, inject %zu B, tx queue %zu, rx "
+            "queue %zu\n",
+            pick->fabric_attr->prov_name, pick->domain_attr->name,
+            ofi.rma ? "large messages read from registered memory (FI_RMA)"
+                    : "large messages as CTS + DATA (no FI_RMA or TERN_OFI_RMA=0)",
+            util_tun.ofi_frame, pick->tx_attr->inject_size, pick->tx_attr->size,
+            pick->rx_attr->size);
+    fprintf(out, "  ofi: used for peers on other nodes %s\n",
+            ofi_asked() ? "(named in TERN_TRANSPORTS or TERN_OFI_PROVIDER)"
+            : ofi_prov_is_software(pick->fabric_attr->prov_name)
+                ? "only when named: a software provider, so tern's tcp serves by default"
+                : "by default (a fabric provider)");
 }
 
 static int ofi_err(const char *what, int rc)
