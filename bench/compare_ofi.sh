@@ -9,12 +9,15 @@
 #                (default /work/venv-mpich5: python3 -m venv DIR && DIR/bin/pip install mpich)
 # Prints one-way time (us) from 0 B to 64 KiB and bandwidth (GB/s) from 64 KiB to 64 MiB,
 # with ratios (> 1: tern ofi better); writes bench/results/<stamp>-ofi.txt.
-# env: BUILD_DIR (default build-bench), REPEAT=N rounds (default 1), TRIALS (default 3).
+# env: BUILD_DIR (default build-bench), REPEAT=N rounds (default 1), TRIALS (default 3),
+# ITERS (iterations per trial for small messages, default 2000: the MPIs busy-poll, and
+# on a loaded machine a round trip of theirs takes a millisecond).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${BUILD_DIR:-build-bench}
 venv=${MPICH5_VENV:-/work/venv-mpich5}
 trials=${TRIALS:-3}
+iters=${ITERS:-2000}
 mkdir -p bench/results "$build/bench-mpi"
 stamp=$(date +%Y-%m-%d-%H%M%S)
 out=bench/results/$stamp-ofi.txt
@@ -34,7 +37,7 @@ fi
 
 # one NAME SIZES: every implementation at those sizes, CSV in $tmp/NAME.<impl>.csv
 one() {
-  local name=$1 sizes=$2 args=(-s "$2" -t "$trials" --only pingpong --csv)
+  local name=$1 sizes=$2 args=(-s "$2" -t "$trials" -i "$iters" --only pingpong --csv)
   timeout 900 "$build/bin/ternrun" -n 2 -x TERN_TRANSPORTS=self,ofi -x FI_PROVIDER=tcp \
     "$build/bench/tern_pingpong" "${args[@]}" > "$tmp/$name.ofi.csv" 2>/dev/null
   timeout 900 "$build/bin/ternrun" -n 2 -x TERN_TRANSPORTS=self,tcp \

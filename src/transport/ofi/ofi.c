@@ -161,6 +161,11 @@ struct ofi_rts {
  * size (each read into the posted buffer: no temporary larger than this at the receiver). */
 #define OFI_RMA_FRAME (8u << 20)
 
+/* Eager limit reported with reads on: one RTS + read instead of the core's RTS + CTS + DATA
+ * (+ RTS + read). Not higher: above it an unexpected message would sit in a temporary, and
+ * the MPI layer packs non-contiguous eager sends (rendezvous reads their blocks). */
+#define OFI_RMA_EAGER (256u << 10)
+
 enum { OFI_RX = 1, OFI_TX = 2, OFI_RD = 3, OFI_CTL = 4 };
 
 struct ofi_rdv_tx {
@@ -247,6 +252,7 @@ static struct {
     struct ofi_rdv_rx *reading; /* every read under way */
     struct ofi_ctx *ctlq;       /* FINs waiting for room to be sent */
     int nctl;                   /* FINs posted or waiting */
+    int closing;                /* close() drains: no more up-calls */
     unsigned long n_small, n_copy, n_err, n_held, n_rts, n_read_bytes;
 } ofi = {.waitfd = -1, .epfd = -1};
 
@@ -965,6 +971,11 @@ static void ofi_rd_post(struct ofi_rdv_rx *rd)
         rd->koff += n;
         if (rd->koff == v->iov_len) rd->ki++, rd->koff = 0;
     }
+    if (rd->roff < rd->rlen && rd->ki >= rd->niov) {
+        UTIL_ERROR("ofi: rank %d announced %zu bytes more than the destination holds", rd->src,
+                   rd->rlen - rd->roff);
+        rd->err = 1;
+    }
 }
 
 /* Every byte of rd is in (or it failed): hand the frame to the core, FIN the sender,
@@ -977,10 +988,10 @@ static void ofi_rd_finish(struct ofi_rdv_rx *rd)
         pp = &(*pp)->next;
     *pp = rd->next;
     if (ofi.rdvrx[src] == rd) ofi.rdvrx[src] = NULL;
-    if (rd->err || ofi.dead[src]) {
+    if (rd->err || ofi.dead[src] || ofi.closing) {
         free(rd->tmp);
         free(rd);
-        if (!ofi.dead[src]) ofi_peer_dead(src, FI_EIO);
+        if (!ofi.dead[src] && !ofi.closing) ofi_peer_dead(src, FI_EIO);
         return;
     }
     ofi.n_read_bytes += rd->rlen;
@@ -1050,17 +1061,18 @@ static void ofi_complete(struct ofi_ctx *c, size_t len, int deliver)
         if (rd->ops == 0 && (rd->err || rd->roff == rd->rlen)) ofi_rd_finish(rd);
         return;
     }
+    struct ofi_hdr h = {0};
+    if (len >= OFI_HDR) memcpy(&h, c->buf, sizeof h);
+    uint32_t type = h.src >> 28;
+    h.src &= OFI_SRC_MASK;
+    if (len >= OFI_HDR && type == OFI_T_FIN && h.src < (uint32_t)ofi.boot->size &&
+        h.seq < OFI_MAX_RDV && ofi.rdvtx[h.seq].used && ofi.rdvtx[h.seq].dest == (int)h.src) {
+        /* Taken at close too (deliver 0): it ends a send that busy() waits for. */
+        if (ofi.ep) ofi_post_recv(c);
+        ofi_rdv_tx_done((int)h.seq, 1);
+        return;
+    }
     if (deliver && len >= OFI_HDR) {
-        struct ofi_hdr h;
-        memcpy(&h, c->buf, sizeof h);
-        uint32_t type = h.src >> 28;
-        h.src &= OFI_SRC_MASK;
-        if (type == OFI_T_FIN && h.src < (uint32_t)ofi.boot->size && h.seq < OFI_MAX_RDV &&
-            ofi.rdvtx[h.seq].used && ofi.rdvtx[h.seq].dest == (int)h.src) {
-            if (ofi.ep) ofi_post_recv(c);
-            ofi_rdv_tx_done((int)h.seq, 1);
-            return;
-        }
         if (type <= OFI_T_RTS && h.src < (uint32_t)ofi.boot->size && ofi.is_peer[h.src] &&
             !ofi.dead[h.src]) {
             int src = (int)h.src;
@@ -1227,14 +1239,16 @@ static void ofi_wake_self(void)
 
 static void ofi_limits(struct tl_limits *out)
 {
-    /* Peers on other nodes: no shared memory, no single-copy get yet; frames are whole
-     * messages of at most one receive buffer. */
+    /* Peers on other nodes: no shared memory, no get(). With reads, messages up to
+     * OFI_RMA_EAGER are one eager frame (copied up to a receive buffer, read above: one
+     * trip fewer than the core's RTS + CTS, whose DATA frames would be read anyway);
+     * without, frames are whole messages of at most one receive buffer. */
     size_t max_frame = ofi.rma ? OFI_RMA_FRAME : ofi.frame - OFI_HDR;
     unsigned caps = ofi.waitfd >= 0 ? TL_CAP_KERNEL_WAIT : 0;
     if (ofi.rma) caps |= TL_CAP_SEND_REF;
     *out = (struct tl_limits){.max_frame = max_frame,
                               .max_inline = ofi.inject > OFI_HDR ? ofi.inject - OFI_HDR : 0,
-                              .eager_max = util_tun.ofi_eager_max,
+                              .eager_max = ofi.rma ? OFI_RMA_EAGER : util_tun.ofi_eager_max,
                               .caps = caps};
 }
 
@@ -1252,6 +1266,8 @@ static void ofi_close(void)
         struct timespec t0;
         clock_gettime(CLOCK_MONOTONIC, &t0);
         ofi.failed = NULL;
+        ofi.sent = NULL; /* FINs still arriving end their slots, with no up-call */
+        ofi.closing = 1;
         while (ofi_busy() && ofi_ms_since(&t0) < OFI_DRAIN_MS)
             ofi_progress(0);
     }
