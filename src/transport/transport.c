@@ -9,7 +9,21 @@
 
 /* ofi before tcp: a job that lists both takes the fabric (ofi exists only in builds with
  * libfabric, and is not in TERN_TRANSPORTS's default list). */
-const struct tl_ops *const tl_registry[] = {&tl_self_ops, &tl_shm_ops, TL_OFI_ENTRY &tl_tcp_ops, NULL};
+#ifdef TERN_HAVE_OFI
+void tl_ofi_info(FILE *out); /* ofi.c */
+#endif
+
+void tl_fabric_info(FILE *out)
+{
+#ifdef TERN_HAVE_OFI
+    tl_ofi_info(out);
+#else
+    fprintf(out, "  ofi: not built (no libfabric at build time)\n");
+#endif
+}
+
+const struct tl_ops *const tl_registry[] = {&tl_self_ops, &tl_shm_ops, TL_OFI_ENTRY &tl_tcp_ops,
+                                            NULL};
 
 int tl_stub_get(int src, void *local, uint64_t remote, size_t len)
 {

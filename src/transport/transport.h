@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/uio.h>
 
 struct boot;
@@ -212,6 +213,10 @@ extern const struct tl_ops tl_ofi_ops; /* built only with libfabric (TERN_HAVE_O
 #else
 #define TL_OFI_ENTRY
 #endif
+
+/* Print what ternrun --info says of the fabric: the libfabric providers found and the
+ * one the ofi transport would choose (loads libfabric; "not built" without it). */
+void tl_fabric_info(FILE *out);
 
 /* All transports known to this build, NULL-terminated. */
 extern const struct tl_ops *const tl_registry[];

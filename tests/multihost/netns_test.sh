@@ -10,7 +10,8 @@
 # the root ternrun forks no rank and talks to one proxy per namespace over the
 # agent's stdin/stdout; the ranks bind to their namespace's tern0.
 #
-# Cases: pingpong (2 hosts x 2: shm within a host, tcp across), stress (3 hosts,
+# Cases: pingpong (2 hosts x 2: shm within a host, tcp across), ofi (the same over
+# libfabric's tcp provider, when the build has ofi), stress (3 hosts,
 # uneven), kill (a rank on B dies of SIGKILL: one line naming rank and host, exit 137,
 # nothing left), sigterm (ternrun gets SIGTERM: every rank on every host ends),
 # netem (5 ms delay on one link, when the kernel has sch_netem), ifsel (no TERN_TCP_IF:
@@ -163,6 +164,21 @@ pingpong)
     grep -q 'transport shm serves 1 peer' "$D/err" || fail "no shm between ranks of one host"
     grep -q 'transport tcp serves 2 peer' "$D/err" || fail "no tcp between hosts"
     grep -q 'listening on 10\.231\.0\.' "$D/err" || fail "tcp did not listen on the namespace's tern0"
+    grep -q '^pingpong: 4 ranks' "$D/out" "$D/err" || fail "pingpong did not report"
+    no_leftovers
+    ;;
+ofi)
+    # The fabric transport across hosts (issue 16): ofi named, over libfabric's tcp
+    # provider on the namespaces' tern0; shm still serves the ranks of one host. The
+    # pingpong case above is the default rule: ofi is in the list but declines a software
+    # provider, so tcp takes the peers on the other host.
+    TERN_DEBUG=1 run -H $A:2,$B:2 -x TERN_TRANSPORTS=self,shm,ofi -x FI_PROVIDER=tcp \
+        -x FI_TCP_IFACE=tern0 --timeout 90 "$BIN/mp_pingpong"
+    expect_rc 0 "pingpong over ofi on $A:2,$B:2"
+    grep -q 'transport shm serves 1 peer' "$D/err" || fail "no shm between ranks of one host"
+    grep -q 'transport ofi serves 2 peer' "$D/err" || fail "no ofi between hosts"
+    grep -q 'ofi: provider tcp;ofi_rxm, fabric 10\.231\.0\.' "$D/err" ||
+        fail "ofi did not take the namespace's tern0"
     grep -q '^pingpong: 4 ranks' "$D/out" "$D/err" || fail "pingpong did not report"
     no_leftovers
     ;;

@@ -22,6 +22,7 @@
 
 #include "tern.h"
 #include "ternrun.h"
+#include "transport/transport.h"
 #include "util/tunables.h"
 
 #ifndef PR_SET_PTRACER
@@ -181,4 +182,7 @@ void run_info_print(FILE *out, const struct run_opts *o, int nprocs)
     fprintf(out, "  running as: uid %d%s\n", (int)getuid(),
             getuid() == 0 ? " (root; allowed, and root may read any process)" : "");
     run_bind_info(out, o, nprocs);
+    fprintf(out, "\nFabric (libfabric, loaded for this listing only):\n");
+    fflush(out);
+    tl_fabric_info(out);
 }

@@ -63,8 +63,10 @@
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_eq.h>
 #include <rdma/fi_errno.h>
+#include <rdma/fi_rma.h>
 
 #include "boot/boot.h"
+#include "transport/ofi/ofi_mr.h"
 #include "tern.h"
 #include "transport/transport.h"
 #include "util/log.h"
@@ -129,11 +131,68 @@ static int ofi_lib_load(void)
 #define OFI_ADDR_MAX 256
 
 struct ofi_hdr {
-    uint32_t src;
-    uint32_t seq; /* per (sender, receiver) pair, from 0 */
+    uint32_t src; /* the sender's world rank, the message's type in the top 4 bits */
+    uint32_t seq; /* FRAME, RTS: per (sender, receiver) pair, from 0; FIN: the slot */
 };
 
-enum { OFI_RX = 1, OFI_TX = 2 };
+/* Message types (ofi_hdr.src >> 28). A FRAME carries a core frame; an RTS announces one
+ * the receiver reads from the sender's registered memory (single copy); a FIN tells the
+ * sender that read is over. FIN has no place in the frame order. */
+enum { OFI_T_FRAME = 0, OFI_T_RTS = 1, OFI_T_FIN = 2 };
+#define OFI_SRC_MASK 0x0fffffffu
+
+/* What follows the header of an RTS: the frame is `inl` bytes carried here (at least the
+ * core's place_head) followed by total - inl bytes at (raddr, rkey) in the sender. */
+struct ofi_rts {
+    uint64_t total;
+    uint64_t raddr;
+    uint64_t rkey;
+    uint32_t inl;
+    uint32_t slot; /* the sender's rendezvous slot, named again by the FIN */
+};
+
+/* Rendezvous slots of a sender (RTS sent, FIN not yet back). */
+#define OFI_MAX_RDV 256
+/* Bytes one fi_read moves at most, and reads in flight per message. */
+#define OFI_RD_CHUNK  (4u << 20)
+#define OFI_RD_MAXOPS 4
+/* Largest frame reported to the core when reads are on: frames above TERN_OFI_FRAME up to
+ * this go by RTS + read; larger messages are the core's rendezvous, in DATA frames of this
+ * size (each read into the posted buffer: no temporary larger than this at the receiver). */
+#define OFI_RMA_FRAME (8u << 20)
+
+/* Eager limit reported with reads on: one RTS + read instead of the core's RTS + CTS + DATA
+ * (+ RTS + read). Not higher: above it an unexpected message would sit in a temporary, and
+ * the MPI layer packs non-contiguous eager sends (rendezvous reads their blocks). */
+#define OFI_RMA_EAGER (256u << 10)
+
+enum { OFI_RX = 1, OFI_TX = 2, OFI_RD = 3, OFI_CTL = 4 };
+
+struct ofi_rdv_tx {
+    int used;
+    int dest;
+    void *cookie;      /* send_ref's, NULL after unref or for a copy */
+    struct ofi_mr *mr; /* the registration the peer reads */
+    void *copy;        /* send() of a large frame: our copy, freed at the FIN */
+};
+
+/* A read under way: the frame src announced in an RTS (one per sender at a time: frames
+ * after it wait in the held list). */
+struct ofi_rdv_rx {
+    int src;
+    uint32_t slot;
+    size_t total, hlen;
+    uint64_t raddr, rkey;
+    size_t rlen, roff; /* bytes to read, bytes asked so far */
+    struct iovec *iov; /* where they land (the core's array after place(), or `one`) */
+    int niov, ki;      /* pieces, the piece being asked into */
+    size_t koff;       /* bytes of iov[ki] already asked */
+    struct iovec one;
+    char *tmp; /* the whole frame, when place() declined */
+    int ops, err, placed;
+    struct ofi_rdv_rx *next; /* the list of reads under way */
+    char head[128];
+};
 
 /* The context of one posted operation: the provider hands it back in the completion. */
 struct ofi_ctx {
@@ -144,6 +203,7 @@ struct ofi_ctx {
     size_t len;              /* RX held back: bytes received */
     uint32_t seq;            /* RX held back: its sequence number */
     struct ofi_ctx *next;    /* free list (TX), repost list or a peer's held list (RX) */
+    struct ofi_rdv_rx *rd;   /* RD: the read it belongs to */
 };
 
 static struct {
@@ -179,7 +239,21 @@ static struct {
     int inflight;       /* sends posted and not completed */
     int waitfd;         /* the completion queue's fd, or -1 (no kernel wait) */
     int epfd;
-    unsigned long n_small, n_copy, n_err, n_held;
+    tl_place_fn place;
+    tl_placed_fn placed;
+    size_t place_head;
+    tl_sent_fn sent;
+    int rma;                 /* 1: large frames by RTS + fi_read */
+    struct ofi_mr_cache mrc; /* registrations of what peers read */
+    struct ofi_rdv_tx rdvtx[OFI_MAX_RDV];
+    int nrdvtx;                 /* slots in use */
+    char *refpend;              /* per world rank: a send_ref's slot is in use */
+    struct ofi_rdv_rx **rdvrx;  /* per world rank: the read under way from it */
+    struct ofi_rdv_rx *reading; /* every read under way */
+    struct ofi_ctx *ctlq;       /* FINs waiting for room to be sent */
+    int nctl;                   /* FINs posted or waiting */
+    int closing;                /* close() drains: no more up-calls */
+    unsigned long n_small, n_copy, n_err, n_held, n_rts, n_read_bytes;
 } ofi = {.waitfd = -1, .epfd = -1};
 
 static int ofi_wakefd = -1;
@@ -190,19 +264,29 @@ static struct fi_info *ofi_probe(void)
     if (ofi.probed) return ofi.info;
     ofi.probed = 1;
     if (ofi_lib_load() != 0) return NULL;
-    struct fi_info *hints = ofi_lib.dupinfo(NULL); /* fi_allocinfo(), without linking */
-    if (hints == NULL) return NULL;
-    hints->caps = FI_MSG;
-    hints->mode = FI_CONTEXT | FI_CONTEXT2;
-    hints->ep_attr->type = FI_EP_RDM;
-    hints->domain_attr->threading = FI_THREAD_DOMAIN;
-    hints->domain_attr->mr_mode = 0; /* no registration: messages from our own buffers */
-    hints->tx_attr->msg_order = FI_ORDER_SAS;
-    hints->rx_attr->msg_order = FI_ORDER_SAS;
-    if (util_tun.ofi_provider && util_tun.ofi_provider[0])
-        hints->fabric_attr->prov_name = strdup(util_tun.ofi_provider);
-    int rc = fi_getinfo(FI_VERSION(1, 9), NULL, NULL, 0, hints, &ofi.all);
-    fi_freeinfo(hints);
+    /* First with reads of registered memory (single-copy large messages), then, where no
+     * provider offers them or TERN_OFI_RMA=0, messages alone (large ones then go as the
+     * core's CTS + DATA frames). */
+    int rc = -FI_ENODATA;
+    for (int rma = util_tun.ofi_rma ? 1 : 0; rma >= 0 && rc != 0; rma--) {
+        struct fi_info *hints = ofi_lib.dupinfo(NULL); /* fi_allocinfo(), without linking */
+        if (hints == NULL) return NULL;
+        hints->caps = FI_MSG | (rma ? FI_RMA | FI_READ | FI_REMOTE_READ : 0);
+        hints->mode = FI_CONTEXT | FI_CONTEXT2;
+        hints->ep_attr->type = FI_EP_RDM;
+        hints->domain_attr->threading = FI_THREAD_DOMAIN;
+        /* Messages come from our own buffers, never registered (no FI_MR_LOCAL); what a
+         * peer reads is registered the way the provider wants it (ofi_mr.c). */
+        hints->domain_attr->mr_mode =
+            rma ? FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY | FI_MR_ENDPOINT : 0;
+        hints->tx_attr->msg_order = FI_ORDER_SAS;
+        hints->rx_attr->msg_order = FI_ORDER_SAS;
+        if (util_tun.ofi_provider && util_tun.ofi_provider[0])
+            hints->fabric_attr->prov_name = strdup(util_tun.ofi_provider);
+        rc = fi_getinfo(FI_VERSION(1, 9), NULL, NULL, 0, hints, &ofi.all);
+        fi_freeinfo(hints);
+        ofi.rma = rma;
+    }
     if (rc != 0) {
         UTIL_DEBUG(1, "ofi: fi_getinfo found no RDM provider (%s)", fi_strerror(-rc));
         ofi.all = NULL;
@@ -217,14 +301,125 @@ static struct fi_info *ofi_probe(void)
         break;
     }
     if (ofi.info)
-        UTIL_DEBUG(1, "ofi: provider %s, fabric %s, domain %s", ofi.info->fabric_attr->prov_name,
-                   ofi.info->fabric_attr->name, ofi.info->domain_attr->name);
+        UTIL_DEBUG(1, "ofi: provider %s, fabric %s, domain %s, %s",
+                   ofi.info->fabric_attr->prov_name, ofi.info->fabric_attr->name,
+                   ofi.info->domain_attr->name,
+                   ofi.rma ? "large frames read from registered memory (FI_RMA)"
+                           : "no FI_RMA: large frames as CTS + DATA");
     return ofi.info;
 }
 
+/* A provider that rides on the kernel's sockets (or stays on the node): tern's own tcp
+ * transport serves as well or better, so such a provider is used only when asked for. */
+static int ofi_prov_is_software(const char *prov)
+{
+    static const char *const soft[] = {"tcp", "sockets", "udp", "net", "shm", NULL};
+    size_t n = strcspn(prov, ";");
+    for (int i = 0; soft[i]; i++)
+        if (strlen(soft[i]) == n && strncmp(prov, soft[i], n) == 0) return 1;
+    return 0;
+}
+
+/* Did the user ask for ofi by name (TERN_TRANSPORTS lists it, or TERN_OFI_PROVIDER is
+ * set)? Otherwise ofi is in the list by default and takes only real fabrics. */
+static int ofi_asked(void)
+{
+    const char *t = getenv("TERN_TRANSPORTS");
+    if (util_tun.ofi_provider && util_tun.ofi_provider[0]) return 1;
+    if (t == NULL) return 0;
+    for (const char *p = strstr(t, "ofi"); p; p = strstr(p + 1, "ofi"))
+        if ((p == t || p[-1] == ',') && (p[3] == '\0' || p[3] == ',')) return 1;
+    return 0;
+}
+
+/*
+ * Peers reached: every other rank once a provider is found - which the core asks only
+ * for peers shm does not reach (other nodes), so a one-node job never loads libfabric.
+ * By default (ofi not named by the user) only a real fabric provider is taken; a
+ * software one (tcp, sockets, udp) leaves the peer to tern's tcp transport.
+ */
 static int ofi_reaches(const struct boot *boot, int rank)
 {
-    return rank != boot->rank && ofi_probe() != NULL;
+    if (rank == boot->rank || ofi_probe() == NULL) return 0;
+    if (!ofi_asked() && ofi_prov_is_software(ofi.info->fabric_attr->prov_name)) return 0;
+    return 1;
+}
+
+static const char *ofi_mr_mode_str(uint64_t m, char *buf, size_t n)
+{
+    snprintf(buf, n, "%s%s%s%s%s%s", m ? "" : "none", (m & FI_MR_LOCAL) ? " local" : "",
+             (m & FI_MR_VIRT_ADDR) ? " virt_addr" : "", (m & FI_MR_ALLOCATED) ? " allocated" : "",
+             (m & FI_MR_PROV_KEY) ? " prov_key" : "", (m & FI_MR_ENDPOINT) ? " endpoint" : "");
+    return buf[0] == ' ' ? buf + 1 : buf;
+}
+
+void tl_ofi_info(FILE *out)
+{
+    util_tunables_load(NULL); /* in ternrun: TERN_OFI_* as a job of this shell would see them */
+    if (ofi_lib_load() != 0) {
+        fprintf(out, "  ofi: libfabric.so.1 not found (the ofi transport is unavailable)\n");
+        return;
+    }
+    /* Which provider/domain pairs offer reads, then every one with messages. */
+    struct fi_info *all = NULL;
+    char rmaset[1024] = "";
+    int rc = -FI_ENODATA;
+    for (int rma = 1; rma >= 0; rma--) {
+        struct fi_info *hints = ofi_lib.dupinfo(NULL);
+        if (hints == NULL) return;
+        hints->caps = FI_MSG | (rma ? FI_RMA | FI_READ | FI_REMOTE_READ : 0);
+        hints->mode = FI_CONTEXT | FI_CONTEXT2;
+        hints->ep_attr->type = FI_EP_RDM;
+        hints->domain_attr->mr_mode =
+            FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY | FI_MR_ENDPOINT;
+        rc = fi_getinfo(FI_VERSION(1, 9), NULL, NULL, 0, hints, &all);
+        fi_freeinfo(hints);
+        if (!rma) break;
+        for (struct fi_info *i = all; rc == 0 && i; i = i->next) {
+            char key[160];
+            snprintf(key, sizeof key, "|%s/%s|", i->fabric_attr->prov_name, i->domain_attr->name);
+            if (!strstr(rmaset, key) && strlen(rmaset) + strlen(key) < sizeof rmaset)
+                strcat(rmaset, key);
+        }
+        if (rc == 0) fi_freeinfo(all);
+        all = NULL;
+    }
+    fprintf(out, "  ofi: libfabric providers with reliable-datagram messaging%s:\n",
+            getenv("FI_PROVIDER") ? " (as FI_PROVIDER filters them)" : "");
+    if (rc != 0) fprintf(out, "    none (%s)\n", fi_strerror(-rc));
+    char seen[1024] = "", mm[96];
+    for (struct fi_info *i = all; i; i = i->next) {
+        char key[160];
+        snprintf(key, sizeof key, "|%s/%s|", i->fabric_attr->prov_name, i->domain_attr->name);
+        if (strstr(seen, key)) continue;
+        if (strlen(seen) + strlen(key) < sizeof seen) strcat(seen, key);
+        fprintf(
+            out, "    %-14s domain %-10s %s, inject %zu B, max message %zu B, %s, mr_mode %s%s\n",
+            i->fabric_attr->prov_name, i->domain_attr->name, strstr(rmaset, key) ? "RMA" : "no RMA",
+            i->tx_attr->inject_size, i->ep_attr->max_msg_size,
+            i->domain_attr->data_progress == FI_PROGRESS_AUTO ? "auto progress" : "manual progress",
+            ofi_mr_mode_str(i->domain_attr->mr_mode, mm, sizeof mm),
+            ofi_prov_is_software(i->fabric_attr->prov_name) ? " (software)" : "");
+    }
+    if (all) fi_freeinfo(all);
+    struct fi_info *pick = ofi_probe();
+    if (pick == NULL) {
+        fprintf(out, "  ofi: chosen: none\n");
+        return;
+    }
+    fprintf(out,
+            "  ofi: chosen: %s (domain %s), %s; frames of %zu B, inject %zu B, tx queue %zu, rx "
+            "queue %zu\n",
+            pick->fabric_attr->prov_name, pick->domain_attr->name,
+            ofi.rma ? "large messages read from registered memory (FI_RMA)"
+                    : "large messages as CTS + DATA (no FI_RMA or TERN_OFI_RMA=0)",
+            util_tun.ofi_frame, pick->tx_attr->inject_size, pick->tx_attr->size,
+            pick->rx_attr->size);
+    fprintf(out, "  ofi: used for peers on other nodes %s\n",
+            ofi_asked() ? "(named in TERN_TRANSPORTS or TERN_OFI_PROVIDER)"
+            : ofi_prov_is_software(pick->fabric_attr->prov_name)
+                ? "only when named: a software provider, so tern's tcp serves by default"
+                : "by default (a fabric provider)");
 }
 
 static int ofi_err(const char *what, int rc)
@@ -276,6 +471,13 @@ static int ofi_open(const struct tl_env *env, const int *peers, int n)
     ofi.boot = b;
     ofi.recv = env->recv;
     ofi.failed = env->failed;
+    ofi.place = env->place;
+    ofi.placed = env->placed;
+    ofi.place_head = env->place ? env->place_head : 0;
+    ofi.sent = env->sent;
+    /* The receiver gives the core's place() a frame's head from the RTS: it must fit. */
+    if (ofi.place_head > sizeof((struct ofi_rdv_rx *)0)->head) ofi.rma = 0;
+    if (env->sent == NULL) ofi.rma = 0;
     ofi.addr = malloc((size_t)b->size * sizeof *ofi.addr);
     ofi.is_peer = calloc((size_t)b->size, 1);
     ofi.dead = calloc((size_t)b->size, 1);
@@ -284,8 +486,10 @@ static int ofi_open(const struct tl_env *env, const int *peers, int n)
     ofi.held = calloc((size_t)b->size, sizeof *ofi.held);
     ofi.txpend = calloc((size_t)b->size, sizeof *ofi.txpend);
     ofi.txmoved = calloc((size_t)b->size, sizeof *ofi.txmoved);
+    ofi.refpend = calloc((size_t)b->size, 1);
+    ofi.rdvrx = calloc((size_t)b->size, sizeof *ofi.rdvrx);
     if (!ofi.addr || !ofi.is_peer || !ofi.dead || !ofi.txseq || !ofi.rxseq || !ofi.held ||
-        !ofi.txpend || !ofi.txmoved)
+        !ofi.txpend || !ofi.txmoved || !ofi.refpend || !ofi.rdvrx)
         return TERN_ERR_NOMEM;
     for (int r = 0; r < b->size; r++)
         ofi.addr[r] = FI_ADDR_NOTAVAIL;
@@ -328,6 +532,10 @@ static int ofi_open(const struct tl_env *env, const int *peers, int n)
     rc = fi_enable(ofi.ep);
     if (rc) return ofi_err("fi_enable", rc);
     if (cq_attr.wait_obj == FI_WAIT_FD) ofi_wait_init();
+    /* Pinning providers (FI_MR_ALLOCATED) cache in libfabric, which sees unmaps (ofi_mr.c). */
+    uint64_t mode = info->domain_attr->mr_mode;
+    ofi_mr_cache_init(&ofi.mrc, ofi.domain, ofi.ep, mode,
+                      (mode & FI_MR_ALLOCATED) ? 0 : (int)util_tun.ofi_mr_cache);
 
     ofi.rx = calloc((size_t)ofi.nrx, sizeof *ofi.rx);
     ofi.rxbuf = aligned_alloc(64, (size_t)ofi.nrx * frame);
@@ -353,12 +561,14 @@ static int ofi_open(const struct tl_env *env, const int *peers, int n)
     rc = fi_getname(&ofi.ep->fid, name, &len);
     if (rc) return ofi_err("fi_getname", rc);
     char key[64], card[2 * OFI_ADDR_MAX + 64];
-    int off = snprintf(card, sizeof card, "%s:", info->fabric_attr->prov_name);
+    int off =
+        snprintf(card, sizeof card, "%s%s:", info->fabric_attr->prov_name, ofi.rma ? "+rma" : "");
     for (size_t i = 0; i < len; i++)
         off += snprintf(card + off, sizeof card - (size_t)off, "%02x", name[i]);
     snprintf(key, sizeof key, OFI_KEY_FMT, b->rank);
-    UTIL_DEBUG(1, "ofi: %d peer(s), frames of %zu B, inject %zu B, %d receives, %s", n, frame,
-               ofi.inject, ofi.nrx, ofi.waitfd >= 0 ? "sleeps on the CQ fd" : "polls only");
+    UTIL_DEBUG(1, "ofi: %d peer(s), frames of %zu B, inject %zu B, %d receives, %s, %s", n, frame,
+               ofi.inject, ofi.nrx, ofi.waitfd >= 0 ? "sleeps on the CQ fd" : "polls only",
+               ofi.rma ? "reads above it" : "no reads");
     return boot_put(b, key, card);
 }
 
@@ -371,7 +581,8 @@ static int ofi_hex(char c)
 
 static int ofi_connect(void)
 {
-    const char *prov = ofi.info->fabric_attr->prov_name;
+    char prov[128];
+    snprintf(prov, sizeof prov, "%s%s", ofi.info->fabric_attr->prov_name, ofi.rma ? "+rma" : "");
     size_t plen = strlen(prov);
     for (int r = 0; r < ofi.boot->size; r++) {
         if (!ofi.is_peer[r]) continue;
@@ -384,7 +595,7 @@ static int ofi_connect(void)
         }
         if (strncmp(card, prov, plen) != 0 || card[plen] != ':') {
             UTIL_ERROR("ofi: rank %d uses another provider (%s; mine is %s): set "
-                       "TERN_OFI_PROVIDER or FI_PROVIDER alike on every node",
+                       "TERN_OFI_PROVIDER, FI_PROVIDER and TERN_OFI_RMA alike on every node",
                        r, card, prov);
             return TERN_ERR_TRANSPORT;
         }
@@ -433,11 +644,103 @@ static void ofi_tx_put(struct ofi_ctx *c)
     ofi.txfree = c;
 }
 
+/* Post one message of len bytes already in c->buf (header included) to dest. */
+static int ofi_post_send(int dest, struct ofi_ctx *c, size_t len)
+{
+    ssize_t rc = fi_send(ofi.ep, c->buf, len, NULL, ofi.addr[dest], c);
+    if (rc == 0) {
+        if (len <= ofi.inject)
+            ofi.n_small++;
+        else
+            ofi.n_copy++;
+        ofi.inflight++;
+        if (ofi.txpend[dest]++ == 0) ofi.txmoved[dest] = ofi_now_ms();
+        return 0;
+    }
+    UTIL_DEBUG(3, "ofi: send to %d: %s", dest, fi_strerror((int)-rc));
+    if (rc == -FI_EAGAIN) return TERN_ERR_AGAIN;
+    return ofi_err("fi_send", (int)rc);
+}
+
+static int ofi_send(int dest, const struct iovec *iov, int iovcnt, size_t total);
+
+/*
+ * A frame too large for one message goes by RTS: its first `inl` bytes (the pieces before
+ * the last, and at least the core's place_head) travel in the RTS, the rest stays where
+ * it is - the last iov piece, registered - and the receiver reads it with fi_read. `copy`
+ * non-NULL: iov is one piece, our own copy of the frame, freed at the FIN; else the
+ * caller's payload stays referenced and env->sent(cookie) reports the FIN.
+ */
+static int ofi_send_rts(int dest, const struct iovec *iov, int iovcnt, size_t total, void *cookie,
+                        void *copy)
+{
+    size_t last = iov[iovcnt - 1].iov_len, pre = total - last;
+    size_t inl = pre;
+    if (inl < ofi.place_head) inl = ofi.place_head < total ? ofi.place_head : total;
+    if (inl >= total || OFI_HDR + sizeof(struct ofi_rts) + inl > ofi.frame)
+        return TERN_ERR_UNSUPPORTED; /* the caller copies instead */
+    int slot = -1;
+    for (int i = 0; i < OFI_MAX_RDV; i++)
+        if (!ofi.rdvtx[i].used) {
+            slot = i;
+            break;
+        }
+    if (slot < 0) return TERN_ERR_AGAIN;
+    struct ofi_ctx *c = ofi_tx_get();
+    if (c == NULL) return TERN_ERR_AGAIN;
+    const char *rbase = (const char *)iov[iovcnt - 1].iov_base + (inl - pre);
+    struct ofi_mr *mr;
+    int rc = ofi_mr_get(&ofi.mrc, rbase, total - inl, copy == NULL, &mr);
+    if (rc) {
+        ofi_tx_put(c);
+        return ofi_err("fi_mr_reg", rc);
+    }
+    struct ofi_hdr h = {.src = (uint32_t)ofi.boot->rank | (uint32_t)OFI_T_RTS << 28,
+                        .seq = ofi.txseq[dest]};
+    struct ofi_rts m = {.total = total,
+                        .raddr = ofi_mr_remote(&ofi.mrc, mr, rbase),
+                        .rkey = mr->key,
+                        .inl = (uint32_t)inl,
+                        .slot = (uint32_t)slot};
+    c->peer = dest;
+    memcpy(c->buf, &h, OFI_HDR);
+    memcpy(c->buf + OFI_HDR, &m, sizeof m);
+    struct iovec v[TL_MAX_IOV];
+    memcpy(v, iov, (size_t)iovcnt * sizeof *v);
+    v[iovcnt - 1].iov_len = inl - pre;
+    tl_iov_copy(c->buf + OFI_HDR + sizeof m, v, iovcnt);
+    rc = ofi_post_send(dest, c, OFI_HDR + sizeof m + inl);
+    if (rc) {
+        ofi_tx_put(c);
+        ofi_mr_put(&ofi.mrc, mr);
+        return rc;
+    }
+    ofi.txseq[dest]++;
+    ofi.rdvtx[slot] =
+        (struct ofi_rdv_tx){.used = 1, .dest = dest, .cookie = cookie, .mr = mr, .copy = copy};
+    ofi.nrdvtx++;
+    ofi.n_rts++;
+    if (cookie) ofi.refpend[dest] = 1;
+    return 0;
+}
+
 static int ofi_send(int dest, const struct iovec *iov, int iovcnt, size_t total)
 {
     if (ofi.dead[dest]) return TERN_ERR_PEER_FAILED;
     size_t len = OFI_HDR + total;
-    if (len > ofi.frame) return TERN_ERR_INVAL;
+    if (len > ofi.frame) {
+        /* Larger than a receive buffer (only with reads on): the frame is copied once
+         * here, since send() lets go of iov at return, and the peer reads the copy. */
+        if (!ofi.rma || total > OFI_RMA_FRAME) return TERN_ERR_INVAL;
+        if (ofi.nrdvtx >= OFI_MAX_RDV || ofi.txfree == NULL) return TERN_ERR_AGAIN;
+        void *copy = malloc(total);
+        if (copy == NULL) return TERN_ERR_NOMEM;
+        tl_iov_copy(copy, iov, iovcnt);
+        struct iovec one = {copy, total};
+        int rc = ofi_send_rts(dest, &one, 1, total, NULL, copy);
+        if (rc) free(copy);
+        return rc == TERN_ERR_UNSUPPORTED ? TERN_ERR_INVAL : rc;
+    }
     struct ofi_hdr h = {.src = (uint32_t)ofi.boot->rank, .seq = ofi.txseq[dest]};
     struct ofi_ctx *c = ofi_tx_get();
     if (c == NULL) return TERN_ERR_AGAIN;
@@ -449,22 +752,93 @@ static int ofi_send(int dest, const struct iovec *iov, int iovcnt, size_t total)
      * op_context NULL), which would lose the context. */
     memcpy(c->buf, &h, OFI_HDR);
     tl_iov_copy(c->buf + OFI_HDR, iov, iovcnt);
-    ssize_t rc = fi_send(ofi.ep, c->buf, len, NULL, ofi.addr[dest], c);
-    if (rc == 0 && len <= ofi.inject)
-        ofi.n_small++;
-    else if (rc == 0)
-        ofi.n_copy++;
+    int rc = ofi_post_send(dest, c, len);
     if (rc == 0) {
-        ofi.inflight++;
         ofi.txseq[dest]++;
-        if (ofi.txpend[dest]++ == 0) ofi.txmoved[dest] = ofi_now_ms();
         return 0;
     }
     ofi_tx_put(c);
-    UTIL_DEBUG(3, "ofi: send to %d: %s", dest, fi_strerror((int)-rc));
-    if (rc == -FI_EAGAIN) return TERN_ERR_AGAIN;
-    return ofi_err("fi_send", (int)rc);
+    return rc;
 }
+
+/* send_ref: frames above one receive buffer leave their payload where it is (the peer
+ * reads it); smaller ones are copied as by send() and are out at return. */
+static int ofi_send_ref(int dest, const struct iovec *iov, int iovcnt, size_t total, void *cookie)
+{
+    if (!ofi.rma || OFI_HDR + total <= ofi.frame) return ofi_send(dest, iov, iovcnt, total);
+    if (ofi.dead[dest]) return TERN_ERR_PEER_FAILED;
+    /* One referenced payload per peer: unref(dest) names no cookie. */
+    if (ofi.refpend[dest]) return TERN_ERR_AGAIN;
+    int rc = ofi_send_rts(dest, iov, iovcnt, total, cookie, NULL);
+    if (rc == TERN_ERR_UNSUPPORTED) return ofi_send(dest, iov, iovcnt, total);
+    return rc == 0 ? 1 : rc;
+}
+
+/* The payload a send_ref to dest referenced is the caller's again. The peer may still
+ * read it (an RMA read cannot be called back): the registration stays until the FIN
+ * or the peer's failure, and the read sees whatever the buffer holds then. */
+static void ofi_unref(int dest)
+{
+    for (int i = 0; i < OFI_MAX_RDV; i++)
+        if (ofi.rdvtx[i].used && ofi.rdvtx[i].dest == dest) ofi.rdvtx[i].cookie = NULL;
+    ofi.refpend[dest] = 0;
+}
+
+/* A sender's slot is done (FIN, or its peer failed): release it, and tell the core. */
+static void ofi_rdv_tx_done(int slot, int report)
+{
+    struct ofi_rdv_tx *t = &ofi.rdvtx[slot];
+    if (!t->used) return;
+    ofi_mr_put(&ofi.mrc, t->mr);
+    free(t->copy);
+    void *cookie = t->cookie;
+    if (cookie) ofi.refpend[t->dest] = 0;
+    *t = (struct ofi_rdv_tx){0};
+    ofi.nrdvtx--;
+    if (cookie && report && ofi.sent) ofi.sent(cookie, 0);
+}
+
+/* Send a FIN for slot to dest (queued when no context is free). */
+static void ofi_send_fin(int dest, uint32_t slot)
+{
+    struct ofi_ctx *c = calloc(1, sizeof *c + OFI_HDR);
+    if (c == NULL) {
+        UTIL_ERROR("ofi: out of memory for a FIN to rank %d", dest);
+        return;
+    }
+    c->kind = OFI_CTL;
+    c->peer = dest;
+    c->buf = (char *)(c + 1);
+    struct ofi_hdr h = {.src = (uint32_t)ofi.boot->rank | (uint32_t)OFI_T_FIN << 28, .seq = slot};
+    memcpy(c->buf, &h, OFI_HDR);
+    ofi.nctl++;
+    ssize_t rc = fi_send(ofi.ep, c->buf, OFI_HDR, NULL, ofi.addr[dest], c);
+    if (rc == -FI_EAGAIN) {
+        c->next = ofi.ctlq;
+        ofi.ctlq = c;
+    } else if (rc != 0) {
+        ofi.nctl--;
+        free(c);
+        ofi_err("fi_send(FIN)", (int)rc);
+    }
+}
+
+/* FINs that found no room: try again. */
+static void ofi_ctl_retry(void)
+{
+    while (ofi.ctlq) {
+        struct ofi_ctx *c = ofi.ctlq;
+        ssize_t rc = fi_send(ofi.ep, c->buf, OFI_HDR, NULL, ofi.addr[c->peer], c);
+        if (rc == -FI_EAGAIN) return;
+        ofi.ctlq = c->next;
+        if (rc != 0) {
+            ofi.nctl--;
+            free(c);
+        }
+    }
+}
+
+static void ofi_rd_finish(struct ofi_rdv_rx *rd);
 
 /* A peer could not be reached: report it once. */
 static void ofi_peer_dead(int rank, int err)
@@ -478,13 +852,179 @@ static void ofi_peer_dead(int rank, int err)
     }
     UTIL_DEBUG(1, "ofi: a send to rank %d failed (%s): peer failed", rank, fi_strerror(err));
     if (ofi.failed) ofi.failed(rank);
+    /* Its reads of my memory will not come, nor will its FINs. */
+    for (int i = 0; i < OFI_MAX_RDV; i++)
+        if (ofi.rdvtx[i].used && ofi.rdvtx[i].dest == rank) ofi_rdv_tx_done(i, 0);
+    struct ofi_rdv_rx *rd = ofi.rdvrx[rank];
+    if (rd) {
+        rd->err = 1;
+        if (rd->ops == 0) ofi_rd_finish(rd);
+    }
+}
+
+static void ofi_rd_post(struct ofi_rdv_rx *rd);
+static void ofi_deliver(int src, struct ofi_ctx *c, size_t len);
+
+/* An RTS from src is at its turn: ask the core where the frame goes (place), or read it
+ * whole into a temporary, and start the reads. The RTS's buffer is posted again at once;
+ * src's later frames wait until the read is over (rxseq stays at the RTS). */
+static void ofi_rd_start(int src, struct ofi_ctx *c, size_t len)
+{
+    struct ofi_rts m;
+    struct ofi_rdv_rx *rd = NULL;
+    if (len >= OFI_HDR + sizeof m) memcpy(&m, c->buf + OFI_HDR, sizeof m);
+    if (len < OFI_HDR + sizeof m || m.inl > len - OFI_HDR - sizeof m || m.inl > m.total ||
+        m.total > OFI_RMA_FRAME || (rd = calloc(1, sizeof *rd)) == NULL) {
+        UTIL_ERROR("ofi: a malformed or unaffordable RTS from rank %d", src);
+        if (ofi.ep) ofi_post_recv(c);
+        ofi_peer_dead(src, FI_EINVAL);
+        return;
+    }
+    const char *inl = c->buf + OFI_HDR + sizeof m;
+    rd->src = src;
+    rd->slot = m.slot;
+    rd->total = m.total;
+    rd->raddr = m.raddr;
+    rd->rkey = m.rkey;
+    rd->rlen = m.total - m.inl;
+    rd->hlen = ofi.place_head < m.total ? ofi.place_head : m.total;
+    if (rd->hlen > m.inl) rd->hlen = m.inl;
+    memcpy(rd->head, inl, rd->hlen);
+    struct iovec *iov = NULL;
+    int n = ofi.place && rd->hlen == ofi.place_head
+                ? ofi.place(src, rd->head, rd->hlen, rd->total, &iov)
+                : 0;
+    if (n > 0) {
+        /* Bytes [hlen, inl) came with the RTS: they go first. */
+        size_t rest = m.inl - rd->hlen;
+        const char *from = inl + rd->hlen;
+        int k = 0;
+        size_t off = 0;
+        while (rest > 0 && k < n) {
+            size_t take = iov[k].iov_len - off < rest ? iov[k].iov_len - off : rest;
+            memcpy((char *)iov[k].iov_base + off, from, take);
+            from += take;
+            rest -= take;
+            off += take;
+            if (off == iov[k].iov_len) k++, off = 0;
+        }
+        rd->iov = iov;
+        rd->niov = n;
+        rd->ki = k;
+        rd->koff = off;
+        rd->placed = 1;
+    } else {
+        rd->tmp = malloc(m.total ? m.total : 1);
+        if (rd->tmp == NULL) {
+            UTIL_ERROR("ofi: out of memory for a %llu-byte frame from rank %d",
+                       (unsigned long long)m.total, src);
+            free(rd);
+            if (ofi.ep) ofi_post_recv(c);
+            ofi_peer_dead(src, FI_ENOMEM);
+            return;
+        }
+        memcpy(rd->tmp, inl, m.inl);
+        rd->one = (struct iovec){rd->tmp + m.inl, rd->rlen};
+        rd->iov = &rd->one;
+        rd->niov = 1;
+    }
+    if (ofi.ep) ofi_post_recv(c);
+    ofi.rdvrx[src] = rd;
+    rd->next = ofi.reading;
+    ofi.reading = rd;
+    ofi_rd_post(rd);
+    if (rd->ops == 0 && rd->roff == rd->rlen) ofi_rd_finish(rd);
+}
+
+/* Ask for more of rd's bytes: up to OFI_RD_MAXOPS reads of OFI_RD_CHUNK at once. */
+static void ofi_rd_post(struct ofi_rdv_rx *rd)
+{
+    while (!rd->err && rd->ops < OFI_RD_MAXOPS && rd->roff < rd->rlen && rd->ki < rd->niov) {
+        struct iovec *v = &rd->iov[rd->ki];
+        size_t n = v->iov_len - rd->koff;
+        if (n > OFI_RD_CHUNK) n = OFI_RD_CHUNK;
+        if (n > rd->rlen - rd->roff) n = rd->rlen - rd->roff;
+        if (n == 0) {
+            rd->ki++, rd->koff = 0;
+            continue;
+        }
+        struct ofi_ctx *c = calloc(1, sizeof *c);
+        if (c == NULL) return; /* tried again from progress */
+        c->kind = OFI_RD;
+        c->peer = rd->src;
+        c->rd = rd;
+        c->len = n;
+        ssize_t rc = fi_read(ofi.ep, (char *)v->iov_base + rd->koff, n, NULL, ofi.addr[rd->src],
+                             rd->raddr + rd->roff, rd->rkey, c);
+        if (rc == -FI_EAGAIN) {
+            free(c);
+            return;
+        }
+        if (rc != 0) {
+            free(c);
+            ofi_err("fi_read", (int)rc);
+            rd->err = 1;
+            return;
+        }
+        rd->ops++;
+        rd->roff += n;
+        rd->koff += n;
+        if (rd->koff == v->iov_len) rd->ki++, rd->koff = 0;
+    }
+    if (rd->roff < rd->rlen && rd->ki >= rd->niov) {
+        UTIL_ERROR("ofi: rank %d announced %zu bytes more than the destination holds", rd->src,
+                   rd->rlen - rd->roff);
+        rd->err = 1;
+    }
+}
+
+/* Every byte of rd is in (or it failed): hand the frame to the core, FIN the sender,
+ * and deliver src's frames that waited behind it. */
+static void ofi_rd_finish(struct ofi_rdv_rx *rd)
+{
+    int src = rd->src;
+    struct ofi_rdv_rx **pp = &ofi.reading;
+    while (*pp != rd)
+        pp = &(*pp)->next;
+    *pp = rd->next;
+    if (ofi.rdvrx[src] == rd) ofi.rdvrx[src] = NULL;
+    if (rd->err || ofi.dead[src] || ofi.closing) {
+        free(rd->tmp);
+        free(rd);
+        if (!ofi.dead[src] && !ofi.closing) ofi_peer_dead(src, FI_EIO);
+        return;
+    }
+    ofi.n_read_bytes += rd->rlen;
+    ofi.rxseq[src]++;
+    ofi_send_fin(src, rd->slot);
+    if (rd->placed)
+        ofi.placed(src, rd->head, rd->hlen, rd->total);
+    else
+        ofi.recv(src, rd->tmp, rd->total);
+    free(rd->tmp);
+    free(rd);
+    /* The frames that arrived behind it. */
+    struct ofi_ctx **hp = &ofi.held[src];
+    while (*hp && (*hp)->seq != ofi.rxseq[src])
+        hp = &(*hp)->next;
+    if (*hp == NULL || ofi.dead[src]) return;
+    struct ofi_ctx *c = *hp;
+    *hp = c->next;
+    ofi_deliver(src, c, c->len);
 }
 
 /* Hand the frame in c (the one src's turn is at) to the core, then every held frame
- * whose turn follows; their buffers are posted again. */
+ * whose turn follows; their buffers are posted again. An RTS stops the walk until its
+ * read is over. */
 static void ofi_deliver(int src, struct ofi_ctx *c, size_t len)
 {
     for (;;) {
+        uint32_t type;
+        memcpy(&type, c->buf, sizeof type);
+        if (type >> 28 == OFI_T_RTS) {
+            ofi_rd_start(src, c, len);
+            return;
+        }
         ofi.rxseq[src]++;
         ofi.recv(src, c->buf + OFI_HDR, len - OFI_HDR);
         if (ofi.ep) ofi_post_recv(c);
@@ -507,10 +1047,34 @@ static void ofi_complete(struct ofi_ctx *c, size_t len, int deliver)
         ofi_tx_put(c);
         return;
     }
+    if (c->kind == OFI_CTL) {
+        ofi.nctl--;
+        free(c);
+        return;
+    }
+    if (c->kind == OFI_RD) {
+        struct ofi_rdv_rx *rd = c->rd;
+        free(c);
+        rd->ops--;
+        if (len == (size_t)-1) rd->err = 1; /* from ofi_cq_error */
+        ofi_rd_post(rd);
+        if (rd->ops == 0 && (rd->err || rd->roff == rd->rlen)) ofi_rd_finish(rd);
+        return;
+    }
+    struct ofi_hdr h = {0};
+    if (len >= OFI_HDR) memcpy(&h, c->buf, sizeof h);
+    uint32_t type = h.src >> 28;
+    h.src &= OFI_SRC_MASK;
+    if (len >= OFI_HDR && type == OFI_T_FIN && h.src < (uint32_t)ofi.boot->size &&
+        h.seq < OFI_MAX_RDV && ofi.rdvtx[h.seq].used && ofi.rdvtx[h.seq].dest == (int)h.src) {
+        /* Taken at close too (deliver 0): it ends a send that busy() waits for. */
+        if (ofi.ep) ofi_post_recv(c);
+        ofi_rdv_tx_done((int)h.seq, 1);
+        return;
+    }
     if (deliver && len >= OFI_HDR) {
-        struct ofi_hdr h;
-        memcpy(&h, c->buf, sizeof h);
-        if (h.src < (uint32_t)ofi.boot->size && ofi.is_peer[h.src] && !ofi.dead[h.src]) {
+        if (type <= OFI_T_RTS && h.src < (uint32_t)ofi.boot->size && ofi.is_peer[h.src] &&
+            !ofi.dead[h.src]) {
             int src = (int)h.src;
             if (h.seq != ofi.rxseq[src]) {
                 /* Ahead of its turn: a provider may complete a large message (its own
@@ -540,10 +1104,15 @@ static void ofi_cq_error(int deliver)
     struct ofi_ctx *c = e.op_context;
     ofi.n_err++;
     if (c == NULL) return;
-    if (c->kind == OFI_TX) {
+    if (c->kind == OFI_TX || c->kind == OFI_CTL) {
         int peer = c->peer;
         ofi_complete(c, 0, 0);
         if (deliver) ofi_peer_dead(peer, e.err);
+        return;
+    }
+    if (c->kind == OFI_RD) { /* the sender's memory could not be read: it is gone */
+        UTIL_DEBUG(1, "ofi: a read from rank %d failed: %s", c->peer, fi_strerror(e.err));
+        ofi_complete(c, (size_t)-1, deliver);
         return;
     }
     /* A receive that failed (cancelled at close, or truncated: a frame too large, which
@@ -556,6 +1125,9 @@ static void ofi_cq_error(int deliver)
 static int ofi_progress(int deliver)
 {
     int got = 0;
+    if (ofi.ctlq) ofi_ctl_retry();
+    for (struct ofi_rdv_rx *rd = ofi.reading; rd; rd = rd->next)
+        if (rd->ops < OFI_RD_MAXOPS && rd->roff < rd->rlen) ofi_rd_post(rd);
     while (ofi.repost) {
         struct ofi_ctx *c = ofi.repost;
         ofi.repost = c->next;
@@ -621,7 +1193,8 @@ static int ofi_busy(void)
     int n = ofi.inflight;
     for (int r = 0; n > 0 && r < ofi.boot->size; r++)
         if (ofi.dead[r]) n -= ofi.txpend[r];
-    return n > 0;
+    /* A frame a peer reads is out only at its FIN; a FIN must leave too. */
+    return n > 0 || ofi.nrdvtx > 0 || ofi.nctl > 0 || ofi.reading != NULL;
 }
 
 /*
@@ -666,33 +1239,56 @@ static void ofi_wake_self(void)
 
 static void ofi_limits(struct tl_limits *out)
 {
-    /* Peers on other nodes: no shared memory, no single-copy get yet; frames are whole
-     * messages of at most one receive buffer. */
-    size_t max_frame = ofi.frame - OFI_HDR;
+    /* Peers on other nodes: no shared memory, no get(). With reads, messages up to
+     * OFI_RMA_EAGER are one eager frame (copied up to a receive buffer, read above: one
+     * trip fewer than the core's RTS + CTS, whose DATA frames would be read anyway);
+     * without, frames are whole messages of at most one receive buffer. */
+    size_t max_frame = ofi.rma ? OFI_RMA_FRAME : ofi.frame - OFI_HDR;
+    unsigned caps = ofi.waitfd >= 0 ? TL_CAP_KERNEL_WAIT : 0;
+    if (ofi.rma) caps |= TL_CAP_SEND_REF;
     *out = (struct tl_limits){.max_frame = max_frame,
                               .max_inline = ofi.inject > OFI_HDR ? ofi.inject - OFI_HDR : 0,
-                              .eager_max = util_tun.ofi_eager_max,
-                              .caps = ofi.waitfd >= 0 ? TL_CAP_KERNEL_WAIT : 0};
+                              .eager_max = ofi.rma ? OFI_RMA_EAGER : util_tun.ofi_eager_max,
+                              .caps = caps};
 }
 
 static void ofi_close(void)
 {
     UTIL_DEBUG(1,
-               "ofi: sent %lu frames up to the inject size, %lu larger; %lu error completions; %lu "
-               "frames arrived ahead of their turn",
-               ofi.n_small, ofi.n_copy, ofi.n_err, ofi.n_held);
+               "ofi: sent %lu frames up to the inject size, %lu larger, %lu by RTS; read %lu B; "
+               "%lu error completions; %lu frames arrived ahead of their turn; registrations: "
+               "%lu hits, %lu misses, %lu evicted",
+               ofi.n_small, ofi.n_copy, ofi.n_rts, ofi.n_read_bytes, ofi.n_err, ofi.n_held,
+               ofi.mrc.hits, ofi.mrc.misses, ofi.mrc.evictions);
     /* Sends still in flight (the last barrier's frames) must leave before the endpoint
      * goes; the provider moves them only while its queue is read. */
     if (ofi.cq) {
         struct timespec t0;
         clock_gettime(CLOCK_MONOTONIC, &t0);
         ofi.failed = NULL;
+        ofi.sent = NULL; /* FINs still arriving end their slots, with no up-call */
+        ofi.closing = 1;
         while (ofi_busy() && ofi_ms_since(&t0) < OFI_DRAIN_MS)
             ofi_progress(0);
     }
     struct fid_ep *ep = ofi.ep;
     ofi.ep = NULL; /* no more reposts */
+    for (int i = 0; i < OFI_MAX_RDV; i++)
+        if (ofi.rdvtx[i].used) ofi_rdv_tx_done(i, 0);
     if (ep) fi_close(&ep->fid);
+    /* Reads that never completed: their contexts are the provider's no more. */
+    while (ofi.reading) {
+        struct ofi_rdv_rx *rd = ofi.reading;
+        ofi.reading = rd->next;
+        free(rd->tmp);
+        free(rd);
+    }
+    while (ofi.ctlq) {
+        struct ofi_ctx *c = ofi.ctlq;
+        ofi.ctlq = c->next;
+        free(c);
+    }
+    ofi_mr_cache_fini(&ofi.mrc);
     if (ofi.av) fi_close(&ofi.av->fid);
     if (ofi.cq) fi_close(&ofi.cq->fid);
     if (ofi.domain) fi_close(&ofi.domain->fid);
@@ -712,6 +1308,8 @@ static void ofi_close(void)
     free(ofi.held);
     free(ofi.txpend);
     free(ofi.txmoved);
+    free(ofi.refpend);
+    free(ofi.rdvrx);
     if (ofi.all) fi_freeinfo(ofi.all);
     memset(&ofi, 0, sizeof ofi);
     ofi.waitfd = ofi.epfd = -1;
@@ -725,8 +1323,8 @@ const struct tl_ops tl_ofi_ops = {
     .connect = ofi_connect,
     .ready = tl_stub_noop,
     .send = ofi_send,
-    .send_ref = tl_stub_send_ref,
-    .unref = tl_stub_unref,
+    .send_ref = ofi_send_ref,
+    .unref = ofi_unref,
     .place_abort = tl_stub_unref,
     .poll = ofi_poll,
     .get = tl_stub_get,

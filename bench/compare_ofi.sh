@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# compare_ofi.sh - point-to-point over libfabric's tcp provider (tcp;ofi_rxm), same run,
+# two ranks on this host forced through the network path:
+#   tern ofi     TERN_TRANSPORTS=self,ofi FI_PROVIDER=tcp
+#   tern tcp     TERN_TRANSPORTS=self,tcp (tern's own transport: the "within 10%" bar)
+#   Open MPI     --mca pml cm --mca mtl ofi --mca mtl_ofi_provider_include "tcp;ofi_rxm"
+#   MPICH 5      ch4:ofi from the `mpich` wheel (MPIR_CVAR_CH4_NETMOD=ofi
+#                MPIR_CVAR_NOLOCAL=1 FI_PROVIDER=tcp), in the venv MPICH5_VENV
+#                (default /work/venv-mpich5: python3 -m venv DIR && DIR/bin/pip install mpich)
+# Prints one-way time (us) from 0 B to 64 KiB and bandwidth (GB/s) from 64 KiB to 64 MiB,
+# with ratios (> 1: tern ofi better); writes bench/results/<stamp>-ofi.txt.
+# env: BUILD_DIR (default build-bench), REPEAT=N rounds (default 1), TRIALS (default 3),
+# ITERS (iterations per trial for small messages, default 2000: the MPIs busy-poll, and
+# on a loaded machine a round trip of theirs takes a millisecond).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+build=${BUILD_DIR:-build-bench}
+venv=${MPICH5_VENV:-/work/venv-mpich5}
+trials=${TRIALS:-3}
+iters=${ITERS:-2000}
+mkdir -p bench/results "$build/bench-mpi"
+stamp=$(date +%Y-%m-%d-%H%M%S)
+out=bench/results/$stamp-ofi.txt
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+lat=0,8,64,512,4096,65536
+bw=65536,262144,1048576,4194304,16777216,67108864
+
+if [ "${1:-}" != "--no-build" ]; then
+  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build "$build" --target ternrun tern_pingpong >/dev/null
+  command -v mpicc.openmpi >/dev/null &&
+    mpicc.openmpi -O2 -I bench bench/mpi_pingpong.c -o "$build/bench-mpi/mpi_pingpong.openmpi"
+  [ -x "$venv/bin/mpicc" ] &&
+    "$venv/bin/mpicc" -O2 -I bench bench/mpi_pingpong.c -o "$build/bench-mpi/mpi_pingpong.mpich5"
+fi
+
+# one NAME SIZES: every implementation at those sizes, CSV in $tmp/NAME.<impl>.csv
+one() {
+  local name=$1 sizes=$2 args=(-s "$2" -t "$trials" -i "$iters" --only pingpong --csv)
+  timeout 900 "$build/bin/ternrun" -n 2 -x TERN_TRANSPORTS=self,ofi -x FI_PROVIDER=tcp \
+    "$build/bench/tern_pingpong" "${args[@]}" > "$tmp/$name.ofi.csv" 2>/dev/null
+  timeout 900 "$build/bin/ternrun" -n 2 -x TERN_TRANSPORTS=self,tcp \
+    "$build/bench/tern_pingpong" "${args[@]}" > "$tmp/$name.tcp.csv" 2>/dev/null
+  if [ -x "$build/bench-mpi/mpi_pingpong.openmpi" ]; then
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 900 mpirun.openmpi \
+      --oversubscribe -n 2 --mca pml cm --mca mtl ofi --mca mtl_ofi_provider_include "tcp;ofi_rxm" \
+      "$build/bench-mpi/mpi_pingpong.openmpi" "${args[@]}" > "$tmp/$name.ompi.csv" 2>/dev/null
+  fi
+  if [ -x "$build/bench-mpi/mpi_pingpong.mpich5" ]; then
+    MPIR_CVAR_CH4_NETMOD=ofi MPIR_CVAR_NOLOCAL=1 FI_PROVIDER=tcp timeout 900 \
+      "$venv/bin/mpiexec" -n 2 "$build/bench-mpi/mpi_pingpong.mpich5" "${args[@]}" \
+      > "$tmp/$name.mpich.csv" 2>/dev/null
+  fi
+}
+
+# table KIND SIZES NAME: KIND lat (us, ratios other/ofi) or bw (GB/s, ratios ofi/other)
+table() {
+  awk -F, -v kind="$1" -v sizes="$2" '
+    $5 ~ /^[0-9]+$/ { f = FILENAME; sub(/.*\./, "", f); sub(/\.csv$/, "", f)
+                      impl = FILENAME; sub(/\.csv$/, "", impl); sub(/.*\./, "", impl)
+                      v[impl, $5] = kind == "lat" ? $8 : $10 / 1000 }
+    function show(x) { return x == "" ? "n/a" : sprintf(kind == "lat" ? "%.2f" : "%.3f", x) }
+    function ratio(a, b) { if (a == "" || b == "" || a == 0 || b == 0) return "n/a"
+                           return sprintf("%.2f", kind == "lat" ? b / a : a / b) }
+    END {
+      printf "%-10s %10s %10s %10s %10s %8s %8s %9s\n", "bytes", "tern-ofi", "tern-tcp",
+             "openmpi", "mpich5", "x/tcp", "x/ompi", "x/mpich"
+      n = split(sizes, s, ",")
+      for (i = 1; i <= n; i++) {
+        b = s[i]
+        printf "%-10s %10s %10s %10s %10s %8s %8s %9s   (%s)\n", b, show(v["ofi", b]),
+               show(v["tcp", b]), show(v["ompi", b]), show(v["mpich", b]),
+               ratio(v["ofi", b], v["tcp", b]), ratio(v["ofi", b], v["ompi", b]),
+               ratio(v["ofi", b], v["mpich", b]), kind == "lat" ? "us one-way" : "GB/s"
+      }
+    }' "$tmp/$3".*.csv
+}
+
+rounds=${REPEAT:-1}
+: > "$out"
+for round in $(seq "$rounds"); do
+  one lat "$lat"
+  one bw "$bw"
+  {
+    echo "tern ofi comparison (provider tcp;ofi_rxm) - $stamp - $(hostname); load $(cut -d' ' -f1-3 /proc/loadavg)"
+    echo "latency: one-way us, ratio other/tern-ofi; bandwidth: GB/s, ratio tern-ofi/other; > 1: tern ofi better"
+    table lat "$lat" lat
+    table bw "$bw" bw
+  } | tee -a "$out"
+done
+echo "written: $out"
