@@ -59,6 +59,7 @@ static const struct coll_rule coll_rules[] = {
     {COLL_ALLGATHER, ANYP, ANYB, COLL_ALG_RING},
 
     {COLL_ALLTOALL, 8, INT_MAX, 256, COLL_ALG_BRUCK},
+    {COLL_ALLTOALL, 8, INT_MAX, 32 << 10, COLL_ALG_LINEAR}, /* windows of 32 peers */
     {COLL_ALLTOALL, ANYP, ANYB, COLL_ALG_PAIRWISE},
 
     {COLL_REDUCE_SCATTER, ANYP, 512 << 10, COLL_ALG_RH},
@@ -104,7 +105,9 @@ static const struct {
     [COLL_ALLGATHER] = {"TERN_COLL_ALLGATHER",
                         V(coll_allgather),
                         {COLL_ALG_RD, COLL_ALG_BRUCK, COLL_ALG_RING}},
-    [COLL_ALLTOALL] = {"TERN_COLL_ALLTOALL", V(coll_alltoall), {COLL_ALG_BRUCK, COLL_ALG_PAIRWISE}},
+    [COLL_ALLTOALL] = {"TERN_COLL_ALLTOALL",
+                       V(coll_alltoall),
+                       {COLL_ALG_BRUCK, COLL_ALG_PAIRWISE, COLL_ALG_LINEAR}},
     [COLL_REDUCE_SCATTER] = {"TERN_COLL_REDUCE_SCATTER",
                              V(coll_reduce_scatter),
                              {COLL_ALG_RH, COLL_ALG_PAIRWISE}},

@@ -262,7 +262,7 @@ struct core_state {
     const struct tl_ops *tls[8]; /* transports in use */
     int ntls;
     int npending; /* peers with a non-empty pending queue */
-    int oversubscribed;
+    int oversubscribed; /* 0, or ranks per core on this node (rounded up) when > 1 */
     struct core_match *match[CORE_CTX_MAX]; /* by context id, allocated on first use */
     uint64_t ctx_used[CORE_CTX_MAX / 64];   /* context ids in use here */
     core_req_t **reqs;                      /* request table, by id */
