@@ -176,6 +176,8 @@ struct tern_comm {
     uint32_t coll_seq;                    /* collectives started on this communicator */
     void *coll_shm;                       /* the collectives' shared region (coll_shm.c), or NULL */
     int coll_shm_state;                   /* 0 not tried, 1 attached, -1 unavailable */
+    void *coll_hier;     /* the hierarchical collectives' sub-communicators (coll_hier.c) */
+    int coll_hier_state; /* 0 not looked at, 1 spans nodes, -1 flat only */
     void (*on_free)(struct tern_comm *c); /* set by a layer that hangs state on c */
     struct tern_comm *next_alloc;         /* every communicator made by dup/split, for finalize */
 };
