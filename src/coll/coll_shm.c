@@ -31,8 +31,13 @@
  * everywhere.
  *
  * Waiting goes through the schedule engine (core_block: spin, yield, sleep on the shm
- * doorbell, failure checks). A rank that raises a flag rings the doorbells of members
- * that sleep (core_wake), so an oversubscribed job does not wait out a sleep.
+ * doorbell, failure checks). A rank that raises a flag rings the doorbells of the
+ * members that may wait on it and sleep (core_wake), so an oversubscribed job does not
+ * wait out a sleep; a done flag rings only while some member waits for room.
+ *
+ * Past TERN_COLL_SHM_FLAT_MAX members, barrier, bcast, reduce and allreduce use a
+ * k-nomial tree of the same flags instead of every rank scanning all p (see "the tree"
+ * below): p^2 flag reads and doorbells per call become about p log p.
  *
  * Only blocking calls use the region: a non-blocking collective may complete after a
  * later blocking one, which would break the "done only grows in call order" rule. They,
