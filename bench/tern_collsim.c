@@ -164,6 +164,35 @@ void coll_shm_add(struct coll_sched *s, int op, const void *src, void *buf, size
     s->err = TERN_ERR_INTERNAL; /* never reached: coll_shm_usable says no */
 }
 
+/* The hierarchical (node + leaders) path needs a communicator that spans nodes: the
+ * simulation is of one flat communicator, so it never applies. */
+int coll_hier_usable(struct coll_sched *s, enum coll_kind kind, size_t bytes, int *rc)
+{
+    (void)s, (void)kind, (void)bytes;
+    *rc = 0;
+    return 0;
+}
+int coll_hier_barrier(struct coll_sched *s)
+{
+    (void)s;
+    return TERN_ERR_INTERNAL;
+}
+int coll_hier_bcast(struct coll_sched *s, void *buf, size_t bytes, int root)
+{
+    (void)s, (void)buf, (void)bytes, (void)root;
+    return TERN_ERR_INTERNAL;
+}
+int coll_hier_reduce(struct coll_sched *s, const void *sbuf, void *rbuf, size_t count, int root)
+{
+    (void)s, (void)sbuf, (void)rbuf, (void)count, (void)root;
+    return TERN_ERR_INTERNAL;
+}
+int coll_hier_allreduce(struct coll_sched *s, const void *sbuf, void *rbuf, size_t count)
+{
+    (void)s, (void)sbuf, (void)rbuf, (void)count;
+    return TERN_ERR_INTERNAL;
+}
+
 /* ---- building every rank's schedule ---------------------------------------------- */
 
 enum sim_op {

@@ -68,7 +68,8 @@ enum coll_alg {
     COLL_ALG_RING,
     COLL_ALG_BRUCK,
     COLL_ALG_PAIRWISE,
-    COLL_ALG_RH, /* recursive halving */
+    COLL_ALG_RH,   /* recursive halving */
+    COLL_ALG_HIER, /* within nodes, then among node leaders (coll_hier.c) */
     COLL_NALGS
 };
 
@@ -83,8 +84,13 @@ const char *coll_alg_name(enum coll_alg alg);
 /* TERN_ERR_TUNABLE when the tuning file (TERN_TUNING) could not be used, else 0: then
  * every collective fails, whichever path it would take. */
 int coll_config_error(void);
-/* Did TERN_COLL_<KIND> force an algorithm? (then the shared-memory path stays out) */
+/* Did TERN_COLL_<KIND> force an algorithm? (then the shared-memory path stays out;
+ * forcing "hierarchical" does not count: its node-local parts use the region) */
 int coll_forced(enum coll_kind kind);
+/* coll_select for a communicator that spans nodes with several members on a node
+ * (multinode 1): the table's rules for such communicators come first. coll_select is
+ * this with multinode 0, and never answers COLL_ALG_HIER. */
+int coll_select_topo(enum coll_kind kind, size_t bytes, int p, int multinode, enum coll_alg *alg);
 
 /* ---- schedules ------------------------------------------------------------- */
 
@@ -207,6 +213,18 @@ int coll_shm_usable(struct coll_sched *s, enum coll_kind kind, size_t bytes, int
 void coll_shm_add(struct coll_sched *s, int op, const void *src, void *buf, size_t count,
                   size_t bytes, int root);
 int coll_shm_step(struct coll_sched *s, struct coll_step *st);
+
+/* ---- hierarchical collectives (coll_hier.c) --------------------------------------
+ * coll_hier_usable: does this blocking collective go through the node and leader
+ * sub-communicators (the communicator spans nodes, TERN_COLL_HIER and the table say so,
+ * reductions commute)? At the first such call all members make the sub-communicators
+ * (*rc reports errors of that traffic). The coll_hier_* calls then run the whole
+ * collective at once, blocking, and return its status; s gets no steps. */
+int coll_hier_usable(struct coll_sched *s, enum coll_kind kind, size_t bytes, int *rc);
+int coll_hier_barrier(struct coll_sched *s);
+int coll_hier_bcast(struct coll_sched *s, void *buf, size_t bytes, int root);
+int coll_hier_reduce(struct coll_sched *s, const void *sbuf, void *rbuf, size_t count, int root);
+int coll_hier_allreduce(struct coll_sched *s, const void *sbuf, void *rbuf, size_t count);
 
 /* Small helpers shared by the builders. */
 static inline int coll_pof2_floor(int p)

@@ -15,6 +15,8 @@
 int coll_barrier(struct coll_sched *s)
 {
     int p = s->comm->size, r = s->comm->rank, rc;
+    if (coll_hier_usable(s, COLL_BARRIER, 0, &rc)) return coll_hier_barrier(s);
+    if (rc) return rc;
     if (coll_shm_usable(s, COLL_BARRIER, 0, &rc)) {
         coll_shm_add(s, COLL_SHM_BARRIER, NULL, NULL, 0, 0, 0);
         return s->err;
@@ -105,6 +107,8 @@ int coll_bcast(struct coll_sched *s, void *buf, size_t bytes, int root)
     int p = s->comm->size;
     if (p == 1 || bytes == 0) return 0;
     int rc;
+    if (coll_hier_usable(s, COLL_BCAST, bytes, &rc)) return coll_hier_bcast(s, buf, bytes, root);
+    if (rc) return rc;
     if (coll_shm_usable(s, COLL_BCAST, bytes, &rc)) {
         coll_shm_add(s, COLL_SHM_BCAST, NULL, buf, 0, bytes, root);
         return s->err;

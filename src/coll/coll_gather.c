@@ -300,6 +300,31 @@ static void alltoall_pairwise(struct coll_sched *s, const char *src, char *rbuf,
 #undef RLEN
 }
 
+/* Linear in windows: receives from and sends to COLL_A2A_WINDOW peers at once, then one
+ * wait. Pairwise exchange waits p - 1 times, and with more ranks than cores every wait is
+ * a trip through the scheduler until that one partner runs; a window lets whichever
+ * peers run make progress meanwhile. The window bounds the unexpected messages a rank
+ * can be sent at once. */
+#define COLL_A2A_WINDOW 32
+
+static void alltoall_linear(struct coll_sched *s, const char *src, char *rbuf, size_t b)
+{
+    int p = s->comm->size, r = s->comm->rank;
+    coll_copy(s, rbuf + (size_t)r * b, src + (size_t)r * b, b);
+    for (int lo = 1; lo < p; lo += COLL_A2A_WINDOW) {
+        int hi = lo + COLL_A2A_WINDOW < p ? lo + COLL_A2A_WINDOW : p;
+        for (int i = lo; i < hi; i++) {
+            int from = (r - i + p) % p;
+            coll_recv(s, rbuf + (size_t)from * b, b, from);
+        }
+        for (int i = lo; i < hi; i++) {
+            int dst = (r + i) % p;
+            coll_send(s, src + (size_t)dst * b, b, dst);
+        }
+        coll_wait(s);
+    }
+}
+
 static void alltoall_bruck(struct coll_sched *s, const char *src, char *rbuf, size_t b)
 {
     int p = s->comm->size, r = s->comm->rank;
@@ -349,7 +374,10 @@ int coll_alltoall(struct coll_sched *s, const void *sbuf, void *rbuf, size_t byt
         coll_copy(s, t, rbuf, (size_t)p * bytes);
         src = t;
     }
-    alltoall_pairwise(s, src, rbuf, NULL, NULL, NULL, NULL, 1, bytes);
+    if (alg == COLL_ALG_LINEAR)
+        alltoall_linear(s, src, rbuf, bytes);
+    else
+        alltoall_pairwise(s, src, rbuf, NULL, NULL, NULL, NULL, 1, bytes);
     return s->err;
 }
 

@@ -231,6 +231,9 @@ int coll_reduce(struct coll_sched *s, const void *sbuf, void *rbuf, size_t count
         return s->err;
     }
     int rc;
+    if (coll_hier_usable(s, COLL_REDUCE, n, &rc))
+        return coll_hier_reduce(s, sbuf, rbuf, count, root);
+    if (rc) return rc;
     if (coll_shm_usable(s, COLL_REDUCE, n, &rc)) {
         coll_shm_add(s, COLL_SHM_REDUCE, in, r == root ? rbuf : NULL, count, n, root);
         return s->err;
@@ -331,6 +334,9 @@ int coll_allreduce(struct coll_sched *s, const void *sbuf, void *rbuf, size_t co
     size_t n = count * s->op.esize;
     if (count == 0) return 0;
     int rc;
+    if (p > 1 && coll_hier_usable(s, COLL_ALLREDUCE, n, &rc))
+        return coll_hier_allreduce(s, sbuf, rbuf, count);
+    if (p > 1 && rc) return rc;
     if (p > 1 && coll_shm_usable(s, COLL_ALLREDUCE, n, &rc)) {
         coll_shm_add(s, COLL_SHM_ALLREDUCE, sbuf == TERN_IN_PLACE ? rbuf : sbuf, rbuf, count, n, 0);
         return s->err;

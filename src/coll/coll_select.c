@@ -34,6 +34,16 @@ struct coll_rule {
 #define ANYP 0, INT_MAX
 #define ANYB SIZE_MAX
 
+/* Communicators spanning nodes with several ranks on some node look here first: shared
+ * memory inside each node, one leader per node between them (TERN_COLL_HIER=0 or a
+ * forced algorithm gives the flat schedules of the main table). */
+static const struct coll_rule coll_rules_multinode[] = {
+    {COLL_BARRIER, ANYP, ANYB, COLL_ALG_HIER},
+    {COLL_BCAST, ANYP, ANYB, COLL_ALG_HIER},
+    {COLL_REDUCE, ANYP, ANYB, COLL_ALG_HIER},
+    {COLL_ALLREDUCE, ANYP, ANYB, COLL_ALG_HIER},
+};
+
 /* First matching line wins. */
 static const struct coll_rule coll_rules[] = {
     {COLL_BARRIER, ANYP, ANYB, COLL_ALG_DISSEMINATION},
@@ -61,6 +71,7 @@ static const struct coll_rule coll_rules[] = {
     {COLL_ALLGATHER, ANYP, ANYB, COLL_ALG_RING},
 
     {COLL_ALLTOALL, 8, INT_MAX, 256, COLL_ALG_BRUCK},
+    {COLL_ALLTOALL, 8, INT_MAX, 32 << 10, COLL_ALG_LINEAR}, /* windows of 32 peers */
     {COLL_ALLTOALL, ANYP, ANYB, COLL_ALG_PAIRWISE},
 
     {COLL_REDUCE_SCATTER, ANYP, 512 << 10, COLL_ALG_RH},
@@ -82,31 +93,37 @@ static const char *const coll_alg_names[COLL_NALGS] = {
     [COLL_ALG_BRUCK] = "bruck",
     [COLL_ALG_PAIRWISE] = "pairwise",
     [COLL_ALG_RH] = "recursive_halving",
+    [COLL_ALG_HIER] = "hierarchical",
 };
 
 /* The variable of each collective and the algorithms it may name. */
+#define COLL_VAR_NALGS 5
 static const struct {
     const char *env;
     size_t offset; /* of the value in util_tun */
-    enum coll_alg algs[4];
+    enum coll_alg algs[COLL_VAR_NALGS];
 } coll_vars[COLL_NKINDS] = {
 #define V(field) offsetof(struct util_tunables, field)
-    [COLL_BARRIER] = {"TERN_COLL_BARRIER", V(coll_barrier), {COLL_ALG_DISSEMINATION}},
+    [COLL_BARRIER] = {"TERN_COLL_BARRIER",
+                      V(coll_barrier),
+                      {COLL_ALG_DISSEMINATION, COLL_ALG_HIER}},
     [COLL_BCAST] = {"TERN_COLL_BCAST",
                     V(coll_bcast),
-                    {COLL_ALG_BINOMIAL, COLL_ALG_SCATTER_RING, COLL_ALG_SCATTER_RD}},
+                    {COLL_ALG_BINOMIAL, COLL_ALG_SCATTER_RING, COLL_ALG_SCATTER_RD, COLL_ALG_HIER}},
     [COLL_REDUCE] = {"TERN_COLL_REDUCE",
                      V(coll_reduce),
-                     {COLL_ALG_BINOMIAL, COLL_ALG_RABENSEIFNER}},
+                     {COLL_ALG_BINOMIAL, COLL_ALG_RABENSEIFNER, COLL_ALG_HIER}},
     [COLL_ALLREDUCE] = {"TERN_COLL_ALLREDUCE",
                         V(coll_allreduce),
-                        {COLL_ALG_RD, COLL_ALG_RABENSEIFNER, COLL_ALG_RING}},
+                        {COLL_ALG_RD, COLL_ALG_RABENSEIFNER, COLL_ALG_RING, COLL_ALG_HIER}},
     [COLL_GATHER] = {"TERN_COLL_GATHER", V(coll_gather), {COLL_ALG_BINOMIAL, COLL_ALG_LINEAR}},
     [COLL_SCATTER] = {"TERN_COLL_SCATTER", V(coll_scatter), {COLL_ALG_BINOMIAL, COLL_ALG_LINEAR}},
     [COLL_ALLGATHER] = {"TERN_COLL_ALLGATHER",
                         V(coll_allgather),
                         {COLL_ALG_RD, COLL_ALG_BRUCK, COLL_ALG_RING}},
-    [COLL_ALLTOALL] = {"TERN_COLL_ALLTOALL", V(coll_alltoall), {COLL_ALG_BRUCK, COLL_ALG_PAIRWISE}},
+    [COLL_ALLTOALL] = {"TERN_COLL_ALLTOALL",
+                       V(coll_alltoall),
+                       {COLL_ALG_BRUCK, COLL_ALG_PAIRWISE, COLL_ALG_LINEAR}},
     [COLL_REDUCE_SCATTER] = {"TERN_COLL_REDUCE_SCATTER",
                              V(coll_reduce_scatter),
                              {COLL_ALG_RH, COLL_ALG_PAIRWISE}},
@@ -191,7 +208,7 @@ static int coll_tuning_line(char *line, struct coll_rule *r, const char **why)
     else if (strncmp(f[2], "<=", 2) != 0 || coll_tuning_size(f[2] + 2, &r->max_bytes))
         return *why = "sizes are any or <=SIZE (k, m, g suffixes)", -1;
     r->alg = COLL_ALG_AUTO;
-    for (int i = 0; i < 4 && coll_vars[k].algs[i]; i++)
+    for (size_t i = 0; i < COLL_VAR_NALGS && coll_vars[k].algs[i]; i++)
         if (strcmp(f[3], coll_alg_names[coll_vars[k].algs[i]]) == 0) r->alg = coll_vars[k].algs[i];
     if (r->alg == COLL_ALG_AUTO) return *why = "not an algorithm of this collective", -1;
     return 1;
@@ -236,7 +253,7 @@ static void coll_parse_vars(void)
             coll_forced_alg[k] = COLL_ALG_AUTO;
             continue;
         }
-        for (int i = 0; i < 4 && coll_vars[k].algs[i]; i++)
+        for (int i = 0; i < COLL_VAR_NALGS && coll_vars[k].algs[i]; i++)
             if (strcmp(v, coll_alg_names[coll_vars[k].algs[i]]) == 0)
                 coll_forced_alg[k] = coll_vars[k].algs[i];
         if (coll_forced_alg[k] < 0) {
@@ -245,7 +262,7 @@ static void coll_parse_vars(void)
             int n = snprintf(msg, sizeof msg,
                              "tern: %s=\"%.100s\" names no algorithm of this collective; use auto",
                              coll_vars[k].env, v);
-            for (int i = 0; i < 4 && coll_vars[k].algs[i]; i++)
+            for (int i = 0; i < COLL_VAR_NALGS && coll_vars[k].algs[i]; i++)
                 n += snprintf(msg + n, sizeof msg - (size_t)n, ", %s",
                               coll_alg_names[coll_vars[k].algs[i]]);
             fprintf(stderr, "%s\n", msg);
@@ -269,19 +286,31 @@ int coll_config_error(void)
 int coll_forced(enum coll_kind kind)
 {
     if (!coll_parsed) coll_parse_vars();
-    return coll_forced_alg[kind] != COLL_ALG_AUTO;
+    return coll_forced_alg[kind] != COLL_ALG_AUTO && coll_forced_alg[kind] != COLL_ALG_HIER;
 }
 
-int coll_select(enum coll_kind kind, size_t bytes, int p, enum coll_alg *alg)
+int coll_select_topo(enum coll_kind kind, size_t bytes, int p, int multinode, enum coll_alg *alg)
 {
     if (!coll_parsed) coll_parse_vars();
     int f = coll_forced_alg[kind];
     if (f < 0) return TERN_ERR_TUNABLE;
-    if (f > 0) {
+    /* A forced "hierarchical" where it cannot apply leaves the choice to the table. */
+    if (f > 0 && (f != COLL_ALG_HIER || multinode)) {
         *alg = (enum coll_alg)f;
         return 0;
     }
     if (coll_tuning_bad) return TERN_ERR_TUNABLE;
+    size_t nm = sizeof coll_rules_multinode / sizeof coll_rules_multinode[0];
+    size_t n = sizeof coll_rules / sizeof coll_rules[0];
+    /* Communicators across nodes: their own rules first; then the tuning file's, then
+     * the table's. */
+    for (size_t i = 0; multinode && i < nm; i++) {
+        const struct coll_rule *r = &coll_rules_multinode[i];
+        if (r->kind == kind && p >= r->min_procs && p <= r->max_procs && bytes <= r->max_bytes) {
+            *alg = r->alg;
+            return 0;
+        }
+    }
     for (int i = 0; i < coll_ntuned; i++) {
         const struct coll_rule *r = &coll_tuned[i];
         if (r->kind == kind && p >= r->min_procs && p <= r->max_procs && bytes <= r->max_bytes) {
@@ -289,7 +318,7 @@ int coll_select(enum coll_kind kind, size_t bytes, int p, enum coll_alg *alg)
             return 0;
         }
     }
-    for (size_t i = 0; i < sizeof coll_rules / sizeof coll_rules[0]; i++) {
+    for (size_t i = 0; i < n; i++) {
         const struct coll_rule *r = &coll_rules[i];
         if (r->kind == kind && p >= r->min_procs && p <= r->max_procs && bytes <= r->max_bytes) {
             *alg = r->alg;
@@ -297,4 +326,9 @@ int coll_select(enum coll_kind kind, size_t bytes, int p, enum coll_alg *alg)
         }
     }
     return TERN_ERR_INTERNAL; /* every kind ends with a catch-all line */
+}
+
+int coll_select(enum coll_kind kind, size_t bytes, int p, enum coll_alg *alg)
+{
+    return coll_select_topo(kind, bytes, p, 0, alg);
 }

@@ -31,8 +31,13 @@
  * everywhere.
  *
  * Waiting goes through the schedule engine (core_block: spin, yield, sleep on the shm
- * doorbell, failure checks). A rank that raises a flag rings the doorbells of members
- * that sleep (core_wake), so an oversubscribed job does not wait out a sleep.
+ * doorbell, failure checks). A rank that raises a flag rings the doorbells of the
+ * members that may wait on it and sleep (core_wake), so an oversubscribed job does not
+ * wait out a sleep; a done flag rings only while some member waits for room.
+ *
+ * Past TERN_COLL_SHM_FLAT_MAX members, barrier, bcast, reduce and allreduce use a
+ * k-nomial tree of the same flags instead of every rank scanning all p (see "the tree"
+ * below): p^2 flag reads and doorbells per call become about p log p.
  *
  * Only blocking calls use the region: a non-blocking collective may complete after a
  * later blocking one, which would break the "done only grows in call order" rule. They,
@@ -72,7 +77,14 @@ struct coll_shm_hdr {
     uint64_t magic;
     uint32_t nprocs;
     uint32_t slot;
+    uint32_t radix; /* 0: flat; else the tree's radix (every member must agree) */
+    /* Members waiting for room (a line or big buffer others still read): a rank that
+     * raises its done flag rings every member only while this is not 0, so the common
+     * case costs one load instead of p doorbells. */
+    _Alignas(64) _Atomic uint32_t room_waiters;
 };
+
+#define COLL_SHM_HDR_SIZE 128
 
 struct coll_shm {
     struct shmseg seg; /* the mapping (and, at rank 0 until all attached, the name) */
@@ -82,6 +94,7 @@ struct coll_shm {
     char *data; /* p * 2 big buffers of `slot` bytes */
     size_t slot;
     int p, me;
+    int radix;         /* 0: flat barrier/bcast/reduce/allreduce; else k-nomial tree */
     uint64_t seq;      /* shm-path calls issued on this communicator */
     uint64_t min_done; /* every member's done was at least this when last looked at */
 };
@@ -109,7 +122,7 @@ static void coll_shm_unmap(struct tern_comm *c)
 
 static size_t coll_shm_region_size(int p, size_t slot)
 {
-    size_t flags = 64 + (size_t)p * sizeof(struct coll_shm_rank);
+    size_t flags = COLL_SHM_HDR_SIZE + (size_t)p * sizeof(struct coll_shm_rank);
     return (flags + (size_t)p * 2 * slot + 4095) & ~(size_t)4095;
 }
 
@@ -126,6 +139,14 @@ static int coll_shm_eligible(const struct tern_comm *c)
         if (w != core.rank && !(core_peer_caps(w) & CORE_CAP_WAKE)) return 0;
     }
     return 1;
+}
+
+/* The tree's radix for a communicator of p (0: flat). */
+static int coll_shm_radix_for(int p)
+{
+    if (p <= util_tun.coll_shm_flat_max) return 0;
+    int k = util_tun.coll_shm_radix;
+    return k < 2 ? 2 : k > 64 ? 64 : k;
 }
 
 /* Map (create = rank 0) the region named by the job, member 0's world rank and the
@@ -148,19 +169,22 @@ static int coll_shm_map(struct tern_comm *c, uint64_t nonce, struct coll_shm **o
     void *base = m->seg.base;
     m->base = base;
     m->size = size;
-    m->ranks = (struct coll_shm_rank *)(m->base + 64);
-    m->data = m->base + 64 + (size_t)c->size * sizeof(struct coll_shm_rank);
+    m->ranks = (struct coll_shm_rank *)(m->base + COLL_SHM_HDR_SIZE);
+    m->data = m->base + COLL_SHM_HDR_SIZE + (size_t)c->size * sizeof(struct coll_shm_rank);
     m->slot = slot;
     m->p = c->size;
     m->me = c->rank;
+    m->radix = coll_shm_radix_for(c->size);
     struct coll_shm_hdr *h = base;
     if (create) { /* the pages are zero: flags start at 0 */
         h->nprocs = (uint32_t)c->size;
         h->slot = (uint32_t)slot;
+        h->radix = (uint32_t)m->radix;
         h->magic = COLL_SHM_MAGIC;
     } else if (h->magic != COLL_SHM_MAGIC || h->nprocs != (uint32_t)c->size ||
-               h->slot != (uint32_t)slot) {
-        /* Members disagree on the slot size (TERN_COLL_SHM_MAX differs between them). */
+               h->slot != (uint32_t)slot || h->radix != (uint32_t)m->radix) {
+        /* Members disagree on the slot size or the tree (TERN_COLL_SHM_MAX,
+         * TERN_COLL_SHM_FLAT_MAX or TERN_COLL_SHM_RADIX differ between them). */
         shmseg_close(&m->seg);
         free(m);
         return TERN_ERR_TUNABLE;
@@ -260,11 +284,22 @@ void coll_shm_add(struct coll_sched *s, int op, const void *src, void *buf, size
     st->seq = ++m->seq;
 }
 
-/* Wake the members that sleep: a flag of ours changed. */
+/* Wake the members that sleep: a flag of ours changed that any of them may wait on. */
 static void coll_shm_ring(const struct tern_comm *c)
 {
     for (int i = 0; i < c->size; i++)
         if (i != c->rank) core_wake(core_comm_world(c, i));
+}
+
+/* Wake one member (a parent or a child in the tree). */
+static inline void coll_shm_ring1(const struct tern_comm *c, int r)
+{
+    if (r != c->rank) core_wake(core_comm_world(c, r));
+}
+
+static inline struct coll_shm_hdr *coll_shm_hdr(const struct coll_shm *m)
+{
+    return (struct coll_shm_hdr *)m->base;
 }
 
 /* Every member's done >= upto (0: nothing to wait for). Looks at the flags only when
@@ -290,12 +325,57 @@ static int coll_shm_room(struct coll_shm *m, uint64_t k, size_t bytes)
     return coll_shm_done_upto(m, need);
 }
 
+/* A step's phase, without the "counted among the room waiters" bit. */
+#define COLL_SHM_WAITING   0x80
+#define COLL_SHM_PHASE(st) ((st)->phase & ~COLL_SHM_WAITING)
+
+/* coll_shm_room, and while there is none, be counted in room_waiters so that members
+ * raising their done flags ring us (the count goes up before the second look, pairing
+ * with the fence in coll_shm_finish, so no raise is missed). */
+static int coll_shm_room_wait(struct coll_shm *m, struct coll_step *st, uint64_t k, size_t bytes)
+{
+    struct coll_shm_hdr *h = coll_shm_hdr(m);
+    int ok = coll_shm_room(m, k, bytes);
+    if (!ok && !(st->phase & COLL_SHM_WAITING)) {
+        atomic_fetch_add_explicit(&h->room_waiters, 1, memory_order_seq_cst);
+        atomic_thread_fence(memory_order_seq_cst);
+        st->phase |= COLL_SHM_WAITING;
+        ok = coll_shm_room(m, k, bytes);
+    }
+    if (ok && (st->phase & COLL_SHM_WAITING)) {
+        atomic_fetch_sub_explicit(&h->room_waiters, 1, memory_order_relaxed);
+        st->phase &= (uint8_t)~COLL_SHM_WAITING;
+    }
+    return ok;
+}
+
+/*
+ * Flags: a rank's line seq (data up to 48 bytes, and barriers) or its big flag (larger
+ * data) holds 2k + 1 once its data of call k is complete; in the tree, 2k says "the
+ * partial result of my subtree for call k is here" and 2k + 1 "the result of call k
+ * has come down to me". Flags only grow, whatever mix of flat and tree calls runs.
+ */
+static inline _Atomic uint64_t *coll_shm_flag(const struct coll_shm *m, int r, uint64_t k,
+                                              size_t bytes)
+{
+    return bytes > COLL_SHM_INLINE ? &m->ranks[r].big : &coll_shm_line(m, r, k)->seq;
+}
+
+static inline int coll_shm_has(const struct coll_shm *m, int r, uint64_t k, size_t bytes,
+                               uint64_t want)
+{
+    return atomic_load_explicit(coll_shm_flag(m, r, k, bytes), memory_order_acquire) >= want;
+}
+
+static inline void coll_shm_raise(struct coll_shm *m, uint64_t k, size_t bytes, uint64_t val)
+{
+    atomic_store_explicit(coll_shm_flag(m, m->me, k, bytes), val, memory_order_release);
+}
+
 /* Has rank r's data (of `bytes`) for call k arrived? */
 static inline int coll_shm_ready(const struct coll_shm *m, int r, uint64_t k, size_t bytes)
 {
-    if (bytes > COLL_SHM_INLINE)
-        return atomic_load_explicit(&m->ranks[r].big, memory_order_acquire) >= k;
-    return atomic_load_explicit(&coll_shm_line(m, r, k)->seq, memory_order_acquire) >= k;
+    return coll_shm_has(m, r, k, bytes, 2 * k + 1);
 }
 
 /* Has every member but `skip` (-1: none) published call k? */
@@ -306,30 +386,35 @@ static int coll_shm_all_ready(const struct coll_shm *m, uint64_t k, size_t bytes
     return 1;
 }
 
-static inline const void *coll_shm_data(const struct coll_shm *m, int r, uint64_t k, size_t bytes)
+static inline char *coll_shm_data(const struct coll_shm *m, int r, uint64_t k, size_t bytes)
 {
     return bytes > COLL_SHM_INLINE ? coll_shm_big(m, r, k) : coll_shm_line(m, r, k)->data;
 }
 
-/* Publish our data for call k (from src, bytes). */
+/* Publish our data for call k (from src, bytes) to every member. */
 static void coll_shm_publish(struct coll_sched *s, struct coll_shm *m, const void *src,
                              size_t bytes, uint64_t k)
 {
-    if (bytes > COLL_SHM_INLINE) {
-        memcpy(coll_shm_big(m, m->me, k), src, bytes);
-        atomic_store_explicit(&m->ranks[m->me].big, k, memory_order_release);
-    } else {
-        struct coll_shm_line *l = coll_shm_line(m, m->me, k);
-        if (bytes) memcpy(l->data, src, bytes);
-        atomic_store_explicit(&l->seq, k, memory_order_release);
-    }
+    if (bytes) memcpy(coll_shm_data(m, m->me, k, bytes), src, bytes);
+    coll_shm_raise(m, k, bytes, 2 * k + 1);
     coll_shm_ring(s->comm);
 }
 
+/* We have read all we need of call k. Nobody waits for that but a member short of room,
+ * rare enough that the others are rung only then. */
 static void coll_shm_finish(struct coll_sched *s, struct coll_shm *m, uint64_t k)
 {
     atomic_store_explicit(&m->ranks[m->me].done, k, memory_order_release);
-    coll_shm_ring(s->comm);
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load_explicit(&coll_shm_hdr(m)->room_waiters, memory_order_relaxed))
+        coll_shm_ring(s->comm);
+}
+
+/* Call k of an allreduce or barrier has ended here: every member started it, so every
+ * member's done has reached k - 1 (it is raised before a call returns). */
+static inline void coll_shm_all_started(struct coll_shm *m, uint64_t k)
+{
+    if (m->min_done < k - 1) m->min_done = k - 1;
 }
 
 /* Combine every member's data of call k in rank order into out (count elements). */
@@ -341,25 +426,169 @@ static void coll_shm_combine(struct coll_sched *s, struct coll_shm *m, void *out
         s->op.fn(coll_shm_data(m, i, k, bytes), out, count, s->op.dt);
 }
 
+/* ---- the tree (communicators of more than TERN_COLL_SHM_FLAT_MAX) ------------------
+ *
+ * A flat scan has every rank read every rank's flag: p^2 cache-line transfers and p
+ * doorbells per flag raised. The tree is k-nomial on virtual ranks v = (rank - root)
+ * mod p: the span of v is K^i for the lowest non-zero base-K digit i of v (the root's:
+ * the first power of K >= p); its children are v + j K^l for K^l < span and
+ * j = 1 .. K-1 (those < p), in increasing order, and its parent is v with that digit
+ * cleared. The subtree of a child c is the contiguous range [c, c + span(c)), so a
+ * node that combines its own data with its children's partials in child order combines
+ * a contiguous, ordered range of ranks: non-commutative operations stay right. Each
+ * rank reads at most (K-1) log_K p flags and rings only its parent or its children. */
+#define COLL_SHM_MAX_KIDS 512
+
+static long coll_shm_span(int v, int p, int K)
+{
+    long s = 1;
+    if (v == 0) {
+        while (s < p)
+            s *= K;
+        return s;
+    }
+    while ((v / s) % K == 0)
+        s *= K;
+    return s;
+}
+
+static int coll_shm_parent(int v, int K)
+{
+    long s = coll_shm_span(v, 0, K);
+    return v - (int)(((v / s) % K) * s);
+}
+
+/* v's children (virtual ranks, increasing) into kids; their count. */
+static int coll_shm_kids(int v, int p, int K, int *kids)
+{
+    long span = coll_shm_span(v, p, K);
+    int n = 0;
+    for (long l = 1; l < span; l *= K)
+        for (int j = 1; j < K; j++) {
+            long c = v + j * l;
+            if (c >= p || n == COLL_SHM_MAX_KIDS) break;
+            kids[n++] = (int)c;
+        }
+    return n;
+}
+
+/* Barrier, reduce and allreduce up the tree rooted at rank 0 (the contiguous ranges need
+ * real rank order) and, for barrier and allreduce, down again. Rank 0's data slot holds
+ * the result; a reduce to another root has that root copy it from there. */
+static int coll_shm_tree_reduce(struct coll_sched *s, struct coll_shm *m, struct coll_step *st)
+{
+    uint64_t k = st->seq;
+    size_t n = st->n;
+    int me = m->me, K = m->radix, root = st->peer;
+    int down = st->sub != COLL_SHM_REDUCE;
+    int kids[COLL_SHM_MAX_KIDS];
+    int nk = coll_shm_kids(me, m->p, K, kids);
+    if (COLL_SHM_PHASE(st) == 0) {
+        if (n && !coll_shm_room_wait(m, st, k, n)) return 0;
+        for (int i = 0; i < nk; i++)
+            if (!coll_shm_has(m, kids[i], k, n, 2 * k)) return 0;
+        if (n) {
+            char *acc = coll_shm_data(m, me, k, n);
+            if (nk == 0) {
+                memcpy(acc, st->src, n);
+            } else {
+                memcpy(acc, coll_shm_data(m, kids[nk - 1], k, n), n);
+                for (int i = nk - 2; i >= 0; i--)
+                    s->op.fn(coll_shm_data(m, kids[i], k, n), acc, st->count, s->op.dt);
+                s->op.fn(st->src, acc, st->count, s->op.dt);
+            }
+        }
+        st->phase = (uint8_t)((st->phase & COLL_SHM_WAITING) | 1);
+        if (me == 0) {
+            coll_shm_raise(m, k, n, 2 * k + 1);
+            if (down)
+                for (int i = 0; i < nk; i++)
+                    coll_shm_ring1(s->comm, kids[i]);
+            else
+                coll_shm_ring1(s->comm, root);
+        } else {
+            coll_shm_raise(m, k, n, 2 * k);
+            coll_shm_ring1(s->comm, coll_shm_parent(me, K));
+        }
+        if (!down && me != root) {
+            coll_shm_finish(s, m, k); /* a reduce reads nothing here */
+            return 1;
+        }
+    }
+    if (down) {
+        if (me != 0) {
+            if (!coll_shm_has(m, coll_shm_parent(me, K), k, n, 2 * k + 1)) return 0;
+            coll_shm_raise(m, k, n, 2 * k + 1);
+            for (int i = 0; i < nk; i++)
+                coll_shm_ring1(s->comm, kids[i]);
+        }
+        if (n) memcpy(st->buf, coll_shm_data(m, 0, k, n), n);
+        coll_shm_all_started(m, k);
+    } else { /* reduce: only the root reads */
+        if (me != 0 && !coll_shm_has(m, 0, k, n, 2 * k)) return 0;
+        memcpy(st->buf, coll_shm_data(m, 0, k, n), n);
+    }
+    coll_shm_finish(s, m, k);
+    return 1;
+}
+
+/* Bcast down the tree rooted at the root: the data stays in the root's slot, only the
+ * "it is there" travels from parent to children. */
+static int coll_shm_tree_bcast(struct coll_sched *s, struct coll_shm *m, struct coll_step *st)
+{
+    uint64_t k = st->seq;
+    size_t n = st->n;
+    int me = m->me, p = m->p, K = m->radix, root = st->peer;
+    int v = (me - root + p) % p;
+    int kids[COLL_SHM_MAX_KIDS];
+    if (v == 0) {
+        if (!coll_shm_room_wait(m, st, k, n)) return 0;
+        memcpy(coll_shm_data(m, me, k, n), st->buf, n);
+    } else {
+        int parent = (coll_shm_parent(v, K) + root) % p;
+        if (!coll_shm_has(m, parent, k, n, 2 * k + 1)) return 0;
+    }
+    coll_shm_raise(m, k, n, 2 * k + 1);
+    int nk = coll_shm_kids(v, p, K, kids);
+    for (int i = 0; i < nk; i++)
+        coll_shm_ring1(s->comm, (kids[i] + root) % p);
+    if (v != 0) memcpy(st->buf, coll_shm_data(m, root, k, n), n);
+    coll_shm_finish(s, m, k);
+    return 1;
+}
+
 int coll_shm_step(struct coll_sched *s, struct coll_step *st)
 {
     struct coll_shm *m = s->comm->coll_shm;
     uint64_t k = st->seq;
     size_t n = st->n;
     int me = m->me, root = st->peer;
+    if (m->radix) {
+        switch (st->sub) {
+        case COLL_SHM_BARRIER:
+        case COLL_SHM_REDUCE:
+        case COLL_SHM_ALLREDUCE:
+            return coll_shm_tree_reduce(s, m, st);
+        case COLL_SHM_BCAST:
+            return coll_shm_tree_bcast(s, m, st);
+        default:
+            break; /* the others move O(p) data per rank anyway: flat */
+        }
+    }
     switch (st->sub) {
     case COLL_SHM_BARRIER:
-        if (st->phase == 0) {
-            if (!coll_shm_room(m, k, 0)) return 0;
+        if (COLL_SHM_PHASE(st) == 0) {
+            if (!coll_shm_room_wait(m, st, k, 0)) return 0;
             coll_shm_publish(s, m, NULL, 0, k);
             st->phase = 1;
         }
         if (!coll_shm_all_ready(m, k, 0, -1)) return 0;
+        coll_shm_all_started(m, k);
         coll_shm_finish(s, m, k);
         return 1;
     case COLL_SHM_BCAST:
         if (me == root) {
-            if (!coll_shm_room(m, k, n)) return 0;
+            if (!coll_shm_room_wait(m, st, k, n)) return 0;
             coll_shm_publish(s, m, st->buf, n, k);
             coll_shm_finish(s, m, k);
             return 1;
@@ -370,8 +599,8 @@ int coll_shm_step(struct coll_sched *s, struct coll_step *st)
         return 1;
     case COLL_SHM_REDUCE:
     case COLL_SHM_ALLREDUCE:
-        if (st->phase == 0) {
-            if (!coll_shm_room(m, k, n)) return 0;
+        if (COLL_SHM_PHASE(st) == 0) {
+            if (!coll_shm_room_wait(m, st, k, n)) return 0;
             coll_shm_publish(s, m, st->src, n, k);
             st->phase = 1;
             if (st->sub == COLL_SHM_REDUCE && me != root) {
@@ -381,11 +610,12 @@ int coll_shm_step(struct coll_sched *s, struct coll_step *st)
         }
         if (!coll_shm_all_ready(m, k, n, -1)) return 0;
         coll_shm_combine(s, m, st->buf, k, st->count, n);
+        if (st->sub == COLL_SHM_ALLREDUCE) coll_shm_all_started(m, k);
         coll_shm_finish(s, m, k);
         return 1;
     case COLL_SHM_GATHER: /* n bytes from each, to root */
         if (me != root) {
-            if (!coll_shm_room(m, k, n)) return 0;
+            if (!coll_shm_room_wait(m, st, k, n)) return 0;
             coll_shm_publish(s, m, st->src, n, k);
             coll_shm_finish(s, m, k);
             return 1;
@@ -399,7 +629,7 @@ int coll_shm_step(struct coll_sched *s, struct coll_step *st)
     case COLL_SHM_SCATTER: { /* root publishes all p blocks; each takes its own */
         size_t all = (size_t)m->p * n;
         if (me == root) {
-            if (!coll_shm_room(m, k, all)) return 0;
+            if (!coll_shm_room_wait(m, st, k, all)) return 0;
             coll_shm_publish(s, m, st->src, all, k);
             if (st->buf != TERN_IN_PLACE)
                 memcpy(st->buf, (const char *)st->src + (size_t)me * n, n);
@@ -412,8 +642,8 @@ int coll_shm_step(struct coll_sched *s, struct coll_step *st)
         return 1;
     }
     case COLL_SHM_ALLGATHER: /* src: my block (it may lie inside buf) */
-        if (st->phase == 0) {
-            if (!coll_shm_room(m, k, n)) return 0;
+        if (COLL_SHM_PHASE(st) == 0) {
+            if (!coll_shm_room_wait(m, st, k, n)) return 0;
             coll_shm_publish(s, m, st->src, n, k);
             st->phase = 1;
         }
@@ -421,12 +651,13 @@ int coll_shm_step(struct coll_sched *s, struct coll_step *st)
         for (int i = 0; i < m->p; i++)
             if (i != me) memcpy((char *)st->buf + (size_t)i * n, coll_shm_data(m, i, k, n), n);
         memmove((char *)st->buf + (size_t)me * n, st->src, n);
+        coll_shm_all_started(m, k);
         coll_shm_finish(s, m, k);
         return 1;
     case COLL_SHM_ALLTOALL: { /* src: p blocks (may be buf: published before buf changes) */
         size_t all = (size_t)m->p * n;
-        if (st->phase == 0) {
-            if (!coll_shm_room(m, k, all)) return 0;
+        if (COLL_SHM_PHASE(st) == 0) {
+            if (!coll_shm_room_wait(m, st, k, all)) return 0;
             coll_shm_publish(s, m, st->src, all, k);
             st->phase = 1;
         }
@@ -434,6 +665,7 @@ int coll_shm_step(struct coll_sched *s, struct coll_step *st)
         for (int i = 0; i < m->p; i++)
             memcpy((char *)st->buf + (size_t)i * n,
                    (const char *)coll_shm_data(m, i, k, all) + (size_t)me * n, n);
+        coll_shm_all_started(m, k);
         coll_shm_finish(s, m, k);
         return 1;
     }

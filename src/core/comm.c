@@ -526,17 +526,26 @@ int core_comm_free(struct tern_comm *comm)
 
 void core_comm_fini(void)
 {
+    /* Every layer's hook first, while every communicator is still there: a hook may free
+     * communicators it made (coll_hier.c frees its sub-communicators). */
+    struct tern_comm *builtin[2] = {&tern__comm_world, &tern__comm_self};
+    for (int i = 0; i < 2; i++) {
+        void (*hook)(struct tern_comm *) = builtin[i]->on_free;
+        builtin[i]->on_free = NULL;
+        if (hook) hook(builtin[i]);
+    }
+    for (struct tern_comm *c = core_comm_all; c; c = c->next_alloc) {
+        void (*hook)(struct tern_comm *) = c->on_free;
+        c->on_free = NULL;
+        if (hook) hook(c);
+    }
     while (core_comm_all) {
         struct tern_comm *c = core_comm_all;
         core_comm_all = c->next_alloc;
-        if (c->on_free) c->on_free(c);
         free(c->world_of);
         free(c->comm_of);
         free(c);
     }
-    if (tern__comm_world.on_free) tern__comm_world.on_free(&tern__comm_world);
-    if (tern__comm_self.on_free) tern__comm_self.on_free(&tern__comm_self);
-    tern__comm_world.on_free = tern__comm_self.on_free = NULL;
     free(tern__comm_self.world_of);
     free(tern__comm_self.comm_of);
     tern__comm_self.world_of = tern__comm_self.comm_of = NULL;

@@ -179,7 +179,12 @@ static int core_init(void)
         if (p->stream_max < p->eager_max) p->stream_max = p->eager_max;
         p->chunk = lim.max_frame - sizeof(struct core_data);
     }
-    core.oversubscribed = core.boot.local_size > core_count_cpus();
+    {
+        /* 0, or the ranks per core rounded up (the wait policy looks at how many). */
+        int ncpu = core_count_cpus();
+        core.oversubscribed =
+            core.boot.local_size > ncpu ? (core.boot.local_size + ncpu - 1) / ncpu : 0;
+    }
     int sleepers = 0, kernel = 0;
     for (int i = 0; i < core.ntls; i++)
         if (core.tls[i]->sleep_wait != tl_stub_sleep_wait) {

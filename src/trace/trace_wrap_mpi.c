@@ -442,6 +442,30 @@ int tern__pmpi_Unpublish_name(const char *service_name, MPI_Info info, const cha
 int tern__pmpi_Pack_external(const char *datarep, const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, MPI_Aint outsize, MPI_Aint *position);
 int tern__pmpi_Pack_external_size(const char *datarep, int incount, MPI_Datatype datatype, MPI_Aint *size);
 int tern__pmpi_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype);
+int tern__pmpi_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request);
+int tern__pmpi_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request);
+int tern__pmpi_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int tern__pmpi_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int tern__pmpi_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int tern__pmpi_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int tern__pmpi_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int tern__pmpi_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int tern__pmpi_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int tern__pmpi_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int tern__pmpi_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int tern__pmpi_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int tern__pmpi_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int tern__pmpi_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int tern__pmpi_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int tern__pmpi_Scatterv_init(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int tern__pmpi_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int tern__pmpi_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int tern__pmpi_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int tern__pmpi_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int tern__pmpi_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int tern__pmpi_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int tern__pmpi_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int tern__pmpi_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request);
 #pragma GCC visibility pop
 
 __attribute__((weak)) int MPI_Init(int *argc, char ***argv)
@@ -5053,5 +5077,309 @@ __attribute__((weak)) int MPI_Unpack_external(const char datarep[], const void *
     trace_enter(TRACE_FN_MPI_Unpack_external, &a_, __builtin_return_address(0));
     int rc_ = tern__pmpi_Unpack_external(datarep, inbuf, insize, position, outbuf, outcount, datatype);
     trace_leave(TRACE_FN_MPI_Unpack_external, (int)rc_);
+    return rc_;
+}
+
+__attribute__((weak)) int MPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+{
+    if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
+    struct trace_args a_ = TRACE_ARGS_INIT;
+    trace_mpi_comm(&a_, comm);
+    a_.peer = trace_mpi_rank(comm, dest);
+    a_.tag = sendtag;
+    a_.bytes += trace_mpi_bytes(sendcount, sendtype);
+    a_.bytes += trace_mpi_bytes(recvcount, recvtype);
+    trace_enter(TRACE_FN_MPI_Isendrecv, &a_, __builtin_return_address(0));
+    int rc_ = tern__pmpi_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
+    trace_leave(TRACE_FN_MPI_Isendrecv, (int)rc_);
+    return rc_;
+}
+
+__attribute__((weak)) int MPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+{
+    if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
+    struct trace_args a_ = TRACE_ARGS_INIT;
+    trace_mpi_comm(&a_, comm);
+    a_.peer = trace_mpi_rank(comm, dest);
+    a_.tag = sendtag;
+    a_.bytes += trace_mpi_bytes(count, datatype);
+    trace_enter(TRACE_FN_MPI_Isendrecv_replace, &a_, __builtin_return_address(0));
+    int rc_ = tern__pmpi_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
+    trace_leave(TRACE_FN_MPI_Isendrecv_replace, (int)rc_);
+    return rc_;
+}
+
+__attribute__((weak)) int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Barrier_init(comm, info, request);
+    struct trace_args a_ = TRACE_ARGS_INIT;
+    trace_mpi_comm(&a_, comm);
+    trace_enter(TRACE_FN_MPI_Barrier_init, &a_, __builtin_return_address(0));
+    int rc_ = tern__pmpi_Barrier_init(comm, info, request);
+    trace_leave(TRACE_FN_MPI_Barrier_init, (int)rc_);
+    return rc_;
+}
+
+__attribute__((weak)) int MPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Bcast_init(buffer, count, datatype, root, comm, info, request);
+    struct trace_args a_ = TRACE_ARGS_INIT;
+    trace_mpi_comm(&a_, comm);
+    a_.root = trace_mpi_rank(comm, root);
+    a_.bytes += trace_mpi_bytes(count, datatype);
+    trace_enter(TRACE_FN_MPI_Bcast_init, &a_, __builtin_return_address(0));
+    int rc_ = tern__pmpi_Bcast_init(buffer, count, datatype, root, comm, info, request);
+    trace_leave(TRACE_FN_MPI_Bcast_init, (int)rc_);
+    return rc_;
+}
+
+__attribute__((weak)) int MPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
+    struct trace_args a_ = TRACE_ARGS_INIT;
+    trace_mpi_comm(&a_, comm);
+    a_.root = trace_mpi_rank(comm, root);
+    a_.op = trace_mpi_op(op);
+    a_.bytes += trace_mpi_bytes(count, datatype);
+    trace_enter(TRACE_FN_MPI_Reduce_init, &a_, __builtin_return_address(0));
+    int rc_ = tern__pmpi_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
+    trace_leave(TRACE_FN_MPI_Reduce_init, (int)rc_);
+    return rc_;
+}
+
+__attribute__((weak)) int MPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+    struct trace_args a_ = TRACE_ARGS_INIT;
+    trace_mpi_comm(&a_, comm);
+    a_.op = trace_mpi_op(op);
+    a_.bytes += trace_mpi_bytes(count, datatype);
+    trace_enter(TRACE_FN_MPI_Allreduce_init, &a_, __builtin_return_address(0));
+    int rc_ = tern__pmpi_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+    trace_leave(TRACE_FN_MPI_Allreduce_init, (int)rc_);
+    return rc_;
+}
+
+__attribute__((weak)) int MPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+    struct trace_args a_ = TRACE_ARGS_INIT;
+    trace_mpi_comm(&a_, comm);
+    a_.op = trace_mpi_op(op);
+    a_.bytes += trace_mpi_bytes(count, datatype);
+    trace_enter(TRACE_FN_MPI_Scan_init, &a_, __builtin_return_address(0));
+    int rc_ = tern__pmpi_Scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+    trace_leave(TRACE_FN_MPI_Scan_init, (int)rc_);
+    return rc_;
+}
+
+__attribute__((weak)) int MPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+    struct trace_args a_ = TRACE_ARGS_INIT;
+    trace_mpi_comm(&a_, comm);
+    a_.op = trace_mpi_op(op);
+    a_.bytes += trace_mpi_bytes(count, datatype);
+    trace_enter(TRACE_FN_MPI_Exscan_init, &a_, __builtin_return_address(0));
+    int rc_ = tern__pmpi_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+    trace_leave(TRACE_FN_MPI_Exscan_init, (int)rc_);
+    return rc_;
+}
+
+__attribute__((weak)) int MPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
+    struct trace_args a_ = TRACE_ARGS_INIT;
+    trace_mpi_comm(&a_, comm);
+    a_.op = trace_mpi_op(op);
+    trace_enter(TRACE_FN_MPI_Reduce_scatter_block_init, &a_, __builtin_return_address(0));
+    int rc_ = tern__pmpi_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
+    trace_leave(TRACE_FN_MPI_Reduce_scatter_block_init, (int)rc_);
+    return rc_;
+}
+
+__attribute__((weak)) int MPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
+    struct trace_args a_ = TRACE_ARGS_INIT;
+    trace_mpi_comm(&a_, comm);
+    a_.op = trace_mpi_op(op);
+    trace_enter(TRACE_FN_MPI_Reduce_scatter_init, &a_, __builtin_return_address(0));
+    int rc_ = tern__pmpi_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
+    trace_leave(TRACE_FN_MPI_Reduce_scatter_init, (int)rc_);
+    return rc_;
+}
+
+__attribute__((weak)) int MPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+    struct trace_args a_ = TRACE_ARGS_INIT;
+    trace_mpi_comm(&a_, comm);
+    a_.root = trace_mpi_rank(comm, root);
+    a_.bytes += trace_mpi_bytes(sendcount, sendtype);
+    a_.bytes += trace_mpi_bytes(recvcount, recvtype);
+    trace_enter(TRACE_FN_MPI_Gather_init, &a_, __builtin_return_address(0));
+    int rc_ = tern__pmpi_Gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+    trace_leave(TRACE_FN_MPI_Gather_init, (int)rc_);
+    return rc_;
+}
+
+__attribute__((weak)) int MPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+    struct trace_args a_ = TRACE_ARGS_INIT;
+    trace_mpi_comm(&a_, comm);
+    a_.root = trace_mpi_rank(comm, root);
+    a_.bytes += trace_mpi_bytes(sendcount, sendtype);
+    a_.bytes += trace_mpi_bytes(recvcount, recvtype);
+    trace_enter(TRACE_FN_MPI_Scatter_init, &a_, __builtin_return_address(0));
+    int rc_ = tern__pmpi_Scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+    trace_leave(TRACE_FN_MPI_Scatter_init, (int)rc_);
+    return rc_;
+}
+
+__attribute__((weak)) int MPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+    struct trace_args a_ = TRACE_ARGS_INIT;
+    trace_mpi_comm(&a_, comm);
+    a_.bytes += trace_mpi_bytes(sendcount, sendtype);
+    a_.bytes += trace_mpi_bytes(recvcount, recvtype);
+    trace_enter(TRACE_FN_MPI_Allgather_init, &a_, __builtin_return_address(0));
+    int rc_ = tern__pmpi_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+    trace_leave(TRACE_FN_MPI_Allgather_init, (int)rc_);
+    return rc_;
+}
+
+__attribute__((weak)) int MPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+    struct trace_args a_ = TRACE_ARGS_INIT;
+    trace_mpi_comm(&a_, comm);
+    a_.bytes += trace_mpi_bytes(sendcount, sendtype);
+    a_.bytes += trace_mpi_bytes(recvcount, recvtype);
+    trace_enter(TRACE_FN_MPI_Alltoall_init, &a_, __builtin_return_address(0));
+    int rc_ = tern__pmpi_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+    trace_leave(TRACE_FN_MPI_Alltoall_init, (int)rc_);
+    return rc_;
+}
+
+__attribute__((weak)) int MPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
+    struct trace_args a_ = TRACE_ARGS_INIT;
+    trace_mpi_comm(&a_, comm);
+    a_.root = trace_mpi_rank(comm, root);
+    a_.bytes += trace_mpi_bytes(sendcount, sendtype);
+    trace_enter(TRACE_FN_MPI_Gatherv_init, &a_, __builtin_return_address(0));
+    int rc_ = tern__pmpi_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
+    trace_leave(TRACE_FN_MPI_Gatherv_init, (int)rc_);
+    return rc_;
+}
+
+__attribute__((weak)) int MPI_Scatterv_init(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+    struct trace_args a_ = TRACE_ARGS_INIT;
+    trace_mpi_comm(&a_, comm);
+    a_.root = trace_mpi_rank(comm, root);
+    a_.bytes += trace_mpi_bytes(recvcount, recvtype);
+    trace_enter(TRACE_FN_MPI_Scatterv_init, &a_, __builtin_return_address(0));
+    int rc_ = tern__pmpi_Scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+    trace_leave(TRACE_FN_MPI_Scatterv_init, (int)rc_);
+    return rc_;
+}
+
+__attribute__((weak)) int MPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+    struct trace_args a_ = TRACE_ARGS_INIT;
+    trace_mpi_comm(&a_, comm);
+    a_.bytes += trace_mpi_bytes(sendcount, sendtype);
+    trace_enter(TRACE_FN_MPI_Allgatherv_init, &a_, __builtin_return_address(0));
+    int rc_ = tern__pmpi_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+    trace_leave(TRACE_FN_MPI_Allgatherv_init, (int)rc_);
+    return rc_;
+}
+
+__attribute__((weak)) int MPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+    struct trace_args a_ = TRACE_ARGS_INIT;
+    trace_mpi_comm(&a_, comm);
+    trace_enter(TRACE_FN_MPI_Alltoallv_init, &a_, __builtin_return_address(0));
+    int rc_ = tern__pmpi_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+    trace_leave(TRACE_FN_MPI_Alltoallv_init, (int)rc_);
+    return rc_;
+}
+
+__attribute__((weak)) int MPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+    struct trace_args a_ = TRACE_ARGS_INIT;
+    trace_mpi_comm(&a_, comm);
+    trace_enter(TRACE_FN_MPI_Alltoallw_init, &a_, __builtin_return_address(0));
+    int rc_ = tern__pmpi_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+    trace_leave(TRACE_FN_MPI_Alltoallw_init, (int)rc_);
+    return rc_;
+}
+
+__attribute__((weak)) int MPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+    struct trace_args a_ = TRACE_ARGS_INIT;
+    trace_mpi_comm(&a_, comm);
+    a_.bytes += trace_mpi_bytes(sendcount, sendtype);
+    a_.bytes += trace_mpi_bytes(recvcount, recvtype);
+    trace_enter(TRACE_FN_MPI_Neighbor_allgather_init, &a_, __builtin_return_address(0));
+    int rc_ = tern__pmpi_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+    trace_leave(TRACE_FN_MPI_Neighbor_allgather_init, (int)rc_);
+    return rc_;
+}
+
+__attribute__((weak)) int MPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+    struct trace_args a_ = TRACE_ARGS_INIT;
+    trace_mpi_comm(&a_, comm);
+    a_.bytes += trace_mpi_bytes(sendcount, sendtype);
+    a_.bytes += trace_mpi_bytes(recvcount, recvtype);
+    trace_enter(TRACE_FN_MPI_Neighbor_alltoall_init, &a_, __builtin_return_address(0));
+    int rc_ = tern__pmpi_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+    trace_leave(TRACE_FN_MPI_Neighbor_alltoall_init, (int)rc_);
+    return rc_;
+}
+
+__attribute__((weak)) int MPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+    struct trace_args a_ = TRACE_ARGS_INIT;
+    trace_mpi_comm(&a_, comm);
+    a_.bytes += trace_mpi_bytes(sendcount, sendtype);
+    trace_enter(TRACE_FN_MPI_Neighbor_allgatherv_init, &a_, __builtin_return_address(0));
+    int rc_ = tern__pmpi_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+    trace_leave(TRACE_FN_MPI_Neighbor_allgatherv_init, (int)rc_);
+    return rc_;
+}
+
+__attribute__((weak)) int MPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+    struct trace_args a_ = TRACE_ARGS_INIT;
+    trace_mpi_comm(&a_, comm);
+    trace_enter(TRACE_FN_MPI_Neighbor_alltoallv_init, &a_, __builtin_return_address(0));
+    int rc_ = tern__pmpi_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+    trace_leave(TRACE_FN_MPI_Neighbor_alltoallv_init, (int)rc_);
+    return rc_;
+}
+
+__attribute__((weak)) int MPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+    struct trace_args a_ = TRACE_ARGS_INIT;
+    trace_mpi_comm(&a_, comm);
+    trace_enter(TRACE_FN_MPI_Neighbor_alltoallw_init, &a_, __builtin_return_address(0));
+    int rc_ = tern__pmpi_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+    trace_leave(TRACE_FN_MPI_Neighbor_alltoallw_init, (int)rc_);
     return rc_;
 }

@@ -10,8 +10,10 @@
 # the root ternrun forks no rank and talks to one proxy per namespace over the
 # agent's stdin/stdout; the ranks bind to their namespace's tern0.
 #
-# Cases: pingpong (2 hosts x 2: shm within a host, tcp across), ofi (the same over
-# libfabric's tcp provider, when the build has ofi), stress (3 hosts,
+# A fourth namespace, E, is a host like B and C (10.231.0.4).
+# Cases: hier (hierarchical collectives on 2-4 hosts of 2-4 ranks), pingpong (2 hosts x
+# 2: shm within a host, tcp across), ofi (the same over libfabric's tcp provider, when
+# the build has ofi), stress (3 hosts,
 # uneven), kill (a rank on B dies of SIGKILL: one line naming rank and host, exit 137,
 # nothing left), sigterm (ternrun gets SIGTERM: every rank on every host ends),
 # netem (5 ms delay on one link, when the kernel has sch_netem), ifsel (no TERN_TCP_IF:
@@ -35,10 +37,11 @@ fi
 A=ternA$$
 B=ternB$$
 C=ternC$$
+E=ternE$$
 P=ternP$$
 D=$(mktemp -d "${TMPDIR:-/tmp}/ternrun-netns.XXXXXX") || exit 1
 cleanup() {
-    for ns in $A $B $C $P; do
+    for ns in $A $B $C $E $P; do
         if ip netns list 2>/dev/null | grep -q "^$ns\b"; then
             for p in $(ip netns pids "$ns" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
             ip netns del "$ns" 2>/dev/null
@@ -57,7 +60,7 @@ trap 'exit 1' INT TERM
         for p in $(ip netns pids "$ns" 2>/dev/null); do kill -9 "$p"; done
         ip netns del "$ns"
     done
-    rm -rf "$2"' netns-watch $$ "$D" "$A $B $C $P" </dev/null >/dev/null 2>&1 &)
+    rm -rf "$2"' netns-watch $$ "$D" "$A $B $C $E $P" </dev/null >/dev/null 2>&1 &)
 
 fail() {
     echo "FAIL [$CASE]: $*" >&2
@@ -85,8 +88,8 @@ if ! err=$(ip netns add $A 2>&1); then
     echo "SKIP: cannot create a network namespace: $err"
     exit 77
 fi
-ip netns add $B && ip netns add $C || fail "ip netns add failed"
-for ns in $A $B $C; do ip -n $ns link set lo up || fail "lo up in $ns"; done
+ip netns add $B && ip netns add $C && ip netns add $E || fail "ip netns add failed"
+for ns in $A $B $C $E; do ip -n $ns link set lo up || fail "lo up in $ns"; done
 if [ "$CASE" = ifsel ]; then
     # Decoys, created before tern0 so they come first in every interface list: docker0
     # (a bridge with a port, so it is up and running, 172.17.0.1/16 on both hosts as
@@ -107,7 +110,7 @@ ip -n $A link add name tern0 type bridge || fail "cannot create a bridge in $A"
 ip -n $A addr add 10.231.0.1/24 dev tern0
 ip -n $A link set tern0 up
 i=2
-for ns in $B $C; do
+for ns in $B $C $E; do
     ip link add name tern0 netns $ns type veth peer name p$i netns $A ||
         fail "cannot create a veth pair between $ns and $A"
     ip -n $A link set p$i master tern0
@@ -134,7 +137,7 @@ no_leftovers() {
     i=0
     while :; do
         left=""
-        for ns in $A $B $C; do
+        for ns in $A $B $C $E; do
             p=$(ip netns pids $ns 2>/dev/null)
             [ -n "$p" ] && left="$left $ns:$(echo $p)"
         done
@@ -180,6 +183,27 @@ ofi)
     grep -q 'ofi: provider tcp;ofi_rxm, fabric 10\.231\.0\.' "$D/err" ||
         fail "ofi did not take the namespace's tern0"
     grep -q '^pingpong: 4 ranks' "$D/out" "$D/err" || fail "pingpong did not report"
+    no_leftovers
+    ;;
+hier)
+    # 2 to 4 hosts of 2 to 4 ranks: the hierarchical collectives (shared memory inside a
+    # host, one leader per host between hosts) on the world, on a split (even ranks: 2
+    # per host with 4 per host) and its duplicate, every result checked exactly.
+    for hosts in "$A:4,$B:4" "$A:2,$B:3,$C:2" "$A:2,$B:2,$C:2,$E:2"; do
+        TERN_DEBUG=1 run -H $hosts --timeout 120 "$BIN/mp_coll_hier"
+        expect_rc 0 "coll_hier on $hosts"
+        grep -q '^coll_hier: ok' "$D/out" "$D/err" || fail "coll_hier did not report on $hosts"
+        grep -q 'hierarchical collectives on a communicator of' "$D/err" ||
+            fail "the hierarchical path was not taken on $hosts"
+        no_leftovers
+    done
+    # TERN_COLL_HIER=0: the flat schedules, the same checks.
+    TERN_COLL_HIER=0 TERN_DEBUG=1 run -H $A:2,$B:2 --timeout 120 "$BIN/mp_coll_hier"
+    expect_rc 0 "coll_hier with TERN_COLL_HIER=0"
+    grep -q '^coll_hier: ok' "$D/out" "$D/err" || fail "coll_hier did not report (flat)"
+    if grep -q 'hierarchical collectives on a communicator of' "$D/err"; then
+        fail "TERN_COLL_HIER=0 still took the hierarchical path"
+    fi
     no_leftovers
     ;;
 stress)

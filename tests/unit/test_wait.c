@@ -54,6 +54,20 @@ static void test_policy(void)
     CHECK(p.spin_s == 0);
     core_wait_policy_make(&t, CORE_WAIT_MSG, 0, 1, 1, &p);
     CHECK_EQ(p.spin_polls, 16);
+    CHECK_EQ(p.yield_polls, 2000);
+    /* TERN_OVERSUB_SLEEP_RATIO ranks per core or more: sleep right after spinning;
+     * memory waits (no doorbell to ring) still yield; 0 turns the rule off. */
+    t.oversub_sleep_ratio = 4;
+    core_wait_policy_make(&t, CORE_WAIT_MSG, 0, 3, 1, &p);
+    CHECK_EQ(p.yield_polls, 2000);
+    core_wait_policy_make(&t, CORE_WAIT_MSG, 0, 4, 1, &p);
+    CHECK_EQ(p.yield_polls, 0);
+    CHECK_EQ(core_wait_decide(&p, 16, 0, 1), CORE_WAIT_SLEEP);
+    core_wait_policy_make(&t, CORE_WAIT_MEM, 0, 128, 1, &p);
+    CHECK_EQ(p.yield_polls, 2000);
+    t.oversub_sleep_ratio = 0;
+    core_wait_policy_make(&t, CORE_WAIT_MSG, 0, 128, 1, &p);
+    CHECK_EQ(p.yield_polls, 2000);
 
     /* tcp alone on a free core: spin for the time budget, no yields. */
     core_wait_policy_make(&t, CORE_WAIT_MSG, 1, 0, 1, &p);

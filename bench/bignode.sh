@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# bignode.sh - many ranks on one node (issue 17): time per phase against the number of
+# ranks, tern vs Open MPI (mpirun.openmpi --oversubscribe) in the same run.
+#
+#   bench/bignode.sh [--no-build]     env: BUILD_DIR (default build), NPS ("64 128 256"),
+#                                          ITERS (barrier/allreduce calls, default 200),
+#                                          BIGNODE_FORCE=1 (skip the memory guard below)
+# Phases (bench/mpi_bignode.c, the slowest rank): launch (launcher start -> main), init
+# (MPI_Init: PMI exchange and transport set-up), comm_split, comm_dup, barrier and 8-byte
+# allreduce (per call), 2 KiB-per-peer alltoall (per call), finalize (the slowest rank
+# entering MPI_Finalize -> the launcher's exit), total (the launcher's whole run).
+# Prints one table per rank count with ratio = openmpi / tern (> 1: tern faster), writes
+# bench/results/<stamp>-bignode.csv (lib,p,phase,us) and a text plot of time against p;
+# with python3-matplotlib, also <stamp>-bignode.png.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+build=${BUILD_DIR:-build}
+nps=${NPS:-64 128 256}
+iters=${ITERS:-200}
+mkdir -p bench/results "$build/bench-mpi"
+stamp=$(date +%Y-%m-%d-%H%M%S)
+csv=bench/results/$stamp-bignode.csv
+txt=bench/results/$stamp-bignode.txt
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+if [ "${1:-}" != "--no-build" ]; then
+  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+  ninja -C "$build" -j2 ternrun terncc tern_mpi >/dev/null || exit 1
+fi
+"$build/bin/terncc" -O2 bench/mpi_bignode.c -o "$build/bench-mpi/mpi_bignode.tern" || exit 1
+have_ompi=0
+if command -v mpicc.openmpi >/dev/null && command -v mpirun.openmpi >/dev/null; then
+  mpicc.openmpi -O2 bench/mpi_bignode.c -o "$build/bench-mpi/mpi_bignode.openmpi" && have_ompi=1
+fi
+
+# Memory guard: today's shm transport gives every pair of ranks on a node its own
+# channel (about 520 KiB once used), so p ranks can touch p(p-1) x 520 KiB of /dev/shm;
+# a 256-rank run on this 23 GB machine set off the OOM killer, which took other jobs
+# with it. A rank count whose worst case exceeds half of MemAvailable is skipped for
+# tern (BIGNODE_FORCE=1 runs it anyway, e.g. once the transport pools its cells).
+tern_fits() {
+  local np=$1 avail_kb
+  [ "${BIGNODE_FORCE:-0}" = 1 ] && return 0
+  avail_kb=$(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo)
+  [ -n "$avail_kb" ] || return 0
+  [ $((np * (np - 1) * 520)) -le $((avail_kb / 2)) ]
+}
+
+run() { # lib np -> phase lines in $tmp/lib.np
+  local lib=$1 np=$2 out=$tmp/$1.$2 t0 t1
+  if [ "$lib" = tern ] && ! tern_fits "$np"; then
+    echo "NOTE: tern -n $np skipped: p(p-1) x 520 KiB of shm channels exceeds half of MemAvailable (BIGNODE_FORCE=1 to run)" >&2
+    : >"$out"
+    return
+  fi
+  t0=$(date +%s.%N)
+  case $lib in
+  tern) BIGNODE_T0=$t0 timeout 900 "$build/bin/ternrun" -n "$np" -x BIGNODE_T0 --timeout 880 \
+          "$build/bench-mpi/mpi_bignode.tern" "$iters" >"$out.raw" 2>"$out.err" ;;
+  openmpi) BIGNODE_T0=$t0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 900 \
+          mpirun.openmpi --oversubscribe --mca btl self,vader -x BIGNODE_T0 -n "$np" \
+          "$build/bench-mpi/mpi_bignode.openmpi" "$iters" >"$out.raw" 2>"$out.err" ;;
+  esac
+  local rc=$?
+  t1=$(date +%s.%N)
+  if [ $rc != 0 ]; then
+    echo "NOTE: $lib -n $np exited $rc: $(tail -1 "$out.err")" >&2
+    : >"$out"
+    return
+  fi
+  awk -v t1="$t1" -v t0="$t0" '
+    $1 == "fini_start" { printf "finalize %.2f\n", (t1 - $2) * 1e6; next }
+    NF == 2 { print }
+    END { printf "total %.2f\n", (t1 - t0) * 1e6 }' "$out.raw" >"$out"
+}
+
+{
+  echo "tern many-ranks comparison - $stamp - $(hostname)"
+  echo "repo: $(git rev-parse --short HEAD 2>/dev/null); load at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "cpu: $(nproc) online CPUs (every run is oversubscribed); $iters barrier/allreduce calls"
+  echo "Times in microseconds, slowest rank (loops: per call). ratio = openmpi / tern (> 1: tern faster)."
+  echo "lib,p,phase,us" >"$csv"
+  for np in $nps; do
+    run tern "$np"
+    [ $have_ompi = 1 ] && run openmpi "$np"
+    for lib in tern openmpi; do
+      [ -f "$tmp/$lib.$np" ] && awk -v lib=$lib -v np=$np '{ printf "%s,%s,%s,%s\n", lib, np, $1, $2 }' \
+        "$tmp/$lib.$np" >>"$csv"
+    done
+    echo
+    echo "== $np ranks on $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg) =="
+    touch "$tmp/openmpi.$np"
+    awk '
+      FILENAME ~ /\/tern\./ { t[$1] = $2; order[++n] = $1; next }
+      { o[$1] = $2 }
+      END {
+        printf "%-14s %14s %14s %8s\n", "phase", "tern", "openmpi", "ratio"
+        for (i = 1; i <= n; i++) {
+          k = order[i]; r = (k in o && t[k] > 0) ? sprintf("%.2f", o[k] / t[k]) : "n/a"
+          printf "%-14s %14s %14s %8s\n", k, t[k], (k in o ? o[k] : "n/a"), r
+        }
+      }' "$tmp/tern.$np" "$tmp/openmpi.$np"
+  done
+
+  # Time against p, one row per (phase, lib): a text plot on a log scale, so growth
+  # linear in p climbs by the same step from 64 to 128 as from 128 to 256.
+  echo
+  echo "== time against p (log10 us; each # is 0.25 decade) =="
+  awk -F, 'NR > 1 && $4 > 0 {
+      key = $3 " " $1; v[key, $2] = $4; if (!(key in seen)) { seen[key] = 1; keys[++n] = key }
+      if (!($2 in ps)) { ps[$2] = 1; plist[++m] = $2 }
+    }
+    END {
+      for (i = 1; i <= n; i++) {
+        for (j = 1; j <= m; j++) {
+          x = v[keys[i], plist[j]]; if (x == "") continue
+          bar = ""; for (b = 0; b < int(log(x) / log(10) * 4 + 0.5); b++) bar = bar "#"
+          printf "%-22s p=%-4s %12.1f %s\n", keys[i], plist[j], x, bar
+        }
+      }
+    }' "$csv"
+} | tee "$txt"
+
+if python3 -c 'import matplotlib' 2>/dev/null; then
+  python3 - "$csv" "${csv%.csv}.png" <<'EOF'
+import csv, sys
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+rows = list(csv.DictReader(open(sys.argv[1])))
+phases = sorted({r["phase"] for r in rows})
+fig, axes = plt.subplots(1, len(phases), figsize=(3 * len(phases), 3), squeeze=False)
+for ax, ph in zip(axes[0], phases):
+    for lib in ("tern", "openmpi"):
+        pts = sorted((int(r["p"]), float(r["us"])) for r in rows if r["phase"] == ph and r["lib"] == lib)
+        if pts:
+            ax.plot([a for a, _ in pts], [b for _, b in pts], marker="o", label=lib)
+    ax.set_title(ph); ax.set_xscale("log", base=2); ax.set_yscale("log"); ax.set_xlabel("ranks")
+axes[0][0].set_ylabel("us"); axes[0][0].legend()
+fig.tight_layout(); fig.savefig(sys.argv[2])
+print("plot written to", sys.argv[2])
+EOF
+else
+  echo "(python3-matplotlib not installed: plot the CSV with ternbench or matplotlib)"
+fi
+echo "written to $txt and $csv"
