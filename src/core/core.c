@@ -215,8 +215,10 @@ fail_boot:
 
 static int core_finalize(void)
 {
-    trace_stop(); /* clocks again (every live rank is here), then the file is written */
     core_progress_thread_stop();
+    /* Clocks again (every live rank is here), then the file is written; after the
+     * progress thread, which records messages too, has stopped. */
+    trace_stop();
     /* Frames still waiting for room are part of sends the program considers done. */
     int rc = core_wait_pending();
     int rc2 = boot_fence(&core.boot);

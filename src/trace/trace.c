@@ -48,6 +48,8 @@ struct trace_buf {
     struct trace_rec *rec;
     uint64_t enter_t; /* the last ENTER's time stamp, and whether no message has used it */
     int fresh;
+    uint64_t done_t; /* the last receive completion's stamp since that ENTER, if done_fresh */
+    int done_fresh;
 };
 
 static __thread struct trace_buf *trace_tls __attribute__((tls_model("initial-exec")));
@@ -186,6 +188,7 @@ void trace_enter(uint16_t fn, const struct trace_args *a, const void *site)
     r->t = trace_ticks();
     trace_tls->enter_t = r->t;
     trace_tls->fresh = 1;
+    trace_tls->done_fresh = 0;
     r->kind = TRACE_ENTER;
     r->api = trace_fn_api[fn];
     r->fn = fn;
@@ -205,8 +208,11 @@ void trace_leave(uint16_t fn, int rc)
     if (!trace_on) return; /* MPI_Finalize: tracing ended inside the call */
     struct trace_rec *r = trace_slot();
     if (r == NULL) return;
-    r->t = trace_ticks();
+    /* A call that completed a receive is left when it completed: a blocking receive
+     * returns right after, and the clock is most of a record's cost. */
+    r->t = trace_tls->done_fresh ? trace_tls->done_t : trace_ticks();
     trace_tls->fresh = 0;
+    trace_tls->done_fresh = 0;
     r->kind = TRACE_LEAVE;
     r->api = trace_fn_api[fn];
     r->fn = fn;
@@ -259,6 +265,12 @@ void trace_msg_at(uint64_t t, int kind, int peer, int tag, int ctx, uint64_t byt
     r->pad = 0;
     r->bytes = bytes;
     r->x = req;
+    if (kind == TRACE_MSG_DONE) {
+        trace_tls->done_t = t;
+        trace_tls->done_fresh = 1;
+    } else {
+        trace_tls->done_fresh = 0; /* a later event: the leave takes its own stamp */
+    }
 }
 
 /* ---- clock alignment --------------------------------------------------------------

@@ -13,6 +13,7 @@ back and checked against what the program is known to do.
 import collections
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -78,7 +79,10 @@ def known():
             check((c.op, c.bytes, c.root) == ("MPI_SUM", 8, None), "allreduce args %s" % c)
         elif c.name == "MPI_Bcast":
             check((c.root, c.bytes) == (1, 64), "bcast args %s" % c)
-        check(c.site is not None and "trace_known" in c.site, "call site of %s" % c)
+        # "trace_known+0x..." or, with debug information, "file.c:line" (addr2line)
+        check(c.site is not None and ("trace_known+0x" in c.site or
+                                      re.match(r"(trace_known\.c|mpi_check\.h):\d+$", c.site)),
+              "call site of %s" % c)
     # The ring: exactly NP * ROUNDS small and NP large messages on MPI_COMM_WORLD's
     # context, each received.
     user = [m for m in tr.messages if m.comm == 0]

@@ -236,6 +236,9 @@ int main(int argc, char **argv)
             struct rank_file probe = {0};
             rank_read(path, &probe);
             nranks = (int)probe.h.size;
+            for (int i = 0; i < probe.nnames; i++)
+                free(probe.names[i]);
+            free(probe.names);
             free(probe.rec);
             break;
         }
