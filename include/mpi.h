@@ -251,6 +251,8 @@ extern int *const MPI_WEIGHTS_EMPTY;
 #define MPI_ERRHANDLER_NULL  ((MPI_Errhandler)0x14000000)
 #define MPI_ERRORS_ARE_FATAL ((MPI_Errhandler)0x54000000)
 #define MPI_ERRORS_RETURN    ((MPI_Errhandler)0x54000001)
+/* MPI 4.0: abort the processes of the communicator; tern ends the job, as for FATAL. */
+#define MPI_ERRORS_ABORT ((MPI_Errhandler)0x54000003)
 
 #define MPI_OP_NULL ((MPI_Op)0x18000000)
 #define MPI_MAX     ((MPI_Op)0x58000001)

@@ -126,7 +126,7 @@ static int mpi_nehs;
 
 static int mpi_eh_valid(MPI_Errhandler eh)
 {
-    if (eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_RETURN) return 1;
+    if (eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_RETURN || eh == MPI_ERRORS_ABORT) return 1;
     int i = eh - MPI_EH_USER_BASE;
     return i >= 0 && i < mpi_nehs && mpi_ehs[i] != NULL;
 }
@@ -138,7 +138,7 @@ int mpi_err(MPI_Comm comm, const char *fn, int code)
     if (c == NULL) c = mpi_comm_get(MPI_COMM_WORLD);
     MPI_Errhandler eh = c ? c->errh : MPI_ERRORS_ARE_FATAL;
     if (eh == MPI_ERRORS_RETURN) return code;
-    if (eh != MPI_ERRORS_ARE_FATAL && mpi_eh_valid(eh)) {
+    if (eh != MPI_ERRORS_ARE_FATAL && eh != MPI_ERRORS_ABORT && mpi_eh_valid(eh)) {
         /* A window's handler (MPI_Win_create_errhandler) takes an MPI_Win *: both handles
          * are ints, so one table serves both. */
         MPI_Comm h = c->win != MPI_WIN_NULL ? (MPI_Comm)c->win : c->handle;
@@ -202,7 +202,8 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
     c->errh = errhandler;
     /* A program that takes errors itself handles failed peers: under ternrun a rank's
      * death then no longer ends the job once every survivor said so. */
-    if (errhandler != MPI_ERRORS_ARE_FATAL) (void)boot_tolerate(&core.boot);
+    if (errhandler != MPI_ERRORS_ARE_FATAL && errhandler != MPI_ERRORS_ABORT)
+        (void)boot_tolerate(&core.boot);
     return MPI_SUCCESS;
 }
 MPI_ALIAS(Comm_set_errhandler)
