@@ -53,29 +53,41 @@ if [ ! -f "$src/test/main.py" ]; then
   exit 1
 fi
 
-# The subset: point-to-point, collectives, datatypes, statuses, requests, operations,
-# one-sided, groups, info, error codes -- a few minutes at 1, 2 and 3 ranks.
-subset="test_p2p_buf test_p2p_obj test_cco_buf test_cco_obj test_comm test_status
-test_request test_op test_rma test_group test_info test_errorcode test_address
-test_p2p_buf_matched test_cco_nb_buf"
-# Known not to pass on tern (docs/MPI.md): pickling derived datatypes never ends.
-exclude="-e test_datatype.TestDatatypePickle"
+# Known not to pass on tern (docs/MPI.md): pickling derived datatypes never ends;
+# intercommunicators (the _inter files) are not in tern yet.
+exclude="-e test_datatype.TestDatatypePickle -e _inter"
+# One job per file and count: its summary line, or what failed.
+suite() { # NP NAME INCLUDES...
+  np=$1 name=$2
+  shift 2
+  log=$(mktemp)
+  if timeout 600 $run -n "$np" --timeout 580 "$py" "$src/test/main.py" $exclude "$@" \
+    </dev/null >"$log" 2>&1; then
+    echo "ok   $name on $np: $(grep -E '^(Ran|OK)' "$log" | tr '\n' ' ')"
+  else
+    echo "FAIL $name on $np:"
+    grep -E '^(ERROR|FAIL):|^[a-zA-Z.]*(Exception|Error):|^Ran |timed out' "$log" | head -20
+    fail=1
+  fi
+  rm -f "$log"
+}
 if [ $full = 1 ]; then
-  subset=$(cd "$src/test" && ls test_*.py | sed 's/\.py$//')
-fi
-for np in 1 2 3; do
-  for t in $subset; do
-    log=$(mktemp)
-    if timeout 300 $run -n "$np" --timeout 280 "$py" "$src/test/main.py" $exclude -i "$t" \
-      </dev/null >"$log" 2>&1; then
-      echo "ok   $t on $np: $(tail -1 "$log")"
-    else
-      echo "FAIL $t on $np:"
-      grep -E '^(ERROR|FAIL):|^[a-zA-Z.]*(Exception|Error):|Ran |timed out' "$log" | head -20
-      fail=1
-    fi
-    rm -f "$log"
+  for np in 1 2 3; do
+    for t in $(cd "$src/test" && ls test_*.py | sed 's/\.py$//'); do
+      suite "$np" "$t" -i "$t"
+    done
   done
-done
+else
+  # The subset, one job per count: point-to-point, collectives, communicators,
+  # statuses, requests, operations, one-sided, groups, error codes.
+  inc=""
+  for t in test_p2p_buf test_p2p_obj test_cco_buf test_cco_nb_buf test_comm test_status \
+    test_request test_op test_rma test_group test_errorcode; do
+    inc="$inc -i $t"
+  done
+  for np in 1 2 3; do
+    suite "$np" subset $inc
+  done
+fi
 [ $fail = 0 ] && echo "mpi4py-suite: ok"
 exit $fail
