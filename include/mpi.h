@@ -391,6 +391,24 @@ typedef int MPI_Datarep_conversion_function(void *userbuf, MPI_Datatype datatype
 #define MPI_DUP_FN              ((MPI_Copy_function *)1)
 #define MPI_CONVERSION_FN_NULL  ((MPI_Datarep_conversion_function *)0)
 
+/* ---- names of the MPICH ABI ------------------------------------------------------
+ * Objects a program built against MPICH's mpi.h takes from the library by name
+ * (src/mpi/mpi_abi.c; docs/MPI.md, "Running MPICH-built programs and mpi4py"). */
+/** What MPICH's header calls MPI_DUP_FN (and MPI_COMM/TYPE/WIN_DUP_FN): stores
+ * attribute_val_in at *(void **)attribute_val_out, sets *flag to 1, returns MPI_SUCCESS.
+ * Thread safety: none needed (touches only its arguments). */
+int MPIR_Dup_fn(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute_val_in,
+                void *attribute_val_out, int *flag);
+/* Fortran sentinels (tern has no Fortran bindings: they exist so such programs link). */
+extern MPI_Fint *MPI_F_STATUS_IGNORE;
+extern MPI_Fint *MPI_F_STATUSES_IGNORE;
+extern int MPIR_F08_MPI_IN_PLACE;
+extern int MPIR_F08_MPI_BOTTOM;
+extern MPI_Fint MPIR_F08_MPI_STATUS_IGNORE_OBJ[5];
+extern MPI_Fint MPIR_F08_MPI_STATUSES_IGNORE_OBJ[5];
+extern MPI_Fint *MPI_F08_STATUS_IGNORE;
+extern MPI_Fint *MPI_F08_STATUSES_IGNORE;
+
 /* A status as MPI_Fint[MPI_STATUS_SIZE] (MPI_Status_c2f / MPI_Status_f2c). */
 #define MPI_STATUS_SIZE   5
 #define MPI_F_STATUS_SIZE MPI_STATUS_SIZE

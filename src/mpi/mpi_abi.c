@@ -20,8 +20,6 @@ ABI_PUBLIC int *const MPI_WEIGHTS_EMPTY = &mpi_weights_empty_mark;
  * the library must therefore export. It does what the standard says the DUP functions do:
  * the copy gets the same attribute value.
  */
-ABI_PUBLIC int MPIR_Dup_fn(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute_val_in,
-                           void *attribute_val_out, int *flag);
 int MPIR_Dup_fn(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute_val_in,
                 void *attribute_val_out, int *flag)
 {
@@ -31,19 +29,16 @@ int MPIR_Dup_fn(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute
     return MPI_SUCCESS;
 }
 
-/* Fortran sentinels MPICH's header declares: tern has no Fortran bindings, so they only
- * need to exist (a C program that names them links and compares addresses). */
-typedef struct {
-    MPI_Fint count_lo, count_hi_and_cancelled, MPI_SOURCE, MPI_TAG, MPI_ERROR;
-} mpi_f08_status;
+/* Fortran sentinels MPICH's header declares (mpi.h): tern has no Fortran bindings, so they
+ * only need to exist (a C program that names them links and compares addresses). */
 ABI_PUBLIC MPI_Fint *MPI_F_STATUS_IGNORE;
 ABI_PUBLIC MPI_Fint *MPI_F_STATUSES_IGNORE;
 ABI_PUBLIC int MPIR_F08_MPI_IN_PLACE;
 ABI_PUBLIC int MPIR_F08_MPI_BOTTOM;
-ABI_PUBLIC mpi_f08_status MPIR_F08_MPI_STATUS_IGNORE_OBJ;
-ABI_PUBLIC mpi_f08_status MPIR_F08_MPI_STATUSES_IGNORE_OBJ[1];
-ABI_PUBLIC mpi_f08_status *MPI_F08_STATUS_IGNORE = &MPIR_F08_MPI_STATUS_IGNORE_OBJ;
-ABI_PUBLIC mpi_f08_status *MPI_F08_STATUSES_IGNORE = MPIR_F08_MPI_STATUSES_IGNORE_OBJ;
+ABI_PUBLIC MPI_Fint MPIR_F08_MPI_STATUS_IGNORE_OBJ[5];
+ABI_PUBLIC MPI_Fint MPIR_F08_MPI_STATUSES_IGNORE_OBJ[5];
+ABI_PUBLIC MPI_Fint *MPI_F08_STATUS_IGNORE = MPIR_F08_MPI_STATUS_IGNORE_OBJ;
+ABI_PUBLIC MPI_Fint *MPI_F08_STATUSES_IGNORE = MPIR_F08_MPI_STATUSES_IGNORE_OBJ;
 
 /* MPICH declares it a pointer constant; tern's MPI_T handles are ints, and -1 read as the
  * low 32 bits of this pointer is tern's MPI_T_PVAR_ALL_HANDLES. */
