@@ -8,7 +8,10 @@
  * MPI_ERR_UNSUPPORTED_OPERATION through the communicator's error handler.
  *
  * Handles are integers (like MPICH's): every predefined handle is a compile-time constant,
- * usable in file-scope initializers and in switch statements. Every MPI_X function is
+ * usable in file-scope initializers and in switch statements. Handles, constants, error
+ * classes and MPI_Status have the values and layout of the MPICH ABI (MPICH, Intel MPI,
+ * MVAPICH: libmpi.so.12), so programs built against MPICH run on tern unchanged
+ * (docs/MPI.md, "Running MPICH-built programs and mpi4py"). Every MPI_X function is
  * also available as PMPI_X for profiling tools; MPI_X is a weak alias of PMPI_X.
  *
  * Thread safety: MPI_Init_thread grants the level asked for, MPI_THREAD_MULTIPLE included:
@@ -50,41 +53,43 @@ typedef intptr_t MPI_Aint;
 typedef long long MPI_Offset;
 typedef long long MPI_Count;
 
-/** Status of a receive/probe. MPI_SOURCE, MPI_TAG and MPI_ERROR are public (MPI);
- * the rest is tern's (size in bytes, cancelled flag). */
+/** Status of a receive/probe. MPI_SOURCE, MPI_TAG and MPI_ERROR are public (MPI); the
+ * first two ints are private: the byte count's low 32 bits, then its high bits shifted
+ * left by one above the cancelled flag (bit 0) -- the MPICH ABI's layout, 20 bytes. */
 typedef struct MPI_Status {
+    int count_lo;
+    int count_hi_and_cancelled;
     int MPI_SOURCE;
     int MPI_TAG;
     int MPI_ERROR;
-    int tern_cancelled;
-    MPI_Count tern_bytes;
 } MPI_Status;
 
-#define MPI_STATUS_IGNORE   ((MPI_Status *)0)
-#define MPI_STATUSES_IGNORE ((MPI_Status *)0)
+#define MPI_STATUS_IGNORE   ((MPI_Status *)1)
+#define MPI_STATUSES_IGNORE ((MPI_Status *)1)
 
 /* ---- constants -------------------------------------------------------------- */
 
-#define MPI_ANY_SOURCE     (-1)
-#define MPI_PROC_NULL      (-2)
+#define MPI_ANY_SOURCE     (-2)
+#define MPI_PROC_NULL      (-1)
 #define MPI_ROOT           (-3)
 #define MPI_ANY_TAG        (-1)
 #define MPI_UNDEFINED      (-32766)
-#define MPI_KEYVAL_INVALID (-1)
+#define MPI_KEYVAL_INVALID 0x24000000
 /* Per buffered message: covers tern's 16-byte rounding of each area (src/mpi/mpi_bsend.c). */
-#define MPI_BSEND_OVERHEAD  96
-#define MPI_BOTTOM          ((void *)0)
-#define MPI_IN_PLACE        ((void *)1)
-#define MPI_UNWEIGHTED      ((int *)2)
-#define MPI_WEIGHTS_EMPTY   ((int *)3)
+#define MPI_BSEND_OVERHEAD 96
+#define MPI_BOTTOM         ((void *)0)
+#define MPI_IN_PLACE       ((void *)-1)
+/* Addresses the library exports (as MPICH does), not compile-time constants. */
+extern int *const MPI_UNWEIGHTED;
+extern int *const MPI_WEIGHTS_EMPTY;
 #define MPI_ARGV_NULL       ((char **)0)
 #define MPI_ARGVS_NULL      ((char ***)0)
 #define MPI_ERRCODES_IGNORE ((int *)0)
 
-#define MPI_MAX_PROCESSOR_NAME         256
+#define MPI_MAX_PROCESSOR_NAME         128
 #define MPI_MAX_ERROR_STRING           512
 #define MPI_MAX_OBJECT_NAME            128
-#define MPI_MAX_LIBRARY_VERSION_STRING 256
+#define MPI_MAX_LIBRARY_VERSION_STRING 8192
 #define MPI_MAX_INFO_KEY               255
 #define MPI_MAX_INFO_VAL               1024
 #define MPI_MAX_PORT_NAME              256
@@ -118,11 +123,11 @@ typedef struct MPI_Status {
 #define MPI_MODE_NOPUT          4096
 #define MPI_MODE_NOPRECEDE      8192
 #define MPI_MODE_NOSUCCEED      16384
-#define MPI_WIN_BASE            101
-#define MPI_WIN_SIZE            102
-#define MPI_WIN_DISP_UNIT       103
-#define MPI_WIN_CREATE_FLAVOR   104
-#define MPI_WIN_MODEL           105
+#define MPI_WIN_BASE            0x66000001
+#define MPI_WIN_SIZE            0x66000003
+#define MPI_WIN_DISP_UNIT       0x66000005
+#define MPI_WIN_CREATE_FLAVOR   0x66000007
+#define MPI_WIN_MODEL           0x66000009
 #define MPI_WIN_FLAVOR_CREATE   1
 #define MPI_WIN_FLAVOR_ALLOCATE 2
 #define MPI_WIN_FLAVOR_DYNAMIC  3
@@ -135,30 +140,30 @@ typedef struct MPI_Status {
 #define MPI_COMBINER_DUP            2
 #define MPI_COMBINER_CONTIGUOUS     3
 #define MPI_COMBINER_VECTOR         4
-#define MPI_COMBINER_HVECTOR        5
-#define MPI_COMBINER_INDEXED        6
-#define MPI_COMBINER_HINDEXED       7
-#define MPI_COMBINER_INDEXED_BLOCK  8
-#define MPI_COMBINER_HINDEXED_BLOCK 9
-#define MPI_COMBINER_STRUCT         10
-#define MPI_COMBINER_SUBARRAY       11
-#define MPI_COMBINER_DARRAY         12
-#define MPI_COMBINER_RESIZED        13
-#define MPI_COMBINER_F90_REAL       14
-#define MPI_COMBINER_F90_COMPLEX    15
-#define MPI_COMBINER_F90_INTEGER    16
+#define MPI_COMBINER_HVECTOR        6
+#define MPI_COMBINER_INDEXED        7
+#define MPI_COMBINER_HINDEXED       9
+#define MPI_COMBINER_INDEXED_BLOCK  10
+#define MPI_COMBINER_HINDEXED_BLOCK 19
+#define MPI_COMBINER_STRUCT         12
+#define MPI_COMBINER_SUBARRAY       13
+#define MPI_COMBINER_DARRAY         14
+#define MPI_COMBINER_RESIZED        18
+#define MPI_COMBINER_F90_REAL       15
+#define MPI_COMBINER_F90_COMPLEX    16
+#define MPI_COMBINER_F90_INTEGER    17
 
 #define MPI_ORDER_C       56
 #define MPI_ORDER_FORTRAN 57
 
 /* Attribute keys of communicators (MPI_Comm_get_attr). */
-#define MPI_TAG_UB          1
-#define MPI_HOST            2
-#define MPI_IO              3
-#define MPI_WTIME_IS_GLOBAL 4
-#define MPI_UNIVERSE_SIZE   5
-#define MPI_APPNUM          6
-#define MPI_LASTUSEDCODE    7
+#define MPI_TAG_UB          0x64400001
+#define MPI_HOST            0x64400003
+#define MPI_IO              0x64400005
+#define MPI_WTIME_IS_GLOBAL 0x64400007
+#define MPI_UNIVERSE_SIZE   0x64400009
+#define MPI_APPNUM          0x6440000d
+#define MPI_LASTUSEDCODE    0x6440000b
 
 /* Error classes (error codes are the classes themselves). */
 #define MPI_SUCCESS                   0
@@ -168,171 +173,174 @@ typedef struct MPI_Status {
 #define MPI_ERR_TAG                   4
 #define MPI_ERR_COMM                  5
 #define MPI_ERR_RANK                  6
-#define MPI_ERR_REQUEST               7
-#define MPI_ERR_ROOT                  8
-#define MPI_ERR_GROUP                 9
-#define MPI_ERR_OP                    10
-#define MPI_ERR_TOPOLOGY              11
-#define MPI_ERR_DIMS                  12
-#define MPI_ERR_ARG                   13
-#define MPI_ERR_UNKNOWN               14
-#define MPI_ERR_TRUNCATE              15
-#define MPI_ERR_OTHER                 16
-#define MPI_ERR_INTERN                17
-#define MPI_ERR_IN_STATUS             18
-#define MPI_ERR_PENDING               19
-#define MPI_ERR_KEYVAL                20
-#define MPI_ERR_NO_MEM                21
-#define MPI_ERR_BASE                  22
-#define MPI_ERR_INFO_KEY              23
-#define MPI_ERR_INFO_VALUE            24
-#define MPI_ERR_INFO_NOKEY            25
-#define MPI_ERR_SPAWN                 26
-#define MPI_ERR_PORT                  27
-#define MPI_ERR_SERVICE               28
-#define MPI_ERR_NAME                  29
-#define MPI_ERR_WIN                   30
-#define MPI_ERR_SIZE                  31
-#define MPI_ERR_DISP                  32
-#define MPI_ERR_INFO                  33
-#define MPI_ERR_LOCKTYPE              34
-#define MPI_ERR_ASSERT                35
-#define MPI_ERR_RMA_CONFLICT          36
-#define MPI_ERR_RMA_SYNC              37
-#define MPI_ERR_FILE                  38
-#define MPI_ERR_NOT_SAME              39
-#define MPI_ERR_AMODE                 40
-#define MPI_ERR_UNSUPPORTED_DATAREP   41
-#define MPI_ERR_UNSUPPORTED_OPERATION 42
-#define MPI_ERR_NO_SUCH_FILE          43
-#define MPI_ERR_FILE_EXISTS           44
-#define MPI_ERR_BAD_FILE              45
-#define MPI_ERR_ACCESS                46
-#define MPI_ERR_NO_SPACE              47
-#define MPI_ERR_QUOTA                 48
-#define MPI_ERR_READ_ONLY             49
-#define MPI_ERR_FILE_IN_USE           50
-#define MPI_ERR_DUP_DATAREP           51
-#define MPI_ERR_CONVERSION            52
-#define MPI_ERR_IO                    53
-#define MPI_ERR_RMA_RANGE             54
-#define MPI_ERR_RMA_ATTACH            55
-#define MPI_ERR_RMA_SHARED            56
-#define MPI_ERR_RMA_FLAVOR            57
+#define MPI_ERR_REQUEST               19
+#define MPI_ERR_ROOT                  7
+#define MPI_ERR_GROUP                 8
+#define MPI_ERR_OP                    9
+#define MPI_ERR_TOPOLOGY              10
+#define MPI_ERR_DIMS                  11
+#define MPI_ERR_ARG                   12
+#define MPI_ERR_UNKNOWN               13
+#define MPI_ERR_TRUNCATE              14
+#define MPI_ERR_OTHER                 15
+#define MPI_ERR_INTERN                16
+#define MPI_ERR_IN_STATUS             17
+#define MPI_ERR_PENDING               18
+#define MPI_ERR_KEYVAL                48
+#define MPI_ERR_NO_MEM                34
+#define MPI_ERR_BASE                  46
+#define MPI_ERR_INFO_KEY              29
+#define MPI_ERR_INFO_VALUE            30
+#define MPI_ERR_INFO_NOKEY            31
+#define MPI_ERR_SPAWN                 42
+#define MPI_ERR_PORT                  38
+#define MPI_ERR_SERVICE               41
+#define MPI_ERR_NAME                  33
+#define MPI_ERR_WIN                   45
+#define MPI_ERR_SIZE                  51
+#define MPI_ERR_DISP                  52
+#define MPI_ERR_INFO                  28
+#define MPI_ERR_LOCKTYPE              47
+#define MPI_ERR_ASSERT                53
+#define MPI_ERR_RMA_CONFLICT          49
+#define MPI_ERR_RMA_SYNC              50
+#define MPI_ERR_FILE                  27
+#define MPI_ERR_NOT_SAME              35
+#define MPI_ERR_AMODE                 21
+#define MPI_ERR_UNSUPPORTED_DATAREP   43
+#define MPI_ERR_UNSUPPORTED_OPERATION 44
+#define MPI_ERR_NO_SUCH_FILE          37
+#define MPI_ERR_FILE_EXISTS           25
+#define MPI_ERR_BAD_FILE              22
+#define MPI_ERR_ACCESS                20
+#define MPI_ERR_NO_SPACE              36
+#define MPI_ERR_QUOTA                 39
+#define MPI_ERR_READ_ONLY             40
+#define MPI_ERR_FILE_IN_USE           26
+#define MPI_ERR_DUP_DATAREP           24
+#define MPI_ERR_CONVERSION            23
+#define MPI_ERR_IO                    32
+#define MPI_ERR_RMA_RANGE             55
+#define MPI_ERR_RMA_ATTACH            56
+#define MPI_ERR_RMA_SHARED            57
+#define MPI_ERR_RMA_FLAVOR            58
 /* A process the operation involves has failed (MPI 5.0 / ULFM). tern reports it when a
  * peer dies and the communicator's handler is not MPI_ERRORS_ARE_FATAL. */
-#define MPI_ERR_PROC_FAILED 58
-#define MPI_ERR_LASTCODE    58
+#define MPI_ERR_PROC_FAILED 101 /* MPICH's MPIX_ERR_PROC_FAILED */
+/* Every predefined class is at most MPI_ERR_LASTCODE; MPI_Add_error_class/code hand out
+ * numbers above it. */
+#define MPI_ERR_LASTCODE 0x3fffffff
 
 /* ---- predefined handles ---------------------------------------------------- */
 
-#define MPI_COMM_NULL  ((MPI_Comm)0)
-#define MPI_COMM_WORLD ((MPI_Comm)1)
-#define MPI_COMM_SELF  ((MPI_Comm)2)
+#define MPI_COMM_NULL  ((MPI_Comm)0x04000000)
+#define MPI_COMM_WORLD ((MPI_Comm)0x44000000)
+#define MPI_COMM_SELF  ((MPI_Comm)0x44000001)
 
-#define MPI_GROUP_NULL  ((MPI_Group)0)
-#define MPI_GROUP_EMPTY ((MPI_Group)1)
+#define MPI_GROUP_NULL  ((MPI_Group)0x08000000)
+#define MPI_GROUP_EMPTY ((MPI_Group)0x48000000)
 
-#define MPI_REQUEST_NULL    ((MPI_Request)0)
-#define MPI_INFO_NULL       ((MPI_Info)0)
-#define MPI_INFO_ENV        ((MPI_Info)1)
-#define MPI_WIN_NULL        ((MPI_Win)0)
+#define MPI_REQUEST_NULL    ((MPI_Request)0x2c000000)
+#define MPI_INFO_NULL       ((MPI_Info)0x1c000000)
+#define MPI_INFO_ENV        ((MPI_Info)0x5c000001)
+#define MPI_WIN_NULL        ((MPI_Win)0x20000000)
 #define MPI_FILE_NULL       ((MPI_File)0)
-#define MPI_MESSAGE_NULL    ((MPI_Message)0)
-#define MPI_MESSAGE_NO_PROC ((MPI_Message)1)
+#define MPI_MESSAGE_NULL    ((MPI_Message)0x2c000000)
+#define MPI_MESSAGE_NO_PROC ((MPI_Message)0x6c000000)
 
-#define MPI_ERRHANDLER_NULL  ((MPI_Errhandler)0)
-#define MPI_ERRORS_ARE_FATAL ((MPI_Errhandler)1)
-#define MPI_ERRORS_RETURN    ((MPI_Errhandler)2)
+#define MPI_ERRHANDLER_NULL  ((MPI_Errhandler)0x14000000)
+#define MPI_ERRORS_ARE_FATAL ((MPI_Errhandler)0x54000000)
+#define MPI_ERRORS_RETURN    ((MPI_Errhandler)0x54000001)
+/* MPI 4.0: abort the processes of the communicator; tern ends the job, as for FATAL. */
+#define MPI_ERRORS_ABORT ((MPI_Errhandler)0x54000003)
 
-#define MPI_OP_NULL ((MPI_Op)0)
-#define MPI_MAX     ((MPI_Op)1)
-#define MPI_MIN     ((MPI_Op)2)
-#define MPI_SUM     ((MPI_Op)3)
-#define MPI_PROD    ((MPI_Op)4)
-#define MPI_LAND    ((MPI_Op)5)
-#define MPI_BAND    ((MPI_Op)6)
-#define MPI_LOR     ((MPI_Op)7)
-#define MPI_BOR     ((MPI_Op)8)
-#define MPI_LXOR    ((MPI_Op)9)
-#define MPI_BXOR    ((MPI_Op)10)
-#define MPI_MINLOC  ((MPI_Op)11)
-#define MPI_MAXLOC  ((MPI_Op)12)
-#define MPI_REPLACE ((MPI_Op)13)
-#define MPI_NO_OP   ((MPI_Op)14)
+#define MPI_OP_NULL ((MPI_Op)0x18000000)
+#define MPI_MAX     ((MPI_Op)0x58000001)
+#define MPI_MIN     ((MPI_Op)0x58000002)
+#define MPI_SUM     ((MPI_Op)0x58000003)
+#define MPI_PROD    ((MPI_Op)0x58000004)
+#define MPI_LAND    ((MPI_Op)0x58000005)
+#define MPI_BAND    ((MPI_Op)0x58000006)
+#define MPI_LOR     ((MPI_Op)0x58000007)
+#define MPI_BOR     ((MPI_Op)0x58000008)
+#define MPI_LXOR    ((MPI_Op)0x58000009)
+#define MPI_BXOR    ((MPI_Op)0x5800000a)
+#define MPI_MINLOC  ((MPI_Op)0x5800000b)
+#define MPI_MAXLOC  ((MPI_Op)0x5800000c)
+#define MPI_REPLACE ((MPI_Op)0x5800000d)
+#define MPI_NO_OP   ((MPI_Op)0x5800000e)
 
-#define MPI_DATATYPE_NULL         ((MPI_Datatype)0)
-#define MPI_CHAR                  ((MPI_Datatype)1)
-#define MPI_SIGNED_CHAR           ((MPI_Datatype)2)
-#define MPI_UNSIGNED_CHAR         ((MPI_Datatype)3)
-#define MPI_BYTE                  ((MPI_Datatype)4)
-#define MPI_WCHAR                 ((MPI_Datatype)5)
-#define MPI_SHORT                 ((MPI_Datatype)6)
-#define MPI_UNSIGNED_SHORT        ((MPI_Datatype)7)
-#define MPI_INT                   ((MPI_Datatype)8)
-#define MPI_UNSIGNED              ((MPI_Datatype)9)
-#define MPI_LONG                  ((MPI_Datatype)10)
-#define MPI_UNSIGNED_LONG         ((MPI_Datatype)11)
-#define MPI_LONG_LONG_INT         ((MPI_Datatype)12)
+#define MPI_DATATYPE_NULL         ((MPI_Datatype)0x0c000000)
+#define MPI_CHAR                  ((MPI_Datatype)0x4c000101)
+#define MPI_SIGNED_CHAR           ((MPI_Datatype)0x4c000118)
+#define MPI_UNSIGNED_CHAR         ((MPI_Datatype)0x4c000102)
+#define MPI_BYTE                  ((MPI_Datatype)0x4c00010d)
+#define MPI_WCHAR                 ((MPI_Datatype)0x4c00040e)
+#define MPI_SHORT                 ((MPI_Datatype)0x4c000203)
+#define MPI_UNSIGNED_SHORT        ((MPI_Datatype)0x4c000204)
+#define MPI_INT                   ((MPI_Datatype)0x4c000405)
+#define MPI_UNSIGNED              ((MPI_Datatype)0x4c000406)
+#define MPI_LONG                  ((MPI_Datatype)0x4c000807)
+#define MPI_UNSIGNED_LONG         ((MPI_Datatype)0x4c000808)
+#define MPI_LONG_LONG_INT         ((MPI_Datatype)0x4c000809)
 #define MPI_LONG_LONG             MPI_LONG_LONG_INT
-#define MPI_UNSIGNED_LONG_LONG    ((MPI_Datatype)13)
-#define MPI_FLOAT                 ((MPI_Datatype)14)
-#define MPI_DOUBLE                ((MPI_Datatype)15)
-#define MPI_LONG_DOUBLE           ((MPI_Datatype)16)
-#define MPI_C_BOOL                ((MPI_Datatype)17)
-#define MPI_INT8_T                ((MPI_Datatype)18)
-#define MPI_INT16_T               ((MPI_Datatype)19)
-#define MPI_INT32_T               ((MPI_Datatype)20)
-#define MPI_INT64_T               ((MPI_Datatype)21)
-#define MPI_UINT8_T               ((MPI_Datatype)22)
-#define MPI_UINT16_T              ((MPI_Datatype)23)
-#define MPI_UINT32_T              ((MPI_Datatype)24)
-#define MPI_UINT64_T              ((MPI_Datatype)25)
-#define MPI_C_FLOAT_COMPLEX       ((MPI_Datatype)26)
+#define MPI_UNSIGNED_LONG_LONG    ((MPI_Datatype)0x4c000819)
+#define MPI_FLOAT                 ((MPI_Datatype)0x4c00040a)
+#define MPI_DOUBLE                ((MPI_Datatype)0x4c00080b)
+#define MPI_LONG_DOUBLE           ((MPI_Datatype)0x4c00100c)
+#define MPI_C_BOOL                ((MPI_Datatype)0x4c00013f)
+#define MPI_INT8_T                ((MPI_Datatype)0x4c000137)
+#define MPI_INT16_T               ((MPI_Datatype)0x4c000238)
+#define MPI_INT32_T               ((MPI_Datatype)0x4c000439)
+#define MPI_INT64_T               ((MPI_Datatype)0x4c00083a)
+#define MPI_UINT8_T               ((MPI_Datatype)0x4c00013b)
+#define MPI_UINT16_T              ((MPI_Datatype)0x4c00023c)
+#define MPI_UINT32_T              ((MPI_Datatype)0x4c00043d)
+#define MPI_UINT64_T              ((MPI_Datatype)0x4c00083e)
+#define MPI_C_FLOAT_COMPLEX       ((MPI_Datatype)0x4c000840)
 #define MPI_C_COMPLEX             MPI_C_FLOAT_COMPLEX
-#define MPI_C_DOUBLE_COMPLEX      ((MPI_Datatype)27)
-#define MPI_C_LONG_DOUBLE_COMPLEX ((MPI_Datatype)28)
-#define MPI_AINT                  ((MPI_Datatype)29)
-#define MPI_OFFSET                ((MPI_Datatype)30)
-#define MPI_COUNT                 ((MPI_Datatype)31)
-#define MPI_PACKED                ((MPI_Datatype)32)
-#define MPI_FLOAT_INT             ((MPI_Datatype)33)
-#define MPI_DOUBLE_INT            ((MPI_Datatype)34)
-#define MPI_LONG_INT              ((MPI_Datatype)35)
-#define MPI_2INT                  ((MPI_Datatype)36)
-#define MPI_SHORT_INT             ((MPI_Datatype)37)
-#define MPI_LONG_DOUBLE_INT       ((MPI_Datatype)38)
+#define MPI_C_DOUBLE_COMPLEX      ((MPI_Datatype)0x4c001041)
+#define MPI_C_LONG_DOUBLE_COMPLEX ((MPI_Datatype)0x4c002042)
+#define MPI_AINT                  ((MPI_Datatype)0x4c000843)
+#define MPI_OFFSET                ((MPI_Datatype)0x4c000844)
+#define MPI_COUNT                 ((MPI_Datatype)0x4c000845)
+#define MPI_PACKED                ((MPI_Datatype)0x4c00010f)
+#define MPI_FLOAT_INT             ((MPI_Datatype)0x8c000000)
+#define MPI_DOUBLE_INT            ((MPI_Datatype)0x8c000001)
+#define MPI_LONG_INT              ((MPI_Datatype)0x8c000002)
+#define MPI_2INT                  ((MPI_Datatype)0x4c000816)
+#define MPI_SHORT_INT             ((MPI_Datatype)0x8c000003)
+#define MPI_LONG_DOUBLE_INT       ((MPI_Datatype)0x8c000004)
 /* The C++ types and Fortran's named types (MPI defines them for C too: a C library that
  * moves data for Fortran code, or C code reading Fortran data, names them). */
-#define MPI_CXX_BOOL                ((MPI_Datatype)39)
-#define MPI_CXX_FLOAT_COMPLEX       ((MPI_Datatype)40)
-#define MPI_CXX_DOUBLE_COMPLEX      ((MPI_Datatype)41)
-#define MPI_CXX_LONG_DOUBLE_COMPLEX ((MPI_Datatype)42)
-#define MPI_CHARACTER               ((MPI_Datatype)43)
-#define MPI_LOGICAL                 ((MPI_Datatype)44)
-#define MPI_INTEGER                 ((MPI_Datatype)45)
-#define MPI_REAL                    ((MPI_Datatype)46)
-#define MPI_DOUBLE_PRECISION        ((MPI_Datatype)47)
-#define MPI_COMPLEX                 ((MPI_Datatype)48)
-#define MPI_DOUBLE_COMPLEX          ((MPI_Datatype)49)
-#define MPI_INTEGER1                ((MPI_Datatype)50)
-#define MPI_INTEGER2                ((MPI_Datatype)51)
-#define MPI_INTEGER4                ((MPI_Datatype)52)
-#define MPI_INTEGER8                ((MPI_Datatype)53)
-#define MPI_REAL4                   ((MPI_Datatype)54)
-#define MPI_REAL8                   ((MPI_Datatype)55)
-#define MPI_COMPLEX8                ((MPI_Datatype)56)
-#define MPI_COMPLEX16               ((MPI_Datatype)57)
-#define MPI_2REAL                   ((MPI_Datatype)58)
-#define MPI_2DOUBLE_PRECISION       ((MPI_Datatype)59)
-#define MPI_2INTEGER                ((MPI_Datatype)60)
+#define MPI_CXX_BOOL                ((MPI_Datatype)0x4c000133)
+#define MPI_CXX_FLOAT_COMPLEX       ((MPI_Datatype)0x4c000834)
+#define MPI_CXX_DOUBLE_COMPLEX      ((MPI_Datatype)0x4c001035)
+#define MPI_CXX_LONG_DOUBLE_COMPLEX ((MPI_Datatype)0x4c002036)
+#define MPI_CHARACTER               ((MPI_Datatype)0x4c00011a)
+#define MPI_LOGICAL                 ((MPI_Datatype)0x4c00041d)
+#define MPI_INTEGER                 ((MPI_Datatype)0x4c00041b)
+#define MPI_REAL                    ((MPI_Datatype)0x4c00041c)
+#define MPI_DOUBLE_PRECISION        ((MPI_Datatype)0x4c00081f)
+#define MPI_COMPLEX                 ((MPI_Datatype)0x4c00081e)
+#define MPI_DOUBLE_COMPLEX          ((MPI_Datatype)0x4c001022)
+#define MPI_INTEGER1                ((MPI_Datatype)0x4c00012d)
+#define MPI_INTEGER2                ((MPI_Datatype)0x4c00022f)
+#define MPI_INTEGER4                ((MPI_Datatype)0x4c000430)
+#define MPI_INTEGER8                ((MPI_Datatype)0x4c000831)
+#define MPI_REAL4                   ((MPI_Datatype)0x4c000427)
+#define MPI_REAL8                   ((MPI_Datatype)0x4c000829)
+#define MPI_COMPLEX8                ((MPI_Datatype)0x4c000828)
+#define MPI_COMPLEX16               ((MPI_Datatype)0x4c00102a)
+#define MPI_2REAL                   ((MPI_Datatype)0x4c000821)
+#define MPI_2DOUBLE_PRECISION       ((MPI_Datatype)0x4c001023)
+#define MPI_2INTEGER                ((MPI_Datatype)0x4c000820)
 /* Fortran types with no C counterpart here are MPI_DATATYPE_NULL, as MPI allows. */
-#define MPI_INTEGER16        MPI_DATATYPE_NULL
-#define MPI_REAL2            MPI_DATATYPE_NULL
-#define MPI_REAL16           MPI_DATATYPE_NULL
-#define MPI_COMPLEX4         MPI_DATATYPE_NULL
-#define MPI_COMPLEX32        MPI_DATATYPE_NULL
-#define TERN_MPI_NPREDEFINED 61
+#define MPI_INTEGER16 MPI_DATATYPE_NULL
+#define MPI_REAL2     MPI_DATATYPE_NULL
+#define MPI_REAL16    MPI_DATATYPE_NULL
+#define MPI_COMPLEX4  MPI_DATATYPE_NULL
+#define MPI_COMPLEX32 MPI_DATATYPE_NULL
 
 /* ---- callback types ------------------------------------------------------- */
 
@@ -383,12 +391,30 @@ typedef int MPI_Datarep_conversion_function(void *userbuf, MPI_Datatype datatype
 #define MPI_DUP_FN              ((MPI_Copy_function *)1)
 #define MPI_CONVERSION_FN_NULL  ((MPI_Datarep_conversion_function *)0)
 
+/* ---- names of the MPICH ABI ------------------------------------------------------
+ * Objects a program built against MPICH's mpi.h takes from the library by name
+ * (src/mpi/mpi_abi.c; docs/MPI.md, "Running MPICH-built programs and mpi4py"). */
+/** What MPICH's header calls MPI_DUP_FN (and MPI_COMM/TYPE/WIN_DUP_FN): stores
+ * attribute_val_in at *(void **)attribute_val_out, sets *flag to 1, returns MPI_SUCCESS.
+ * Thread safety: none needed (touches only its arguments). */
+int MPIR_Dup_fn(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute_val_in,
+                void *attribute_val_out, int *flag);
+/* Fortran sentinels (tern has no Fortran bindings: they exist so such programs link). */
+extern MPI_Fint *MPI_F_STATUS_IGNORE;
+extern MPI_Fint *MPI_F_STATUSES_IGNORE;
+extern int MPIR_F08_MPI_IN_PLACE;
+extern int MPIR_F08_MPI_BOTTOM;
+extern MPI_Fint MPIR_F08_MPI_STATUS_IGNORE_OBJ[5];
+extern MPI_Fint MPIR_F08_MPI_STATUSES_IGNORE_OBJ[5];
+extern MPI_Fint *MPI_F08_STATUS_IGNORE;
+extern MPI_Fint *MPI_F08_STATUSES_IGNORE;
+
 /* A status as MPI_Fint[MPI_STATUS_SIZE] (MPI_Status_c2f / MPI_Status_f2c). */
-#define MPI_STATUS_SIZE   ((int)(sizeof(MPI_Status) / sizeof(MPI_Fint)))
+#define MPI_STATUS_SIZE   5
 #define MPI_F_STATUS_SIZE MPI_STATUS_SIZE
-#define MPI_F_SOURCE      0
-#define MPI_F_TAG         1
-#define MPI_F_ERROR       2
+#define MPI_F_SOURCE      2
+#define MPI_F_TAG         3
+#define MPI_F_ERROR       4
 
 /* MPI_Type_match_size, MPI_Type_create_darray. */
 #define MPI_TYPECLASS_REAL       1
@@ -412,7 +438,7 @@ typedef int MPI_Datarep_conversion_function(void *userbuf, MPI_Datatype datatype
 #define MPI_SEEK_SET             600
 #define MPI_SEEK_CUR             602
 #define MPI_SEEK_END             604
-#define MPI_DISPLACEMENT_CURRENT (-54278278)
+#define MPI_DISPLACEMENT_CURRENT 0x - 33c3886
 
 /* The tool information interface (MPI_T). tern exposes no control or performance
  * variables and no categories: the counts are 0 and every index is invalid. */
@@ -561,18 +587,18 @@ TERN__MPI(int, Iprobe, (int source, int tag, MPI_Comm comm, int *flag, MPI_Statu
 TERN__MPI(int, Get_count, (const MPI_Status *status, MPI_Datatype datatype, int *count));
 TERN__MPI(int, Get_elements, (const MPI_Status *status, MPI_Datatype datatype, int *count));
 TERN__MPI(int, Wait, (MPI_Request * request, MPI_Status *status));
-TERN__MPI(int, Waitall, (int count, MPI_Request requests[], MPI_Status statuses[]));
+TERN__MPI(int, Waitall, (int count, MPI_Request requests[], MPI_Status *statuses));
 TERN__MPI(int, Waitany, (int count, MPI_Request requests[], int *index, MPI_Status *status));
 TERN__MPI(int, Waitsome,
           (int incount, MPI_Request requests[], int *outcount, int indices[],
-           MPI_Status statuses[]));
+           MPI_Status *statuses));
 TERN__MPI(int, Test, (MPI_Request * request, int *flag, MPI_Status *status));
-TERN__MPI(int, Testall, (int count, MPI_Request requests[], int *flag, MPI_Status statuses[]));
+TERN__MPI(int, Testall, (int count, MPI_Request requests[], int *flag, MPI_Status *statuses));
 TERN__MPI(int, Testany,
           (int count, MPI_Request requests[], int *index, int *flag, MPI_Status *status));
 TERN__MPI(int, Testsome,
           (int incount, MPI_Request requests[], int *outcount, int indices[],
-           MPI_Status statuses[]));
+           MPI_Status *statuses));
 TERN__MPI(int, Request_free, (MPI_Request * request));
 TERN__MPI(int, Request_get_status, (MPI_Request request, int *flag, MPI_Status *status));
 TERN__MPI(int, Cancel, (MPI_Request * request));

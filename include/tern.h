@@ -377,7 +377,7 @@ int tern_barrier(tern_comm_t comm);
  */
 
 /** Pass as the send buffer (the receive buffer for scatter at the root) to work in place. */
-#define TERN_IN_PLACE ((void *)1)
+#define TERN_IN_PLACE ((void *)-1) /* MPI_IN_PLACE's value too (mpi.h) */
 
 /** Element types of reductions. */
 typedef enum tern_datatype {

@@ -18,14 +18,14 @@ int mpi_ncomms;
 
 static int mpi_comm_slot(void)
 {
-    for (int i = 3; i < mpi_ncomms; i++)
+    for (int i = MPI_COMM_NPREDEF; i < mpi_ncomms; i++)
         if (mpi_comms[i] == NULL) return i;
     if (mpi_ncomms >= MPI_COMM_SLOTS) return -1;
     int n = mpi_ncomms ? mpi_ncomms * 2 : 16;
     struct mpi_comm **t = realloc(mpi_comms, (size_t)n * sizeof *t);
     if (t == NULL) return -1;
     memset(t + mpi_ncomms, 0, (size_t)(n - mpi_ncomms) * sizeof *t);
-    int slot = mpi_ncomms < 3 ? 3 : mpi_ncomms;
+    int slot = mpi_ncomms < MPI_COMM_NPREDEF ? MPI_COMM_NPREDEF : mpi_ncomms;
     mpi_comms = t;
     mpi_ncomms = n;
     return slot;
@@ -42,10 +42,15 @@ static int mpi_comm_put(int slot, struct tern_comm *tc, MPI_Errhandler errh, con
     struct mpi_comm *c = calloc(1, sizeof *c);
     if (c == NULL) return -1;
     c->tc = tc;
-    unsigned gen = slot < 3 ? 0 : 1 + mpi_comm_serial++ % (INT_MAX / MPI_COMM_SLOTS - 1);
-    c->handle = slot + MPI_COMM_SLOTS * (int)gen;
+    if (slot < MPI_COMM_NPREDEF) {
+        c->handle = slot == 0 ? MPI_COMM_WORLD : MPI_COMM_SELF;
+    } else {
+        unsigned gen = 1 + mpi_comm_serial++ % (INT_MAX / MPI_COMM_SLOTS - 1);
+        c->handle = slot + MPI_COMM_SLOTS * (int)gen;
+    }
     if (handle) *handle = c->handle;
     c->errh = errh;
+    c->win = MPI_WIN_NULL;
     snprintf(c->name, sizeof c->name, "%s", name);
     mpi_comms[slot] = c;
     return 0;
@@ -54,9 +59,10 @@ static int mpi_comm_put(int slot, struct tern_comm *tc, MPI_Errhandler errh, con
 int mpi_comm_init(void)
 {
     if (mpi_comm_slot() < 0) return -1;
-    if (mpi_comm_put(MPI_COMM_WORLD, TERN_COMM_WORLD, MPI_ERRORS_ARE_FATAL, "MPI_COMM_WORLD",
-                     NULL) ||
-        mpi_comm_put(MPI_COMM_SELF, TERN_COMM_SELF, MPI_ERRORS_ARE_FATAL, "MPI_COMM_SELF", NULL))
+    if (mpi_comm_put(MPI_COMM_WORLD & (MPI_COMM_SLOTS - 1), TERN_COMM_WORLD, MPI_ERRORS_ARE_FATAL,
+                     "MPI_COMM_WORLD", NULL) ||
+        mpi_comm_put(MPI_COMM_SELF & (MPI_COMM_SLOTS - 1), TERN_COMM_SELF, MPI_ERRORS_ARE_FATAL,
+                     "MPI_COMM_SELF", NULL))
         return -1;
     return 0;
 }
@@ -70,7 +76,7 @@ static void mpi_comm_destroy(struct mpi_comm *c)
     free(c->dims);
     free(c->periods);
     mpi_topo_free(c->topo);
-    mpi_comms[c->handle % MPI_COMM_SLOTS] = NULL;
+    mpi_comms[c->handle & (MPI_COMM_SLOTS - 1)] = NULL;
     free(c);
 }
 

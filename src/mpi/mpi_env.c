@@ -19,7 +19,10 @@ static const char *mpi_user_err_text(int code);
 
 /* ---- errors ---------------------------------------------------------------------- */
 
-static const char *const mpi_err_text[MPI_ERR_LASTCODE + 1] = {
+/* The predefined classes have MPICH's numbers (mpi.h), up to MPI_ERR_PROC_FAILED (101); the
+ * gaps are NULL. */
+#define MPI_ERR_LASTCLASS MPI_ERR_PROC_FAILED
+static const char *const mpi_err_text[MPI_ERR_LASTCLASS + 1] = {
     [MPI_SUCCESS] = "MPI_SUCCESS: no error",
     [MPI_ERR_BUFFER] = "MPI_ERR_BUFFER: invalid buffer pointer or insufficient buffer space",
     [MPI_ERR_COUNT] = "MPI_ERR_COUNT: invalid count argument",
@@ -123,7 +126,7 @@ static int mpi_nehs;
 
 static int mpi_eh_valid(MPI_Errhandler eh)
 {
-    if (eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_RETURN) return 1;
+    if (eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_RETURN || eh == MPI_ERRORS_ABORT) return 1;
     int i = eh - MPI_EH_USER_BASE;
     return i >= 0 && i < mpi_nehs && mpi_ehs[i] != NULL;
 }
@@ -135,7 +138,7 @@ int mpi_err(MPI_Comm comm, const char *fn, int code)
     if (c == NULL) c = mpi_comm_get(MPI_COMM_WORLD);
     MPI_Errhandler eh = c ? c->errh : MPI_ERRORS_ARE_FATAL;
     if (eh == MPI_ERRORS_RETURN) return code;
-    if (eh != MPI_ERRORS_ARE_FATAL && mpi_eh_valid(eh)) {
+    if (eh != MPI_ERRORS_ARE_FATAL && eh != MPI_ERRORS_ABORT && mpi_eh_valid(eh)) {
         /* A window's handler (MPI_Win_create_errhandler) takes an MPI_Win *: both handles
          * are ints, so one table serves both. */
         MPI_Comm h = c->win != MPI_WIN_NULL ? (MPI_Comm)c->win : c->handle;
@@ -153,7 +156,8 @@ int mpi_err(MPI_Comm comm, const char *fn, int code)
             nanosleep(&ts, NULL);
         }
     }
-    const char *text = (unsigned)code <= MPI_ERR_LASTCODE ? mpi_err_text[code] : "unknown error";
+    const char *text = (unsigned)code <= MPI_ERR_LASTCLASS ? mpi_err_text[code] : NULL;
+    if (text == NULL) text = "unknown error";
     char msg[512];
     snprintf(msg, sizeof msg, "%s: %s", fn, text);
     fprintf(stderr, "tern MPI [rank %d]: %s\n", core.initialized ? core.rank : -1, msg);
@@ -167,8 +171,8 @@ int PMPI_Error_string(int errorcode, char *string, int *resultlen)
     CORE_CS_SCOPE();
     if (string == NULL || resultlen == NULL)
         return mpi_err(MPI_COMM_WORLD, "MPI_Error_string", MPI_ERR_ARG);
-    const char *t = (unsigned)errorcode <= MPI_ERR_LASTCODE ? mpi_err_text[errorcode]
-                                                            : mpi_user_err_text(errorcode);
+    const char *t = (unsigned)errorcode <= MPI_ERR_LASTCLASS ? mpi_err_text[errorcode]
+                                                             : mpi_user_err_text(errorcode);
     if (t == NULL) t = "unknown error code";
     snprintf(string, MPI_MAX_ERROR_STRING, "%s", t);
     *resultlen = (int)strlen(string);
@@ -198,7 +202,8 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
     c->errh = errhandler;
     /* A program that takes errors itself handles failed peers: under ternrun a rank's
      * death then no longer ends the job once every survivor said so. */
-    if (errhandler != MPI_ERRORS_ARE_FATAL) (void)boot_tolerate(&core.boot);
+    if (errhandler != MPI_ERRORS_ARE_FATAL && errhandler != MPI_ERRORS_ABORT)
+        (void)boot_tolerate(&core.boot);
     return MPI_SUCCESS;
 }
 MPI_ALIAS(Comm_set_errhandler)
@@ -694,7 +699,7 @@ MPI_ALIAS(Info_get_valuelen)
  * included); each has its class and an optional string (MPI_Add_error_string, also for
  * predefined-above-LASTCODE ones only, as the standard allows). MPI_LASTUSEDCODE follows. */
 
-#define MPI_USER_ERR_BASE 80
+#define MPI_USER_ERR_BASE (MPI_ERR_LASTCODE + 1)
 struct mpi_user_err {
     int cls;
     char *text;

@@ -100,7 +100,7 @@ int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
 {
     CORE_CS_SCOPE();
     if (status == NULL) return mpi_err(MPI_COMM_WORLD, "MPI_Status_set_cancelled", MPI_ERR_ARG);
-    status->tern_cancelled = flag != 0;
+    mpi_status_set_cancelled(status, flag != 0);
     return MPI_SUCCESS;
 }
 MPI_ALIAS(Status_set_cancelled)
@@ -114,8 +114,9 @@ int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Co
     if (t == NULL) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_TYPE);
     /* The status holds bytes: count basic elements of the type's basic kind. */
     MPI_Count esize = t->basic_size ? t->basic_size : t->size;
-    if (mpi_type_elements_bytes(datatype, count, &status->tern_bytes) != 0)
-        status->tern_bytes = count * esize;
+    MPI_Count nb;
+    if (mpi_type_elements_bytes(datatype, count, &nb) != 0) nb = count * esize;
+    mpi_status_set_bytes(status, nb);
     return MPI_SUCCESS;
 }
 MPI_ALIAS(Status_set_elements_x)

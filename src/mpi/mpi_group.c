@@ -18,7 +18,7 @@ static struct mpi_group mpi_group_empty = {0};
 struct mpi_group *mpi_group_get(MPI_Group h)
 {
     if (h == MPI_GROUP_EMPTY) return &mpi_group_empty;
-    return h > MPI_GROUP_EMPTY && h < mpi_ngroups ? mpi_groups[h] : NULL;
+    return h >= 2 && h < mpi_ngroups ? mpi_groups[h] : NULL; /* user groups: slots 2 ... */
 }
 
 static struct mpi_group *mpi_group_alloc(int n)

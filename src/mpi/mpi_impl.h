@@ -78,15 +78,15 @@ extern struct mpi_comm **mpi_comms;
 extern int mpi_ncomms;
 
 /*
- * A communicator handle is its slot + MPI_COMM_SLOTS * generation (the predefined ones
- * have generation 0), so the handle of a freed communicator stays MPI_ERR_COMM after
- * its slot holds a new one.
+ * A communicator handle is its slot + MPI_COMM_SLOTS * generation, so the handle of a
+ * freed communicator stays MPI_ERR_COMM after its slot holds a new one. MPI_COMM_WORLD
+ * and MPI_COMM_SELF (MPICH's values, mpi.h) have slots 0 and 1 in their low bits.
  */
-#define MPI_COMM_SLOTS (1 << 16)
+#define MPI_COMM_SLOTS   (1 << 16)
+#define MPI_COMM_NPREDEF 2
 static inline struct mpi_comm *mpi_comm_get(MPI_Comm h)
 {
-    if (h < 0) return NULL;
-    int slot = h % MPI_COMM_SLOTS;
+    int slot = h & (MPI_COMM_SLOTS - 1);
     struct mpi_comm *c = slot < mpi_ncomms ? mpi_comms[slot] : NULL;
     return c && c->handle == h ? c : NULL;
 }
@@ -151,9 +151,12 @@ static inline int mpi_handle_next(int old, int slot)
     return slot | (gen << MPI_HANDLE_SLOT_BITS);
 }
 
+/* Predefined datatypes have MPICH's handles (mpi.h); the low MPI_HANDLE_SLOT_BITS bits of
+ * each are its slot (0x4c000405, MPI_INT: 0x405; the pair types 0x8c00000N: N), all below
+ * MPI_TYPE_USER_SLOT0, where the slots of derived types start. */
+#define MPI_TYPE_USER_SLOT0 0x2100
 static inline struct mpi_type *mpi_type_get(MPI_Datatype h)
 {
-    if (h < 0) return NULL;
     int slot = mpi_handle_slot(h);
     struct mpi_type *t = slot < mpi_ntypes ? mpi_types[slot] : NULL;
     return t && t->handle == h ? t : NULL;
@@ -306,14 +309,36 @@ int mpi_attr_copy_all(int kind, int old, int new_obj);
 
 /* ---- helpers ---------------------------------------------------------------------- */
 
+/* The private fields of a status (mpi.h: the MPICH ABI's layout): the byte count is split
+ * into the low 32 bits and the high bits above the cancelled flag. */
+static inline MPI_Count mpi_status_bytes(const MPI_Status *st)
+{
+    return (MPI_Count)((uint64_t)(uint32_t)st->count_lo |
+                       (uint64_t)((uint32_t)st->count_hi_and_cancelled >> 1) << 32);
+}
+static inline int mpi_status_cancelled(const MPI_Status *st)
+{
+    return st->count_hi_and_cancelled & 1;
+}
+static inline void mpi_status_set_bytes(MPI_Status *st, MPI_Count bytes)
+{
+    st->count_lo = (int)(uint32_t)(uint64_t)bytes;
+    st->count_hi_and_cancelled =
+        (st->count_hi_and_cancelled & 1) | (int)(uint32_t)((uint64_t)bytes >> 32 << 1);
+}
+static inline void mpi_status_set_cancelled(MPI_Status *st, int cancelled)
+{
+    st->count_hi_and_cancelled = (st->count_hi_and_cancelled & ~1) | (cancelled != 0);
+}
+
 static inline void mpi_status_set(MPI_Status *st, int source, int tag, int err, MPI_Count bytes)
 {
     if (st == MPI_STATUS_IGNORE) return;
     st->MPI_SOURCE = source;
     st->MPI_TAG = tag;
     st->MPI_ERROR = err;
-    st->tern_cancelled = 0;
-    st->tern_bytes = bytes;
+    st->count_lo = (int)(uint32_t)(uint64_t)bytes;
+    st->count_hi_and_cancelled = (int)(uint32_t)((uint64_t)bytes >> 32 << 1);
 }
 /* The empty status of MPI (a null or inactive request). */
 static inline void mpi_status_empty(MPI_Status *st)

@@ -140,15 +140,15 @@ int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Cou
     CORE_CS_SCOPE();
     int n;
     if (count == NULL) return mpi_err(MPI_COMM_WORLD, "MPI_Get_elements_x", MPI_ERR_ARG);
-    if (status && mpi_type_ok(datatype) &&
-        mpi_type_elements(datatype, status->tern_bytes, count) == 0)
+    if (status && status != MPI_STATUS_IGNORE && mpi_type_ok(datatype) &&
+        mpi_type_elements(datatype, mpi_status_bytes(status), count) == 0)
         return MPI_SUCCESS;
     int rc = PMPI_Get_elements(status, datatype, &n);
     if (rc) return rc;
     struct mpi_type *t = mpi_type_ok(datatype);
     *count = n;
-    if (n == MPI_UNDEFINED && t->basic_size > 0 && status->tern_bytes % t->basic_size == 0)
-        *count = status->tern_bytes / t->basic_size;
+    if (n == MPI_UNDEFINED && t->basic_size > 0 && mpi_status_bytes(status) % t->basic_size == 0)
+        *count = mpi_status_bytes(status) / t->basic_size;
     return MPI_SUCCESS;
 }
 MPI_ALIAS(Get_elements_x)
@@ -238,9 +238,9 @@ int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
     if (newtype == NULL) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
     /* 10^r - 1 must fit: int8 holds r <= 2, int16 r <= 4, int32 r <= 9, int64 r <= 18. */
     int size = r <= 2 ? 1 : r <= 4 ? 2 : r <= 9 ? 4 : r <= 18 ? 8 : 0;
-    return mpi_err(MPI_COMM_WORLD, fn,
-                   mpi_f90_type(MPI_COMBINER_F90_INTEGER, 0, r, MPI_TYPECLASS_INTEGER, size,
-                                newtype));
+    return mpi_err(
+        MPI_COMM_WORLD, fn,
+        mpi_f90_type(MPI_COMBINER_F90_INTEGER, 0, r, MPI_TYPECLASS_INTEGER, size, newtype));
 }
 MPI_ALIAS(Type_create_f90_integer)
 

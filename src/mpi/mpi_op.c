@@ -16,7 +16,8 @@
  * slot's generation on, so a freed handle stays MPI_ERR_OP after the slot is reused. */
 #define MPI_OP_USER_BASE 32
 #define MPI_OP_SLOTS     4096
-#define MPI_OP_GENS      ((0x7fffffff - MPI_OP_USER_BASE) / MPI_OP_SLOTS)
+/* User handles stay below 0x04000000, under every predefined handle and null (mpi.h). */
+#define MPI_OP_GENS ((0x04000000 - MPI_OP_USER_BASE) / MPI_OP_SLOTS)
 struct mpi_user_op {
     MPI_User_function *fn;
     int commute;
@@ -99,7 +100,8 @@ static int mpi_bind(MPI_Op op, MPI_Datatype dt)
             mpi_binds[k].used = ++mpi_bind_clock;
             return k;
         }
-        if (mpi_binds[k].op == MPI_OP_NULL && free_slot < 0) free_slot = k;
+        if ((mpi_binds[k].op == 0 || mpi_binds[k].op == MPI_OP_NULL) && free_slot < 0)
+            free_slot = k;
     }
     /* Full: take the binding of a freed operation, the one bound longest ago (a reduction
      * still in flight with it would be among the most recent). */
@@ -219,11 +221,13 @@ static coll_op_fn mpi_extra_fn(MPI_Op op, MPI_Datatype dt)
     }
 }
 
+/* The predefined operations are consecutive handles from MPI_MAX (mpi.h). */
+#define OPX(op) ((op)-MPI_MAX)
 static const tern_op_t mpi_top[] = {
-    [MPI_MAX] = TERN_MAX,   [MPI_MIN] = TERN_MIN,       [MPI_SUM] = TERN_SUM,
-    [MPI_PROD] = TERN_PROD, [MPI_LAND] = TERN_LAND,     [MPI_BAND] = TERN_BAND,
-    [MPI_LOR] = TERN_LOR,   [MPI_BOR] = TERN_BOR,       [MPI_LXOR] = TERN_LXOR,
-    [MPI_BXOR] = TERN_BXOR, [MPI_MINLOC] = TERN_MINLOC, [MPI_MAXLOC] = TERN_MAXLOC,
+    [OPX(MPI_MAX)] = TERN_MAX,   [OPX(MPI_MIN)] = TERN_MIN,       [OPX(MPI_SUM)] = TERN_SUM,
+    [OPX(MPI_PROD)] = TERN_PROD, [OPX(MPI_LAND)] = TERN_LAND,     [OPX(MPI_BAND)] = TERN_BAND,
+    [OPX(MPI_LOR)] = TERN_LOR,   [OPX(MPI_BOR)] = TERN_BOR,       [OPX(MPI_LXOR)] = TERN_LXOR,
+    [OPX(MPI_BXOR)] = TERN_BXOR, [OPX(MPI_MINLOC)] = TERN_MINLOC, [OPX(MPI_MAXLOC)] = TERN_MAXLOC,
 };
 
 int mpi_op_resolve(MPI_Op op, MPI_Datatype dt, struct coll_op *out)
@@ -241,7 +245,7 @@ int mpi_op_resolve(MPI_Op op, MPI_Datatype dt, struct coll_op *out)
     }
     if (op < MPI_MAX || op > MPI_MAXLOC) return MPI_ERR_OP;
     if (t->tdt >= 0) {
-        if (coll_op_resolve(mpi_top[op], (tern_datatype_t)t->tdt, out)) return MPI_ERR_OP;
+        if (coll_op_resolve(mpi_top[OPX(op)], (tern_datatype_t)t->tdt, out)) return MPI_ERR_OP;
         out->esize = (size_t)mpi_type_extent(t);
         return MPI_SUCCESS;
     }

@@ -180,8 +180,8 @@ static int mpi_recv(const char *fn, void *buf, MPI_Count count, MPI_Datatype dt,
             st->MPI_SOURCE = core_comm_rank_of(c->tc, r->src);
             st->MPI_TAG = r->msg_tag;
             st->MPI_ERROR = rc ? mpi_from_tern(rc) : MPI_SUCCESS;
-            st->tern_cancelled = 0;
-            st->tern_bytes = (MPI_Count)(r->bytes < r->len ? r->bytes : r->len);
+            mpi_status_set_cancelled(st, 0);
+            mpi_status_set_bytes(st, (MPI_Count)(r->bytes < r->len ? r->bytes : r->len));
         }
         core_req_free(r);
         return __builtin_expect(rc == 0, 1) ? MPI_SUCCESS : mpi_err(comm, fn, mpi_from_tern(rc));

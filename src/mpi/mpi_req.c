@@ -118,7 +118,7 @@ int mpi_req_finish_op(struct mpi_req *mr, MPI_Status *st)
         mpi_status_set(st, MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0);
     } else if (r == NULL) {
         mpi_status_empty(st);
-        if (st != MPI_STATUS_IGNORE) st->tern_cancelled = mr->cancelled; /* a buffered send */
+        if (st != MPI_STATUS_IGNORE) mpi_status_set_cancelled(st, mr->cancelled); /* a buffered send */
     } else if (__builtin_expect(mr->kind == MPI_RK_GREQ, 0)) {
         err = mpi_greq_finish(mr, st);
     } else if (__builtin_expect(mr->kind == MPI_RK_IDUP, 0)) {
@@ -130,18 +130,18 @@ int mpi_req_finish_op(struct mpi_req *mr, MPI_Status *st)
             size_t got = r->bytes < r->len ? r->bytes : r->len;
             if (mr->unpack && got)
                 mpi_unpack((char *)mr->tmp + mr->uoff, got, mr->ubuf, mr->ucount, mr->utype);
-            if (st) {
+            if (st != MPI_STATUS_IGNORE) {
                 mpi_status_set(st,
                                mr->cancelled ? MPI_ANY_SOURCE : core_comm_rank_of(r->comm, r->src),
                                mr->cancelled ? MPI_ANY_TAG : r->msg_tag, err, (MPI_Count)got);
-                st->tern_cancelled = mr->cancelled;
+                mpi_status_set_cancelled(st, mr->cancelled);
             }
         } else {
             if (r->kind == CORE_REQ_COLL && mr->unpack && err == MPI_SUCCESS)
                 mpi_unpack((char *)mr->tmp + mr->uoff, (size_t)(mr->ucount * mr->utype->size),
                            mr->ubuf, mr->ucount, mr->utype);
             mpi_status_set(st, MPI_ANY_SOURCE, MPI_ANY_TAG, err, 0);
-            if (st != MPI_STATUS_IGNORE) st->tern_cancelled = mr->cancelled;
+            if (st != MPI_STATUS_IGNORE) mpi_status_set_cancelled(st, mr->cancelled);
         }
         core_req_free(r);
         mr->r = NULL;
@@ -512,11 +512,11 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
         mpi_status_set(status, MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0);
     else if (r == NULL || r->kind != CORE_REQ_RECV)
         mpi_status_set(status, MPI_ANY_SOURCE, MPI_ANY_TAG, r ? mpi_from_tern(r->err) : 0, 0);
-    else if (status) {
+    else if (status != MPI_STATUS_IGNORE) {
         size_t got = r->bytes < r->len ? r->bytes : r->len;
         mpi_status_set(status, core_comm_rank_of(r->comm, r->src), r->msg_tag,
                        mpi_from_tern(r->err), (MPI_Count)got);
-        status->tern_cancelled = mr->cancelled;
+        mpi_status_set_cancelled(status, mr->cancelled);
     }
     return MPI_SUCCESS;
 }
@@ -588,7 +588,7 @@ int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
     CORE_CS_SCOPE();
     if (status == NULL || flag == NULL)
         return mpi_err(MPI_COMM_WORLD, "MPI_Test_cancelled", MPI_ERR_ARG);
-    *flag = status->tern_cancelled;
+    *flag = mpi_status_cancelled(status);
     return MPI_SUCCESS;
 }
 MPI_ALIAS(Test_cancelled)
@@ -603,7 +603,8 @@ int PMPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count 
     if (t->size == 0)
         *count = 0;
     else
-        *count = status->tern_bytes % t->size ? MPI_UNDEFINED : status->tern_bytes / t->size;
+        *count =
+            mpi_status_bytes(status) % t->size ? MPI_UNDEFINED : mpi_status_bytes(status) / t->size;
     return MPI_SUCCESS;
 }
 MPI_ALIAS(Get_count_c)
@@ -625,7 +626,7 @@ int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *coun
     struct mpi_type *t = mpi_type_ok(datatype);
     if (t == NULL) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_TYPE);
     if (status == NULL || count == NULL) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
-    MPI_Count b = status->tern_bytes, n = MPI_UNDEFINED;
+    MPI_Count b = mpi_status_bytes(status), n = MPI_UNDEFINED;
     if (mpi_type_elements(datatype, b, &n) == 0) { /* the type map walked (mpi_type_decode.c) */
     } else if (t->basic_size > 0 && b % t->basic_size == 0)
         n = b / t->basic_size;

@@ -164,13 +164,13 @@ static int mpi_type_predef(MPI_Datatype h, const char *name, MPI_Aint size, MPI_
     t->align = align;
     snprintf(t->name, sizeof t->name, "%s", name);
     mpi_type_finish(t);
-    mpi_types[h] = t;
+    mpi_types[mpi_handle_slot(h)] = t;
     return 0;
 }
 
 int mpi_type_init(void)
 {
-    while (mpi_ntypes < TERN_MPI_NPREDEFINED + 1)
+    while (mpi_ntypes <= MPI_TYPE_USER_SLOT0)
         if (mpi_types_grow()) return -1;
     int rc = 0;
 #define MPI_DEF_BASIC(h, T, tdt)                                                                   \
@@ -189,9 +189,11 @@ int mpi_type_init(void)
     }
     MPI_PAIR_TYPES(MPI_DEF_PAIR)
     if (rc == 0) {
-        snprintf(mpi_types[MPI_LONG_LONG_INT]->name, MPI_MAX_OBJECT_NAME, "MPI_LONG_LONG_INT");
+        snprintf(mpi_types[mpi_handle_slot(MPI_LONG_LONG_INT)]->name, MPI_MAX_OBJECT_NAME,
+                 "MPI_LONG_LONG_INT");
         /* MPI_C_FLOAT_COMPLEX is the synonym, MPI_C_COMPLEX the name (MPI 3.1 3.2.2) */
-        snprintf(mpi_types[MPI_C_COMPLEX]->name, MPI_MAX_OBJECT_NAME, "MPI_C_COMPLEX");
+        snprintf(mpi_types[mpi_handle_slot(MPI_C_COMPLEX)]->name, MPI_MAX_OBJECT_NAME,
+                 "MPI_C_COMPLEX");
     }
     return rc;
 }
@@ -365,7 +367,7 @@ static int mpi_type_build(int npieces, const struct mpi_piece *p, int combiner, 
     if (combiner == MPI_COMBINER_STRUCT && any && ext % align) t->ub += align - ext % align;
     mpi_type_finish(t);
     int h = -1;
-    for (int i = TERN_MPI_NPREDEFINED; i < mpi_ntypes; i++)
+    for (int i = MPI_TYPE_USER_SLOT0; i < mpi_ntypes; i++)
         if (mpi_types[i] == NULL) {
             h = i;
             break;

@@ -45,7 +45,7 @@ static void mpi_env_unref(struct mpi_env *e)
 
 static struct mpi_env *mpi_env_of(MPI_Datatype h)
 {
-    int slot = h < 0 ? -1 : mpi_handle_slot(h);
+    int slot = mpi_handle_slot(h);
     return slot >= 0 && slot < mpi_nenvs && mpi_env_handles[slot] == h ? mpi_envs[slot] : NULL;
 }
 
@@ -197,8 +197,7 @@ int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_ad
 }
 MPI_ALIAS(Type_get_envelope)
 
-void mpi_type_env_set_f90(MPI_Datatype h, int combiner, int ni, const int *ints,
-                          MPI_Datatype named)
+void mpi_type_env_set_f90(MPI_Datatype h, int combiner, int ni, const int *ints, MPI_Datatype named)
 {
     mpi_type_env_set(h, combiner, ni, ints, 0, NULL, 0, NULL);
     struct mpi_env *e = mpi_env_of(h);

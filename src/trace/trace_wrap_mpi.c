@@ -60,13 +60,13 @@ int tern__pmpi_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status 
 int tern__pmpi_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count);
 int tern__pmpi_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count);
 int tern__pmpi_Wait(MPI_Request * request, MPI_Status *status);
-int tern__pmpi_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]);
+int tern__pmpi_Waitall(int count, MPI_Request requests[], MPI_Status *statuses);
 int tern__pmpi_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *status);
-int tern__pmpi_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices[], MPI_Status statuses[]);
+int tern__pmpi_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices[], MPI_Status *statuses);
 int tern__pmpi_Test(MPI_Request * request, int *flag, MPI_Status *status);
-int tern__pmpi_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[]);
+int tern__pmpi_Testall(int count, MPI_Request requests[], int *flag, MPI_Status *statuses);
 int tern__pmpi_Testany(int count, MPI_Request requests[], int *index, int *flag, MPI_Status *status);
-int tern__pmpi_Testsome(int incount, MPI_Request requests[], int *outcount, int indices[], MPI_Status statuses[]);
+int tern__pmpi_Testsome(int incount, MPI_Request requests[], int *outcount, int indices[], MPI_Status *statuses);
 int tern__pmpi_Request_free(MPI_Request * request);
 int tern__pmpi_Request_get_status(MPI_Request request, int *flag, MPI_Status *status);
 int tern__pmpi_Cancel(MPI_Request * request);
@@ -959,7 +959,7 @@ __attribute__((weak)) int MPI_Wait(MPI_Request * request, MPI_Status *status)
     return rc_;
 }
 
-__attribute__((weak)) int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
+__attribute__((weak)) int MPI_Waitall(int count, MPI_Request requests[], MPI_Status *statuses)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Waitall(count, requests, statuses);
     struct trace_args a_ = TRACE_ARGS_INIT;
@@ -979,7 +979,7 @@ __attribute__((weak)) int MPI_Waitany(int count, MPI_Request requests[], int *in
     return rc_;
 }
 
-__attribute__((weak)) int MPI_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices[], MPI_Status statuses[])
+__attribute__((weak)) int MPI_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices[], MPI_Status *statuses)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Waitsome(incount, requests, outcount, indices, statuses);
     struct trace_args a_ = TRACE_ARGS_INIT;
@@ -999,7 +999,7 @@ __attribute__((weak)) int MPI_Test(MPI_Request * request, int *flag, MPI_Status 
     return rc_;
 }
 
-__attribute__((weak)) int MPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[])
+__attribute__((weak)) int MPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status *statuses)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Testall(count, requests, flag, statuses);
     struct trace_args a_ = TRACE_ARGS_INIT;
@@ -1019,7 +1019,7 @@ __attribute__((weak)) int MPI_Testany(int count, MPI_Request requests[], int *in
     return rc_;
 }
 
-__attribute__((weak)) int MPI_Testsome(int incount, MPI_Request requests[], int *outcount, int indices[], MPI_Status statuses[])
+__attribute__((weak)) int MPI_Testsome(int incount, MPI_Request requests[], int *outcount, int indices[], MPI_Status *statuses)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Testsome(incount, requests, outcount, indices, statuses);
     struct trace_args a_ = TRACE_ARGS_INIT;

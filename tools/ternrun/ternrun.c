@@ -10,6 +10,7 @@
  * than passed on, because a misspelt option would otherwise become the program.
  */
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -49,6 +50,9 @@ static const char run_usage[] =
     "  --kill-grace SECONDS  wait between SIGTERM and SIGKILL when ending a job (1)\n"
     "  --trace DIR           every rank records its calls and messages in DIR (TERN_TRACE);\n"
     "                        DIR/traces.otf2 is made at the end when tern-otf2 was built\n"
+    "  --mpi-abi mpich       run programs built against MPICH (libmpi.so.12, mpi4py):\n"
+    "                        put tern's libmpi.so.12 / libmpich.so.12 first on\n"
+    "                        LD_LIBRARY_PATH\n"
     "  --info                version, tunables, and what this machine allows\n"
     "  -h, --help            this text\n"
     "  -V, --version         the version\n"
@@ -96,6 +100,7 @@ enum opt_id {
     OPT_HWTHREADS,
     OPT_BIND_OLD,
     OPT_PE,
+    OPT_MPI_ABI,
 };
 
 struct opt_def {
@@ -130,6 +135,7 @@ static const struct opt_def opt_table[] = {
     {{"--bind-to-core", "-bind-to-core", "--bind-to-socket", "-bind-to-socket"}, 0, OPT_BIND_OLD},
     {{"--bind-to-none", "-bind-to-none"}, 0, OPT_BIND_OLD},
     {{"--cpus-per-proc", "-cpus-per-proc", "--cpus-per-rank", "-cpus-per-rank"}, 1, OPT_PE},
+    {{"--mpi-abi", "-mpi-abi"}, 1, OPT_MPI_ABI},
 };
 
 static void opt_die(const char *fmt, const char *arg) __attribute__((format(printf, 1, 0)));
@@ -196,6 +202,40 @@ static void opt_setenv_pair(struct run_opts *o, const char *opt, const char *pai
     }
     opt_export(o, name, strlen(name), eq + 1);
     free(name);
+}
+
+/*
+ * --mpi-abi mpich: the directory of libmpi.so.12 and libmpich.so.12 (links to libtern,
+ * whose handles and constants are MPICH's) goes first on LD_LIBRARY_PATH, so programs
+ * built against MPICH and mpi4py's wheel load tern. It is <libdir>/tern/mpich-abi
+ * beside this ternrun's bin/ (build tree or installed prefix).
+ */
+static void opt_mpi_abi(struct run_opts *o, const char *abi)
+{
+    if (strcmp(abi, "mpich") != 0) opt_die("--mpi-abi knows 'mpich' only, not '%s'", abi);
+    char exe[PATH_MAX], dir[PATH_MAX + 64];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) opt_die("--mpi-abi: cannot find ternrun's own path%s", "");
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (slash) *slash = '\0'; /* .../bin */
+    static const char *const libdirs[] = {TERN_RUN_LIBDIR, "lib"};
+    int found = 0;
+    for (size_t k = 0; k < sizeof libdirs / sizeof libdirs[0] && !found; k++) {
+        snprintf(dir, sizeof dir, "%s/../%s/tern/mpich-abi", exe, libdirs[k]);
+        char probe[sizeof dir + 32];
+        snprintf(probe, sizeof probe, "%s/libmpi.so.12", dir);
+        found = access(probe, R_OK) == 0;
+    }
+    if (!found) opt_die("--mpi-abi: no libmpi.so.12 in %s", dir);
+    const char *old = getenv("LD_LIBRARY_PATH");
+    size_t len = strlen(dir) + (old ? strlen(old) : 0) + 2;
+    char *path = malloc(len);
+    if (path == NULL) opt_die("out of memory%s", "");
+    snprintf(path, len, "%s%s%s", dir, old && *old ? ":" : "", old && *old ? old : "");
+    if (setenv("LD_LIBRARY_PATH", path, 1) != 0) opt_die("cannot set LD_LIBRARY_PATH%s", "");
+    opt_export(o, "LD_LIBRARY_PATH", strlen("LD_LIBRARY_PATH"), path);
+    free(path);
 }
 
 /* Match argv[*i] against the table; fills vals and advances *i past the values. */
@@ -341,6 +381,9 @@ static void opt_parse(int argc, char **argv, struct run_opts *o)
                 opt_die("--trace needs a directory, not '%s'", vals[0]);
             setenv("TERN_TRACE", o->trace_dir, 1);
             opt_export(o, "TERN_TRACE", strlen("TERN_TRACE"), o->trace_dir);
+            break;
+        case OPT_MPI_ABI:
+            opt_mpi_abi(o, vals[0]);
             break;
         }
     }
