@@ -2,8 +2,9 @@
  * ofi.c - the fabric transport: peers reached through libfabric (OFI), the library that
  * drives InfiniBand, Slingshot, EFA, Omni-Path and RoCE (and, for testing on one host,
  * its tcp, udp and sockets providers). Built only when CMake finds libfabric through
- * pkg-config; used only for the peers TERN_TRANSPORTS lets it take (ofi is not in the
- * default list yet).
+ * pkg-config. It is in the default TERN_TRANSPORTS, but unless the user names it
+ * (TERN_TRANSPORTS, TERN_OFI_PROVIDER) it takes a peer only over a fabric provider, not
+ * a software one (tcp, sockets, udp), where tern's own tcp transport serves (FABRIC.md).
  *
  * Endpoint. One reliable-datagram endpoint (FI_EP_RDM) with plain messages (FI_MSG; the
  * core does the matching, so no tagged interface), one completion queue for both
@@ -24,9 +25,14 @@
  * messages out of order (ofi_rxm finishes a large message through its own rendezvous
  * after smaller ones sent later), so a frame that arrives ahead of its turn keeps its
  * buffer until those before it are delivered. Each frame is copied into a send buffer
- * that stays ours until its send completes (no FI_INJECT: see ofi_send). The largest frame is
- * TERN_OFI_FRAME (capped by the provider's max_msg_size) less the header; larger messages are
- * rendezvous (CTS + DATA frames of that size), which the core picks from limits().
+ * that stays ours until its send completes (no FI_INJECT: see ofi_send), up to
+ * TERN_OFI_FRAME (capped by the provider's max_msg_size).
+ *
+ * Large frames. Where the provider has FI_RMA (and TERN_OFI_RMA is on), a larger frame
+ * goes as an RTS: its head, and the address and key of the rest, registered (ofi_mr.c).
+ * The receiver asks the core's place() where it goes, fi_read()s it there and answers
+ * FIN; the sender's send_ref() completes at the FIN. Without FI_RMA the core sends large
+ * messages as CTS + DATA frames of one receive buffer, as it picks from limits().
  *
  * Receiving. TERN_OFI_RECVS buffers of one maximal frame each stay posted; a completed
  * one is handed to the core's recv up-call from poll() and posted again right after.
