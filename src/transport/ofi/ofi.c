@@ -52,6 +52,7 @@
  * launcher's news (ternrun) covers that, as for tcp.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdint.h>
@@ -340,13 +341,40 @@ static int ofi_asked(void)
 
 /*
  * Peers reached: every other rank once a provider is found - which the core asks only
- * for peers shm does not reach (other nodes), so a one-node job never loads libfabric.
+ * for peers shm does not reach (other nodes), so a one-node job never loads libfabric,
+ * nor does a job on nodes without fabric hardware that did not name ofi.
  * By default (ofi not named by the user) only a real fabric provider is taken; a
  * software one (tcp, sockets, udp) leaves the peer to tern's tcp transport.
  */
+/* Does this node have fabric hardware at all? InfiniBand, RoCE, Omni-Path (hfi1) and EFA
+ * devices appear under /sys/class/infiniband, Slingshot's under /sys/class/cxi. Without
+ * any, a job that did not name ofi does not load libfabric (its providers' constructors
+ * cost ~1 s here: FABRIC.md). */
+static int ofi_node_has_fabric(void)
+{
+    static const char *const dirs[] = {"/sys/class/infiniband", "/sys/class/cxi", NULL};
+    for (int i = 0; dirs[i]; i++) {
+        DIR *d = opendir(dirs[i]);
+        if (d == NULL) continue;
+        struct dirent *e;
+        int found = 0;
+        while (!found && (e = readdir(d)) != NULL)
+            found = e->d_name[0] != '.';
+        closedir(d);
+        if (found) return 1;
+    }
+    return 0;
+}
+
 static int ofi_reaches(const struct boot *boot, int rank)
 {
-    if (rank == boot->rank || ofi_probe() == NULL) return 0;
+    static int hw = -1;
+    if (rank == boot->rank) return 0;
+    if (!ofi_asked()) {
+        if (hw < 0) hw = ofi_node_has_fabric();
+        if (!hw) return 0;
+    }
+    if (ofi_probe() == NULL) return 0;
     if (!ofi_asked() && ofi_prov_is_software(ofi.info->fabric_attr->prov_name)) return 0;
     return 1;
 }
@@ -425,6 +453,8 @@ void tl_ofi_info(FILE *out)
             ofi_asked() ? "(named in TERN_TRANSPORTS or TERN_OFI_PROVIDER)"
             : ofi_prov_is_software(pick->fabric_attr->prov_name)
                 ? "only when named: a software provider, so tern's tcp serves by default"
+            : !ofi_node_has_fabric()
+                ? "only when named: no fabric device (/sys/class/infiniband, /sys/class/cxi)"
                 : "by default (a fabric provider)");
 }
 
