@@ -2,8 +2,9 @@
  * ofi.c - the fabric transport: peers reached through libfabric (OFI), the library that
  * drives InfiniBand, Slingshot, EFA, Omni-Path and RoCE (and, for testing on one host,
  * its tcp, udp and sockets providers). Built only when CMake finds libfabric through
- * pkg-config; used only for the peers TERN_TRANSPORTS lets it take (ofi is not in the
- * default list yet).
+ * pkg-config. It is in the default TERN_TRANSPORTS, but unless the user names it
+ * (TERN_TRANSPORTS, TERN_OFI_PROVIDER) it takes a peer only over a fabric provider, not
+ * a software one (tcp, sockets, udp), where tern's own tcp transport serves (FABRIC.md).
  *
  * Endpoint. One reliable-datagram endpoint (FI_EP_RDM) with plain messages (FI_MSG; the
  * core does the matching, so no tagged interface), one completion queue for both
@@ -24,9 +25,14 @@
  * messages out of order (ofi_rxm finishes a large message through its own rendezvous
  * after smaller ones sent later), so a frame that arrives ahead of its turn keeps its
  * buffer until those before it are delivered. Each frame is copied into a send buffer
- * that stays ours until its send completes (no FI_INJECT: see ofi_send). The largest frame is
- * TERN_OFI_FRAME (capped by the provider's max_msg_size) less the header; larger messages are
- * rendezvous (CTS + DATA frames of that size), which the core picks from limits().
+ * that stays ours until its send completes (no FI_INJECT: see ofi_send), up to
+ * TERN_OFI_FRAME (capped by the provider's max_msg_size).
+ *
+ * Large frames. Where the provider has FI_RMA (and TERN_OFI_RMA is on), a larger frame
+ * goes as an RTS: its head, and the address and key of the rest, registered (ofi_mr.c).
+ * The receiver asks the core's place() where it goes, fi_read()s it there and answers
+ * FIN; the sender's send_ref() completes at the FIN. Without FI_RMA the core sends large
+ * messages as CTS + DATA frames of one receive buffer, as it picks from limits().
  *
  * Receiving. TERN_OFI_RECVS buffers of one maximal frame each stay posted; a completed
  * one is handed to the core's recv up-call from poll() and posted again right after.
@@ -46,6 +52,7 @@
  * launcher's news (ternrun) covers that, as for tcp.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdint.h>
@@ -334,13 +341,40 @@ static int ofi_asked(void)
 
 /*
  * Peers reached: every other rank once a provider is found - which the core asks only
- * for peers shm does not reach (other nodes), so a one-node job never loads libfabric.
+ * for peers shm does not reach (other nodes), so a one-node job never loads libfabric,
+ * nor does a job on nodes without fabric hardware that did not name ofi.
  * By default (ofi not named by the user) only a real fabric provider is taken; a
  * software one (tcp, sockets, udp) leaves the peer to tern's tcp transport.
  */
+/* Does this node have fabric hardware at all? InfiniBand, RoCE, Omni-Path (hfi1) and EFA
+ * devices appear under /sys/class/infiniband, Slingshot's under /sys/class/cxi. Without
+ * any, a job that did not name ofi does not load libfabric (its providers' constructors
+ * cost ~1 s here: FABRIC.md). */
+static int ofi_node_has_fabric(void)
+{
+    static const char *const dirs[] = {"/sys/class/infiniband", "/sys/class/cxi", NULL};
+    for (int i = 0; dirs[i]; i++) {
+        DIR *d = opendir(dirs[i]);
+        if (d == NULL) continue;
+        struct dirent *e;
+        int found = 0;
+        while (!found && (e = readdir(d)) != NULL)
+            found = e->d_name[0] != '.';
+        closedir(d);
+        if (found) return 1;
+    }
+    return 0;
+}
+
 static int ofi_reaches(const struct boot *boot, int rank)
 {
-    if (rank == boot->rank || ofi_probe() == NULL) return 0;
+    static int hw = -1;
+    if (rank == boot->rank) return 0;
+    if (!ofi_asked()) {
+        if (hw < 0) hw = ofi_node_has_fabric();
+        if (!hw) return 0;
+    }
+    if (ofi_probe() == NULL) return 0;
     if (!ofi_asked() && ofi_prov_is_software(ofi.info->fabric_attr->prov_name)) return 0;
     return 1;
 }
@@ -419,6 +453,8 @@ void tl_ofi_info(FILE *out)
             ofi_asked() ? "(named in TERN_TRANSPORTS or TERN_OFI_PROVIDER)"
             : ofi_prov_is_software(pick->fabric_attr->prov_name)
                 ? "only when named: a software provider, so tern's tcp serves by default"
+            : !ofi_node_has_fabric()
+                ? "only when named: no fabric device (/sys/class/infiniband, /sys/class/cxi)"
                 : "by default (a fabric provider)");
 }
 
