@@ -4,7 +4,9 @@
  * inactive persistent request; each MPI_Start runs the matching non-blocking collective
  * (MPI_I*) and moves its core request, temporary and unpack duty into the persistent
  * request, which then completes through MPI_Wait/MPI_Test like any other and may be
- * started again. The info argument is checked and otherwise unused.
+ * started again. The init call takes the collective's place in the communicator's order
+ * (its tags), so starts in different orders on different processes still match. The
+ * info argument is checked and otherwise unused.
  */
 #include <stdlib.h>
 
@@ -49,6 +51,8 @@ struct mpi_pcoll {
     MPI_Op op;
     MPI_Comm comm;
     struct mpi_type *sref, *rref; /* held so the program may free its types */
+    int has_seq;                  /* an intra-communicator: seq is the call's number */
+    uint32_t seq;
 };
 
 void mpi_pcoll_free(struct mpi_pcoll *pc)
@@ -125,7 +129,15 @@ static int pc_call(const struct mpi_pcoll *p, MPI_Request *r)
 int mpi_pcoll_start(struct mpi_req *mr)
 {
     MPI_Request h;
-    int rc = pc_call(mr->pcoll, &h);
+    /* MPI 4.0: persistent collectives match in the order of their init calls, whatever
+     * the order of the starts. The collective's tags come from its number on the
+     * communicator (coll_sched_init), so every start reuses the number the init took. */
+    struct mpi_pcoll *pc = mr->pcoll;
+    struct mpi_comm *c = pc->has_seq ? mpi_comm_get(pc->comm) : NULL;
+    uint32_t saved = c ? c->tc->coll_seq : 0;
+    if (c) c->tc->coll_seq = pc->seq;
+    int rc = pc_call(pc, &h);
+    if (c) c->tc->coll_seq = saved;
     if (rc) return rc; /* reported by the MPI_I* call already */
     struct mpi_req *t = mpi_req_at(h);
     if (mr->utype) mpi_type_unref(mr->utype); /* the previous start's */
@@ -164,6 +176,11 @@ static int pc_init(const char *fn, const struct mpi_pcoll *p, MPI_Info info, MPI
     pc->rref = k != PC_BARRIER && !w ? mpi_type_get(p->rtype) : NULL;
     if (pc->sref) mpi_type_ref(pc->sref);
     if (pc->rref) mpi_type_ref(pc->rref);
+    struct mpi_comm *c = mpi_comm_get(p->comm);
+    if (!c->inter) { /* its place among the communicator's collectives */
+        pc->has_seq = 1;
+        pc->seq = c->tc->coll_seq++;
+    }
     mr->persistent = 1;
     mr->active = 0;
     mr->pcoll = pc;

@@ -447,12 +447,8 @@ static int rma_req_begin(struct mpi_win *w, int target, MPI_Request *request, st
     if (request == NULL) return MPI_ERR_ARG;
     if (target >= 0 && target < w->size && !w->lock_all && !w->p[target].locked)
         return MPI_ERR_RMA_SYNC;
-    if (target == MPI_PROC_NULL && !w->lock_all) { /* still only within some lock */
-        int any = 0;
-        for (int r = 0; r < w->size && !any; r++)
-            any = w->p[r].locked != 0;
-        if (!any) return MPI_ERR_RMA_SYNC;
-    }
+    /* MPI_PROC_NULL: a no-op in any epoch, including one MPI_Win_lock(..., MPI_PROC_NULL,
+     * ...) opened, which names no target to record */
     if (core_failure_hook_add(rma_req_peer_failed)) return MPI_ERR_INTERN;
     struct mpi_req *mr = mpi_req_new(MPI_RK_COLL, w->comm);
     if (mr == NULL) return MPI_ERR_NO_MEM;

@@ -563,7 +563,13 @@ static int nb_exchange(const char *fn, MPI_Comm comm, struct mpi_comm *c, int ni
         }
     }
     char *sp = tmp;
-    for (int j = 0; j < nout; j++) {
+    /* Cartesian: in each dimension the send to the positive side goes first. A process
+     * that is both neighbours (a ring of 1 or 2) then receives, in its posting order
+     * (negative source first), the block its negative neighbour sent in the positive
+     * direction, as MPI 4.0 7.6 says, though both messages have one tag. */
+    int cart_order = c->ndims > 0 && nout % 2 == 0;
+    for (int jj = 0; jj < nout; jj++) {
+        int j = cart_order ? jj ^ 1 : jj;
         if (out[j] == MPI_PROC_NULL) continue;
         size_t n = (size_t)sb[j].count * (size_t)sb[j].t->size;
         if (sb[j].t->contig) {
