@@ -51,6 +51,12 @@ static long long shmseg_free_bytes(void)
 int shmseg_create(struct shmseg *s, const char *job, const char *kind, int rank, uint64_t nonce,
                   size_t size, const char *what)
 {
+    return shmseg_create_reserve(s, job, kind, rank, nonce, size, size, what);
+}
+
+int shmseg_create_reserve(struct shmseg *s, const char *job, const char *kind, int rank,
+                          uint64_t nonce, size_t size, size_t reserve, const char *what)
+{
     memset(s, 0, sizeof *s);
     int rc = shmseg_name(s, job, kind, rank, nonce);
     if (rc) return rc;
@@ -63,8 +69,9 @@ int shmseg_create(struct shmseg *s, const char *job, const char *kind, int rank,
      * touch is a SIGBUS in whatever code touches it. */
     int err;
     do
-        err = posix_fallocate(fd, 0, (off_t)size);
+        err = posix_fallocate(fd, 0, (off_t)(reserve < size ? reserve : size));
     while (err == EINTR);
+    if (!err && reserve < size && ftruncate(fd, (off_t)size) != 0) err = errno;
     if (err) {
         if (err == ENOSPC || err == EFBIG) {
             long long avail = shmseg_free_bytes();
