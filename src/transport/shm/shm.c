@@ -194,8 +194,10 @@ static int shm_touch(void *addr, size_t len)
             shm.populate = 0;
             break;
         }
-        UTIL_ERROR("shm: no memory in /dev/shm for %zu more bytes of shared memory (%s)", n,
-                   strerror(errno));
+        UTIL_ERROR("shm: no space in /dev/shm for the shm transport's channels and cells: it "
+                   "needs %zu bytes more (%s); enlarge /dev/shm (mount -o remount,size=...) or "
+                   "end what uses it",
+                   n, strerror(errno));
         return -1;
     }
     for (size_t off = 0; off < n; off += SHM_PAGE)
