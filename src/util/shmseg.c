@@ -52,6 +52,12 @@ static long long shmseg_free_bytes(void)
 int shmseg_create(struct shmseg *s, const char *job, const char *kind, int rank, uint64_t nonce,
                   size_t size, const char *what)
 {
+    return shmseg_create_reserve(s, job, kind, rank, nonce, size, size, what);
+}
+
+int shmseg_create_reserve(struct shmseg *s, const char *job, const char *kind, int rank,
+                          uint64_t nonce, size_t size, size_t reserve, const char *what)
+{
     memset(s, 0, sizeof *s);
     int rc = shmseg_name(s, job, kind, rank, nonce);
     if (rc) return rc;
@@ -64,8 +70,9 @@ int shmseg_create(struct shmseg *s, const char *job, const char *kind, int rank,
      * touch is a SIGBUS in whatever code touches it. */
     int err;
     do
-        err = posix_fallocate(fd, 0, (off_t)size);
+        err = posix_fallocate(fd, 0, (off_t)(reserve < size ? reserve : size));
     while (err == EINTR);
+    if (!err && reserve < size && ftruncate(fd, (off_t)size) != 0) err = errno;
     if (err) {
         if (err == ENOSPC || err == EFBIG) {
             long long avail = shmseg_free_bytes();
@@ -165,13 +172,9 @@ int shmseg_place(struct shmseg *s, int numa_node)
     memset(mask, 0, sizeof mask);
     mask[numa_node / (8 * sizeof(unsigned long))] |= 1ul
                                                      << (numa_node % (8 * sizeof(unsigned long)));
-    /* Map the pages creation reserved (shmseg_create took all of them, so this takes no
-     * new memory), or mbind would not see them to move them. */
-    if (madvise(s->base, s->size, SHMSEG_MADV_POPULATE_READ) != 0) {
-        long page = sysconf(_SC_PAGESIZE);
-        for (size_t off = 0; off<s->size; off += page> 0 ? (size_t)page : 4096)
-            (void)*(volatile const char *)((const char *)s->base + off);
-    }
+    /* No pre-faulting: the policy is the segment's (shmem's shared policy), so pages first
+     * touched later are taken on the node, and MPOL_MF_MOVE moves those already mapped
+     * here. Touching the rest would undo the lazy reservation (shmseg_create_reserve). */
     /* maxnode counts one more than the bits the kernel reads. */
     if (syscall(SYS_mbind, s->base, s->size, SHMSEG_MPOL_PREFERRED, mask, 8 * sizeof mask + 1,
                 SHMSEG_MPOL_MF_MOVE) == 0) {

@@ -47,6 +47,16 @@ int shmseg_create(struct shmseg *s, const char *job, const char *kind, int rank,
                   size_t size, const char *what);
 
 /*
+ * As shmseg_create, but reserve only the first `reserve` bytes: the rest of the segment is
+ * taken from /dev/shm page by page as it is first touched, so memory that is never used
+ * costs nothing. The caller makes such a page real before writing it (for example with
+ * madvise(MADV_POPULATE_WRITE), which fails cleanly where a plain write would raise SIGBUS
+ * on a full /dev/shm).
+ */
+int shmseg_create_reserve(struct shmseg *s, const char *job, const char *kind, int rank,
+                          uint64_t nonce, size_t size, size_t reserve, const char *what);
+
+/*
  * Map segment (job, kind, rank, nonce) that a peer created. `size` is the size the
  * caller expects, or 0 to map whatever size the segment has (s->size says). The
  * segment must belong to this user and be at least `size` bytes. Returns 0 or

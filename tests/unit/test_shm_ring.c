@@ -1,10 +1,12 @@
 /*
- * test_shm_ring.c - the shm channel (fastbox slots + cells): ordering, wrap-around,
- * full rings, inline/cell boundary, frames spanning several cells (placed at the ring's
- * start rather than wrapping), and a two-process run over a real shared mapping with
- * checksummed frames.
+ * test_shm_ring.c - the shm channel (fastbox slots) and the per-process pool of cells:
+ * ordering, wrap-around, full rings, the inline/slots/cell boundaries, an empty pool,
+ * cells given back and reused, cells of a dead receiver taken back, memory touched only
+ * where it is used, and runs over real shared mappings with checksummed frames: one
+ * producer and one consumer, and one producer whose pool two consumers return to at once.
  */
 #define _GNU_SOURCE
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
@@ -16,24 +18,60 @@
 #include "unit.h"
 
 #define NLINES    8
-#define NCELLS    7 /* frames of up to 3 cells (half the ring) */
+#define NSMALL    7
+#define NBIG      2
 #define CELL      256
-#define FRAME_MAX (3 * CELL)
+#define FRAME_MAX (SHM_FRAME_CELLS * CELL)
 /* The largest frame in consecutive slots: 4 slots (half of NLINES). */
 #define LINES_MAX (SHM_LINE_INLINE + 3 * 64)
+#define NCHAN     2
 
-static size_t chan_bytes(void)
+/* One producer's pool and channels to NCHAN consumers, in one block of memory. */
+struct rig {
+    _Atomic uint32_t ret_head;
+    _Atomic uint32_t next[NSMALL + NBIG];
+    _Alignas(64) unsigned char chan[NCHAN][SHM_RING_HEAD_BYTES + NLINES * 64];
+    _Alignas(64) unsigned char cells[NSMALL * CELL + NBIG * FRAME_MAX];
+};
+
+static struct shm_pool_view rig_view(struct rig *r)
 {
-    return SHM_RING_HEAD_BYTES + NLINES * sizeof(struct shm_line) + NCELLS * CELL;
+    struct shm_pool_view v;
+    shm_pool_view_init(&v, r->cells, r->next, &r->ret_head, NSMALL, NBIG, CELL);
+    return v;
+}
+
+/* Producer side of channel i (pool p), consumer side of channel i (pool view v). */
+static void rig_prod(struct rig *r, int i, struct shm_pool *p, struct shm_chan *c)
+{
+    shm_chan_init(c, r->chan[i], NLINES);
+    c->pool = p;
+    c->dest = i;
+}
+
+static void rig_cons(struct rig *r, int i, const struct shm_pool_view *v, struct shm_chan *c)
+{
+    shm_chan_init(c, r->chan[i], NLINES);
+    c->src = v;
+}
+
+static struct rig *rig_new(int shared)
+{
+    struct rig *r =
+        shared ? mmap(NULL, sizeof *r, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0)
+               : aligned_alloc(64, (sizeof(struct rig) + 63) / 64 * 64);
+    CHECK(r != NULL && r != MAP_FAILED);
+    memset(r, 0, sizeof *r);
+    atomic_store(&r->ret_head, SHM_CELL_NONE);
+    return r;
 }
 
 /* Frame i has length len_of(i) and bytes (i * 7 + k) & 0xff. */
 static size_t len_of(uint32_t i)
 {
     static const size_t lens[] = {
-        0,   1,   8,   55,        56,  57,  100, 255, 256,           3,
-        257, 700, 512, FRAME_MAX, 513, 120, 184, 185, LINES_MAX, LINES_MAX + 1,
-        64};
+        0,   1,   8,         55,  56,  57,  100, 255,       256,           3,  257,
+        700, 512, FRAME_MAX, 513, 120, 184, 185, LINES_MAX, LINES_MAX + 1, 64, CELL + 1};
     return lens[i % (sizeof lens / sizeof lens[0])];
 }
 
@@ -51,26 +89,31 @@ static int frame_ok(const void *data, size_t len, uint32_t i)
     return memcmp(data, want, len) == 0;
 }
 
+static int push_n(struct shm_chan *c, unsigned char *buf, size_t n)
+{
+    struct iovec iov = {buf, n};
+    return shm_chan_push(c, &iov, 1, n);
+}
+
 static void test_single_process(void)
 {
-    void *mem = aligned_alloc(64, chan_bytes());
-    memset(mem, 0, chan_bytes());
+    struct rig *r = rig_new(0);
+    struct shm_pool_view v = rig_view(r);
+    struct shm_pool pool;
+    CHECK_EQ(shm_pool_init(&pool, &v, NULL), 0);
     struct shm_chan prod, cons;
-    shm_chan_init(&prod, mem, NLINES, NCELLS, CELL);
-    shm_chan_init(&cons, mem, NLINES, NCELLS, CELL);
+    rig_prod(r, 0, &pool, &prod);
+    rig_cons(r, 0, &v, &cons);
     const void *d;
     size_t len;
     CHECK(!shm_chan_peek(&cons, &d, &len));
 
     /* Fill the slot ring with inline frames: NLINES fit, the next is AGAIN. */
     unsigned char buf[FRAME_MAX + 1];
-    for (uint32_t i = 0; i < NLINES; i++) {
-        fill(buf, 2, 8);
-        struct iovec iov = {buf, 8};
-        CHECK_EQ(shm_chan_push(&prod, &iov, 1, 8), 0);
-    }
-    struct iovec one = {buf, 8};
-    CHECK_EQ(shm_chan_push(&prod, &one, 1, 8), TERN_ERR_AGAIN);
+    fill(buf, 2, 8);
+    for (uint32_t i = 0; i < NLINES; i++)
+        CHECK_EQ(push_n(&prod, buf, 8), 0);
+    CHECK_EQ(push_n(&prod, buf, 8), TERN_ERR_AGAIN);
     for (uint32_t i = 0; i < NLINES; i++) {
         CHECK(shm_chan_peek(&cons, &d, &len));
         CHECK_EQ(len, 8);
@@ -78,94 +121,93 @@ static void test_single_process(void)
     }
     CHECK(!shm_chan_peek(&cons, &d, &len));
 
-    /* Cell ring: NCELLS large frames fit, the next is AGAIN even with free slots. */
-    for (int i = 0; i < NCELLS; i++) {
-        struct iovec iov = {buf, 250};
-        CHECK_EQ(shm_chan_push(&prod, &iov, 1, 250), 0);
+    /* Small cells: NSMALL frames of one cell (fresh cells 0, 1, ...) and an inline frame
+     * fill the ring. */
+    for (uint32_t i = 0; i < NSMALL; i++) {
+        fill(buf, 10 + i, 250);
+        CHECK_EQ(push_n(&prod, buf, 250), 0);
+        if (i == 1) CHECK_EQ(push_n(&prod, buf, 8), 0); /* an inline frame between them */
     }
-    struct iovec big = {buf, 250};
-    CHECK_EQ(shm_chan_push(&prod, &big, 1, 250), TERN_ERR_AGAIN);
-    CHECK_EQ(shm_chan_max_frame(NCELLS, CELL), FRAME_MAX);
-    struct iovec toobig = {buf, FRAME_MAX + 1};
-    CHECK_EQ(shm_chan_push(&prod, &toobig, 1, FRAME_MAX + 1), TERN_ERR_INVAL);
-    /* An inline frame still fits and keeps its place after the cell frames. */
-    struct iovec small = {buf, 4};
-    CHECK_EQ(shm_chan_push(&prod, &small, 1, 4), 0);
-    for (int i = 0; i < NCELLS; i++) {
+    CHECK_EQ(push_n(&prod, buf, 8), TERN_ERR_AGAIN);
+    CHECK_EQ(shm_pool_out(&pool), NSMALL);
+    for (uint32_t i = 0; i < NSMALL; i++) {
         CHECK(shm_chan_peek(&cons, &d, &len));
-        CHECK_EQ(len, 250);
+        fill(buf, 10 + i, 250);
+        CHECK(len == 250 && memcmp(d, buf, 250) == 0 && d == r->cells + i * CELL);
+        shm_chan_release(&cons);
+        if (i == 1) {
+            CHECK(shm_chan_peek(&cons, &d, &len));
+            CHECK_EQ(len, 8);
+            shm_chan_release(&cons);
+        }
+    }
+    CHECK(!shm_chan_peek(&cons, &d, &len));
+    CHECK_EQ(shm_pool_out(&pool), NSMALL); /* given back, not yet taken back */
+    /* The next frame takes back all that was returned and reuses one of those cells. */
+    fill(buf, 30, 250);
+    CHECK_EQ(push_n(&prod, buf, 250), 0);
+    CHECK_EQ(shm_pool_out(&pool), 1);
+    CHECK(shm_chan_peek(&cons, &d, &len));
+    CHECK(len == 250 && cons.cur_cell < NSMALL && memcmp(d, buf, 250) == 0);
+    shm_chan_release(&cons);
+    CHECK_EQ(pool.fresh_small, NSMALL);
+
+    /* Pool exhaustion: NSMALL cell frames, then AGAIN with a slot still free. */
+    for (uint32_t i = 0; i < NSMALL; i++)
+        CHECK_EQ(push_n(&prod, buf, 250), 0);
+    CHECK_EQ(push_n(&prod, buf, 250), TERN_ERR_AGAIN);
+    CHECK_EQ(push_n(&prod, buf, 8), 0); /* the last slot, for an inline frame */
+    CHECK_EQ(shm_pool_max_frame(NBIG, CELL), FRAME_MAX);
+    CHECK_EQ(shm_pool_max_frame(0, CELL), CELL);
+    for (uint32_t i = 0; i < NSMALL + 1; i++) {
+        CHECK(shm_chan_peek(&cons, &d, &len));
+        CHECK_EQ(len, i < NSMALL ? 250 : 8);
+        shm_chan_release(&cons);
+    }
+    /* Big cells: FRAME_MAX fits, one byte more is INVAL. */
+    fill(buf, 31, FRAME_MAX);
+    CHECK_EQ(push_n(&prod, buf, FRAME_MAX + 1), TERN_ERR_INVAL);
+    for (uint32_t i = 0; i < NBIG; i++)
+        CHECK_EQ(push_n(&prod, buf, FRAME_MAX), 0);
+    CHECK_EQ(push_n(&prod, buf, CELL + 1), TERN_ERR_AGAIN); /* big cells out */
+    CHECK_EQ(push_n(&prod, buf, CELL), 0);                  /* small ones came back */
+    for (uint32_t i = 0; i < NBIG; i++) {
+        CHECK(shm_chan_peek(&cons, &d, &len));
+        CHECK(len == FRAME_MAX && memcmp(d, buf, FRAME_MAX) == 0 &&
+              d == r->cells + NSMALL * CELL + i * FRAME_MAX);
         shm_chan_release(&cons);
     }
     CHECK(shm_chan_peek(&cons, &d, &len));
-    CHECK_EQ(len, 4);
+    CHECK(len == CELL && memcmp(d, buf, CELL) == 0);
     shm_chan_release(&cons);
-
-    /* Three-cell frames: cells 0-2 and 3-5 (ring positions after the frames above);
-     * the next would wrap, so it goes to the ring's start once cells 0-2 are free. */
-    uint64_t base = prod.cell_pos;
-    CHECK_EQ(base % NCELLS, 0); /* 7 one-cell frames went round once */
-    for (int i = 0; i < 2; i++) {
-        fill(buf, (uint32_t)i + 40, FRAME_MAX);
-        struct iovec iov = {buf, FRAME_MAX};
-        CHECK_EQ(shm_chan_push(&prod, &iov, 1, FRAME_MAX), 0);
-    }
-    struct iovec third = {buf, FRAME_MAX};
-    CHECK_EQ(shm_chan_push(&prod, &third, 1, FRAME_MAX), TERN_ERR_AGAIN); /* 6 + skip 1 + 3 */
-    CHECK(shm_chan_peek(&cons, &d, &len));
-    CHECK_EQ(len, FRAME_MAX);
-    CHECK(d == cons.cells);
-    fill(buf, 40, FRAME_MAX);
-    CHECK(memcmp(d, buf, FRAME_MAX) == 0);
-    shm_chan_release(&cons);
-    fill(buf, 42, FRAME_MAX);
-    CHECK_EQ(shm_chan_push(&prod, &third, 1, FRAME_MAX), 0);
-    CHECK_EQ(prod.cell_pos, base + NCELLS + 3); /* skipped cell 6 */
-    CHECK(shm_chan_peek(&cons, &d, &len));
-    CHECK(d == cons.cells + 3 * CELL);
-    fill(buf, 41, FRAME_MAX);
-    CHECK(memcmp(d, buf, FRAME_MAX) == 0);
-    shm_chan_release(&cons);
-    CHECK(shm_chan_peek(&cons, &d, &len));
-    CHECK(d == cons.cells); /* at the start again, not at cell 6 */
-    fill(buf, 42, FRAME_MAX);
-    CHECK(memcmp(d, buf, FRAME_MAX) == 0);
-    shm_chan_release(&cons);
-    CHECK_EQ(cons.cell_pos, prod.cell_pos);
-    CHECK(!shm_chan_peek(&cons, &d, &len));
 
     /* Frames of 57..LINES_MAX bytes run over consecutive slots: 2 + 4 slots here. */
     CHECK_EQ(prod.lines_max, LINES_MAX);
-    CHECK_EQ(cons.line_pos, prod.line_pos);
     while (prod.line_pos % NLINES != 0) { /* start at slot 0 */
-        struct iovec iov = {buf, 1};
-        CHECK_EQ(shm_chan_push(&prod, &iov, 1, 1), 0);
+        CHECK_EQ(push_n(&prod, buf, 1), 0);
         CHECK(shm_chan_peek(&cons, &d, &len));
         shm_chan_release(&cons);
     }
-    uint64_t l0 = prod.line_pos, c0 = prod.cell_pos;
+    uint64_t l0 = prod.line_pos;
+    uint32_t out0 = shm_pool_out(&pool);
     fill(buf, 50, 100);
-    struct iovec l100 = {buf, 100};
-    CHECK_EQ(shm_chan_push(&prod, &l100, 1, 100), 0);
+    CHECK_EQ(push_n(&prod, buf, 100), 0);
     CHECK_EQ(prod.line_pos, l0 + 2);
     fill(buf, 51, LINES_MAX);
-    struct iovec lmax = {buf, LINES_MAX};
-    CHECK_EQ(shm_chan_push(&prod, &lmax, 1, LINES_MAX), 0);
+    CHECK_EQ(push_n(&prod, buf, LINES_MAX), 0);
     CHECK_EQ(prod.line_pos, l0 + 6);
-    CHECK_EQ(prod.cell_pos, c0); /* no cell used */
+    CHECK_EQ(shm_pool_out(&pool), out0); /* no cell used */
     /* Slot 6 of 8: another 4-slot frame would wrap, so it takes a cell and one slot. */
     fill(buf, 52, 200);
-    struct iovec l200 = {buf, 200};
-    CHECK_EQ(shm_chan_push(&prod, &l200, 1, 200), 0);
+    CHECK_EQ(push_n(&prod, buf, 200), 0);
     CHECK_EQ(prod.line_pos, l0 + 7);
-    CHECK_EQ(prod.cell_pos, c0 + 1);
+    CHECK_EQ(shm_pool_out(&pool), out0 + 1);
     /* Slot 7, the last: a 2-slot frame would wrap, so it takes a cell too; then the ring
      * is full. */
     fill(buf, 53, 100);
-    CHECK_EQ(shm_chan_push(&prod, &l100, 1, 100), 0);
+    CHECK_EQ(push_n(&prod, buf, 100), 0);
     CHECK_EQ(prod.line_pos, l0 + 8);
-    CHECK_EQ(prod.cell_pos, c0 + 2);
-    struct iovec b1 = {buf, 1};
-    CHECK_EQ(shm_chan_push(&prod, &b1, 1, 1), TERN_ERR_AGAIN);
+    CHECK_EQ(push_n(&prod, buf, 1), TERN_ERR_AGAIN);
     CHECK(shm_chan_peek(&cons, &d, &len));
     fill(buf, 50, 100);
     CHECK(len == 100 && memcmp(d, buf, 100) == 0 && d == cons.lines[0].data);
@@ -179,20 +221,20 @@ static void test_single_process(void)
     shm_chan_release(&cons);
     CHECK(shm_chan_peek(&cons, &d, &len));
     fill(buf, 52, 200);
-    CHECK(len == 200 && memcmp(d, buf, 200) == 0 && d == cons.cells + (c0 % NCELLS) * CELL);
+    CHECK(len == 200 && memcmp(d, buf, 200) == 0 && cons.cur_cell != SHM_CELL_NONE);
     shm_chan_release(&cons);
     CHECK(shm_chan_peek(&cons, &d, &len));
     fill(buf, 53, 100);
-    CHECK(len == 100 && memcmp(d, buf, 100) == 0 && d == cons.cells + ((c0 + 1) % NCELLS) * CELL);
+    CHECK(len == 100 && memcmp(d, buf, 100) == 0 && cons.cur_cell != SHM_CELL_NONE);
     shm_chan_release(&cons);
     CHECK(!shm_chan_peek(&cons, &d, &len));
+
     /* Stale data whose bytes look like a future sequence word is never taken for a frame:
      * a 3-slot frame from slot 0 whose bytes at slots 1 and 2's sequence words are the
      * values those slots hold when full one lap later; after it, one-slot frames only, so
      * slots 1 and 2 are next looked at as frame heads while still holding those bytes. */
     while (prod.line_pos % NLINES != 0) {
-        struct iovec iov = {buf, 1};
-        CHECK_EQ(shm_chan_push(&prod, &iov, 1, 1), 0);
+        CHECK_EQ(push_n(&prod, buf, 1), 0);
         CHECK(shm_chan_peek(&cons, &d, &len));
         shm_chan_release(&cons);
     }
@@ -201,19 +243,28 @@ static void test_single_process(void)
     memset(buf, 0, 200);
     memcpy(buf + SHM_LINE_INLINE, &next1, 4);
     memcpy(buf + SHM_LINE_INLINE + 64, &next2, 4);
-    struct iovec l150 = {buf, 150};
-    CHECK_EQ(shm_chan_push(&prod, &l150, 1, 150), 0);
+    CHECK_EQ(push_n(&prod, buf, 150), 0);
     CHECK(shm_chan_peek(&cons, &d, &len));
     CHECK_EQ(len, 150);
     shm_chan_release(&cons);
     for (uint64_t p = s0 + 3; p < s0 + NLINES + 1; p++) { /* slots 3..7, then 0 again */
-        struct iovec iov = {buf, 1};
-        CHECK_EQ(shm_chan_push(&prod, &iov, 1, 1), 0);
+        CHECK_EQ(push_n(&prod, buf, 1), 0);
         CHECK(shm_chan_peek(&cons, &d, &len));
         shm_chan_release(&cons);
     }
     CHECK_EQ(cons.line_pos, s0 + NLINES + 1); /* at slot 1, nothing sent there this lap */
     CHECK(!shm_chan_peek(&cons, &d, &len));
+
+    /* A corrupt slot naming a cell outside the pool reads as an empty frame. */
+    uint32_t bogus = NSMALL + NBIG + 5;
+    struct shm_line *ln = &cons.lines[cons.line_pos % NLINES];
+    memcpy(ln->data, &bogus, sizeof bogus);
+    ln->len = 300;
+    atomic_store(&ln->seq, (uint32_t)(cons.line_pos + 1));
+    CHECK(shm_chan_peek(&cons, &d, &len));
+    CHECK_EQ(len, 0);
+    shm_chan_release(&cons);
+    prod.line_pos++;
 
     /* Gather from several iovecs, across many wrap-arounds, in order. */
     for (uint32_t i = 0; i < 1000; i++) {
@@ -226,60 +277,166 @@ static void test_single_process(void)
         CHECK(frame_ok(d, len, i));
         shm_chan_release(&cons);
     }
-    free(mem);
+    shm_pool_fini(&pool);
+    free(r);
 }
 
-/* A child produces 200000 frames, the parent consumes and checks every byte. */
-static void test_two_processes(void)
+/* Touches: count them and fail on demand. */
+static size_t touched_bytes;
+static int touch_fail;
+static int count_touch(void *addr, size_t len)
 {
-    size_t bytes = chan_bytes();
-    void *mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    CHECK(mem != MAP_FAILED);
-    const uint32_t count = 200000;
-    pid_t pid = fork();
-    if (pid == 0) {
-        struct shm_chan prod;
-        shm_chan_init(&prod, mem, NLINES, NCELLS, CELL);
+    (void)addr;
+    if (touch_fail) return -1;
+    touched_bytes += len;
+    return 0;
+}
+
+/* Two receivers share one pool: a dead one's cells are taken back; memory is touched
+ * only as it is used, and a touch that fails is TERN_ERR_NOSPACE with nothing lost. */
+static void test_pool_two_receivers(void)
+{
+    struct rig *r = rig_new(0);
+    struct shm_pool_view v = rig_view(r);
+    struct shm_pool pool;
+    CHECK_EQ(shm_pool_init(&pool, &v, count_touch), 0);
+    struct shm_chan p0, p1, c0, c1;
+    rig_prod(r, 0, &pool, &p0);
+    rig_prod(r, 1, &pool, &p1);
+    p0.touch = p1.touch = count_touch;
+    p0.lines_ready = p1.lines_ready = 0;
+    rig_cons(r, 0, &v, &c0);
+    rig_cons(r, 1, &v, &c1);
+    unsigned char buf[FRAME_MAX];
+    fill(buf, 1, sizeof buf);
+    touched_bytes = 0;
+    /* A first inline frame touches the channel's first page, nothing of the pool. */
+    CHECK_EQ(push_n(&p0, buf, 8), 0);
+    CHECK_EQ(touched_bytes, SHM_PAGE);
+    /* A cell frame touches the page(s) that frame needs, once. */
+    CHECK_EQ(push_n(&p0, buf, 250), 0);
+    CHECK_EQ(touched_bytes, 2 * SHM_PAGE);
+    /* Receiver 1 (which will die) gets three cells, receiver 0 one more. */
+    for (int i = 0; i < 3; i++)
+        CHECK_EQ(push_n(&p1, buf, 249 + (size_t)i), 0);
+    CHECK_EQ(push_n(&p0, buf, 252), 0);
+    CHECK_EQ(shm_pool_out(&pool), 5);
+    /* Receiver 1 consumes one before it dies: that one comes back by the return stack. */
+    const void *d;
+    size_t len;
+    CHECK(shm_chan_peek(&c1, &d, &len));
+    shm_chan_release(&c1);
+    CHECK_EQ(shm_pool_reclaim(&pool, 1), 2);
+    CHECK_EQ(shm_pool_out(&pool), 2); /* the two with receiver 0 */
+    CHECK_EQ(shm_pool_reclaim(&pool, 1), 0);
+    /* Receiver 0 still reads its frames whole, and its cells come back. */
+    size_t want[] = {8, 250, 252};
+    for (int i = 0; i < 3; i++) {
+        CHECK(shm_chan_peek(&c0, &d, &len));
+        CHECK(len == want[i] && memcmp(d, buf, len) == 0);
+        shm_chan_release(&c0);
+    }
+    shm_pool_drain(&pool);
+    CHECK_EQ(shm_pool_out(&pool), 0);
+    /* The pool now has every cell it ever used and no others: exhaust it and check that
+     * exactly NSMALL small cells are handed out, no cell twice. */
+    uint32_t seen = 0;
+    for (int i = 0; i < NSMALL; i++)
+        CHECK_EQ(push_n(&p0, buf, 250), 0);
+    CHECK_EQ(push_n(&p0, buf, 250), TERN_ERR_AGAIN);
+    CHECK_EQ(pool.fresh_small, NSMALL);
+    for (int i = 0; i < NSMALL; i++) {
+        CHECK(shm_chan_peek(&c0, &d, &len));
+        CHECK(c0.cur_cell < NSMALL && !(seen & (1u << c0.cur_cell)));
+        seen |= 1u << c0.cur_cell;
+        CHECK(len == 250 && memcmp(d, buf, len) == 0);
+        shm_chan_release(&c0);
+    }
+    CHECK_EQ(seen, (1u << NSMALL) - 1);
+    /* A big frame whose memory cannot be had: NOSPACE, and the cell stays usable. */
+    touch_fail = 1;
+    CHECK_EQ(push_n(&p0, buf, FRAME_MAX), TERN_ERR_NOSPACE);
+    touch_fail = 0;
+    CHECK_EQ(push_n(&p0, buf, FRAME_MAX), 0);
+    shm_pool_fini(&pool);
+    free(r);
+}
+
+/* A child produces `count` frames to each of `nc` consumers over one shared pool of a few
+ * cells; the consumers (the parent and, for nc == 2, a second child) check every byte and
+ * give the cells back concurrently. */
+static void run_processes(int nc, uint32_t count)
+{
+    struct rig *r = rig_new(1);
+    pid_t prod = fork();
+    if (prod == 0) {
+        struct shm_pool_view v = rig_view(r);
+        struct shm_pool pool;
+        if (shm_pool_init(&pool, &v, NULL)) _exit(2);
+        struct shm_chan c[NCHAN];
+        for (int i = 0; i < nc; i++)
+            rig_prod(r, i, &pool, &c[i]);
         unsigned char buf[FRAME_MAX];
-        for (uint32_t i = 0; i < count; i++) {
-            size_t n = len_of(i);
-            fill(buf, i, n);
-            struct iovec iov = {buf, n};
-            while (shm_chan_push(&prod, &iov, 1, n) == TERN_ERR_AGAIN) {
+        for (uint32_t i = 0; i < count; i++)
+            for (int k = 0; k < nc; k++) {
+                size_t n = len_of(i + (uint32_t)k);
+                fill(buf, i + (uint32_t)k, n);
+                struct iovec iov = {buf, n};
+                for (unsigned spin = 0; shm_chan_push(&c[k], &iov, 1, n) == TERN_ERR_AGAIN;)
+                    if (++spin % 256 == 0) sched_yield(); /* processes may share a core */
             }
-        }
         _exit(0);
     }
+    pid_t other = -1;
+    int me = 0;
+    if (nc == 2) {
+        other = fork();
+        if (other == 0) me = 1;
+    }
+    struct shm_pool_view v = rig_view(r);
     struct shm_chan cons;
-    shm_chan_init(&cons, mem, NLINES, NCELLS, CELL);
+    rig_cons(r, me, &v, &cons);
     uint32_t bad = 0;
     for (uint32_t i = 0; i < count; i++) {
         const void *d;
         size_t len;
-        while (!shm_chan_peek(&cons, &d, &len)) {
-        }
-        if (!frame_ok(d, len, i) && bad++ < 5) fprintf(stderr, "frame %u corrupt\n", i);
+        for (unsigned spin = 0; !shm_chan_peek(&cons, &d, &len);)
+            if (++spin % 256 == 0) sched_yield();
+        if (!frame_ok(d, len, i + (uint32_t)me) && bad++ < 5)
+            fprintf(stderr, "consumer %d: frame %u corrupt\n", me, i);
         shm_chan_release(&cons);
     }
+    if (me == 1) _exit(bad ? 1 : 0);
     CHECK_EQ(bad, 0);
     int status;
-    CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
-    munmap(mem, bytes);
+    CHECK(waitpid(prod, &status, 0) == prod && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    if (other > 0)
+        CHECK(waitpid(other, &status, 0) == other && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    munmap(r, sizeof *r);
 }
 
 /* A ring of 64 slots takes frames of up to SHM_FRAME_LINES slots: a 256-byte message
- * with its header stays in slots (so does a 1000-byte one, in 16), the largest slot frame takes exactly
- * SHM_FRAME_LINES of them, one byte more goes to a cell, and the released
+ * with its header stays in slots (so does a 1000-byte one, in 16), the largest slot frame
+ * takes exactly SHM_FRAME_LINES of them, one byte more goes to a cell, and the released
  * continuation slots read as consumed. */
 static void test_long_line_frames(void)
 {
-    enum { N = 64, NC = 4, C = 4096 };
-    size_t bytes = SHM_RING_HEAD_BYTES + N * sizeof(struct shm_line) + NC * C;
+    enum { N = 64, NS = 4, C = 4096 };
+    size_t bytes = shm_chan_bytes(N);
+    CHECK_EQ(bytes, SHM_RING_HEAD_BYTES + N * sizeof(struct shm_line));
     void *mem = aligned_alloc(64, bytes);
+    unsigned char *cells = aligned_alloc(64, NS * C);
+    _Atomic uint32_t next[NS], head = SHM_CELL_NONE;
     memset(mem, 0, bytes);
+    struct shm_pool_view v;
+    shm_pool_view_init(&v, cells, next, &head, NS, 0, C);
+    struct shm_pool pool;
+    CHECK_EQ(shm_pool_init(&pool, &v, NULL), 0);
     struct shm_chan prod, cons;
-    shm_chan_init(&prod, mem, N, NC, C);
-    shm_chan_init(&cons, mem, N, NC, C);
+    shm_chan_init(&prod, mem, N);
+    shm_chan_init(&cons, mem, N);
+    prod.pool = &pool;
+    cons.src = &v;
     size_t lmax = SHM_LINE_INLINE + (SHM_FRAME_LINES - 1) * 64;
     CHECK_EQ(prod.lines_max, lmax);
     CHECK_EQ(shm_chan_lines_max(4), SHM_LINE_INLINE + 64);
@@ -289,30 +446,32 @@ static void test_long_line_frames(void)
     size_t len;
     const size_t lens[] = {272, lmax, lmax + 1, 1000, 57};
     const uint64_t slots[] = {5, SHM_FRAME_LINES, 1, 16, 2};
-    const uint64_t cells[] = {0, 0, 1, 0, 0};
+    const int incell[] = {0, 0, 1, 0, 0};
     for (int i = 0; i < 5; i++) {
-        uint64_t l0 = prod.line_pos, c0 = prod.cell_pos;
+        uint64_t l0 = prod.line_pos;
         fill(buf, 60 + (uint32_t)i, lens[i]);
-        struct iovec iov = {buf, lens[i]};
-        CHECK_EQ(shm_chan_push(&prod, &iov, 1, lens[i]), 0);
+        CHECK_EQ(push_n(&prod, buf, lens[i]), 0);
         CHECK_EQ(prod.line_pos - l0, slots[i]);
-        CHECK_EQ(prod.cell_pos - c0, cells[i]);
         CHECK(shm_chan_peek(&cons, &d, &len));
         CHECK(len == lens[i] && memcmp(d, buf, len) == 0);
-        CHECK((d == cons.cells) == (cells[i] == 1));
+        CHECK((d == cells) == (incell[i] == 1));
         shm_chan_release(&cons);
         CHECK_EQ(cons.line_pos, prod.line_pos);
         for (uint64_t p = l0 + 1; p < l0 + slots[i]; p++)
             CHECK_EQ(atomic_load(&cons.lines[p % N].seq), (uint32_t)(p + 1));
     }
     CHECK(!shm_chan_peek(&cons, &d, &len));
+    shm_pool_fini(&pool);
+    free(cells);
     free(mem);
 }
 
 int main(void)
 {
     test_single_process();
+    test_pool_two_receivers();
     test_long_line_frames();
-    test_two_processes();
+    run_processes(1, 100000);
+    run_processes(2, 10000);
     return unit_done("test_shm_ring");
 }

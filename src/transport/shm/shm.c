@@ -1,13 +1,25 @@
 /*
  * shm.c - the shared-memory transport between processes of one node.
  *
- * Every process owns one segment, its inbox, with one channel per local sender.
- * A channel is single-producer/single-consumer and has two parts:
- *   - a ring of cache-line slots (the fastbox ring): a frame of up to 56 bytes travels
- *     inside the slot together with its sequence word, so one release store publishes
- *     it and the receiver touches one cache line per message;
- *   - a ring of cells: larger frames go into the next cell and their slot only says so.
+ * Every process owns one segment: its inbox, with room for a channel per local sender,
+ * and its pool of cells. Memory grows with the number of processes and with the pairs
+ * that talk, not with the square of the processes (shm_ring.h):
+ *   - a channel is a single-producer/single-consumer ring of cache-line slots (the
+ *     fastbox ring): a frame of up to 56 bytes travels inside the slot together with its
+ *     sequence word, so one release store publishes it and the receiver touches one
+ *     cache line per message. Its pages are touched by the sender on its first send (and
+ *     as the first lap goes on), never before: a pair that never talks costs nothing;
+ *   - larger frames go into a cell of the sender's own pool and their slot only says
+ *     which; the receiver gives the cell back when it is done (a lock-free return stack).
+ *     A sender whose pool is empty gets TERN_ERR_AGAIN and the core queues the frame and
+ *     keeps progressing, so cells come back as long as every process polls: there is no
+ *     cycle to deadlock in. Cells held by a receiver that died are taken back when the
+ *     death is seen (shm_health).
  * Slots are the single ordered queue, so small and large frames never overtake.
+ *
+ * A receiver learns of a new sender from its segment's list of senders: the sender
+ * appends itself (fetch-and-add on `nsenders`) before its first frame, and the receiver
+ * polls only the channels on that list; one load of `nsenders` per poll notices newcomers.
  *
  * Single-copy transfer of large messages is get(): Linux cross-memory attach
  * (process_vm_readv) from the sender's buffer straight into the receiver's; getv() does
@@ -55,23 +67,32 @@
 #include "util/tunables.h"
 
 #define SHM_MAGIC    0x7465726eu /* "tern" */
-#define SHM_VERSION  2u /* 2: frames of up to SHM_FRAME_LINES slots */
+#define SHM_VERSION  3u          /* 3: channels on first use, a pool of cells per process */
 #define SHM_HDR_SIZE 4096u
 
-/* The segment header, at offset 0 of every segment. */
+/*
+ * The segment header, at offset 0 of every segment. Then, each part page-aligned:
+ *   [senders : int32 x nlocal][next : uint32 per cell][channels : nlocal x chan_stride]
+ *   [pool : nsmall cells of cell_size, nbig of SHM_FRAME_CELLS x cell_size]
+ * Only the first three parts are reserved at creation (a few pages); channels and cells
+ * are touched as they are used (shm_touch).
+ */
 struct shm_seg {
     uint32_t magic;
     uint32_t version;
     int32_t owner;
     int32_t nlocal;
     uint64_t nlines;
-    uint64_t ncells;
+    uint64_t nsmall, nbig;
     uint64_t cell_size;
-    uint64_t inbox_size;
+    uint64_t list_off, next_off, chan_off, chan_stride, pool_off;
     uint64_t seg_size;
     _Alignas(64) _Atomic uint32_t sleeping; /* owner is (about to be) asleep on bell */
     _Alignas(64) _Atomic uint32_t bell;     /* futex word senders ring */
+    _Alignas(64) _Atomic uint32_t nsenders; /* entries taken in the senders list */
+    _Alignas(64) _Atomic uint32_t ret_head; /* the pool's return stack */
 };
+_Static_assert(sizeof(struct shm_seg) <= SHM_HDR_SIZE, "the header fits its page");
 
 /* The cooperative-copy descriptor, in the transport lines of the receiver's channel
  * from this sender. Only the receiver writes the fields; `ticket` hands out chunks. */
@@ -96,14 +117,16 @@ struct shm_ctrl_help {
 struct shm_peer {
     int world_rank;
     pid_t pid;
-    uint32_t coop_gen;   /* last generation I (as receiver) published to this peer */
-    struct shm_seg *seg; /* the peer's segment, mapped */
-    size_t seg_len;      /* bytes mapped */
-    struct shm_chan out; /* my channel in the peer's inbox (I produce) */
-    struct shm_chan in;  /* the peer's channel in my inbox (I consume) */
-    int cma;             /* single copy from this peer: 1 yes, 0 forbidden */
-    int pidfd;           /* readable once the peer has exited; -1: use kill(pid, 0) */
-    int dead;            /* reported through env->failed */
+    uint32_t coop_gen;         /* last generation I (as receiver) published to this peer */
+    struct shm_seg *seg;       /* the peer's segment, mapped */
+    size_t seg_len;            /* bytes mapped */
+    struct shm_chan out;       /* my channel in the peer's inbox (I produce) */
+    struct shm_chan in;        /* the peer's channel in my inbox (I consume) */
+    struct shm_pool_view pool; /* the peer's pool (its cells in my inbox's frames) */
+    int out_on;                /* I am on the peer's list of senders */
+    int cma;                   /* single copy from this peer: 1 yes, 0 forbidden */
+    int pidfd;                 /* readable once the peer has exited; -1: use kill(pid, 0) */
+    int dead;                  /* reported through env->failed */
 };
 
 static struct {
@@ -115,10 +138,16 @@ static struct {
     struct shm_peer *peers; /* by local index */
     int *active;            /* local indexes of peers (not me) */
     int nactive;
+    int *talk; /* local indexes of the peers that send to me, as they came */
+    uint32_t ntalk;
     struct shm_seg *my_seg;
+    _Atomic int32_t *senders; /* my segment's list of senders (local index + 1) */
     size_t my_size;
-    struct shmseg mine; /* my inbox segment (unlinked once every peer attached) */
+    struct shmseg mine;   /* my inbox segment (unlinked once every peer attached) */
+    struct shm_pool pool; /* my cells */
     uint32_t bell_seen;
+    int my_li;    /* my local index */
+    int populate; /* madvise(MADV_POPULATE_WRITE) works here */
 } shm;
 
 static int shm_reaches(const struct boot *boot, int rank)
@@ -131,11 +160,50 @@ static size_t shm_round(size_t x, size_t a)
     return (x + a - 1) / a * a;
 }
 
-/* Bytes of one inbox channel: two head lines, the slots, the cells. */
-static size_t shm_inbox_size(size_t nlines, size_t ncells, size_t cell_size)
+/* The layout of a segment (struct shm_seg) from its geometry; true if it is consistent. */
+static int shm_layout(struct shm_seg *s)
 {
-    return shm_round(SHM_RING_HEAD_BYTES + nlines * sizeof(struct shm_line) + ncells * cell_size,
-                     4096);
+    uint64_t ncells = s->nsmall + s->nbig;
+    if (s->nlocal < 1 || s->nlines < 4 || (s->nlines & (s->nlines - 1)) || s->nlines > (1u << 20) ||
+        s->nsmall < 1 || ncells >= SHM_CELL_NONE || s->cell_size < 256 ||
+        s->cell_size > (1u << 26) || s->cell_size % 64)
+        return 0;
+    s->list_off = SHM_HDR_SIZE;
+    s->next_off = s->list_off + shm_round((size_t)s->nlocal * sizeof(int32_t), SHM_PAGE);
+    s->chan_off = s->next_off + shm_round((size_t)ncells * sizeof(uint32_t), SHM_PAGE);
+    s->chan_stride = shm_round(shm_chan_bytes(s->nlines), SHM_PAGE);
+    s->pool_off = s->chan_off + s->chan_stride * (uint64_t)s->nlocal;
+    s->seg_size =
+        s->pool_off + shm_round(shm_pool_bytes(s->nsmall, s->nbig, s->cell_size), SHM_PAGE);
+    return 1;
+}
+
+/*
+ * Make [addr, addr + len) of a segment real memory before its first write. tmpfs hands
+ * out pages on first touch, and one it cannot give (a full /dev/shm) would be a SIGBUS
+ * in the middle of a copy; MADV_POPULATE_WRITE (Linux 5.14) says so with an error
+ * instead. Older kernels: touch each page (the risk the reservation used to cover).
+ */
+static int shm_touch(void *addr, size_t len)
+{
+    uintptr_t a = (uintptr_t)addr & ~(uintptr_t)(SHM_PAGE - 1);
+    size_t n = shm_round((uintptr_t)addr + len - a, SHM_PAGE);
+    while (shm.populate) {
+        if (madvise((void *)a, n, MADV_POPULATE_WRITE) == 0) return 0;
+        if (errno == EINTR || errno == EAGAIN) continue;
+        if (errno == EINVAL || errno == ENOSYS) {
+            shm.populate = 0;
+            break;
+        }
+        UTIL_ERROR("shm: no space in /dev/shm for the shm transport's channels and cells: it "
+                   "needs %zu bytes more (%s); enlarge /dev/shm (mount -o remount,size=...) or "
+                   "end what uses it",
+                   n, strerror(errno));
+        return -1;
+    }
+    for (size_t off = 0; off < n; off += SHM_PAGE)
+        __atomic_fetch_or((unsigned char *)(a + off), 0, __ATOMIC_RELAXED);
+    return 0;
 }
 
 static int shm_open_fn(const struct tl_env *env, const int *peers, int n)
@@ -149,7 +217,9 @@ static int shm_open_fn(const struct tl_env *env, const int *peers, int n)
     shm.lidx_of = malloc((size_t)b->size * sizeof(int));
     shm.peers = calloc((size_t)b->local_size, sizeof *shm.peers);
     shm.active = calloc((size_t)b->local_size, sizeof(int));
-    if (!shm.lidx_of || !shm.peers || !shm.active) return TERN_ERR_NOMEM;
+    shm.talk = calloc((size_t)b->local_size, sizeof(int));
+    shm.populate = 1;
+    if (!shm.lidx_of || !shm.peers || !shm.active || !shm.talk) return TERN_ERR_NOMEM;
     for (int r = 0; r < b->size; r++)
         shm.lidx_of[r] = -1;
     for (int i = 0; i < b->local_size; i++) {
@@ -157,47 +227,58 @@ static int shm_open_fn(const struct tl_env *env, const int *peers, int n)
         shm.peers[i].world_rank = b->local_ranks[i];
         shm.peers[i].pidfd = -1;
     }
+    shm.my_li = shm.lidx_of[b->rank];
     for (int i = 0; i < n; i++) {
         int li = shm.lidx_of[peers[i]];
         if (li < 0) return TERN_ERR_INTERNAL;
         shm.active[shm.nactive++] = li;
     }
 
-    size_t nlines = (size_t)util_tun.shm_lines, ncells = (size_t)util_tun.shm_cells;
-    size_t cell = shm_round(util_tun.shm_cell_size, 64);
-    if (nlines < 4 || (nlines & (nlines - 1)) || ncells < 2 || cell < 256 || cell > (1u << 26)) {
-        UTIL_ERROR("shm: TERN_SHM_LINES must be a power of two >= 4, TERN_SHM_CELLS >= 2, "
+    struct shm_seg geo = {.nlocal = shm.nlocal,
+                          .nlines = (uint64_t)util_tun.shm_lines,
+                          .nsmall = (uint64_t)util_tun.shm_cells,
+                          .nbig = (uint64_t)util_tun.shm_big_cells,
+                          .cell_size = shm_round(util_tun.shm_cell_size, 64)};
+    if (util_tun.shm_lines < 4 || util_tun.shm_cells < 1 || util_tun.shm_big_cells < 0 ||
+        !shm_layout(&geo)) {
+        UTIL_ERROR("shm: TERN_SHM_LINES must be a power of two between 4 and 2^20, "
+                   "TERN_SHM_CELLS >= 1, TERN_SHM_BIG_CELLS >= 0 (fewer than 2^32 cells), "
                    "TERN_SHM_CELL_SIZE between 256 bytes and 64 MiB");
         return TERN_ERR_TUNABLE;
     }
-    size_t inbox = shm_inbox_size(nlines, ncells, cell);
-    shm.my_size = SHM_HDR_SIZE + inbox * (size_t)shm.nlocal;
+    shm.my_size = geo.seg_size;
 
-    /* The nonce travels to the peers with my pid (tern-shm-<rank>). */
+    /* The nonce travels to the peers with my pid (tern-shm-<rank>). Only the header, the
+     * senders list and the pool's next words are reserved now; channels and cells are
+     * taken from /dev/shm as they are first used (shm_touch). */
     uint64_t nonce = shmseg_nonce();
-    int rc = shmseg_create(&shm.mine, b->kvsname, "shm", b->rank, nonce, shm.my_size,
-                           "shm transport inbox");
+    int rc = shmseg_create_reserve(&shm.mine, b->kvsname, "shm", b->rank, nonce, shm.my_size,
+                                   geo.chan_off, "shm transport inbox");
     if (rc) return rc;
     /* I read my inbox: its pages belong on my NUMA node (advisory; see shmseg_place). */
     if (util_tun.shm_place) (void)shmseg_place(&shm.mine, topo_my_numa_node());
-    void *p = shm.mine.base;
-    shm.my_seg = p;
+    unsigned char *p = shm.mine.base;
+    shm.my_seg = (struct shm_seg *)p;
     struct shm_seg *s = shm.my_seg;
+    *s = geo;
     s->owner = b->rank;
-    s->nlocal = shm.nlocal;
-    s->nlines = nlines;
-    s->ncells = ncells;
-    s->cell_size = cell;
-    s->inbox_size = inbox;
-    s->seg_size = shm.my_size;
     atomic_store(&s->sleeping, 0);
     atomic_store(&s->bell, 0);
+    atomic_store(&s->nsenders, 0);
+    atomic_store(&s->ret_head, SHM_CELL_NONE);
+    shm.senders = (_Atomic int32_t *)(p + s->list_off);
+    struct shm_pool_view v;
+    shm_pool_view_init(&v, p + s->pool_off, (_Atomic uint32_t *)(p + s->next_off), &s->ret_head,
+                       (uint32_t)s->nsmall, (uint32_t)s->nbig, s->cell_size);
+    rc = shm_pool_init(&shm.pool, &v, shm_touch);
+    if (rc) return rc;
     s->version = SHM_VERSION;
     atomic_thread_fence(memory_order_release);
     s->magic = SHM_MAGIC;
-    for (int i = 0; i < shm.nlocal; i++)
-        shm_chan_init(&shm.peers[i].in, (char *)p + SHM_HDR_SIZE + inbox * (size_t)i, nlines,
-                      ncells, cell);
+    for (int i = 0; i < shm.nlocal; i++) {
+        shm_chan_init(&shm.peers[i].in, p + s->chan_off + s->chan_stride * (size_t)i, s->nlines);
+        shm.peers[i].in.src = &shm.peers[i].pool;
+    }
 
     char key[64], val[64];
     snprintf(key, sizeof key, "tern-shm-%d", b->rank);
@@ -228,20 +309,35 @@ static int shm_connect(void)
         rc = shmseg_attach(&seg, b->kvsname, "shm", pe->world_rank, strtoull(colon + 1, NULL, 16),
                            0, "shm transport inbox");
         if (rc) return rc;
-        void *p = seg.base;
+        unsigned char *p = seg.base;
         pe->seg_len = seg.size;
-        struct shm_seg *s = p;
+        struct shm_seg *s = (struct shm_seg *)p;
         pe->seg = s;
+        struct shm_seg geo = {0};
+        if (seg.size >= SHM_HDR_SIZE) {
+            geo.nlocal = s->nlocal;
+            geo.nlines = s->nlines;
+            geo.nsmall = s->nsmall;
+            geo.nbig = s->nbig;
+            geo.cell_size = s->cell_size;
+        }
         if (seg.size < SHM_HDR_SIZE || s->magic != SHM_MAGIC || s->version != SHM_VERSION ||
-            s->nlocal != shm.nlocal || s->seg_size != (uint64_t)seg.size ||
-            SHM_HDR_SIZE + s->inbox_size * (uint64_t)s->nlocal > s->seg_size ||
-            shm_inbox_size(s->nlines, s->ncells, s->cell_size) != s->inbox_size) {
+            s->nlocal != shm.nlocal || !shm_layout(&geo) || geo.seg_size != (uint64_t)seg.size ||
+            geo.seg_size != s->seg_size || geo.chan_off != s->chan_off ||
+            geo.chan_stride != s->chan_stride || geo.pool_off != s->pool_off ||
+            geo.next_off != s->next_off || geo.list_off != s->list_off) {
             UTIL_ERROR("shm: rank %d's segment is not a tern segment of this version",
                        pe->world_rank);
             return TERN_ERR_TRANSPORT;
         }
-        shm_chan_init(&pe->out, (char *)p + SHM_HDR_SIZE + s->inbox_size * (size_t)my_li, s->nlines,
-                      s->ncells, s->cell_size);
+        /* Geometry from the checked copy: the peer's memory could change under us. */
+        shm_chan_init(&pe->out, p + geo.chan_off + geo.chan_stride * (size_t)my_li, geo.nlines);
+        pe->out.pool = &shm.pool;
+        pe->out.dest = shm.active[k];
+        pe->out.touch = shm_touch;
+        pe->out.lines_ready = 0;
+        shm_pool_view_init(&pe->pool, p + geo.pool_off, (_Atomic uint32_t *)(p + geo.next_off),
+                           &s->ret_head, (uint32_t)geo.nsmall, (uint32_t)geo.nbig, geo.cell_size);
     }
     return 0;
 }
@@ -269,10 +365,37 @@ static void shm_wake(struct shm_peer *pe)
     }
 }
 
+/* Before my first frame to pe: put myself on its list of senders (the channel's first
+ * page is touched first, so the receiver never reads a page that is not there). */
+static int shm_out_open(struct shm_peer *pe)
+{
+    int rc = shm_chan_grow(&pe->out, 1);
+    if (rc) return rc;
+    _Atomic int32_t *list = (_Atomic int32_t *)((unsigned char *)pe->seg + SHM_HDR_SIZE);
+    uint32_t at = atomic_fetch_add_explicit(&pe->seg->nsenders, 1, memory_order_relaxed);
+    if (at >= (uint32_t)shm.nlocal) return TERN_ERR_TRANSPORT; /* not what peers write */
+    atomic_store_explicit(&list[at], shm.my_li + 1, memory_order_release);
+    pe->out_on = 1;
+    return 0;
+}
+
+/* Push one frame to pe (see shm_chan_push_ctrl). */
+static inline int shm_push(struct shm_peer *pe, const struct iovec *iov, int iovcnt, size_t total,
+                           int ctrl)
+{
+    if (__builtin_expect(!pe->out_on, 0)) {
+        if (pe->dead) return TERN_ERR_PEER_FAILED;
+        int rc = shm_out_open(pe);
+        if (rc) return rc;
+    }
+    return shm_chan_push_ctrl(&pe->out, iov, iovcnt, total, ctrl);
+}
+
 static int shm_send(int dest, const struct iovec *iov, int iovcnt, size_t total)
 {
     struct shm_peer *pe = &shm.peers[shm.lidx_of[dest]];
-    int rc = shm_chan_push(&pe->out, iov, iovcnt, total);
+    if (__builtin_expect(pe->dead, 0)) return TERN_ERR_PEER_FAILED;
+    int rc = shm_push(pe, iov, iovcnt, total, 0);
     if (rc) return rc;
     shm_wake(pe);
     return 0;
@@ -417,11 +540,30 @@ static void shm_coop_help(struct shm_peer *pe, uint32_t gen)
     }
 }
 
+/* Take the senders that put themselves on my list since the last look. */
+static void shm_adopt(uint32_t n)
+{
+    int me = shm.my_li;
+    while (shm.ntalk < n && shm.ntalk < (uint32_t)shm.nlocal) {
+        int32_t v = atomic_load_explicit(&shm.senders[shm.ntalk], memory_order_acquire);
+        if (v == 0) return; /* its entry is being written: next poll */
+        int li = v - 1;
+        if (li < 0 || li >= shm.nlocal || li == me || shm.peers[li].seg == NULL) {
+            UTIL_ERROR("shm: a sender wrote %d in my list of senders", (int)v);
+            li = me; /* an entry no peer wrote: ignore it, keep the list in step */
+        }
+        shm.talk[shm.ntalk++] = li;
+    }
+}
+
 static int shm_poll(void)
 {
     int n = 0;
-    for (int k = 0; k < shm.nactive; k++) {
-        struct shm_peer *pe = &shm.peers[shm.active[k]];
+    uint32_t ns = atomic_load_explicit(&shm.my_seg->nsenders, memory_order_relaxed);
+    if (__builtin_expect(ns != shm.ntalk, 0)) shm_adopt(ns);
+    for (uint32_t k = 0; k < shm.ntalk; k++) {
+        if (shm.talk[k] == shm.my_li) continue;
+        struct shm_peer *pe = &shm.peers[shm.talk[k]];
         /* A bounded batch per peer keeps one busy sender from starving the others. */
         for (int i = 0; i < 32; i++) {
             const void *data;
@@ -474,7 +616,7 @@ static int shm_get_coop(struct shm_peer *pe, void *local, uint64_t remote, size_
     atomic_store_explicit(&co->ticket, (uint64_t)gen << 32, memory_order_release);
     struct shm_ctrl_help h = {gen};
     struct iovec iov = {&h, sizeof h};
-    if (shm_chan_push_ctrl(&pe->out, &iov, 1, sizeof h, 1) == 0) shm_wake(pe);
+    if (shm_push(pe, &iov, 1, sizeof h, 1) == 0) shm_wake(pe);
 
     uint32_t mine = 0, taken = nchunks;
     int err = 0;
@@ -564,7 +706,7 @@ static int shm_getv_coop(struct shm_peer *pe, const struct iovec *local, int nl,
     atomic_store_explicit(&co->ticket, (uint64_t)gen << 32, memory_order_release);
     struct shm_ctrl_help h = {gen};
     struct iovec iov = {&h, sizeof h};
-    if (shm_chan_push_ctrl(&pe->out, &iov, 1, sizeof h, 1) == 0) shm_wake(pe);
+    if (shm_push(pe, &iov, 1, sizeof h, 1) == 0) shm_wake(pe);
 
     uint32_t mine = 0, taken = nchunks;
     int err = 0;
@@ -674,12 +816,13 @@ static void shm_limits(struct tl_limits *out)
     /* A peer on this node: its segments can be mapped (and its memory shared with CPU
      * atomics), its doorbell rung; get() needs cross-memory attach, which TERN_SHM_CMA=0
      * turns off. */
-    *out = (struct tl_limits){.max_frame = shm_chan_max_frame((uint64_t)util_tun.shm_cells, cell),
-                              .max_inline = SHM_LINE_INLINE,
-                              .eager_max = util_tun.shm_eager_max,
-                              .stream_max = util_tun.shm_stream_eager_max,
-                              .caps = TL_CAP_WAKE | TL_CAP_MAP | TL_CAP_ATOMIC |
-                                      (util_tun.shm_cma ? TL_CAP_GET : 0)};
+    *out = (struct tl_limits){
+        .max_frame = shm_pool_max_frame(
+            util_tun.shm_big_cells > 0 ? (uint64_t)util_tun.shm_big_cells : 0, cell),
+        .max_inline = SHM_LINE_INLINE,
+        .eager_max = util_tun.shm_eager_max,
+        .stream_max = util_tun.shm_stream_eager_max,
+        .caps = TL_CAP_WAKE | TL_CAP_MAP | TL_CAP_ATOMIC | (util_tun.shm_cma ? TL_CAP_GET : 0)};
 }
 
 /* Ring a local peer's doorbell (it published nothing through us: the collectives'
@@ -707,7 +850,11 @@ static int shm_health(void)
         if (!gone) continue;
         pe->dead = 1;
         n++;
-        UTIL_DEBUG(1, "shm: rank %d (pid %d) has exited", pe->world_rank, (int)pe->pid);
+        /* It can give nothing back now: the cells it held are mine again, so the pool
+         * does not shrink by what a dead peer took with it. */
+        uint32_t back = shm_pool_reclaim(&shm.pool, shm.active[k]);
+        UTIL_DEBUG(1, "shm: rank %d (pid %d) has exited (%u cells taken back)", pe->world_rank,
+                   (int)pe->pid, back);
         shm.failed(pe->world_rank);
     }
     return n;
@@ -721,9 +868,11 @@ static void shm_close(void)
         if (pe->pidfd >= 0) close(pe->pidfd);
     }
     shmseg_close(&shm.mine);
+    shm_pool_fini(&shm.pool);
     free(shm.lidx_of);
     free(shm.peers);
     free(shm.active);
+    free(shm.talk);
     memset(&shm, 0, sizeof shm);
 }
 

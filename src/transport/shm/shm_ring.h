@@ -1,18 +1,30 @@
 /*
- * shm_ring.h - one single-producer/single-consumer channel of the shm transport:
- * a ring of cache-line slots (the fastbox ring) plus a ring of cells for larger frames.
- * Pure memory operations with no system calls, shared by shm.c and the unit tests.
+ * shm_ring.h - the pieces of the shm transport that are pure memory operations (no
+ * system calls), shared by shm.c and the unit tests:
+ *   - a channel: the single-producer/single-consumer ring of cache-line slots one sender
+ *     has in one receiver's inbox (the fastbox ring), and
+ *   - a pool: the cells one process sends its larger frames in, whatever the receiver.
  *
- * Layout of a channel in shared memory (receiver-owned):
- *   [line_head : 64 B][cell_head : 64 B][transport : 128 B][slots : nlines x 64 B]
- *   [cells : ncells x cell_size]
- * The producer keeps its positions privately and reads the heads only when it believes
- * a ring is full; the consumer publishes the heads as it releases frames.
+ * Layout of a channel in shared memory (in the receiver's segment):
+ *   [line_head : 64 B][spare : 64 B][transport : 128 B][slots : nlines x 64 B]
+ * The producer keeps its position privately and reads line_head only when it believes
+ * the ring is full; the consumer publishes line_head as it releases frames.
  *
- * A frame larger than a cell takes up to SHM_FRAME_CELLS consecutive cells. Frames never
- * wrap around the end of the cell ring: one that would is placed at the ring's start and
- * the cells it skipped are released with it. The slot of a cell frame says where the
- * frame starts (its cell position), so the consumer follows whatever the producer did.
+ * A pool (in its owner's segment, so that memory grows with the number of processes, not
+ * with the number of pairs) has `nsmall` cells of cell_size bytes and `nbig` cells of
+ * big_size bytes, and a `next` word per cell. Only the owner takes cells, from stacks it
+ * keeps privately; a receiver done with a frame gives its cell back by pushing it on the
+ * owner's return stack (`ret_head` and `next`, a lock-free LIFO that many push and only
+ * the owner empties, all at once with one exchange, so there is no ABA problem). The
+ * owner empties it when its private stacks run dry, so the same few cells (and pages)
+ * serve a whole run; cells never used are never touched.
+ *
+ * A frame that does not fit the slots goes to a cell; its slot carries the cell's number.
+ * Slots stay the one ordered queue of a pair, so small and large frames never overtake.
+ *
+ * Memory is touched only where it is used: the channel and the pool call a `touch`
+ * function (shm.c: madvise(MADV_POPULATE_WRITE), which fails cleanly where a first
+ * write would raise SIGBUS on a full /dev/shm) before writing a page for the first time.
  */
 #ifndef TERN_SHM_RING_H
 #define TERN_SHM_RING_H
@@ -20,23 +32,27 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
 
 #include "tern.h"
 
 #define SHM_LINE_INLINE 56
-/* Bytes before the slots: line_head, cell_head, and two lines the transport keeps for
+/* Bytes before the slots: line_head, a spare line, and two lines the transport keeps for
  * itself (the cooperative-copy descriptor in shm.c). */
 #define SHM_RING_HEAD_BYTES 256
-/* A frame spans at most this many cells (and at most half the ring, so that one always
- * fits into an empty ring even after skipping to its start). */
+/* A big cell is this many small cells long: the largest frame (with big cells). */
 #define SHM_FRAME_CELLS 8
+/* Pages are touched in units of this many bytes. */
+#define SHM_PAGE 4096u
 /* A slot whose len has this bit carries a transport control frame, not a core frame. */
 #define SHM_LEN_CTRL 0x80000000u
 /* ... and with this bit, a frame that continues over the next slots (see below). */
 #define SHM_LEN_LINES 0x40000000u
 #define SHM_LEN_MASK  0x3fffffffu
+/* "No cell" in a return stack or a consumer's state. */
+#define SHM_CELL_NONE UINT32_MAX
 /*
  * Frames that do not fit one slot but fit SHM_FRAME_LINES slots (and at most half the
  * ring) take consecutive slots: the data runs on from the first slot's data into the
@@ -48,42 +64,78 @@
  * never look like a frame in a later lap.
  *
  * Thirty-two slots (2040 bytes) keep every message up to 2 KiB - 24 bytes out of the
- * cells: a 256-byte message in a cell cost a slot, five cell lines and a write of
- * cell_head, and the cells sit far from the slots (measured 2026-11-25: 256 B ping-pong
+ * cells: a 256-byte message in a cell cost a slot, five cell lines and a cell's return,
+ * and the cells sit far from the slots (measured 2026-11-25: 256 B ping-pong
  * 0.229 -> 0.167 us, 1 KiB stream 0.140 -> 0.104 us per message). Larger frames go to
  * cells, whose frames pay one slot and no per-line release.
  */
 #define SHM_FRAME_LINES 32
 
+/* Make [addr, addr + len) writable memory that exists (0), or fail (nonzero). */
+typedef int (*shm_touch_fn)(void *addr, size_t len);
+
 /* A slot: the sequence word and the frame share one cache line. */
 struct shm_line {
     _Alignas(64) _Atomic uint32_t seq; /* == position + 1 (mod 2^32) when full */
-    uint32_t len; /* frame length (| SHM_LEN_CTRL); > SHM_LINE_INLINE: frame is in a cell */
+    uint32_t len; /* frame length (| SHM_LEN_*); > SHM_LINE_INLINE and no LINES: in a cell */
     unsigned char data[SHM_LINE_INLINE];
+};
+
+/* A pool as any process sees it: the owner's memory, mapped here. */
+struct shm_pool_view {
+    unsigned char *cells;       /* nsmall small cells, then nbig big ones */
+    _Atomic uint32_t *next;     /* per cell: the next one down the return stack */
+    _Atomic uint32_t *ret_head; /* top of the return stack, SHM_CELL_NONE when empty */
+    uint32_t nsmall, nbig;
+    uint64_t cell_size, big_size;
+};
+
+/* The owner's private state of its pool. */
+struct shm_pool {
+    struct shm_pool_view v;
+    uint32_t *free_small, *free_big; /* private stacks of free cells */
+    uint32_t nfree_small, nfree_big;
+    uint32_t fresh_small, fresh_big; /* cells from here on were never used */
+    int32_t *dest;                   /* per cell: the receiver it went to, or -1 */
+    uint32_t *ready;                 /* per cell: bytes from its start already touched */
+    shm_touch_fn touch;              /* NULL: memory is all there */
 };
 
 /* One endpoint's private view of a channel (producer or consumer). */
 struct shm_chan {
     _Atomic uint64_t *line_head; /* consumer's published slot position */
-    _Atomic uint64_t *cell_head; /* consumer's published cell position */
     struct shm_line *lines;
-    unsigned char *cells;
-    uint64_t nlines, ncells, cell_size;
-    size_t lines_max; /* the largest frame that goes into slots (shm_chan_lines_max) */
-    uint64_t line_pos; /* producer: next slot to fill; consumer: next slot to read */
-    uint64_t cell_pos; /* producer: next cell to fill; consumer: next cell to read */
-    uint64_t line_head_seen, cell_head_seen; /* producer's cached copies of the heads */
-    uint64_t cur_cell_end;                   /* consumer: cell position after the peeked frame */
-    size_t cur_len;                          /* consumer: length of the peeked frame */
-    uint32_t cur_lines;                      /* consumer: slots the peeked frame takes */
-    int cur_ctrl;                            /* consumer: the peeked frame is a control frame */
+    uint64_t nlines;
+    size_t lines_max;        /* the largest frame that goes into slots (shm_chan_lines_max) */
+    uint64_t line_pos;       /* producer: next slot to fill; consumer: next slot to read */
+    uint64_t line_head_seen; /* producer's cached copy of line_head */
+    uint64_t lines_ready;    /* producer: slots below this were touched (UINT64_MAX: all) */
+    shm_touch_fn touch;      /* producer: see shm_pool */
+    struct shm_pool *pool;   /* producer: where its large frames go */
+    int32_t dest;            /* producer: the receiver's number, for the pool's records */
+    const struct shm_pool_view *src; /* consumer: the producer's pool */
+    uint32_t cur_cell;               /* consumer: cell of the peeked frame, or NONE */
+    size_t cur_len;                  /* consumer: length of the peeked frame */
+    uint32_t cur_lines;              /* consumer: slots the peeked frame takes */
+    int cur_ctrl;                    /* consumer: the peeked frame is a control frame */
 };
 
-/* The largest frame a channel takes: SHM_FRAME_CELLS cells, at most half the ring. */
-static inline uint64_t shm_chan_max_frame(uint64_t ncells, uint64_t cell_size)
+/* Bytes of a channel of nlines slots. */
+static inline size_t shm_chan_bytes(uint64_t nlines)
 {
-    uint64_t k = ncells / 2 < SHM_FRAME_CELLS ? ncells / 2 : SHM_FRAME_CELLS;
-    return (k ? k : 1) * cell_size;
+    return SHM_RING_HEAD_BYTES + (size_t)nlines * sizeof(struct shm_line);
+}
+
+/* The largest frame a pool takes: a big cell, or a small one when it has no big cells. */
+static inline uint64_t shm_pool_max_frame(uint64_t nbig, uint64_t cell_size)
+{
+    return nbig ? SHM_FRAME_CELLS * cell_size : cell_size;
+}
+
+/* Bytes of a pool's cells. */
+static inline size_t shm_pool_bytes(uint64_t nsmall, uint64_t nbig, uint64_t cell_size)
+{
+    return (size_t)(nsmall * cell_size + nbig * SHM_FRAME_CELLS * cell_size);
 }
 
 /* The largest frame a channel of nlines slots carries in consecutive slots. */
@@ -93,20 +145,179 @@ static inline size_t shm_chan_lines_max(uint64_t nlines)
     return k < 2 ? SHM_LINE_INLINE : SHM_LINE_INLINE + (size_t)(k - 1) * 64;
 }
 
-/* Point `c` at the channel whose memory starts at `base` (zeroed memory is empty). */
-static inline void shm_chan_init(struct shm_chan *c, void *base, uint64_t nlines, uint64_t ncells,
-                                 uint64_t cell_size)
+/* Describe the pool whose cells start at `cells` (next, ret_head: its words). */
+static inline void shm_pool_view_init(struct shm_pool_view *v, void *cells, _Atomic uint32_t *next,
+                                      _Atomic uint32_t *ret_head, uint32_t nsmall, uint32_t nbig,
+                                      uint64_t cell_size)
+{
+    v->cells = cells;
+    v->next = next;
+    v->ret_head = ret_head;
+    v->nsmall = nsmall;
+    v->nbig = nbig;
+    v->cell_size = cell_size;
+    v->big_size = SHM_FRAME_CELLS * cell_size;
+}
+
+static inline unsigned char *shm_pool_cell(const struct shm_pool_view *v, uint32_t id)
+{
+    if (id < v->nsmall) return v->cells + (size_t)id * v->cell_size;
+    return v->cells + (size_t)v->nsmall * v->cell_size + (size_t)(id - v->nsmall) * v->big_size;
+}
+
+/* Give cell id back to the pool's owner (any process, any time). */
+static inline void shm_pool_view_put(const struct shm_pool_view *v, uint32_t id)
+{
+    uint32_t old = atomic_load_explicit(v->ret_head, memory_order_relaxed);
+    do
+        atomic_store_explicit(&v->next[id], old, memory_order_relaxed);
+    while (!atomic_compare_exchange_weak_explicit(v->ret_head, &old, id, memory_order_release,
+                                                  memory_order_relaxed));
+}
+
+/*
+ * Owner: set up the private state of the pool `v` describes (whose return stack must be
+ * empty: *ret_head == SHM_CELL_NONE). Returns 0 or TERN_ERR_NOMEM.
+ */
+static inline int shm_pool_init(struct shm_pool *p, const struct shm_pool_view *v,
+                                shm_touch_fn touch)
+{
+    uint32_t n = v->nsmall + v->nbig;
+    memset(p, 0, sizeof *p);
+    p->v = *v;
+    p->touch = touch;
+    p->free_small = malloc((size_t)(n ? n : 1) * sizeof(uint32_t));
+    p->dest = malloc((size_t)(n ? n : 1) * sizeof(int32_t));
+    p->ready = calloc(n ? n : 1, sizeof(uint32_t));
+    if (!p->free_small || !p->dest || !p->ready) {
+        free(p->free_small);
+        free(p->dest);
+        free(p->ready);
+        memset(p, 0, sizeof *p);
+        return TERN_ERR_NOMEM;
+    }
+    p->free_big = p->free_small + v->nsmall;
+    for (uint32_t i = 0; i < n; i++)
+        p->dest[i] = -1;
+    return 0;
+}
+
+static inline void shm_pool_fini(struct shm_pool *p)
+{
+    free(p->free_small);
+    free(p->dest);
+    free(p->ready);
+    memset(p, 0, sizeof *p);
+}
+
+static inline void shm_pool_free_push(struct shm_pool *p, uint32_t id)
+{
+    p->dest[id] = -1;
+    if (id < p->v.nsmall)
+        p->free_small[p->nfree_small++] = id;
+    else
+        p->free_big[p->nfree_big++] = id;
+}
+
+/* Owner: take back every cell the receivers returned. Returns how many. */
+static inline uint32_t shm_pool_drain(struct shm_pool *p)
+{
+    uint32_t id = atomic_exchange_explicit(p->v.ret_head, SHM_CELL_NONE, memory_order_acquire);
+    uint32_t n = 0, total = p->v.nsmall + p->v.nbig;
+    while (id != SHM_CELL_NONE && id < total && n < total) {
+        uint32_t nx = atomic_load_explicit(&p->v.next[id], memory_order_relaxed);
+        if (p->dest[id] >= 0) shm_pool_free_push(p, id); /* else not ours to take: skip */
+        id = nx;
+        n++;
+    }
+    return n;
+}
+
+/*
+ * Owner: take a cell for a frame of len bytes to receiver `dest`; its number in *id.
+ * Returns 0, TERN_ERR_AGAIN (every cell of that size is out: the receivers give them back
+ * as they poll), TERN_ERR_INVAL (larger than any cell) or TERN_ERR_NOSPACE (its memory
+ * could not be had).
+ */
+static inline int shm_pool_get(struct shm_pool *p, size_t len, int32_t dest, uint32_t *id)
+{
+    int big = len > p->v.cell_size;
+    if (big && (p->v.nbig == 0 || len > p->v.big_size)) return TERN_ERR_INVAL;
+    uint32_t *nfree = big ? &p->nfree_big : &p->nfree_small;
+    if (*nfree == 0 && atomic_load_explicit(p->v.ret_head, memory_order_relaxed) != SHM_CELL_NONE)
+        shm_pool_drain(p);
+    uint32_t c;
+    if (*nfree) {
+        c = big ? p->free_big[--p->nfree_big] : p->free_small[--p->nfree_small];
+    } else if (!big && p->fresh_small < p->v.nsmall) {
+        c = p->fresh_small++;
+    } else if (big && p->fresh_big < p->v.nbig) {
+        c = p->v.nsmall + p->fresh_big++;
+    } else {
+        return TERN_ERR_AGAIN;
+    }
+    if (len > p->ready[c]) {
+        size_t want = (len + SHM_PAGE - 1) / SHM_PAGE * SHM_PAGE;
+        if (p->touch && p->touch(shm_pool_cell(&p->v, c) + p->ready[c], want - p->ready[c])) {
+            shm_pool_free_push(p, c);
+            return TERN_ERR_NOSPACE;
+        }
+        p->ready[c] = (uint32_t)want;
+    }
+    p->dest[c] = dest;
+    *id = c;
+    return 0;
+}
+
+/*
+ * Owner: receiver `dest` is gone (it exited): every cell it still held is free again.
+ * Call only once it can no longer give any back. Returns how many were reclaimed.
+ */
+static inline uint32_t shm_pool_reclaim(struct shm_pool *p, int32_t dest)
+{
+    uint32_t n = 0;
+    shm_pool_drain(p);
+    for (uint32_t c = 0; c < p->fresh_small; c++)
+        if (p->dest[c] == dest) shm_pool_free_push(p, c), n++;
+    for (uint32_t c = p->v.nsmall; c < p->v.nsmall + p->fresh_big; c++)
+        if (p->dest[c] == dest) shm_pool_free_push(p, c), n++;
+    return n;
+}
+
+/* Cells of the pool out with receivers (not free with the owner). */
+static inline uint32_t shm_pool_out(const struct shm_pool *p)
+{
+    return p->fresh_small + p->fresh_big - p->nfree_small - p->nfree_big;
+}
+
+/*
+ * Point `c` at the channel whose memory starts at `base` (zeroed memory is empty). A
+ * producer then sets pool, dest and touch; a consumer sets src.
+ */
+static inline void shm_chan_init(struct shm_chan *c, void *base, uint64_t nlines)
 {
     unsigned char *b = base;
     memset(c, 0, sizeof *c);
     c->line_head = (_Atomic uint64_t *)b;
-    c->cell_head = (_Atomic uint64_t *)(b + 64);
     c->lines = (struct shm_line *)(b + SHM_RING_HEAD_BYTES);
-    c->cells = b + SHM_RING_HEAD_BYTES + nlines * sizeof(struct shm_line);
     c->nlines = nlines;
-    c->ncells = ncells;
-    c->cell_size = cell_size;
     c->lines_max = shm_chan_lines_max(nlines);
+    c->lines_ready = UINT64_MAX;
+    c->cur_cell = SHM_CELL_NONE;
+}
+
+/* Producer: touch the channel's memory up to slot `end` (its first lap), head included. */
+static inline int shm_chan_grow(struct shm_chan *c, uint64_t end)
+{
+    uint64_t from = c->lines_ready, stop = end < c->nlines ? end : c->nlines;
+    size_t a = from == 0 ? 0 : SHM_RING_HEAD_BYTES + (size_t)from * sizeof(struct shm_line);
+    size_t b = SHM_RING_HEAD_BYTES + (size_t)stop * sizeof(struct shm_line);
+    a = a / SHM_PAGE * SHM_PAGE;
+    b = (b + SHM_PAGE - 1) / SHM_PAGE * SHM_PAGE;
+    if (b > a && c->touch((unsigned char *)c->line_head + a, b - a)) return TERN_ERR_NOSPACE;
+    size_t whole = (b - SHM_RING_HEAD_BYTES) / sizeof(struct shm_line);
+    c->lines_ready = whole >= c->nlines ? UINT64_MAX : whole;
+    return 0;
 }
 
 static inline void shm_iov_gather(unsigned char *dst, const struct iovec *iov, int iovcnt)
@@ -119,8 +330,9 @@ static inline void shm_iov_gather(unsigned char *dst, const struct iovec *iov, i
 
 /*
  * Producer: append one frame of `total` bytes gathered from iov; `ctrl` marks a
- * transport control frame. Returns 0, TERN_ERR_AGAIN when the slot or cell ring is full
- * (nothing written), or TERN_ERR_INVAL when the frame exceeds a cell.
+ * transport control frame. Returns 0, TERN_ERR_AGAIN when the slot ring is full or the
+ * pool has no cell for it (nothing written), TERN_ERR_INVAL when the frame exceeds every
+ * cell, or TERN_ERR_NOSPACE when the memory to write it to could not be had.
  */
 static inline int shm_chan_push_ctrl(struct shm_chan *c, const struct iovec *iov, int iovcnt,
                                      size_t total, int ctrl)
@@ -130,7 +342,6 @@ static inline int shm_chan_push_ctrl(struct shm_chan *c, const struct iovec *iov
         if (c->line_pos - c->line_head_seen >= c->nlines) return TERN_ERR_AGAIN;
     }
     uint64_t slot = c->line_pos & (c->nlines - 1);
-    struct shm_line *line = &c->lines[slot];
     uint32_t flags = ctrl ? SHM_LEN_CTRL : 0, k = 1;
     if (total > SHM_LINE_INLINE && total <= c->lines_max) {
         k = 1 + (uint32_t)((total - SHM_LINE_INLINE + 63) / 64);
@@ -144,20 +355,19 @@ static inline int shm_chan_push_ctrl(struct shm_chan *c, const struct iovec *iov
             k = 1; /* would wrap: take a cell */
         }
     }
+    if (__builtin_expect(c->line_pos + k > c->lines_ready, 0)) {
+        int rc = shm_chan_grow(c, c->line_pos + k);
+        if (rc) return rc;
+    }
+    struct shm_line *line = &c->lines[slot];
     if (total <= SHM_LINE_INLINE || (flags & SHM_LEN_LINES)) {
         shm_iov_gather(line->data, iov, iovcnt);
     } else {
-        if (total > shm_chan_max_frame(c->ncells, c->cell_size)) return TERN_ERR_INVAL;
-        uint64_t kc = (total + c->cell_size - 1) / c->cell_size;
-        uint64_t start = c->cell_pos, idx = start % c->ncells;
-        if (idx + kc > c->ncells) start += c->ncells - idx; /* no wrap: skip to the start */
-        if (start + kc - c->cell_head_seen > c->ncells) {
-            c->cell_head_seen = atomic_load_explicit(c->cell_head, memory_order_acquire);
-            if (start + kc - c->cell_head_seen > c->ncells) return TERN_ERR_AGAIN;
-        }
-        shm_iov_gather(c->cells + (start % c->ncells) * c->cell_size, iov, iovcnt);
-        memcpy(line->data, &start, sizeof start);
-        c->cell_pos = start + kc;
+        uint32_t id;
+        int rc = shm_pool_get(c->pool, total, c->dest, &id);
+        if (rc) return rc;
+        shm_iov_gather(shm_pool_cell(&c->pool->v, id), iov, iovcnt);
+        memcpy(line->data, &id, sizeof id);
     }
     line->len = (uint32_t)total | flags;
     atomic_store_explicit(&line->seq, (uint32_t)(c->line_pos + 1), memory_order_release);
@@ -174,9 +384,9 @@ static inline int shm_chan_push(struct shm_chan *c, const struct iovec *iov, int
 
 /*
  * Consumer: is a frame there? If so, point data and len at it (valid until
- * shm_chan_release) and return 1; else 0. A length the producer could not have
- * written (larger than a cell) is clamped so a corrupt slot cannot make us read
- * outside the channel.
+ * shm_chan_release) and return 1; else 0. What a producer could not have written (a
+ * length larger than its cell, a cell number outside its pool) is clamped so a corrupt
+ * slot cannot make us read outside the channel or the pool.
  */
 static inline int shm_chan_peek(struct shm_chan *c, const void **data, size_t *len)
 {
@@ -187,6 +397,7 @@ static inline int shm_chan_peek(struct shm_chan *c, const void **data, size_t *l
     size_t n = raw & SHM_LEN_MASK;
     c->cur_ctrl = (raw & SHM_LEN_CTRL) != 0;
     c->cur_lines = 1;
+    c->cur_cell = SHM_CELL_NONE;
     if (n <= SHM_LINE_INLINE) {
         *data = line->data;
     } else if (raw & SHM_LEN_LINES) {
@@ -199,27 +410,26 @@ static inline int shm_chan_peek(struct shm_chan *c, const void **data, size_t *l
         }
         c->cur_lines = k;
         *data = line->data;
-        c->cur_len = n;
-        *len = n;
-        return 1;
     } else {
-        uint64_t start, max = shm_chan_max_frame(c->ncells, c->cell_size);
-        memcpy(&start, line->data, sizeof start);
-        if (n > max) n = max;
-        uint64_t idx = start % c->ncells, k = (n + c->cell_size - 1) / c->cell_size;
-        if (idx + k > c->ncells) { /* not what a producer writes: stay inside the ring */
-            k = c->ncells - idx;
-            n = k * c->cell_size;
+        const struct shm_pool_view *v = c->src;
+        uint32_t id;
+        memcpy(&id, line->data, sizeof id);
+        if (id >= v->nsmall + v->nbig) { /* not a cell of that pool: an empty frame */
+            n = 0;
+            *data = line->data;
+        } else {
+            uint64_t max = id < v->nsmall ? v->cell_size : v->big_size;
+            if (n > max) n = max;
+            *data = shm_pool_cell(v, id);
+            c->cur_cell = id;
         }
-        *data = c->cells + idx * c->cell_size;
-        c->cur_cell_end = start + k;
     }
-    c->cur_len = raw & SHM_LEN_MASK;
+    c->cur_len = n;
     *len = n;
     return 1;
 }
 
-/* Consumer: the peeked frame is consumed; give its slot (and cell) back. */
+/* Consumer: the peeked frame is consumed; give its slots (and its cell) back. */
 static inline void shm_chan_release(struct shm_chan *c)
 {
     if (c->cur_lines > 1) {
@@ -230,9 +440,9 @@ static inline void shm_chan_release(struct shm_chan *c)
         }
         c->line_pos += c->cur_lines;
     } else {
-        if (c->cur_len > SHM_LINE_INLINE) {
-            c->cell_pos = c->cur_cell_end;
-            atomic_store_explicit(c->cell_head, c->cell_pos, memory_order_release);
+        if (c->cur_cell != SHM_CELL_NONE) {
+            shm_pool_view_put(c->src, c->cur_cell);
+            c->cur_cell = SHM_CELL_NONE;
         }
         c->line_pos++;
     }
