@@ -53,9 +53,8 @@ if [ ! -f "$src/test/main.py" ]; then
   exit 1
 fi
 
-# Known not to pass on tern (docs/MPI.md): pickling derived datatypes never ends;
-# intercommunicators (the _inter files) are not in tern yet.
-exclude="-e test_datatype.TestDatatypePickle -e _inter"
+# Known not to pass on tern (docs/MPI.md): pickling derived datatypes never ends.
+exclude="-e test_datatype.TestDatatypePickle"
 # One job per file and count: its summary line, or what failed.
 suite() { # NP NAME INCLUDES...
   np=$1 name=$2
@@ -82,7 +81,7 @@ else
   # point-to-point, collectives, statuses, requests, operations, groups, error codes.
   inc=""
   for t in test_p2p_buf test_p2p_obj test_cco_buf test_status test_request test_op \
-    test_group test_errorcode; do
+    test_group test_errorcode test_cco_buf_inter test_cco_obj_inter test_comm; do
     inc="$inc -i $t"
   done
   for np in 1 2 3; do

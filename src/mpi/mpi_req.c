@@ -510,9 +510,11 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     if (mr->kind == MPI_RK_GREQ) return mpi_err(mr->comm, fn, mpi_greq_query(mr, status));
     if (mr->proc_null)
         mpi_status_set(status, MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0);
-    else if (r == NULL || r->kind != CORE_REQ_RECV)
+    else if (r == NULL || r->kind != CORE_REQ_RECV) {
         mpi_status_set(status, MPI_ANY_SOURCE, MPI_ANY_TAG, r ? mpi_from_tern(r->err) : 0, 0);
-    else if (status != MPI_STATUS_IGNORE) {
+        /* A cancelled send says so here too, before Wait or Free (mpi4py relies on it). */
+        if (status != MPI_STATUS_IGNORE) mpi_status_set_cancelled(status, mr->cancelled);
+    } else if (status != MPI_STATUS_IGNORE) {
         size_t got = r->bytes < r->len ? r->bytes : r->len;
         mpi_status_set(status, core_comm_rank_of(r->comm, r->src), r->msg_tag,
                        mpi_from_tern(r->err), (MPI_Count)got);
