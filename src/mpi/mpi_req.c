@@ -118,7 +118,8 @@ int mpi_req_finish_op(struct mpi_req *mr, MPI_Status *st)
         mpi_status_set(st, MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0);
     } else if (r == NULL) {
         mpi_status_empty(st);
-        if (st != MPI_STATUS_IGNORE) mpi_status_set_cancelled(st, mr->cancelled); /* a buffered send */
+        if (st != MPI_STATUS_IGNORE)
+            mpi_status_set_cancelled(st, mr->cancelled); /* a buffered send */
     } else if (__builtin_expect(mr->kind == MPI_RK_GREQ, 0)) {
         err = mpi_greq_finish(mr, st);
     } else if (__builtin_expect(mr->kind == MPI_RK_IDUP, 0)) {

@@ -163,6 +163,22 @@ static int report_is_exec(const char *path)
 }
 
 /* Run addr2line on `path` for the frames that map to it; fills func and where. */
+/* A frame's function as the user knows it: the tracer compiles the library's public
+ * functions under hidden inner names (src/trace: tern__real_tern_recv behind tern_recv,
+ * tern__pmpi_Send behind PMPI_Send), and a stack should say tern_recv. */
+static char *report_public_name(const char *fn)
+{
+    static const char real[] = "tern__real_", pmpi[] = "tern__pmpi_";
+    if (strncmp(fn, real, sizeof real - 1) == 0) return strdup(fn + sizeof real - 1);
+    if (strncmp(fn, pmpi, sizeof pmpi - 1) == 0) {
+        size_t n = strlen(fn + sizeof pmpi - 1);
+        char *s = malloc(n + 6);
+        if (s) snprintf(s, n + 6, "PMPI_%s", fn + sizeof pmpi - 1);
+        return s;
+    }
+    return strdup(fn);
+}
+
 static void report_addr2line(struct run_job *job, const char *path, struct report_frame *fr, int n)
 {
     int idx[REPORT_MAX_FRAMES], k = 0;
@@ -216,7 +232,7 @@ static void report_addr2line(struct run_job *job, const char *path, struct repor
     for (int i = 0; i < k && line; i++) {
         char *fn = line, *where = strtok_r(NULL, "\n", &save);
         if (where == NULL) break;
-        if (strcmp(fn, "??") != 0) fr[idx[i]].func = strdup(fn);
+        if (strcmp(fn, "??") != 0) fr[idx[i]].func = report_public_name(fn);
         if (strncmp(where, "??", 2) != 0) fr[idx[i]].where = strdup(where);
         line = strtok_r(NULL, "\n", &save);
     }
