@@ -137,6 +137,7 @@ out:
  */
 struct core_ctx_wanter {
     uint16_t ctx;
+    uint32_t seq; /* on one parent, the earlier call goes first (blocking: last) */
     struct core_ctx_wanter *next;
 };
 static struct core_ctx_wanter *core_ctx_wanters;
@@ -145,13 +146,13 @@ static int core_ctx_lent;
 static int core_ctx_agree(struct tern_comm *comm, uint16_t *ctx)
 {
     uint64_t mask[CORE_MASK_WORDS + 1];
-    struct core_ctx_wanter me = {comm->ctx, core_ctx_wanters};
+    struct core_ctx_wanter me = {comm->ctx, UINT32_MAX, core_ctx_wanters};
     core_ctx_wanters = &me;
     int rc;
     for (;;) {
         int lowest = 1;
         for (struct core_ctx_wanter *w = core_ctx_wanters; w; w = w->next)
-            if (w->ctx < comm->ctx) lowest = 0;
+            if (w->ctx < comm->ctx || (w->ctx == comm->ctx && w->seq < me.seq)) lowest = 0;
         int mine = !core_ctx_lent && lowest;
         if (mine) core_ctx_lent = 1;
         for (int i = 0; i < CORE_MASK_WORDS; i++)
@@ -233,7 +234,7 @@ static int core_nb_round(struct core_ctx_nb *nb)
     struct tern_comm *c = nb->comm;
     int lowest = 1;
     for (struct core_ctx_wanter *w = core_ctx_wanters; w; w = w->next)
-        if (w->ctx < c->ctx) lowest = 0;
+        if (w->ctx < c->ctx || (w->ctx == c->ctx && w->seq < nb->w.seq)) lowest = 0;
     nb->lent = !core_ctx_lent && lowest;
     if (nb->lent) core_ctx_lent = 1;
     for (int i = 0; i < CORE_MASK_WORDS; i++)
@@ -346,7 +347,7 @@ int core_comm_idup_start(struct tern_comm *comm, core_req_t *done, struct core_c
     nb->comm = comm;
     nb->done = done;
     nb->seq = comm->coll_seq++;
-    nb->w = (struct core_ctx_wanter){comm->ctx, core_ctx_wanters};
+    nb->w = (struct core_ctx_wanter){comm->ctx, nb->seq, core_ctx_wanters};
     core_ctx_wanters = &nb->w;
     nb->next = core_ctx_nbs;
     core_ctx_nbs = nb;
