@@ -122,6 +122,9 @@ struct coll_step {
 struct coll_sched {
     const char *name; /* the API call, for the hang report */
     struct tern_comm *comm;
+    /* A part of a hierarchical collective (coll_hier.c) runs on a node or leaders'
+     * communicator: the whole one, whose failures end this schedule too. NULL else. */
+    struct tern_comm *parent;
     int tag;
     uint16_t ctx;
     struct coll_op op;

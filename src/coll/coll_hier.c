@@ -113,6 +113,8 @@ int coll_hier_usable(struct coll_sched *s, enum coll_kind kind, size_t bytes, in
     struct tern_comm *c = s->comm;
     *rc = 0;
     if (s->heap || c->coll_hier_state < 0 || !util_tun.coll_hier) return 0;
+    /* With a member dead the flat path fails at once; building the parts would wait. */
+    if (core_comm_has_failed(c)) return 0;
     if ((kind == COLL_REDUCE || kind == COLL_ALLREDUCE) && !s->op.commute) return 0;
     if (c->coll_hier_state == 0) {
         int *lead = malloc((size_t)c->size * sizeof(int));
@@ -139,6 +141,7 @@ static void coll_hier_sub(struct coll_sched *sub, const struct coll_sched *s, st
     coll_sched_init(sub, c);
     sub->name = s->name;
     sub->op = s->op;
+    sub->parent = s->comm; /* a death anywhere in s->comm ends this part too */
 }
 
 int coll_hier_barrier(struct coll_sched *s)

@@ -31,6 +31,7 @@ void coll_sched_init(struct coll_sched *s, struct tern_comm *comm)
 {
     s->name = "collective";
     s->comm = comm;
+    s->parent = NULL;
     s->ctx = (uint16_t)(comm->ctx + 1);
     s->tag = COLL_TAG_BASE | (int)(comm->coll_seq++ & COLL_TAG_MASK);
     memset(&s->op, 0, sizeof s->op);
@@ -225,7 +226,9 @@ static void coll_peer_failed(int rank)
     struct coll_sched *lists[2] = {coll_active, coll_blocking};
     for (int l = 0; l < 2; l++)
         for (struct coll_sched *s = lists[l]; s; s = s->next)
-            if (!s->err && core_comm_rank_of(s->comm, rank) >= 0) s->err = TERN_ERR_PEER_FAILED;
+            if (!s->err && (core_comm_rank_of(s->comm, rank) >= 0 ||
+                            (s->parent && core_comm_rank_of(s->parent, rank) >= 0)))
+                s->err = TERN_ERR_PEER_FAILED;
 }
 
 /* Make room for the requests of the largest round, before running. */
@@ -237,7 +240,8 @@ static int coll_sched_prepare(struct coll_sched *s)
         coll_failhook_added = 1;
     }
     /* A collective needs everyone: with a member known dead it cannot complete. */
-    if (core_comm_has_failed(s->comm)) return TERN_ERR_PEER_FAILED;
+    if (core_comm_has_failed(s->comm) || (s->parent && core_comm_has_failed(s->parent)))
+        return TERN_ERR_PEER_FAILED;
     int most = 0, n = 0;
     for (int i = 0; i < s->nsteps; i++) {
         int k = s->steps[i].kind;

@@ -67,6 +67,8 @@ static int core_sendrecv_coll(struct tern_comm *comm, const void *sbuf, size_t s
     core_req_t *rr = NULL, *sr = NULL;
     int rc = 0;
     uint16_t ctx = (uint16_t)(comm->ctx + 1);
+    /* A member known dead: the others may have given up this step already. */
+    if (core_comm_has_failed(comm)) return TERN_ERR_PEER_FAILED;
     if (src >= 0) rc = core_irecv(rbuf, rlen, core_comm_world(comm, src), tag, ctx, comm, &rr);
     if (rc == 0 && dest >= 0)
         rc = core_isend(sbuf, slen, core_comm_world(comm, dest), tag, ctx, 0, &sr);

@@ -190,7 +190,7 @@ hier)
     # host, one leader per host between hosts) on the world, on a split (even ranks: 2
     # per host with 4 per host) and its duplicate, every result checked exactly.
     for hosts in "$A:4,$B:4" "$A:2,$B:3,$C:2" "$A:2,$B:2,$C:2,$E:2"; do
-        TERN_DEBUG=1 run -H $hosts --timeout 120 "$BIN/mp_coll_hier"
+        TERN_COLL_HIER=1 TERN_DEBUG=1 run -H $hosts --timeout 120 "$BIN/mp_coll_hier"
         expect_rc 0 "coll_hier on $hosts"
         grep -q '^coll_hier: ok' "$D/out" "$D/err" || fail "coll_hier did not report on $hosts"
         grep -q 'hierarchical collectives on a communicator of' "$D/err" ||
