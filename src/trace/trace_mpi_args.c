@@ -28,7 +28,12 @@ uint64_t trace_mpi_bytes(int64_t count, int datatype)
     return t != NULL && count > 0 ? (uint64_t)count * (uint64_t)t->size : 0;
 }
 
+/* The file keeps a predefined operation as its place in MPI's list (MPI_OP_NULL 0,
+ * MPI_MAX 1 ... MPI_NO_OP 14, the order of mpi.h and of tracefile.py's MPI_OPS), whatever
+ * the handle values are (they are MPICH's: 0x58000001 ...); a user operation as 100. */
 int32_t trace_mpi_op(int op)
 {
-    return op;
+    if (op == MPI_OP_NULL) return 0;
+    if (op >= MPI_MAX && op <= MPI_NO_OP) return (int32_t)(op - MPI_MAX) + 1;
+    return 100;
 }
