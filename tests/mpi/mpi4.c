@@ -17,7 +17,7 @@ static int size;
 
 static void persistent(void)
 {
-    int in[4], out[4], expect;
+    int in[4] = {0}, out[4] = {0}, expect;
     MPI_Request r[4];
     OK(MPI_Allreduce_init(in, out, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &r[0]));
     int b[3];
