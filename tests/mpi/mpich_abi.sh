@@ -7,6 +7,12 @@
 # variables, no fatal=), as openmpi.sh runs them on Open MPI.
 # Exit 77 (skip) without MPICH's compiler.
 set -eu
+if [ -n "${TERN_TEST_SANITIZED:-}" ]; then
+  echo "skipped: this libtern is built with -fsanitize=$TERN_TEST_SANITIZED; a program built"
+  echo "elsewhere (mpicc.mpich, the mpi4py wheel's python) cannot load it without that"
+  echo "sanitizer's runtime first (the release build runs this test)"
+  exit 77
+fi
 build=$1
 src=$2
 mode=${3:-quick}
