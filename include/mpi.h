@@ -1413,21 +1413,17 @@ TERN__MPI(int, Reduce_scatter_init,
           (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
            MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request));
 TERN__MPI(int, Gather_init,
-          (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-           int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
-           MPI_Request *request));
+          (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+           MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request));
 TERN__MPI(int, Scatter_init,
-          (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-           int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
-           MPI_Request *request));
+          (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+           MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request));
 TERN__MPI(int, Allgather_init,
-          (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-           int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
-           MPI_Request *request));
+          (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+           MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request));
 TERN__MPI(int, Alltoall_init,
-          (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-           int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
-           MPI_Request *request));
+          (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+           MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request));
 TERN__MPI(int, Gatherv_init,
           (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
            const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
@@ -1450,13 +1446,11 @@ TERN__MPI(int, Alltoallw_init,
            const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
            MPI_Request *request));
 TERN__MPI(int, Neighbor_allgather_init,
-          (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-           int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
-           MPI_Request *request));
+          (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+           MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request));
 TERN__MPI(int, Neighbor_alltoall_init,
-          (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-           int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
-           MPI_Request *request));
+          (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+           MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request));
 TERN__MPI(int, Neighbor_allgatherv_init,
           (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
            const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,

@@ -173,11 +173,11 @@ struct tern_comm {
     uint16_t ctx; /* point-to-point; ctx + 1 is for collectives */
     int rank;     /* mine */
     int size;
-    int *world_of;                        /* comm rank -> world rank; NULL: identity (world) */
-    int *comm_of;                         /* world rank -> comm rank or -1; NULL: identity */
-    uint32_t coll_seq;                    /* collectives started on this communicator */
-    void *coll_shm;                       /* the collectives' shared region (coll_shm.c), or NULL */
-    int coll_shm_state;                   /* 0 not tried, 1 attached, -1 unavailable */
+    int *world_of;       /* comm rank -> world rank; NULL: identity (world) */
+    int *comm_of;        /* world rank -> comm rank or -1; NULL: identity */
+    uint32_t coll_seq;   /* collectives started on this communicator */
+    void *coll_shm;      /* the collectives' shared region (coll_shm.c), or NULL */
+    int coll_shm_state;  /* 0 not tried, 1 attached, -1 unavailable */
     void *coll_hier;     /* the hierarchical collectives' sub-communicators (coll_hier.c) */
     int coll_hier_state; /* 0 not looked at, 1 spans nodes, -1 flat only */
     void (*on_free)(struct tern_comm *c); /* set by a layer that hangs state on c */
@@ -265,7 +265,7 @@ struct core_state {
     struct core_peer *peers;
     const struct tl_ops *tls[8]; /* transports in use */
     int ntls;
-    int npending; /* peers with a non-empty pending queue */
+    int npending;       /* peers with a non-empty pending queue */
     int oversubscribed; /* 0, or ranks per core on this node (rounded up) when > 1 */
     struct core_match *match[CORE_CTX_MAX]; /* by context id, allocated on first use */
     uint64_t ctx_used[CORE_CTX_MAX / 64];   /* context ids in use here */

@@ -60,7 +60,8 @@ enum core_wait_phase core_wait_decide(const struct core_wait_policy *p, long pol
 /*
  * The policy for a wait of `kind` from tunables t: kernel_wait, every sleeping transport
  * waits in the kernel (core.kernel_wait); oversubscribed, 0 or the ranks per core on
- * this node when they outnumber its cores (rounded up); free_core, the node had a free core when last sampled. Pure.
+ * this node when they outnumber its cores (rounded up); free_core, the node had a free core when
+ * last sampled. Pure.
  */
 void core_wait_policy_make(const struct util_tunables *t, enum core_wait_kind kind, int kernel_wait,
                            int oversubscribed, int free_core, struct core_wait_policy *out);

@@ -70,8 +70,8 @@ static void it_skip(struct rma_it *it, size_t n)
 }
 
 /* Copy `len` bytes of a packed stream into the typed buffer, from stream offset `at`. */
-void rma_unpack_at(char *buf, const struct mpi_type *t, MPI_Count count, size_t at,
-                          const char *src, size_t len)
+void rma_unpack_at(char *buf, const struct mpi_type *t, MPI_Count count, size_t at, const char *src,
+                   size_t len)
 {
     struct rma_it it;
     it_start(&it, t, count);
@@ -173,10 +173,9 @@ uint32_t rma_fetch_slot(void)
  * to the target), RK_GET (target data into the result buffer), RK_GACC (both).
  * `toff` is the target offset (an address in dynamic windows) of the target type's origin.
  */
-int rma_am_op(struct mpi_win *w, int r, int kind, const char *obuf,
-                     const struct mpi_type *ot, MPI_Count ocount, uint64_t toff,
-                     const struct mpi_type *tt, MPI_Count tcount, const struct rma_acc *a,
-                     char *rbuf, const struct mpi_type *rt, MPI_Count rcount)
+int rma_am_op(struct mpi_win *w, int r, int kind, const char *obuf, const struct mpi_type *ot,
+              MPI_Count ocount, uint64_t toff, const struct mpi_type *tt, MPI_Count tcount,
+              const struct rma_acc *a, char *rbuf, const struct mpi_type *rt, MPI_Count rcount)
 {
     struct rma_peer *pe = &w->p[r];
     size_t room = rma_room(pe->world);
@@ -257,8 +256,8 @@ int rma_am_op(struct mpi_win *w, int r, int kind, const char *obuf,
 
 /* The same operation on memory mapped here: tbase + offsets of the target type. */
 void rma_direct_op(struct rma_ctl *ctl, int kind, char *obuf, const struct mpi_type *ot,
-                          MPI_Count ocount, char *tbase, const struct mpi_type *tt,
-                          MPI_Count tcount, const struct rma_acc *a, char *res)
+                   MPI_Count ocount, char *tbase, const struct mpi_type *tt, MPI_Count tcount,
+                   const struct rma_acc *a, char *res)
 {
     struct rma_it oi, ti;
     it_start(&oi, ot, ocount);
@@ -342,7 +341,7 @@ static int rma_cma_op(struct rma_peer *pe, int write, char *obuf, const struct m
 
 /* Common checks of an RMA operation. *skip: target is MPI_PROC_NULL. */
 int rma_chk_target(struct mpi_win *w, int r, MPI_Aint disp, const struct mpi_type *tt,
-                          MPI_Count tcount, uint64_t *toff)
+                   MPI_Count tcount, uint64_t *toff)
 {
     if (r < 0 || r >= w->size) return MPI_ERR_RANK;
     if (disp < 0) return MPI_ERR_DISP;
@@ -363,7 +362,7 @@ char *rma_direct_base(struct mpi_win *w, int r, uint64_t toff)
 }
 
 int rma_chk_types(MPI_Count oc, MPI_Datatype odt, MPI_Count tc, MPI_Datatype tdt,
-                         struct mpi_type **ot, struct mpi_type **tt)
+                  struct mpi_type **ot, struct mpi_type **tt)
 {
     if (oc < 0 || tc < 0) return MPI_ERR_COUNT;
     if ((*ot = mpi_type_ok(odt)) == NULL || (*tt = mpi_type_ok(tdt)) == NULL) return MPI_ERR_TYPE;
