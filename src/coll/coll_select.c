@@ -289,6 +289,20 @@ int coll_forced(enum coll_kind kind)
     return coll_forced_alg[kind] != COLL_ALG_AUTO && coll_forced_alg[kind] != COLL_ALG_HIER;
 }
 
+/* The first of n rules that matches (kind, bytes, p): its algorithm in *alg, 1; else 0. */
+static int coll_rule_find(const struct coll_rule *rules, size_t n, enum coll_kind kind,
+                          size_t bytes, int p, enum coll_alg *alg)
+{
+    for (size_t i = 0; i < n; i++) {
+        const struct coll_rule *r = &rules[i];
+        if (r->kind == kind && p >= r->min_procs && p <= r->max_procs && bytes <= r->max_bytes) {
+            *alg = r->alg;
+            return 1;
+        }
+    }
+    return 0;
+}
+
 int coll_select_topo(enum coll_kind kind, size_t bytes, int p, int multinode, enum coll_alg *alg)
 {
     if (!coll_parsed) coll_parse_vars();
@@ -300,31 +314,15 @@ int coll_select_topo(enum coll_kind kind, size_t bytes, int p, int multinode, en
         return 0;
     }
     if (coll_tuning_bad) return TERN_ERR_TUNABLE;
-    size_t nm = sizeof coll_rules_multinode / sizeof coll_rules_multinode[0];
-    size_t n = sizeof coll_rules / sizeof coll_rules[0];
     /* Communicators across nodes: their own rules first; then the tuning file's, then
-     * the table's. */
-    for (size_t i = 0; multinode && i < nm; i++) {
-        const struct coll_rule *r = &coll_rules_multinode[i];
-        if (r->kind == kind && p >= r->min_procs && p <= r->max_procs && bytes <= r->max_bytes) {
-            *alg = r->alg;
-            return 0;
-        }
-    }
-    for (int i = 0; i < coll_ntuned; i++) {
-        const struct coll_rule *r = &coll_tuned[i];
-        if (r->kind == kind && p >= r->min_procs && p <= r->max_procs && bytes <= r->max_bytes) {
-            *alg = r->alg;
-            return 0;
-        }
-    }
-    for (size_t i = 0; i < n; i++) {
-        const struct coll_rule *r = &coll_rules[i];
-        if (r->kind == kind && p >= r->min_procs && p <= r->max_procs && bytes <= r->max_bytes) {
-            *alg = r->alg;
-            return 0;
-        }
-    }
+     * the table's (which ends every kind with a catch-all line). */
+    if (multinode && coll_rule_find(coll_rules_multinode,
+                                    sizeof coll_rules_multinode / sizeof coll_rules_multinode[0],
+                                    kind, bytes, p, alg))
+        return 0;
+    if (coll_rule_find(coll_tuned, (size_t)coll_ntuned, kind, bytes, p, alg)) return 0;
+    if (coll_rule_find(coll_rules, sizeof coll_rules / sizeof coll_rules[0], kind, bytes, p, alg))
+        return 0;
     return TERN_ERR_INTERNAL; /* every kind ends with a catch-all line */
 }
 
