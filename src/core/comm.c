@@ -135,26 +135,40 @@ out:
  * empty because some member lent its mask elsewhere (the extra word says whether every
  * member offered its own) is tried again. Among the threads that want the mask, the one
  * whose parent has the lowest context id gets it, so all members soon lend it to the
- * same agreement. A single thread always has the mask: one try, as before.
+ * same agreement. A single thread always has the mask: one try, as before. The pair
+ * picked is marked taken at once, and while an agreement's offer is out (core_ctx_hold)
+ * no background agreement (below) reserves a pair here.
  */
 struct core_ctx_wanter {
     uint16_t ctx;
-    uint32_t seq; /* on one parent, the earlier call goes first (blocking: last) */
     struct core_ctx_wanter *next;
 };
 static struct core_ctx_wanter *core_ctx_wanters;
 static int core_ctx_lent;
+static int core_ctx_holds; /* blocking agreements under way here (their offers are out) */
+
+void core_ctx_hold(int on)
+{
+    core_ctx_holds += on ? 1 : -1;
+}
+
+void core_ctx_take(const uint16_t *ctx, int n, int used)
+{
+    for (int i = 0; i < n; i++)
+        core_ctx_mark(ctx[i], used);
+}
 
 static int core_ctx_agree(struct tern_comm *comm, uint16_t *ctx)
 {
     uint64_t mask[CORE_MASK_WORDS + 1];
-    struct core_ctx_wanter me = {comm->ctx, UINT32_MAX, core_ctx_wanters};
+    struct core_ctx_wanter me = {comm->ctx, core_ctx_wanters};
     core_ctx_wanters = &me;
+    core_ctx_hold(1);
     int rc;
     for (;;) {
         int lowest = 1;
         for (struct core_ctx_wanter *w = core_ctx_wanters; w; w = w->next)
-            if (w->ctx < comm->ctx || (w->ctx == comm->ctx && w->seq < me.seq)) lowest = 0;
+            if (w->ctx < comm->ctx) lowest = 0;
         int mine = !core_ctx_lent && lowest;
         if (mine) core_ctx_lent = 1;
         for (int i = 0; i < CORE_MASK_WORDS; i++)
@@ -167,6 +181,7 @@ static int core_ctx_agree(struct tern_comm *comm, uint16_t *ctx)
         for (int i = 0; i < CORE_MASK_WORDS && rc; i++)
             if (mask[i]) {
                 *ctx = (uint16_t)((i * 64 + __builtin_ctzll(mask[i])) * 2);
+                core_ctx_mark(*ctx, 1); /* before a background agreement can vote for it */
                 rc = 0;
             }
         if (rc == 0) break;
@@ -175,6 +190,7 @@ static int core_ctx_agree(struct tern_comm *comm, uint16_t *ctx)
             break;
         }
     }
+    core_ctx_hold(0);
     struct core_ctx_wanter **pp = &core_ctx_wanters;
     while (*pp != &me)
         pp = &(*pp)->next;
@@ -183,85 +199,103 @@ static int core_ctx_agree(struct tern_comm *comm, uint16_t *ctx)
 }
 
 /*
- * The same agreement without blocking (MPI_Comm_idup): rounds of a linear AND-reduce to
- * rank 0 and its answer, on the parent's collective context with tags of their own
- * (below the collectives' tag space, above the internal ones), advanced by a progress
- * hook. Each round takes part in the lending above exactly as a blocking try does, so
- * overlapping agreements started in different orders on different processes still agree:
- * a round that came back empty because some member lent its mask elsewhere is run again.
+ * The same agreement without blocking (MPI_Comm_idup), advanced by a progress hook. It
+ * cannot borrow the free mask as a blocking agreement does: its round may wait on
+ * members that are themselves blocked in another agreement which needs this process's
+ * mask (MPI_Comm_create_group on one half, MPI_Comm_idup first on the other), so it
+ * would never come back. Instead each round is two AND-reductions over the members:
+ *   offer  every member's free mask as it is now; the AND gives candidate pairs;
+ *   vote   each member reserves the candidates (marks them taken) if they are still free
+ *          here and no blocking agreement has an offer out (it may pick them), and votes
+ *          yes; the AND of the votes decides: all yes, the pairs are the answer; else the
+ *          members that reserved release, and the next round starts.
+ * Blocking agreements never offer a reserved pair (it is marked taken), so the two kinds
+ * cannot pick the same one. Each reduction gathers to member 0 of the group, which (for
+ * an intercommunicator) swaps the group's result with the other group's leader and
+ * answers its group; the messages go on comm's collective context with tags of their
+ * own (below the collectives' tag space, above the internal ones).
  */
 #define CORE_NB_TAG 0x20000000
 static struct tern_comm *core_comm_new(uint16_t ctx, int rank, int size, const int *world_of);
+enum { NB_OFFER, NB_VOTE };
 struct core_ctx_nb {
-    struct tern_comm *comm;
-    struct core_ctx_wanter w;
-    uint32_t seq;   /* the agreement's number on comm, its tags' high part */
-    uint32_t round; /* tries so far */
-    int lent;       /* this round offers the local mask */
-    int state;      /* 0 round running, 1 answered (ctx or err) */
+    struct tern_comm *comm; /* carries the messages (ctx + 1), numbers the agreement */
+    uint32_t seq;           /* the agreement's number on comm, its tags' high part */
+    uint32_t round;         /* tries so far */
+    int stage;              /* NB_OFFER or NB_VOTE: which reduction is running */
+    int reserved;           /* this process marked ctx[] taken in this round's vote */
+    int state;              /* 0 running, 1 answered (ctx or err) */
     int err;
-    uint16_t ctx;
-    uint64_t mask[CORE_MASK_WORDS + 1];
-    uint64_t *in;     /* rank 0: every member's offer */
-    core_req_t **req; /* this round's requests */
+    int nctx;         /* context pairs wanted, 1..3 */
+    uint16_t ctx[3];  /* the candidates, then the answer */
+    int lrank, lsize; /* my group: its size, my place; member 0 gathers and answers */
+    int *lworld;      /* my group's world ranks */
+    int rleader;      /* the other group's leader (world rank), or -1: one group */
+    uint64_t mask[CORE_MASK_WORDS + 1];  /* this reduction's words (a vote uses one) */
+    uint64_t rmask[CORE_MASK_WORDS + 1]; /* the other leader's result */
+    uint64_t *in;                        /* member 0: every member's words */
+    core_req_t **req;                    /* this step's requests */
     int nreq;
-    int phase;        /* rank 0: 0 gathering, 1 answering */
+    int phase;        /* member 0: 0 gathering, 2 swapping with the other leader, 1 answering */
     core_req_t *done; /* completed with the answer */
     struct core_ctx_nb *next;
 };
 static struct core_ctx_nb *core_ctx_nbs;
 
-static int core_nb_tag(const struct core_ctx_nb *nb)
+static size_t core_nb_words(const struct core_ctx_nb *nb)
 {
-    return CORE_NB_TAG | (int)((nb->seq & 0xffff) << 12) | (int)(nb->round & 0xfff);
+    return nb->stage == NB_OFFER ? CORE_MASK_WORDS : 1;
 }
 
-/* The agreement is over (ctx or err): lend no more, want no more, tell the waiter. */
+static int core_nb_tag(const struct core_ctx_nb *nb)
+{
+    return CORE_NB_TAG | (int)((nb->seq & 0xffff) << 12) | (int)((nb->round & 0x7ff) << 1) |
+           nb->stage;
+}
+
+/* The agreement is over (ctx or err): release a reservation that is not the answer. */
 static void core_nb_done(struct core_ctx_nb *nb, int err)
 {
-    if (nb->lent) core_ctx_lent = 0;
-    nb->lent = 0;
+    if (err && nb->reserved) core_ctx_take(nb->ctx, nb->nctx, 0);
+    nb->reserved = 0;
     nb->err = err;
     nb->state = 1;
-    struct core_ctx_wanter **pp = &core_ctx_wanters;
-    while (*pp && *pp != &nb->w)
-        pp = &(*pp)->next;
-    if (*pp) *pp = nb->w.next;
-    if (err == 0) core_ctx_mark(nb->ctx, 1); /* taken now, before anyone else picks */
     if (nb->done) core_req_complete(nb->done, err);
 }
 
-static int core_nb_round(struct core_ctx_nb *nb)
+/* Start this stage's reduction of nb->mask (core_nb_words words) over the members. */
+static int core_nb_reduce(struct core_ctx_nb *nb)
 {
     struct tern_comm *c = nb->comm;
-    int lowest = 1;
-    for (struct core_ctx_wanter *w = core_ctx_wanters; w; w = w->next)
-        if (w->ctx < c->ctx || (w->ctx == c->ctx && w->seq < nb->w.seq)) lowest = 0;
-    nb->lent = !core_ctx_lent && lowest;
-    if (nb->lent) core_ctx_lent = 1;
-    for (int i = 0; i < CORE_MASK_WORDS; i++)
-        nb->mask[i] = nb->lent ? ~core.ctx_used[i] : 0;
-    nb->mask[CORE_MASK_WORDS] = (uint64_t)nb->lent;
     uint16_t cctx = (uint16_t)(c->ctx + 1);
     int tag = core_nb_tag(nb), rc = 0;
-    size_t n = sizeof nb->mask;
+    size_t n = core_nb_words(nb) * sizeof(uint64_t);
     nb->nreq = 0;
     nb->phase = 0;
-    if (c->rank == 0) {
+    if (nb->lrank == 0) {
         memcpy(nb->in, nb->mask, n);
-        for (int i = 1; i < c->size && rc == 0; i++)
-            rc = core_irecv((char *)nb->in + (size_t)i * n, n, core_comm_world(c, i), tag, cctx, c,
+        for (int i = 1; i < nb->lsize && rc == 0; i++)
+            rc = core_irecv((char *)nb->in + (size_t)i * n, n, nb->lworld[i], tag, cctx, c,
                             &nb->req[nb->nreq++]);
     } else {
-        rc = core_isend(nb->mask, n, core_comm_world(c, 0), tag, cctx, 0, &nb->req[nb->nreq++]);
+        rc = core_isend(nb->mask, n, nb->lworld[0], tag, cctx, 0, &nb->req[nb->nreq++]);
         if (rc == 0)
-            rc = core_irecv(nb->mask, n, core_comm_world(c, 0), tag, cctx, c, &nb->req[nb->nreq++]);
+            rc = core_irecv(nb->mask, n, nb->lworld[0], tag, cctx, c, &nb->req[nb->nreq++]);
     }
     if (rc) nb->nreq--;
     return rc;
 }
 
-/* All of this round's requests done: free them; the first error. */
+/* A new round: offer the free mask as it is now. */
+static int core_nb_offer(struct core_ctx_nb *nb)
+{
+    nb->stage = NB_OFFER;
+    for (int i = 0; i < CORE_MASK_WORDS; i++)
+        nb->mask[i] = ~core.ctx_used[i];
+    return core_nb_reduce(nb);
+}
+
+/* All of this step's requests done: free them; the first error. */
 static int core_nb_reap(struct core_ctx_nb *nb, int *done)
 {
     *done = 0;
@@ -277,23 +311,40 @@ static int core_nb_reap(struct core_ctx_nb *nb, int *done)
     return err;
 }
 
-static void core_nb_answer(struct core_ctx_nb *nb)
+/* A reduction is over, nb->mask holds its result: the next stage, round or answer. */
+static void core_nb_reduced(struct core_ctx_nb *nb)
 {
-    if (nb->lent) core_ctx_lent = 0;
-    nb->lent = 0;
-    nb->err = TERN_ERR_AGAIN;
-    for (int i = 0; i < CORE_MASK_WORDS && nb->err; i++)
-        if (nb->mask[i]) {
-            nb->ctx = (uint16_t)((i * 64 + __builtin_ctzll(nb->mask[i])) * 2);
-            nb->err = 0;
+    int rc = 0;
+    if (nb->stage == NB_OFFER) {
+        int k = 0;
+        for (int i = 0; i < CORE_MASK_WORDS && k < nb->nctx; i++)
+            while (nb->mask[i] && k < nb->nctx) {
+                nb->ctx[k++] = (uint16_t)((i * 64 + __builtin_ctzll(nb->mask[i])) * 2);
+                nb->mask[i] &= nb->mask[i] - 1;
+            }
+        if (k < nb->nctx) { /* offers are never withheld: every context id is taken */
+            core_nb_done(nb, TERN_ERR_NOMEM);
+            return;
         }
-    if (nb->err && nb->mask[CORE_MASK_WORDS]) nb->err = TERN_ERR_NOMEM; /* none free */
-    if (nb->err == TERN_ERR_AGAIN) { /* someone lent its mask elsewhere: again */
+        int yes = core_ctx_holds == 0;
+        for (int i = 0; i < nb->nctx && yes; i++)
+            if (core.ctx_used[nb->ctx[i] / 2 / 64] & (1ull << (nb->ctx[i] / 2 % 64))) yes = 0;
+        if (yes) core_ctx_take(nb->ctx, nb->nctx, 1);
+        nb->reserved = yes;
+        nb->stage = NB_VOTE;
+        nb->mask[0] = (uint64_t)yes;
+        rc = core_nb_reduce(nb);
+    } else if (nb->mask[0]) { /* everyone reserved them: the answer */
+        nb->reserved = 0;
+        core_nb_done(nb, 0);
+        return;
+    } else { /* someone could not: release, and again */
+        if (nb->reserved) core_ctx_take(nb->ctx, nb->nctx, 0);
+        nb->reserved = 0;
         nb->round++;
-        nb->err = core_nb_round(nb);
-        if (nb->err == 0) return;
+        rc = core_nb_offer(nb);
     }
-    core_nb_done(nb, nb->err);
+    if (rc) core_nb_done(nb, rc);
 }
 
 static int core_nb_step(struct core_ctx_nb *nb)
@@ -305,23 +356,42 @@ static int core_nb_step(struct core_ctx_nb *nb)
         return 1;
     }
     struct tern_comm *c = nb->comm;
-    size_t n = sizeof nb->mask;
-    if (c->rank == 0 && nb->phase == 0) { /* all offers in: AND them, answer everyone */
-        for (int i = 1; i < c->size; i++)
-            for (int k = 0; k <= CORE_MASK_WORDS; k++)
-                nb->mask[k] &= nb->in[(size_t)i * (CORE_MASK_WORDS + 1) + (size_t)k];
+    size_t w = core_nb_words(nb), n = w * sizeof(uint64_t);
+    uint16_t cctx = (uint16_t)(c->ctx + 1);
+    int rc = 0;
+    if (nb->lrank == 0 && nb->phase == 0) { /* all members' words in: AND them */
+        for (int i = 1; i < nb->lsize; i++)
+            for (size_t k = 0; k < w; k++)
+                nb->mask[k] &= nb->in[(size_t)i * w + k];
+        nb->phase = 2;
+        if (nb->rleader >= 0) { /* swap the group's result with the other leader's */
+            rc = core_isend(nb->mask, n, nb->rleader, core_nb_tag(nb), cctx, 0,
+                            &nb->req[nb->nreq++]);
+            if (rc == 0)
+                rc = core_irecv(nb->rmask, n, nb->rleader, core_nb_tag(nb), cctx, c,
+                                &nb->req[nb->nreq++]);
+            if (rc) {
+                nb->nreq--;
+                core_nb_done(nb, rc);
+            }
+            return 1;
+        }
+    }
+    if (nb->lrank == 0 && nb->phase == 2) { /* both groups' results in: answer my group */
+        if (nb->rleader >= 0)
+            for (size_t k = 0; k < w; k++)
+                nb->mask[k] &= nb->rmask[k];
         nb->phase = 1;
-        int rc = 0;
-        for (int i = 1; i < c->size && rc == 0; i++)
-            rc = core_isend(nb->mask, n, core_comm_world(c, i), core_nb_tag(nb),
-                            (uint16_t)(c->ctx + 1), 0, &nb->req[nb->nreq++]);
+        for (int i = 1; i < nb->lsize && rc == 0; i++)
+            rc = core_isend(nb->mask, n, nb->lworld[i], core_nb_tag(nb), cctx, 0,
+                            &nb->req[nb->nreq++]);
         if (rc) {
             nb->nreq--;
             core_nb_done(nb, rc);
         }
-        return 1;
+        if (nb->nreq) return 1;
     }
-    core_nb_answer(nb);
+    core_nb_reduced(nb);
     return 1;
 }
 
@@ -333,30 +403,56 @@ static int core_nb_hook(void)
     return moved;
 }
 
-int core_comm_idup_start(struct tern_comm *comm, core_req_t *done, struct core_ctx_nb **out)
+int core_ctx_agree_start(struct tern_comm *comm, const int *lworld, int lsize, int lrank,
+                         int rleader, int nctx, core_req_t *done, struct core_ctx_nb **out)
 {
+    if (nctx < 1 || nctx > 3 || lsize < 1 || lrank < 0 || lrank >= lsize) return TERN_ERR_INVAL;
     struct core_ctx_nb *nb = calloc(1, sizeof *nb);
     if (nb == NULL) return TERN_ERR_NOMEM;
-    nb->in = comm->rank == 0 ? malloc((size_t)comm->size * sizeof nb->mask) : NULL;
-    nb->req = malloc((size_t)(comm->size + 1) * sizeof *nb->req);
+    nb->in = lrank == 0 ? malloc((size_t)lsize * sizeof nb->mask) : NULL;
+    nb->req = malloc((size_t)(lsize + 2) * sizeof *nb->req);
+    nb->lworld = malloc((size_t)lsize * sizeof(int));
     int rc = core_progress_hook_add(core_nb_hook);
-    if ((comm->rank == 0 && nb->in == NULL) || nb->req == NULL || rc) {
+    if ((lrank == 0 && nb->in == NULL) || nb->req == NULL || nb->lworld == NULL || rc) {
         free(nb->in);
         free(nb->req);
+        free(nb->lworld);
         free(nb);
         return rc ? rc : TERN_ERR_NOMEM;
     }
+    memcpy(nb->lworld, lworld, (size_t)lsize * sizeof(int));
+    nb->lsize = lsize;
+    nb->lrank = lrank;
+    nb->rleader = rleader;
+    nb->nctx = nctx;
     nb->comm = comm;
     nb->done = done;
     nb->seq = comm->coll_seq++;
-    nb->w = (struct core_ctx_wanter){comm->ctx, nb->seq, core_ctx_wanters};
-    core_ctx_wanters = &nb->w;
     nb->next = core_ctx_nbs;
     core_ctx_nbs = nb;
     *out = nb;
-    rc = core_nb_round(nb);
+    rc = core_nb_offer(nb);
     if (rc) core_nb_done(nb, rc);
     return 0;
+}
+
+int core_ctx_agree_test(struct core_ctx_nb *nb, uint16_t *ctx)
+{
+    if (nb->state == 0) return 0;
+    if (nb->err) return nb->err;
+    memcpy(ctx, nb->ctx, (size_t)nb->nctx * sizeof *ctx);
+    return 1;
+}
+
+int core_comm_idup_start(struct tern_comm *comm, core_req_t *done, struct core_ctx_nb **out)
+{
+    int *world_of = malloc((size_t)comm->size * sizeof(int));
+    if (world_of == NULL) return TERN_ERR_NOMEM;
+    for (int i = 0; i < comm->size; i++)
+        world_of[i] = core_comm_world(comm, i);
+    int rc = core_ctx_agree_start(comm, world_of, comm->size, comm->rank, -1, 1, done, out);
+    free(world_of);
+    return rc;
 }
 
 int core_comm_idup_test(struct core_ctx_nb *nb, struct tern_comm **out)
@@ -365,18 +461,10 @@ int core_comm_idup_test(struct core_ctx_nb *nb, struct tern_comm **out)
     *out = NULL;
     int rc = nb->err;
     if (rc == 0) {
-        struct tern_comm *comm = nb->comm;
-        int *world_of = malloc((size_t)comm->size * sizeof(int));
-        if (world_of == NULL) {
-            core_ctx_mark(nb->ctx, 0);
+        *out = core_comm_new(nb->ctx[0], nb->lrank, nb->lsize, nb->lworld);
+        if (*out == NULL) {
+            core_ctx_mark(nb->ctx[0], 0);
             rc = TERN_ERR_NOMEM;
-        } else {
-            for (int i = 0; i < comm->size; i++)
-                world_of[i] = core_comm_world(comm, i);
-            core_ctx_mark(nb->ctx, 0); /* core_comm_new marks it again */
-            *out = core_comm_new(nb->ctx, comm->rank, comm->size, world_of);
-            free(world_of);
-            if (*out == NULL) rc = TERN_ERR_NOMEM;
         }
     }
     return rc ? rc : 1;
@@ -391,6 +479,7 @@ void core_comm_idup_free(struct core_ctx_nb *nb)
     if (*q) *q = nb->next;
     free(nb->in);
     free(nb->req);
+    free(nb->lworld);
     free(nb);
 }
 
@@ -457,12 +546,17 @@ int core_comm_dup(struct tern_comm *comm, struct tern_comm **out)
     int rc = core_ctx_agree(comm, &ctx);
     if (rc) return rc;
     int *world_of = malloc((size_t)comm->size * sizeof(int));
-    if (world_of == NULL) return TERN_ERR_NOMEM;
-    for (int i = 0; i < comm->size; i++)
-        world_of[i] = core_comm_world(comm, i);
-    struct tern_comm *c = core_comm_new(ctx, comm->rank, comm->size, world_of);
-    free(world_of);
-    if (c == NULL) return TERN_ERR_NOMEM;
+    struct tern_comm *c = NULL;
+    if (world_of) {
+        for (int i = 0; i < comm->size; i++)
+            world_of[i] = core_comm_world(comm, i);
+        c = core_comm_new(ctx, comm->rank, comm->size, world_of);
+        free(world_of);
+    }
+    if (c == NULL) {
+        core_ctx_mark(ctx, 0);
+        return TERN_ERR_NOMEM;
+    }
     *out = c;
     return 0;
 }
@@ -493,6 +587,7 @@ int core_comm_split(struct tern_comm *comm, int color, int key, struct tern_comm
     uint16_t ctx = 0;
     if (rc == 0) rc = core_ctx_agree(comm, &ctx);
     if (rc == 0 && color == TERN_UNDEFINED) {
+        core_ctx_mark(ctx, 0); /* the pair is the new groups', not mine */
         *out = NULL;
     } else if (rc == 0) {
         int n = 0;
@@ -505,9 +600,10 @@ int core_comm_split(struct tern_comm *comm, int color, int key, struct tern_comm
             if (all[i].rank == comm->rank) myrank = i;
         }
         struct tern_comm *c = core_comm_new(ctx, myrank, n, world_of);
-        if (c == NULL)
+        if (c == NULL) {
+            core_ctx_mark(ctx, 0);
             rc = TERN_ERR_NOMEM;
-        else
+        } else
             *out = c;
     }
     free(all);

@@ -591,6 +591,23 @@ struct core_ctx_nb;
 int core_comm_idup_start(struct tern_comm *comm, core_req_t *done, struct core_ctx_nb **out);
 int core_comm_idup_test(struct core_ctx_nb *nb, struct tern_comm **out);
 void core_comm_idup_free(struct core_ctx_nb *nb);
+/* The same agreement over any two-level set of processes, for the layers above: my group
+ * is the lsize world ranks lworld (mine at lrank; member 0 gathers the offers and answers)
+ * and, for an intercommunicator, rleader is the world rank of the other group's leader,
+ * with whom my leader swaps the group's result (-1: one group). `comm` is held by every
+ * member of both groups: its ctx orders overlapping agreements, its collective context
+ * (ctx + 1) carries the messages and its coll_seq numbers them. nctx (1..3) pairs are
+ * agreed. Test: 0 pending, 1 done with ctx[0..nctx-1] taken here (a communicator made on
+ * them keeps them), or a negative TERN_ERR_*. Freed with core_comm_idup_free. */
+int core_ctx_agree_start(struct tern_comm *comm, const int *lworld, int lsize, int lrank,
+                         int rleader, int nctx, core_req_t *done, struct core_ctx_nb **out);
+int core_ctx_agree_test(struct core_ctx_nb *nb, uint16_t *ctx);
+/* For agreements made by a layer above with core_ctx_free_mask (MPI intercommunicators):
+ * hold (on 1) from before the mask is read until the pairs picked are taken, release (0)
+ * after, so that no background agreement reserves a pair the blocking one may pick; and
+ * take (used 1) or give back (0) the n pairs picked. */
+void core_ctx_hold(int on);
+void core_ctx_take(const uint16_t *ctx, int n, int used);
 void core_ctx_free_mask(uint64_t *words);
 int core_comm_make(uint16_t ctx, int rank, int size, const int *world_of, struct tern_comm **out);
 void core_comm_fini(void);

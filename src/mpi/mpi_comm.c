@@ -630,7 +630,7 @@ MPI_ALIAS(Comm_dup_with_info)
  * advanced by the progress engine), so idups of overlapping communicators started in
  * different orders on different processes complete. The new handle is made and written
  * to *newcomm when the request completes (MPI_Wait/MPI_Test), attributes copied then.
- * Intercommunicators are duplicated at once (a complete request).
+ * An intercommunicator's agreement spans both groups (mpi_ic_idup_start).
  */
 int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 {
@@ -638,17 +638,6 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
     static const char fn[] = "MPI_Comm_idup";
     COMM_CHECK(fn, comm, newcomm);
     if (request == NULL) return mpi_err(comm, fn, MPI_ERR_ARG);
-    if (c->inter) {
-        struct mpi_req *mr = mpi_req_new(MPI_RK_DONE, comm);
-        if (mr == NULL) return mpi_err(comm, fn, MPI_ERR_NO_MEM);
-        int rc = PMPI_Comm_dup(comm, newcomm);
-        if (rc) {
-            mpi_req_release(mr);
-            return rc;
-        }
-        *request = mr->handle;
-        return MPI_SUCCESS;
-    }
     struct mpi_req *mr = mpi_req_new(MPI_RK_IDUP, comm);
     core_req_t *r = mr ? core_req_alloc(CORE_REQ_COLL) : NULL;
     if (r == NULL) {
@@ -658,11 +647,12 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
     r->state = CORE_RS_POSTED;
     r->ctx = CORE_CTX_NONE;
     struct core_ctx_nb *nb;
-    int rc = core_comm_idup_start(c->tc, r, &nb);
+    int rc = c->inter ? mpi_ic_idup_start(c, r, &nb)
+                      : mpi_from_tern(core_comm_idup_start(c->tc, r, &nb));
     if (rc) {
         core_req_free(r);
         mpi_req_release(mr);
-        return mpi_err(comm, fn, mpi_from_tern(rc));
+        return mpi_err(comm, fn, rc);
     }
     r->user = nb;
     mr->r = r;
@@ -678,16 +668,18 @@ int mpi_idup_finish(struct mpi_req *mr)
     core_req_t *r = mr->r;
     struct core_ctx_nb *nb = r->user;
     MPI_Comm *out = (MPI_Comm *)mr->pbuf;
+    struct mpi_comm *parent = mpi_comm_get(mr->comm);
     struct tern_comm *tc = NULL;
-    int rc = core_comm_idup_test(nb, &tc);
+    uint16_t ctx[3];
+    int inter = parent && parent->inter;
+    int rc = inter ? core_ctx_agree_test(nb, ctx) : core_comm_idup_test(nb, &tc);
     core_comm_idup_free(nb);
     core_req_free(r);
     mr->r = NULL;
     mr->pbuf = NULL;
     if (rc < 0) return mpi_from_tern(rc);
-    struct mpi_comm *parent = mpi_comm_get(mr->comm);
     MPI_Comm h;
-    rc = mpi_comm_wrap(tc, parent, &h);
+    rc = inter ? mpi_ic_idup_finish(parent, ctx, &h) : mpi_comm_wrap(tc, parent, &h);
     if (rc) return rc;
     if (parent && (rc = mpi_comm_inherit(parent, mpi_comm_get(h)))) {
         PMPI_Comm_free(&h);

@@ -29,6 +29,8 @@ int mpi_comm_wrap(struct tern_comm *tc, const struct mpi_comm *parent, MPI_Comm 
 
 /* mpi_inter.c: intercommunicators (c->inter). Each returns an MPI error class. */
 int mpi_ic_dup(struct mpi_comm *c, MPI_Comm *out);
+int mpi_ic_idup_start(struct mpi_comm *c, core_req_t *done, struct core_ctx_nb **out);
+int mpi_ic_idup_finish(struct mpi_comm *c, const uint16_t *ctx, MPI_Comm *out);
 int mpi_ic_split(struct mpi_comm *c, int color, int key, MPI_Comm *out);
 int mpi_ic_create(struct mpi_comm *c, const struct mpi_group *g, MPI_Comm *out);
 void mpi_ic_free(struct mpi_comm *c); /* its hidden communicators */

@@ -20,7 +20,7 @@
  * point-to-point messages on ic_coll: reductions reduce in each group, the leaders
  * exchange the results and broadcast them; data movements send each block straight to
  * its process. They run to completion; the non-blocking forms (MPI_I*) do the same and
- * return a complete request (docs/MPI.md).
+ * return a complete request (docs/MPI.md). MPI_Comm_idup alone runs in the background.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -40,21 +40,27 @@ static int ic_agree(MPI_Comm local, int lroot, MPI_Comm bridge, int rleader, int
                     uint16_t *ctx)
 {
     uint64_t m[CORE_CTX_PAIR_WORDS], o[CORE_CTX_PAIR_WORDS];
+    core_ctx_hold(1);
     core_ctx_free_mask(m);
     int rc = PMPI_Allreduce(MPI_IN_PLACE, m, CORE_CTX_PAIR_WORDS, MPI_UINT64_T, MPI_BAND, local);
-    if (rc) return rc;
+    if (rc) {
+        core_ctx_hold(0);
+        return rc;
+    }
     int me;
     PMPI_Comm_rank(local, &me);
     if (me == lroot) {
         rc = PMPI_Sendrecv(m, CORE_CTX_PAIR_WORDS, MPI_UINT64_T, rleader, tag, o,
                            CORE_CTX_PAIR_WORDS, MPI_UINT64_T, rleader, tag, bridge,
                            MPI_STATUS_IGNORE);
-        if (rc) return rc;
-        for (int i = 0; i < CORE_CTX_PAIR_WORDS; i++)
+        for (int i = 0; rc == 0 && i < CORE_CTX_PAIR_WORDS; i++)
             m[i] &= o[i];
     }
-    rc = PMPI_Bcast(m, CORE_CTX_PAIR_WORDS, MPI_UINT64_T, lroot, local);
-    if (rc) return rc;
+    if (rc == 0) rc = PMPI_Bcast(m, CORE_CTX_PAIR_WORDS, MPI_UINT64_T, lroot, local);
+    if (rc) {
+        core_ctx_hold(0);
+        return rc;
+    }
     int k = 0;
     for (int i = 0; i < CORE_CTX_PAIR_WORDS && k < n; i++)
         while (m[i] && k < n) {
@@ -62,6 +68,8 @@ static int ic_agree(MPI_Comm local, int lroot, MPI_Comm bridge, int rleader, int
             m[i] &= m[i] - 1;
             ctx[k++] = (uint16_t)((i * 64 + b) * 2);
         }
+    if (k == n) core_ctx_take(ctx, n, 1);
+    core_ctx_hold(0);
     return k == n ? MPI_SUCCESS : MPI_ERR_INTERN;
 }
 
@@ -211,6 +219,30 @@ int mpi_ic_dup(struct mpi_comm *c, MPI_Comm *out)
     return rc;
 }
 
+/* MPI_Comm_idup of an intercommunicator: the same three-pair agreement as mpi_ic_dup,
+ * run by the progress engine (core_ctx_agree_start: my group's leader gathers, swaps
+ * with the other leader over the intercommunicator's own collective context, answers). */
+int mpi_ic_idup_start(struct mpi_comm *c, core_req_t *done, struct core_ctx_nb **out)
+{
+    int *L = ic_members(c->ltc);
+    if (L == NULL) return MPI_ERR_NO_MEM;
+    int rc = core_ctx_agree_start(c->tc, L, c->ltc->size, c->tc->rank, core_comm_world(c->tc, 0), 3,
+                                  done, out);
+    free(L);
+    return mpi_from_tern(rc);
+}
+
+/* The agreement is over with ctx[0..2]: the new intercommunicator on them. */
+int mpi_ic_idup_finish(struct mpi_comm *c, const uint16_t *ctx, MPI_Comm *out)
+{
+    int *L = ic_members(c->ltc), *R = ic_members(c->tc);
+    int rc = L && R ? ic_make(L, c->ltc->size, c->tc->rank, R, c->tc->size, ctx, c, out)
+                    : MPI_ERR_NO_MEM;
+    free(L);
+    free(R);
+    return rc;
+}
+
 struct ic_entry {
     int color, key, rank;
 };
@@ -255,6 +287,7 @@ int mpi_ic_split(struct mpi_comm *c, int color, int key, MPI_Comm *out)
     if (rc == 0) rc = ic_swap_ints(c, lck, 2 * nl, rck, 2 * nr);
     uint16_t ctx[3];
     if (rc == 0) rc = ic_agree(c->ic_local, 0, c->ic_coll, 0, IC_TAG, 3, ctx);
+    int agreed = rc == 0;
     *out = MPI_COMM_NULL;
     if (rc == 0 && color != MPI_UNDEFINED) {
         int lrank = 0;
@@ -265,6 +298,7 @@ int mpi_ic_split(struct mpi_comm *c, int color, int key, MPI_Comm *out)
         else if (kr > 0)
             rc = ic_make(L, kl, lrank, R, kr, ctx, c, out);
     }
+    if (agreed && *out == MPI_COMM_NULL) core_ctx_take(ctx, 3, 0); /* not mine to keep */
     free(lck);
     free(rck);
     free(L);

@@ -270,6 +270,30 @@ int main(int argc, char **argv)
     colls(d);
     OK(MPI_Comm_free(&d));
 
+    /* idup in the background: local rank 0 of each group first receives from every other
+     * remote rank, which sends (synchronously) only after starting its idup - an idup
+     * that agreed inside the call would wait for those leaders forever */
+    {
+        MPI_Comm nd;
+        MPI_Request r;
+        int buf = 0;
+        if (lrank == 0) {
+            for (int k = 1; k < rsize; k++) {
+                OK(MPI_Recv(&buf, 1, MPI_INT, k, 11, ic, MPI_STATUS_IGNORE));
+                CHECK(buf == val(remote_world[k], 11));
+            }
+            OK(MPI_Comm_idup(ic, &nd, &r));
+        } else {
+            OK(MPI_Comm_idup(ic, &nd, &r));
+            buf = val(mt_rank, 11);
+            OK(MPI_Ssend(&buf, 1, MPI_INT, 0, 11, ic));
+        }
+        OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+        check_sizes(nd);
+        colls(nd);
+        OK(MPI_Comm_free(&nd));
+    }
+
     /* merge: the odd group asks for high, so the even group comes first */
     MPI_Comm m;
     OK(MPI_Intercomm_merge(ic, side, &m));

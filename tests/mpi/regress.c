@@ -637,6 +637,41 @@ static void test_idup(void)
     OK(MPI_Comm_compare(d, MPI_COMM_WORLD, &res));
     CHECK(res == MPI_CONGRUENT);
     OK(MPI_Comm_free(&d));
+
+    /* crossed with a blocking agreement: the even ranks make a communicator from a group
+     * first, the odd ones start an idup first; neither may wait on the other, and the two
+     * new communicators must get different contexts (a message on one never matches on
+     * the other) */
+    MPI_Group wg;
+    MPI_Comm g;
+    int n;
+    OK(MPI_Comm_size(MPI_COMM_WORLD, &n));
+    OK(MPI_Comm_group(MPI_COMM_WORLD, &wg));
+    if (mt_rank % 2 == 0) {
+        OK(MPI_Comm_create_group(MPI_COMM_WORLD, wg, 5, &g));
+        OK(MPI_Comm_idup(MPI_COMM_WORLD, &d, &r));
+    } else {
+        OK(MPI_Comm_idup(MPI_COMM_WORLD, &d, &r));
+        OK(MPI_Comm_create_group(MPI_COMM_WORLD, wg, 5, &g));
+    }
+    OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    OK(MPI_Group_free(&wg));
+    int s1 = 0, s2 = 0;
+    OK(MPI_Allreduce(&mt_rank, &s1, 1, MPI_INT, MPI_SUM, d));
+    OK(MPI_Allreduce(&mt_rank, &s2, 1, MPI_INT, MPI_SUM, g));
+    CHECK(s1 == n * (n - 1) / 2 && s2 == s1);
+    /* g's receive is posted first: were the contexts the same, d's message would land in b */
+    int to = (mt_rank + 1) % n, from = (mt_rank + n - 1) % n, a = mt_rank, b = -1, c = -1;
+    MPI_Request rq[2];
+    OK(MPI_Irecv(&b, 1, MPI_INT, from, 0, g, &rq[0]));
+    OK(MPI_Irecv(&c, 1, MPI_INT, from, 0, d, &rq[1]));
+    OK(MPI_Send(&a, 1, MPI_INT, to, 0, d));
+    a += 100;
+    OK(MPI_Send(&a, 1, MPI_INT, to, 0, g));
+    OK(MPI_Waitall(2, rq, MPI_STATUSES_IGNORE));
+    CHECK(c == from && b == from + 100);
+    OK(MPI_Comm_free(&d));
+    OK(MPI_Comm_free(&g));
 }
 
 /* ---- error classes and codes of the program's own ----------------------------------------- */
