@@ -2,8 +2,8 @@
  * abi_special.c - the hand-written functions of libmpi_abi.so.1 (the rest are generated
  * into mpi_abi_gen.c by gen_mpi_abi.py): callbacks through trampolines (user reduction
  * operations, attribute copy/delete functions, error handlers, generalized requests),
- * arrays of handles and statuses, attribute values that are constants, Fortran statuses,
- * the MPI_UNWEIGHTED sentinels and MPI_Abi_*.
+ * arrays of handles and statuses, attribute values that are constants, the
+ * MPI_UNWEIGHTED sentinels and MPI_Abi_*.
  */
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -276,8 +276,10 @@ static _Thread_local MPI_Aint attr_aval[8];
 
 static int get_attr_fix(int win, int keyval, void *attribute_val, int flag)
 {
-    if (!flag) return 0;
-    int *p = *(int **)attribute_val, v = *p, slot;
+    int predefined = win ? keyval == MPI_WIN_CREATE_FLAVOR || keyval == MPI_WIN_MODEL
+                         : keyval == MPI_HOST || keyval == MPI_IO || keyval == MPI_LASTUSEDCODE;
+    if (!flag || !predefined) return 0;
+    int v = **(int **)attribute_val, slot;
     if (!win && keyval == MPI_HOST)
         v = abi_rank_out(v), slot = 0;
     else if (!win && keyval == MPI_IO)
@@ -580,23 +582,7 @@ ABI_EXPORT(int, Register_datarep,
     return abi_err_out(PMPI_Register_datarep(datarep, NULL, NULL, NULL, extra_state));
 }
 
-/* ---- Fortran statuses, profiling, the ABI's own functions ----------------------------- */
-
-/* The ABI's Fortran status is its C status word for word (MPI_F_STATUS_SIZE 8,
- * MPI_F_SOURCE 0, MPI_F_TAG 1, MPI_F_ERROR 2). */
-ABI_EXPORT(int, Status_c2f, (const abi_status_t *c_status, int *f_status))
-{
-    if (!c_status || !f_status) return abi_err_out(MPI_ERR_ARG);
-    memcpy(f_status, c_status, sizeof *c_status);
-    return 0;
-}
-
-ABI_EXPORT(int, Status_f2c, (const int *f_status, abi_status_t *c_status))
-{
-    if (!c_status || !f_status) return abi_err_out(MPI_ERR_ARG);
-    memcpy(c_status, f_status, sizeof *c_status);
-    return 0;
-}
+/* ---- profiling, the ABI's own functions ----------------------------- */
 
 ABI_EXPORT(int, Pcontrol, (const int level, ...))
 {

@@ -47,7 +47,7 @@ SPECIAL = {
     'MPI_Grequest_start', 'MPI_Register_datarep',
     'MPI_Waitall', 'MPI_Testall', 'MPI_Waitany', 'MPI_Testany', 'MPI_Waitsome', 'MPI_Testsome',
     'MPI_Startall', 'MPI_Type_create_struct', 'MPI_Type_get_contents', 'MPI_Alltoallw',
-    'MPI_Ialltoallw', 'MPI_Comm_get_attr', 'MPI_Win_get_attr', 'MPI_Status_c2f', 'MPI_Status_f2c',
+    'MPI_Ialltoallw', 'MPI_Comm_get_attr', 'MPI_Win_get_attr',
     'MPI_Group_translate_ranks', 'MPI_Dist_graph_create', 'MPI_Dist_graph_create_adjacent',
     'MPI_Dist_graph_neighbors', 'MPI_Pcontrol', 'MPI_Attr_get', 'MPI_Request_get_status_all',
     'MPI_Request_get_status_any', 'MPI_Request_get_status_some',
@@ -345,11 +345,12 @@ def handle_conversions():
     """MPI_X_toint / MPI_X_fromint for each handle kind the ABI names."""
     out = []
     for k in HANDLES:
-        out.append('ABI_EXPORT(int, %s_toint, (abi_%s_t h))' % (k, k))
+        f = 'Type' if k == 'Datatype' else k
+        out.append('ABI_EXPORT(int, %s_toint, (abi_%s_t h))' % (f, k))
         out.append('{')
         out.append('    return abi_in_%s(h);' % k)
         out.append('}')
-        out.append('ABI_EXPORT(abi_%s_t, %s_fromint, (int i))' % (k, k))
+        out.append('ABI_EXPORT(abi_%s_t, %s_fromint, (int i))' % (k, f))
         out.append('{')
         out.append('    return abi_out_%s(i);' % k)
         out.append('}')
@@ -374,8 +375,9 @@ def generate():
             skipped.append((name, str(e)))
     conv = []
     for k in HANDLES:
-        if 'MPI_%s_toint' % k in abiset:
-            conv += ['MPI_%s_toint' % k, 'MPI_%s_fromint' % k]
+        f = 'Type' if k == 'Datatype' else k
+        if 'MPI_%s_toint' % f in abiset:
+            conv += ['MPI_%s_toint' % f, 'MPI_%s_fromint' % f]
     c = [NOTE, '#include "abi.h"', '',
          '/* %d wrappers generated from tern\'s prototypes (see gen_mpi_abi.py). */' % len(covered)]
     c += body

@@ -2285,11 +2285,11 @@ ABI_EXPORT(abi_Comm_t, Comm_fromint, (int i))
 {
     return abi_out_Comm(i);
 }
-ABI_EXPORT(int, Datatype_toint, (abi_Datatype_t h))
+ABI_EXPORT(int, Type_toint, (abi_Datatype_t h))
 {
     return abi_in_Datatype(h);
 }
-ABI_EXPORT(abi_Datatype_t, Datatype_fromint, (int i))
+ABI_EXPORT(abi_Datatype_t, Type_fromint, (int i))
 {
     return abi_out_Datatype(i);
 }
