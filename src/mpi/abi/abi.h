@@ -51,6 +51,15 @@ typedef struct abi_status {
     ret abi_MPI_##name params __asm__("MPI_" #name) __attribute__((visibility("default")));        \
     ret abi_MPI_##name params
 
+/* An ABI function tern does not serve: MPI_ERR_UNSUPPORTED_OPERATION, said once. */
+int abi_unsupported(const char *name);
+#define ABI_STUB(name)                                                                             \
+    int abi_MPI_##name(void) __asm__("MPI_" #name) __attribute__((visibility("default")));         \
+    int abi_MPI_##name(void)                                                                       \
+    {                                                                                              \
+        return abi_unsupported("MPI_" #name);                                                      \
+    }
+
 #define ABI_ENC ((uintptr_t)1 << 32)
 
 static inline int abi_handle_in(const void *h)

@@ -6,6 +6,7 @@
  * MPI_UNWEIGHTED sentinels and MPI_Abi_*.
  */
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -186,26 +187,51 @@ static int comm_peers(MPI_Comm c)
     return n;
 }
 
+/* MPI_Alltoallw and MPI_Ialltoallw (tern reads the datatype arrays during the call only:
+ * it builds its schedule's types there). */
+static int alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                     const abi_Datatype_t sendtypes[], void *recvbuf, const int recvcounts[],
+                     const int rdispls[], const abi_Datatype_t recvtypes[], abi_Comm_t comm,
+                     abi_Request_t *request)
+{
+    MPI_Comm c = abi_in_Comm(comm);
+    void *sb = abi_buf_in(sendbuf);
+    int n = comm_peers(c);
+    MPI_Datatype s1[ABI_STACK] = {0}, s2[ABI_STACK] = {0}, *st = NULL, *rt = NULL;
+    if (n >= 0) {
+        st = sb == MPI_IN_PLACE ? NULL : types_in(sendtypes, n, s1);
+        rt = types_in(recvtypes, n, s2);
+    }
+    int rc = MPI_ERR_NO_MEM;
+    MPI_Request r = MPI_REQUEST_NULL;
+    if (n < 0 || (rt && (st || sb == MPI_IN_PLACE)))
+        rc = request
+                 ? PMPI_Ialltoallw(sb, sendcounts, sdispls, st, recvbuf, recvcounts, rdispls, rt, c,
+                                   &r)
+                 : PMPI_Alltoallw(sb, sendcounts, sdispls, st, recvbuf, recvcounts, rdispls, rt, c);
+    if (request) *request = abi_out_Request(r);
+    if (st) types_done(st, s1);
+    if (rt) types_done(rt, s2);
+    return abi_err_out(rc);
+}
+
 ABI_EXPORT(int, Alltoallw,
            (const void *sendbuf, const int sendcounts[], const int sdispls[],
             const abi_Datatype_t sendtypes[], void *recvbuf, const int recvcounts[],
             const int rdispls[], const abi_Datatype_t recvtypes[], abi_Comm_t comm))
 {
-    MPI_Comm c = abi_in_Comm(comm);
-    int n = comm_peers(c);
-    if (n < 0)
-        return abi_err_out(PMPI_Alltoallw(sendbuf, sendcounts, sdispls, NULL, recvbuf, recvcounts,
-                                          rdispls, NULL, c));
-    void *sb = abi_buf_in(sendbuf);
-    MPI_Datatype s1[ABI_STACK], s2[ABI_STACK];
-    MPI_Datatype *st = sb == MPI_IN_PLACE ? NULL : types_in(sendtypes, n, s1);
-    MPI_Datatype *rt = types_in(recvtypes, n, s2);
-    int rc = MPI_ERR_NO_MEM;
-    if (rt && (st || sb == MPI_IN_PLACE))
-        rc = PMPI_Alltoallw(sb, sendcounts, sdispls, st, recvbuf, recvcounts, rdispls, rt, c);
-    if (st) types_done(st, s1);
-    if (rt) types_done(rt, s2);
-    return abi_err_out(rc);
+    return alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                     recvtypes, comm, NULL);
+}
+
+ABI_EXPORT(int, Ialltoallw,
+           (const void *sendbuf, const int sendcounts[], const int sdispls[],
+            const abi_Datatype_t sendtypes[], void *recvbuf, const int recvcounts[],
+            const int rdispls[], const abi_Datatype_t recvtypes[], abi_Comm_t comm,
+            abi_Request_t *request))
+{
+    return alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                     recvtypes, comm, request);
 }
 
 /* ---- ranks and weights ---------------------------------------------------------------- */
@@ -580,6 +606,15 @@ ABI_EXPORT(int, Register_datarep,
     (void)write_conversion_fn;
     (void)dtype_file_extent_fn;
     return abi_err_out(PMPI_Register_datarep(datarep, NULL, NULL, NULL, extra_state));
+}
+
+/* Stubs of the functions tern lacks (mpi_abi_gen.c) end here. */
+int abi_unsupported(const char *name)
+{
+    static atomic_int told;
+    if (atomic_fetch_add(&told, 1) == 0)
+        fprintf(stderr, "tern MPI (standard ABI): %s is not supported\n", name);
+    return ABI_ERR_UNSUPPORTED_OPERATION;
 }
 
 /* ---- profiling, the ABI's own functions ----------------------------- */
