@@ -234,6 +234,97 @@ ABI_EXPORT(int, Ialltoallw,
                      recvtypes, comm, request);
 }
 
+/* MPI_Neighbor_alltoallw and MPI_Ineighbor_alltoallw read outdegree send types and
+ * indegree receive types: the topology says how many. */
+static int neighbor_counts(MPI_Comm c, int *in, int *out)
+{
+    int topo = MPI_UNDEFINED, rc = PMPI_Topo_test(c, &topo), weighted = 0, rank = 0;
+    if (rc != MPI_SUCCESS) return rc;
+    switch (topo) {
+    case MPI_CART:
+        rc = PMPI_Cartdim_get(c, in);
+        *in *= 2;
+        break;
+    case MPI_GRAPH:
+        rc = PMPI_Comm_rank(c, &rank);
+        if (rc == MPI_SUCCESS) rc = PMPI_Graph_neighbors_count(c, rank, in);
+        break;
+    case MPI_DIST_GRAPH:
+        return PMPI_Dist_graph_neighbors_count(c, in, out, &weighted);
+    default:
+        *in = *out = 0; /* tern reports the missing topology */
+        return MPI_SUCCESS;
+    }
+    *out = *in;
+    return rc;
+}
+
+static int neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                              const abi_Datatype_t sendtypes[], void *recvbuf,
+                              const int recvcounts[], const MPI_Aint rdispls[],
+                              const abi_Datatype_t recvtypes[], abi_Comm_t comm,
+                              abi_Request_t *request)
+{
+    MPI_Comm c = abi_in_Comm(comm);
+    int in = 0, out = 0;
+    if (neighbor_counts(c, &in, &out) != MPI_SUCCESS) in = out = 0;
+    MPI_Datatype s1[ABI_STACK] = {0}, s2[ABI_STACK] = {0};
+    MPI_Datatype *st = types_in(sendtypes, out, s1), *rt = types_in(recvtypes, in, s2);
+    int rc = MPI_ERR_NO_MEM;
+    MPI_Request r = MPI_REQUEST_NULL;
+    if (st && rt)
+        rc = request ? PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, st, recvbuf,
+                                                recvcounts, rdispls, rt, c, &r)
+                     : PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, st, recvbuf,
+                                               recvcounts, rdispls, rt, c);
+    if (request) *request = abi_out_Request(r);
+    if (st) types_done(st, s1);
+    if (rt) types_done(rt, s2);
+    return abi_err_out(rc);
+}
+
+ABI_EXPORT(int, Neighbor_alltoallw,
+           (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+            const abi_Datatype_t sendtypes[], void *recvbuf, const int recvcounts[],
+            const MPI_Aint rdispls[], const abi_Datatype_t recvtypes[], abi_Comm_t comm))
+{
+    return neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                              recvtypes, comm, NULL);
+}
+
+ABI_EXPORT(int, Ineighbor_alltoallw,
+           (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+            const abi_Datatype_t sendtypes[], void *recvbuf, const int recvcounts[],
+            const MPI_Aint rdispls[], const abi_Datatype_t recvtypes[], abi_Comm_t comm,
+            abi_Request_t *request))
+{
+    return neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                              recvtypes, comm, request);
+}
+
+/* MPI_Type_create_darray: the distribution constants differ (MPI_DISTRIBUTE_*). */
+ABI_EXPORT(int, Type_create_darray,
+           (int size, int rank, int ndims, const int array_of_gsizes[],
+            const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[],
+            int order, abi_Datatype_t oldtype, abi_Datatype_t *newtype))
+{
+    int d[ABI_STACK], a[ABI_STACK];
+    if (ndims < 0 || ndims > ABI_STACK || !array_of_distribs || !array_of_dargs)
+        return abi_err_out(PMPI_Type_create_darray(
+            size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes,
+            abi_order_in(order), abi_in_Datatype(oldtype), NULL));
+    for (int i = 0; i < ndims; i++) {
+        d[i] = abi_distrib_in(array_of_distribs[i]);
+        a[i] = array_of_dargs[i] == ABI_DISTRIBUTE_DFLT_DARG ? MPI_DISTRIBUTE_DFLT_DARG
+                                                             : array_of_dargs[i];
+    }
+    MPI_Datatype nt = MPI_DATATYPE_NULL;
+    int rc = PMPI_Type_create_darray(size, rank, ndims, array_of_gsizes, d, a, array_of_psizes,
+                                     abi_order_in(order), abi_in_Datatype(oldtype), &nt);
+    if (newtype) *newtype = abi_out_Datatype(nt);
+    return abi_err_out(rc);
+}
+
 /* ---- ranks and weights ---------------------------------------------------------------- */
 
 ABI_EXPORT(int, Group_translate_ranks,
@@ -678,4 +769,31 @@ ABI_EXPORT(int, Abi_set_fortran_booleans,
     (void)logical_true;
     (void)logical_false;
     return abi_err_out(MPI_ERR_UNSUPPORTED_OPERATION);
+}
+
+/* MPI-1's MPI_Keyval_create: MPI_Comm_create_keyval under its old name. */
+ABI_EXPORT(int, Keyval_create, (void *copy_fn, void *delete_fn, int *keyval, void *extra_state))
+{
+    return abi_MPI_Comm_create_keyval(copy_fn, delete_fn, keyval, extra_state);
+}
+
+/* MPI_Comm_idup: tern stores the new communicator's int handle through newcomm when the
+ * request completes, after this call has returned. It is given the low half of the
+ * program's pointer-sized handle (x86-64 and AArch64 are little-endian), whose high half
+ * is set now to the user-handle mark (abi.h, ABI_ENC): the completed int makes the whole
+ * encoded handle. */
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "MPI_Comm_idup needs little-endian");
+static int *idup_slot(abi_Comm_t *newcomm)
+{
+    *newcomm = (abi_Comm_t)ABI_ENC;
+    return (int *)(void *)newcomm;
+}
+
+ABI_EXPORT(int, Comm_idup, (abi_Comm_t comm, abi_Comm_t *newcomm, abi_Request_t *request))
+{
+    if (!newcomm || !request) return abi_err_out(MPI_ERR_ARG);
+    MPI_Request r = MPI_REQUEST_NULL;
+    int rc = PMPI_Comm_idup(abi_in_Comm(comm), idup_slot(newcomm), &r);
+    *request = abi_out_Request(r);
+    return abi_err_out(rc);
 }

@@ -862,6 +862,28 @@ static inline int abi_typeclass_out(int v)
     }
 }
 
+/* distrib constants: standard ABI value <-> tern value. */
+static inline int abi_distrib_in(int v)
+{
+    switch (v) {
+    case 16: return MPI_DISTRIBUTE_NONE;
+    case 17: return MPI_DISTRIBUTE_BLOCK;
+    case 18: return MPI_DISTRIBUTE_CYCLIC;
+    case 19: return MPI_DISTRIBUTE_DFLT_DARG;
+    default: return v;
+    }
+}
+static inline int abi_distrib_out(int v)
+{
+    switch (v) {
+    case MPI_DISTRIBUTE_NONE: return 16;
+    case MPI_DISTRIBUTE_BLOCK: return 17;
+    case MPI_DISTRIBUTE_CYCLIC: return 18;
+    case MPI_DISTRIBUTE_DFLT_DARG: return 19;
+    default: return v;
+    }
+}
+
 /* keyval constants: standard ABI value <-> tern value. */
 static inline int abi_keyval_in(int v)
 {

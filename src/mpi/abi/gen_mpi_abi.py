@@ -50,7 +50,9 @@ SPECIAL = {
     'MPI_Ialltoallw', 'MPI_Comm_get_attr', 'MPI_Win_get_attr',
     'MPI_Group_translate_ranks', 'MPI_Dist_graph_create', 'MPI_Dist_graph_create_adjacent',
     'MPI_Dist_graph_neighbors', 'MPI_Pcontrol', 'MPI_Attr_get', 'MPI_Request_get_status_all',
-    'MPI_Request_get_status_any', 'MPI_Request_get_status_some',
+    'MPI_Request_get_status_any', 'MPI_Request_get_status_some', 'MPI_Type_create_darray',
+    'MPI_Neighbor_alltoallw', 'MPI_Ineighbor_alltoallw', 'MPI_Keyval_create',
+    'MPI_Comm_idup',
 }
 
 # (parameter type, name) -> conversion of an int argument or int* result.
@@ -84,6 +86,7 @@ GROUPS = [
     ('lock', lambda n: n.startswith('MPI_LOCK_')),
     ('order', lambda n: n.startswith('MPI_ORDER_')),
     ('typeclass', lambda n: n.startswith('MPI_TYPECLASS_')),
+    ('distrib', lambda n: n.startswith('MPI_DISTRIBUTE_')),
     ('keyval', lambda n: n in ('MPI_TAG_UB', 'MPI_HOST', 'MPI_IO', 'MPI_WTIME_IS_GLOBAL',
                                'MPI_UNIVERSE_SIZE', 'MPI_APPNUM', 'MPI_LASTUSEDCODE',
                                'MPI_WIN_BASE', 'MPI_WIN_SIZE', 'MPI_WIN_DISP_UNIT',

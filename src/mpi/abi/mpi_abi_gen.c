@@ -3,7 +3,7 @@
 
 #include "abi.h"
 
-/* 372 wrappers generated from tern's prototypes (see gen_mpi_abi.py). */
+/* 370 wrappers generated from tern's prototypes (see gen_mpi_abi.py). */
 ABI_EXPORT(int, Init, (int *argc, char ***argv))
 {
     int rc_ = PMPI_Init(argc, argv);
@@ -1401,15 +1401,6 @@ ABI_EXPORT(int, Comm_create_group, (abi_Comm_t comm, abi_Group_t group, int tag,
     if (newcomm) *newcomm = abi_out_Comm(t_newcomm);
     return abi_err_out(rc_);
 }
-ABI_EXPORT(int, Comm_idup, (abi_Comm_t comm, abi_Comm_t *newcomm, abi_Request_t *request))
-{
-    MPI_Comm t_newcomm = newcomm ? abi_in_Comm(*newcomm) : 0;
-    MPI_Request t_request = request ? abi_in_Request(*request) : 0;
-    int rc_ = PMPI_Comm_idup(abi_in_Comm(comm), newcomm ? &t_newcomm : NULL, request ? &t_request : NULL);
-    if (newcomm) *newcomm = abi_out_Comm(t_newcomm);
-    if (request) *request = abi_out_Request(t_request);
-    return abi_err_out(rc_);
-}
 ABI_EXPORT(int, Comm_dup_with_info, (abi_Comm_t comm, abi_Info_t info, abi_Comm_t *newcomm))
 {
     MPI_Comm t_newcomm = newcomm ? abi_in_Comm(*newcomm) : 0;
@@ -1546,13 +1537,6 @@ ABI_EXPORT(int, Attr_put, (abi_Comm_t comm, int keyval, void *attribute_val))
 ABI_EXPORT(int, Attr_delete, (abi_Comm_t comm, int keyval))
 {
     int rc_ = PMPI_Attr_delete(abi_in_Comm(comm), abi_keyval_in(keyval));
-    return abi_err_out(rc_);
-}
-ABI_EXPORT(int, Type_create_darray, (int size, int rank, int ndims, const int array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, abi_Datatype_t oldtype, abi_Datatype_t *newtype))
-{
-    MPI_Datatype t_newtype = newtype ? abi_in_Datatype(*newtype) : 0;
-    int rc_ = PMPI_Type_create_darray(size, abi_rank_in(rank), ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, abi_order_in(order), abi_in_Datatype(oldtype), newtype ? &t_newtype : NULL);
-    if (newtype) *newtype = abi_out_Datatype(t_newtype);
     return abi_err_out(rc_);
 }
 ABI_EXPORT(int, Type_get_extent_x, (abi_Datatype_t datatype, MPI_Count *lb, MPI_Count *extent))
@@ -2453,7 +2437,6 @@ ABI_STUB(Ineighbor_allgather_c)
 ABI_STUB(Ineighbor_allgatherv_c)
 ABI_STUB(Ineighbor_alltoall_c)
 ABI_STUB(Ineighbor_alltoallv_c)
-ABI_STUB(Ineighbor_alltoallw)
 ABI_STUB(Ineighbor_alltoallw_c)
 ABI_STUB(Info_create_env)
 ABI_STUB(Info_get_string)
@@ -2466,7 +2449,6 @@ ABI_STUB(Iscatter_c)
 ABI_STUB(Iscatterv_c)
 ABI_STUB(Isendrecv_c)
 ABI_STUB(Isendrecv_replace_c)
-ABI_STUB(Keyval_create)
 ABI_STUB(Mrecv_c)
 ABI_STUB(Neighbor_allgather_c)
 ABI_STUB(Neighbor_allgather_init_c)
@@ -2476,7 +2458,6 @@ ABI_STUB(Neighbor_alltoall_c)
 ABI_STUB(Neighbor_alltoall_init_c)
 ABI_STUB(Neighbor_alltoallv_c)
 ABI_STUB(Neighbor_alltoallv_init_c)
-ABI_STUB(Neighbor_alltoallw)
 ABI_STUB(Neighbor_alltoallw_c)
 ABI_STUB(Neighbor_alltoallw_init)
 ABI_STUB(Neighbor_alltoallw_init_c)
