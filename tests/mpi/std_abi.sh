@@ -18,6 +18,15 @@ fi
 build=$1
 src=$2
 mode=${3:-quick}
+# An ABI ternrun does not know is refused by name.
+if out=$("$build/bin/ternrun" --mpi-abi bogus -n 1 true 2>&1); then
+  echo "FAIL: ternrun --mpi-abi bogus succeeded"
+  exit 1
+fi
+case "$out" in *"knows 'mpich' and 'standard', not 'bogus'"*) ;; *)
+  echo "FAIL: ternrun --mpi-abi bogus said: $out"
+  exit 1 ;;
+esac
 mpicc_abi=""
 for d in "${TERN_MPICH5_VENV:-}" "${HOME:-/nonexistent}/.cache/tern/venv-mpich5"; do
   if [ -n "$d" ] && [ -x "$d/bin/mpicc_abi" ]; then

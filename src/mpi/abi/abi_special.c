@@ -797,3 +797,22 @@ ABI_EXPORT(int, Comm_idup, (abi_Comm_t comm, abi_Comm_t *newcomm, abi_Request_t 
     *request = abi_out_Request(r);
     return abi_err_out(rc);
 }
+
+/* MPI 4.1's status accessors: the ABI's status fields are public, so these need nothing
+ * of tern. */
+#define STATUS_FIELD(Name, field)                                                                  \
+    ABI_EXPORT(int, Status_get_##Name, (const abi_status_t *status, int *value))                   \
+    {                                                                                              \
+        if (!status || !value) return abi_err_out(MPI_ERR_ARG);                                    \
+        *value = status->field;                                                                    \
+        return 0;                                                                                  \
+    }                                                                                              \
+    ABI_EXPORT(int, Status_set_##Name, (abi_status_t * status, int value))                         \
+    {                                                                                              \
+        if (!status) return abi_err_out(MPI_ERR_ARG);                                              \
+        status->field = value;                                                                     \
+        return 0;                                                                                  \
+    }
+STATUS_FIELD(source, source)
+STATUS_FIELD(tag, tag)
+STATUS_FIELD(error, error)

@@ -407,6 +407,8 @@ def special_defined():
     text = open(os.path.join(HERE, 'abi_special.c')).read()
     names = set('MPI_' + n for n in re.findall(r'ABI_EXPORT\([^,]+,\s*(\w+),', text))
     names |= set('MPI_%s_create_keyval' % k for k in re.findall(r'^KV_CREATE\((\w+),', text, re.M))
+    for f in re.findall(r'^STATUS_FIELD\((\w+),', text, re.M):
+        names |= {'MPI_Status_get_' + f, 'MPI_Status_set_' + f}
     return names
 
 
