@@ -10,7 +10,10 @@
 #                            the aarch64 C headers (scripts/cross-check.sh), libfabric
 #                            (the ofi transport; fi_info lists its providers), libotf2 and
 #                            otf2-tools (tern-otf2 and the tracing tests)
-#   scripts/deps.sh --bench  also hyperfine and NetPIPE for bench/compare.sh
+#   scripts/deps.sh --bench  also hyperfine and NetPIPE for bench/compare.sh, and MPICH 5
+#                            from PyPI (pip's "mpich" wheel: mpicc_abi, the MPI 5.0 standard
+#                            ABI) in the venv ${TERN_MPICH5_VENV:-~/.cache/tern/venv-mpich5},
+#                            for the mpi.std_abi test and bench/std_abi.sh
 set -euo pipefail
 pkgs=(build-essential cmake ninja-build pkg-config coreutils procps gawk sed grep iproute2
       mpich libmpich-dev openmpi-bin libopenmpi-dev slurm-wlm munge clang libclang-rt-14-dev
@@ -22,6 +25,17 @@ pkgs+=(libotf2-trace-dev otf2-tools)
 if [ "${1:-}" = "--bench" ]; then
   pkgs+=(hyperfine netpipe-openmpi netpipe-tcp)
 fi
+if [ "${1:-}" = "--bench" ]; then
+  # After the apt packages (python3-venv); pip only when the venv lacks mpicc_abi.
+  trap 'mpich5_venv' EXIT
+fi
+mpich5_venv() {
+  local venv=${TERN_MPICH5_VENV:-$HOME/.cache/tern/venv-mpich5}
+  [ -x "$venv/bin/mpicc_abi" ] && return 0
+  echo "deps.sh: installing PyPI's mpich 5 wheel into $venv"
+  python3 -m venv "$venv" && "$venv/bin/pip" install -q 'mpich>=5' ||
+    echo "deps.sh: could not install the mpich wheel (mpi.std_abi will skip)" >&2
+}
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -53,6 +53,9 @@ static const char run_usage[] =
     "  --mpi-abi mpich       run programs built against MPICH (libmpi.so.12, mpi4py):\n"
     "                        put tern's libmpi.so.12 / libmpich.so.12 first on\n"
     "                        LD_LIBRARY_PATH\n"
+    "  --mpi-abi standard    run programs built against the MPI 5.0 standard ABI\n"
+    "                        (mpicc_abi, libmpi_abi.so.1): put tern's libmpi_abi.so.1\n"
+    "                        first on LD_LIBRARY_PATH\n"
     "  --info                version, tunables, and what this machine allows\n"
     "  -h, --help            this text\n"
     "  -V, --version         the version\n"
@@ -209,10 +212,17 @@ static void opt_setenv_pair(struct run_opts *o, const char *opt, const char *pai
  * whose handles and constants are MPICH's) goes first on LD_LIBRARY_PATH, so programs
  * built against MPICH and mpi4py's wheel load tern. It is <libdir>/tern/mpich-abi
  * beside this ternrun's bin/ (build tree or installed prefix).
+ * --mpi-abi standard: likewise <libdir>/tern/mpi-abi, holding libmpi_abi.so.1 (the MPI 5.0
+ * standard ABI, src/mpi/abi), for programs built with an ABI wrapper such as mpicc_abi.
  */
 static void opt_mpi_abi(struct run_opts *o, const char *abi)
 {
-    if (strcmp(abi, "mpich") != 0) opt_die("--mpi-abi knows 'mpich' only, not '%s'", abi);
+    /* standard: the MPI 5.0 standard ABI, libmpi_abi.so.1 in <libdir>/tern/mpi-abi. */
+    int std = strcmp(abi, "standard") == 0;
+    if (!std && strcmp(abi, "mpich") != 0)
+        opt_die("--mpi-abi knows 'mpich' and 'standard', not '%s'", abi);
+    const char *sub = std ? "mpi-abi" : "mpich-abi",
+               *lib = std ? "libmpi_abi.so.1" : "libmpi.so.12";
     char exe[PATH_MAX], dir[PATH_MAX + 64];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (n <= 0) opt_die("--mpi-abi: cannot find ternrun's own path%s", "");
@@ -222,12 +232,15 @@ static void opt_mpi_abi(struct run_opts *o, const char *abi)
     static const char *const libdirs[] = {TERN_RUN_LIBDIR, "lib"};
     int found = 0;
     for (size_t k = 0; k < sizeof libdirs / sizeof libdirs[0] && !found; k++) {
-        snprintf(dir, sizeof dir, "%s/../%s/tern/mpich-abi", exe, libdirs[k]);
+        snprintf(dir, sizeof dir, "%s/../%s/tern/%s", exe, libdirs[k], sub);
         char probe[sizeof dir + 32];
-        snprintf(probe, sizeof probe, "%s/libmpi.so.12", dir);
+        snprintf(probe, sizeof probe, "%s/%s", dir, lib);
         found = access(probe, R_OK) == 0;
     }
-    if (!found) opt_die("--mpi-abi: no libmpi.so.12 in %s", dir);
+    if (!found) {
+        fprintf(stderr, "ternrun: --mpi-abi: no %s in %s\n", lib, dir);
+        exit(RUN_EXIT_FAIL);
+    }
     const char *old = getenv("LD_LIBRARY_PATH");
     size_t len = strlen(dir) + (old ? strlen(old) : 0) + 2;
     char *path = malloc(len);

@@ -1,0 +1,100 @@
+#!/bin/sh
+# std_abi.sh BUILD_DIR SRC_DIR [all] - programs built with an MPI 5.0 standard ABI wrapper
+# (MPICH 5's mpicc_abi: -DMPI_ABI, mpi_abi.h, DT_NEEDED libmpi_abi.so.1) run on tern through
+# `ternrun --mpi-abi standard` with no rebuild: abi_std.c (tern's libmpi_abi.so.1 loaded;
+# statuses, wildcards, collectives with user ops and MPI_IN_PLACE, derived datatypes,
+# split/dup, attribute callbacks, error classes) at 1, 2 and 3 ranks, then tests.list
+# programs built the same way -- a chosen few, or with `all` every plain line.
+# mpicc_abi is looked for in $TERN_MPICH5_VENV/bin, then ~/.cache/tern/venv-mpich5/bin
+# (where `scripts/deps.sh --bench` installs PyPI's mpich 5 wheel), then on PATH.
+# Exit 77 (skip) without it, or under a sanitizer build.
+set -eu
+if [ -n "${TERN_TEST_SANITIZED:-}" ]; then
+  echo "skipped: this libtern is built with -fsanitize=$TERN_TEST_SANITIZED; a program built"
+  echo "elsewhere (mpicc_abi) cannot load it without that sanitizer's runtime first (the"
+  echo "release build runs this test)"
+  exit 77
+fi
+build=$1
+src=$2
+mode=${3:-quick}
+# An ABI ternrun does not know is refused by name.
+if out=$("$build/bin/ternrun" --mpi-abi bogus -n 1 true 2>&1); then
+  echo "FAIL: ternrun --mpi-abi bogus succeeded"
+  exit 1
+fi
+case "$out" in *"knows 'mpich' and 'standard', not 'bogus'"*) ;; *)
+  echo "FAIL: ternrun --mpi-abi bogus said: $out"
+  exit 1 ;;
+esac
+mpicc_abi=""
+for d in "${TERN_MPICH5_VENV:-}" "${HOME:-/nonexistent}/.cache/tern/venv-mpich5"; do
+  if [ -n "$d" ] && [ -x "$d/bin/mpicc_abi" ]; then
+    mpicc_abi=$d/bin/mpicc_abi
+    break
+  fi
+done
+[ -n "$mpicc_abi" ] || mpicc_abi=$(command -v mpicc_abi 2>/dev/null || true)
+if [ -z "$mpicc_abi" ]; then
+  echo "MPICH 5's mpicc_abi not found (TERN_MPICH5_VENV, ~/.cache/tern/venv-mpich5 or PATH;"
+  echo "scripts/deps.sh --bench installs it): skipped"
+  exit 77
+fi
+[ -e "$build/lib/tern/mpi-abi/libmpi_abi.so.1" ] || {
+  echo "FAIL: $build/lib/tern/mpi-abi/libmpi_abi.so.1 was not built"
+  exit 1
+}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cc() { "$mpicc_abi" -Wall -Wextra -Werror "$@" </dev/null; }
+run() { timeout 120 "$build/bin/ternrun" --mpi-abi standard --timeout 100 "$@" </dev/null; }
+
+cc -I"$src" "$src/abi_std.c" -o "$tmp/abi_std"
+readelf -d "$tmp/abi_std" | grep -q 'NEEDED.*libmpi_abi\.so\.1' || {
+  echo "FAIL: mpicc_abi did not link libmpi_abi.so.1"
+  exit 1
+}
+for np in 1 2 3; do
+  echo "== ABI-built abi_std on $np"
+  run -n "$np" "$tmp/abi_std"
+done
+
+if [ "$mode" = all ]; then
+  lines=$(sed 's/#.*//' "$src/tests.list")
+else
+  lines="p2p 3
+types 2
+coll 3
+comm 3
+errors 2"
+fi
+pass=0
+fail=0
+nobuild=0
+failed=""
+printf '%s\n' "$lines" >"$tmp/lines"
+while read -r name np rest; do
+  [ -n "${name:-}" ] || continue
+  rest=$(printf ' %s ' "${rest:-}" | sed 's/ on=[^ ]*//g; s/ label=[^ ]*//g')
+  case "$rest" in *=*) continue ;; esac # tern variables, args, fatal: tern only
+  if [ ! -x "$tmp/$name" ] && [ ! -e "$tmp/$name.nobuild" ]; then
+    cc -Wno-error "$src/$name.c" -o "$tmp/$name" 2>"$tmp/$name.cc" || : >"$tmp/$name.nobuild"
+  fi
+  if [ -e "$tmp/$name.nobuild" ]; then
+    echo "== $name: does not build against the standard ABI ($(grep -m1 error "$tmp/$name.cc" || true))"
+    nobuild=$((nobuild + 1))
+    continue
+  fi
+  echo "== ABI-built $name on $np"
+  if run -n "$np" "$tmp/$name" >"$tmp/out" 2>&1; then
+    pass=$((pass + 1))
+  else
+    tail -5 "$tmp/out"
+    fail=$((fail + 1))
+    failed="$failed $name/$np"
+  fi
+done <"$tmp/lines"
+echo "std_abi: $pass passed, $fail failed${failed:+ ($failed )}, $nobuild did not build"
+[ "$fail" -eq 0 ] || exit 1
+[ "$mode" = all ] || [ "$nobuild" -eq 0 ] || exit 1
+echo "std_abi: ok"
