@@ -6,8 +6,9 @@
 # split/dup, attribute callbacks, error classes) at 1, 2 and 3 ranks, then tests.list
 # programs built the same way -- a chosen few, or with `all` every plain line.
 # mpicc_abi is looked for in $TERN_MPICH5_VENV/bin, then ~/.cache/tern/venv-mpich5/bin
-# (where `scripts/deps.sh --bench` installs PyPI's mpich 5 wheel), then on PATH.
-# Exit 77 (skip) without it, or under a sanitizer build.
+# (where `scripts/deps.sh --bench` installs PyPI's mpich 5 wheel), then on PATH; without
+# it the test installs the wheel (`pip install "mpich>=5"`) into BUILD_DIR/mpich5-venv, as
+# the mpi4py test does. Exit 77 (skip) if pip cannot get it, or under a sanitizer build.
 set -eu
 if [ -n "${TERN_TEST_SANITIZED:-}" ]; then
   echo "skipped: this libtern is built with -fsanitize=$TERN_TEST_SANITIZED; a program built"
@@ -36,9 +37,17 @@ for d in "${TERN_MPICH5_VENV:-}" "${HOME:-/nonexistent}/.cache/tern/venv-mpich5"
 done
 [ -n "$mpicc_abi" ] || mpicc_abi=$(command -v mpicc_abi 2>/dev/null || true)
 if [ -z "$mpicc_abi" ]; then
-  echo "MPICH 5's mpicc_abi not found (TERN_MPICH5_VENV, ~/.cache/tern/venv-mpich5 or PATH;"
-  echo "scripts/deps.sh --bench installs it): skipped"
-  exit 77
+  venv=$build/mpich5-venv
+  if [ ! -x "$venv/bin/mpicc_abi" ]; then
+    python3 -m venv "$venv" >/dev/null 2>&1 || { echo "python3 -m venv fails: skipped"; exit 77; }
+    timeout 300 "$venv/bin/pip" install -q "mpich>=5" >"$build/mpich5-pip.log" 2>&1 || true
+  fi
+  if [ ! -x "$venv/bin/mpicc_abi" ]; then
+    echo "MPICH 5's mpicc_abi not found (TERN_MPICH5_VENV, ~/.cache/tern/venv-mpich5, PATH)"
+    echo "and pip could not install the mpich wheel (see $build/mpich5-pip.log): skipped"
+    exit 77
+  fi
+  mpicc_abi=$venv/bin/mpicc_abi
 fi
 [ -e "$build/lib/tern/mpi-abi/libmpi_abi.so.1" ] || {
   echo "FAIL: $build/lib/tern/mpi-abi/libmpi_abi.so.1 was not built"
