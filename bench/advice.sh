@@ -68,9 +68,12 @@ fi
 if [ "$tracing" = 1 ]; then
     if [ -z "${MODELS:-}" ]; then
         echo "# fitting this machine's models: ternbench run --quick --np $NP --p2p-np $NP (a few minutes)"
-        $TB --tern-prefix "$BUILD_DIR" run --quick --np "$NP" --p2p-np "$NP" --out "$WORK/models" \
+        # collectives at the sizes the programs use (64 B, 4 KiB, 64 KiB) and around them
+        $TB --tern-prefix "$BUILD_DIR" run --quick --np "$NP" --p2p-np "$NP" \
+            --coll-sizes 8,64,1K,4K,16K,64K,128K --out "$WORK/models" \
             >"$WORK/models.log" 2>&1
-        $TB report --out "$WORK/models" --no-plots >>"$WORK/models.log" 2>&1
+        # the fastest trial of each point, as the timings below take the fastest run
+        $TB report --out "$WORK/models" --stat min --no-plots >>"$WORK/models.log" 2>&1
         MODELS=$WORK/models/models.json
     fi
     echo "# models: $MODELS"
@@ -102,12 +105,15 @@ try:
 except (OSError, ValueError):
     print("n/a - (no advice)")
     sys.exit(0)
-for a in j["advice"] + j.get("rejected", []):
-    if a["kind"] == sys.argv[2] and sys.argv[3] in a["title"]:
-        print("%.6f %s %s" % (a["saving"], a["rank"] or "no", a["title"].replace(" ", "_")))
-        break
-else:
+# every item of the advised kind (one per occurrence group): their savings add up
+hits = [a for a in j["advice"] + j.get("rejected", [])
+        if a["kind"] == sys.argv[2] and sys.argv[3] in a["title"]]
+if not hits:
     print("n/a - (not advised)")
+else:
+    ranks = [a["rank"] for a in hits if a["rank"]]
+    print("%.6f %s %s" % (sum(a["saving"] for a in hits), min(ranks) if ranks else "no",
+                          hits[0]["title"].replace(" ", "_")))
 EOF
 )
         set -- $out

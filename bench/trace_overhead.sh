@@ -4,16 +4,19 @@
 # application (examples/sor, P=SOR_P, 2 ranks), with tracing off and on in a build with the
 # tracer, and off in a build without it (cmake -DTERN_TRACING=OFF) when given. The
 # configurations alternate (off, on, off, on, ...) REPEAT times each, so a change of the
-# machine's load falls on both; each line is the median over repeats of a run's fastest
-# trial (sor: its whole time), and the ratio on/off is taken of those medians and, beside
-# it, of the minima. On a loaded machine compare only the ratios of one run.
+# machine's load falls on both. The micro-benchmarks run many short trials (200 x 300
+# ping-pongs) and keep the fastest: on a loaded machine that is a trial neither rank was
+# preempted in, the cost of the code rather than of the scheduler. Each line is the median
+# over repeats of a run's fastest trial (sor: its whole time, 300 iterations of P=SOR_P),
+# and the ratio on/off is taken of those medians and, beside it, of the minima. On a
+# loaded machine compare only the ratios of one run.
 #
-#   bench/trace_overhead.sh BUILD [BUILD_WITHOUT_TRACER]     (REPEAT=5, SOR_P=48)
+#   bench/trace_overhead.sh BUILD [BUILD_WITHOUT_TRACER]     (REPEAT=5, SOR_P=96)
 set -eu
 build=${1:?usage: trace_overhead.sh BUILD [BUILD_WITHOUT_TRACER]}
 plain=${2:-}
 repeat=${REPEAT:-5}
-sor_p=${SOR_P:-48}
+sor_p=${SOR_P:-96}
 tdir=$(mktemp -d "${TMPDIR:-/tmp}/tern-trace-bench.XXXXXX")
 out=$(mktemp "${TMPDIR:-/tmp}/tern-trace-bench-out.XXXXXX")
 trap 'rm -rf "$tdir" "$out"' EXIT
@@ -24,19 +27,19 @@ echo "# trace_overhead: $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load $(cut 
 one() {
     b=$1 label=$2 mode=$3
     if [ "$mode" = on ]; then set -- env TERN_TRACE="$tdir"; else set -- env -u TERN_TRACE; fi
-    pp=$("$@" "$b/bin/ternrun" -n 2 "$b/bench/mpi_pingpong" -s 8 -t 5 -i 20000 --only pingpong \
+    pp=$("$@" "$b/bin/ternrun" -n 2 "$b/bench/mpi_pingpong" -s 8 -t 200 -i 300 --only pingpong \
         --csv | awk -F, '$2 == "pingpong" { print $8 }')
     rm -f "$tdir"/tern-trace.*
-    pl=$("$@" "$b/bin/ternrun" -n 2 "$b/bench/mpi_pingpong" -s 65536 -t 5 -i 1000 -b 64M \
+    pl=$("$@" "$b/bin/ternrun" -n 2 "$b/bench/mpi_pingpong" -s 65536 -t 50 -i 40 -b 2M \
         --only pingpong --csv | awk -F, '$2 == "pingpong" { print $8 }')
     rm -f "$tdir"/tern-trace.*
-    a2=$("$@" "$b/bin/ternrun" -n 2 "$b/bench/mpi_coll" -o allreduce -s 8 -t 5 -i 5000 --csv |
+    a2=$("$@" "$b/bin/ternrun" -n 2 "$b/bench/mpi_coll" -o allreduce -s 8 -t 100 -i 300 --csv |
         awk -F, '$2 == "allreduce" { print $8 }')
     rm -f "$tdir"/tern-trace.*
-    a4=$("$@" "$b/bin/ternrun" -n 4 "$b/bench/mpi_coll" -o allreduce -s 8 -t 5 -i 2000 --csv |
+    a4=$("$@" "$b/bin/ternrun" -n 4 "$b/bench/mpi_coll" -o allreduce -s 8 -t 50 -i 200 --csv |
         awk -F, '$2 == "allreduce" { print $8 }')
     rm -f "$tdir"/tern-trace.*
-    sor=$("$@" "$b/bin/ternrun" -n 2 "$b/bin/sor" "$sor_p" 0 |
+    sor=$("$@" "$b/bin/ternrun" -n 2 "$b/bin/sor" "$sor_p" 0 maxit=300 |
         sed -n 's/.* in \([0-9.]*\) s .*/\1/p')
     rm -f "$tdir"/tern-trace.*
     {
