@@ -57,6 +57,7 @@ class RankFile:
         self.path = path
         self.header = None
         self.version = None  # of the format (the header chunk's)
+        self.abs_records = 0  # version 2 records that carry their absolute time
         self.names = []  # (api, name) by function id
         self.records = []  # (tick, kind, api, fn, peer, tag, comm, csize, root, op, bytes, x)
         self.pairs = []  # (tick, ns) read together
@@ -113,7 +114,7 @@ class RankFile:
         elif ctype == C_RECORDS and version >= 2:
             _tid, n, tick, ns, t0, units, _ = RECHEAD2.unpack_from(body)
             self.pairs.append((tick, ns))
-            recs = _decode(body, RECHEAD2.size, units, t0)
+            recs = _decode(body, RECHEAD2.size, units, t0, self)
             if len(recs) != n:
                 raise TraceError("%s: a records chunk is inconsistent" % self.path)
             self.records.extend(recs)
@@ -157,7 +158,7 @@ class RankFile:
         return lambda ns: init[1] + (ns - init[0]) * slope
 
 
-def _decode(body, off, units, t):
+def _decode(body, off, units, t, rf=None):
     """The version 2 records of a chunk (16-byte units, delta times from t) as version 1
     tuples: (tick, kind, api, fn, peer, tag, comm, csize, root, op, pad, bytes, x)."""
     out = []
@@ -172,6 +173,8 @@ def _decode(body, off, units, t):
         if kind & UF_ABS:
             t = UNIT_QQ.unpack_from(body, x)[0]
             x += UNIT.size
+            if rf is not None:
+                rf.abs_records += 1
         else:
             t += dt
         k = kind & UF_KIND
