@@ -2,13 +2,20 @@
 # bench/advice.sh - is `ternbench advise` right? For each program of examples/advice:
 # trace its "before" form (ternrun --trace DIR), ask `ternbench advise` what the advised
 # change would save, then time the before and after forms without tracing and print the
-# predicted saving next to the measured one.
+# predicted saving next to the measured one. The models are fitted at the process count
+# the programs run with (collectives at NP, and ping-pong/stream with NP processes
+# started: `ternbench run --np NP --p2p-np NP`), so a cost of running NP ranks on this
+# machine (oversubscription) is in both sides of the prediction. The forms are timed
+# interleaved (before, after, before, ...) and the fastest of TRIALS runs counts: on a
+# shared machine the load only ever adds time, and the minimum is the figure it disturbs
+# least; the spread (median minus minimum, the larger of the two forms) is printed so
+# that a saving smaller than it can be seen as not measured.
 #
 #   bench/advice.sh                       # build (build/), fit models (a quick ternbench run), go
 #   MODELS=DIR/models.json bench/advice.sh   # use models fitted before (ternbench report)
 #
 # Environment: BUILD_DIR (default build), NP (ranks, default 3), TRIALS (timed runs of
-# each form, interleaved; the median counts, default 5), ITERS (default 200), COMPUTE_US
+# each form, interleaved; the fastest counts, default 7), ITERS (default 1000), COMPUTE_US
 # (computation between iterations, default 50), PROGRAMS (default "gather_bcast sendloop
 # smallmsgs"), WORK (kept directory for traces, advice and models; default a temporary
 # one). Timings on a shared machine are loaded numbers: the ratio predicted/measured within
@@ -17,8 +24,8 @@ set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$ROOT/build}
 NP=${NP:-3}
-TRIALS=${TRIALS:-5}
-ITERS=${ITERS:-200}
+TRIALS=${TRIALS:-7}
+ITERS=${ITERS:-1000}
 COMPUTE_US=${COMPUTE_US:-50}
 PROGRAMS=${PROGRAMS:-"gather_bcast sendloop smallmsgs"}
 PY=${PYTHON:-/usr/bin/python3}
@@ -60,20 +67,24 @@ fi
 
 if [ "$tracing" = 1 ]; then
     if [ -z "${MODELS:-}" ]; then
-        echo "# fitting this machine's models: ternbench run --quick --np $NP (about a minute)"
-        $TB --tern-prefix "$BUILD_DIR" run --quick --np "$NP" --out "$WORK/models" \
+        echo "# fitting this machine's models: ternbench run --quick --np $NP --p2p-np $NP (a few minutes)"
+        # collectives at the sizes the programs use (64 B, 4 KiB, 64 KiB) and around them
+        $TB --tern-prefix "$BUILD_DIR" run --quick --np "$NP" --p2p-np "$NP" \
+            --coll-sizes 8,64,1K,4K,16K,64K,128K --out "$WORK/models" \
             >"$WORK/models.log" 2>&1
-        $TB report --out "$WORK/models" --no-plots >>"$WORK/models.log" 2>&1
+        # the fastest trial of each point, as the timings below take the fastest run
+        $TB report --out "$WORK/models" --stat min --no-plots >>"$WORK/models.log" 2>&1
         MODELS=$WORK/models/models.json
     fi
     echo "# models: $MODELS"
 fi
 
 median() { sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+minimum() { sort -g | head -n 1; }
 seconds() { sed -n 's/^RESULT .* seconds=\([0-9.]*\).*/\1/p'; }
 
-printf "\n%-13s %-40s %5s %12s %12s %12s %12s %9s\n" program advice rank before_s after_s \
-    measured_s predicted_s pred/meas
+printf "\n%-13s %-34s %4s %10s %10s %10s %10s %10s %8s %7s\n" program advice rank before_s \
+    after_s measured_s spread_s predicted_s pred/meas error
 for prog in $PROGRAMS; do
     exe=$BUILD_DIR/bin/advice_$prog
     args="-i $ITERS -c $COMPUTE_US"
@@ -94,12 +105,15 @@ try:
 except (OSError, ValueError):
     print("n/a - (no advice)")
     sys.exit(0)
-for a in j["advice"] + j.get("rejected", []):
-    if a["kind"] == sys.argv[2] and sys.argv[3] in a["title"]:
-        print("%.6f %s %s" % (a["saving"], a["rank"] or "no", a["title"].replace(" ", "_")))
-        break
-else:
+# every item of the advised kind (one per occurrence group): their savings add up
+hits = [a for a in j["advice"] + j.get("rejected", [])
+        if a["kind"] == sys.argv[2] and sys.argv[3] in a["title"]]
+if not hits:
     print("n/a - (not advised)")
+else:
+    ranks = [a["rank"] for a in hits if a["rank"]]
+    print("%.6f %s %s" % (sum(a["saving"] for a in hits), min(ranks) if ranks else "no",
+                          hits[0]["title"].replace(" ", "_")))
 EOF
 )
         set -- $out
@@ -113,17 +127,24 @@ EOF
                 echo "# NOTE: $prog --$v failed" >&2
         done
     done
-    tb=$(median <"$WORK/$prog.before")
-    ta=$(median <"$WORK/$prog.after")
-    awk -v p="$prog" -v t="$title" -v r="$arank" -v b="$tb" -v a="$ta" -v pr="$pred" 'BEGIN {
+    tb=$(minimum <"$WORK/$prog.before")
+    ta=$(minimum <"$WORK/$prog.after")
+    mb=$(median <"$WORK/$prog.before")
+    ma=$(median <"$WORK/$prog.after")
+    awk -v p="$prog" -v t="$title" -v r="$arank" -v b="$tb" -v a="$ta" -v pr="$pred" \
+        -v mb="$mb" -v ma="$ma" 'BEGIN {
         m = b - a
+        sp = mb - b; if (ma - a > sp) sp = ma - a
         ratio = (pr != "n/a" && m != 0) ? sprintf("%.2f", pr / m) : "n/a"
-        printf "%-13s %-40s %5s %12.6f %12.6f %12.6f %12s %9s\n", p, substr(t, 1, 40), r, b, a, m, pr, ratio }'
+        err = (pr != "n/a" && m != 0) ? sprintf("%+.0f%%", 100 * (pr - m) / m) : "n/a"
+        printf "%-13s %-34s %4s %10.5f %10.5f %10.5f %10.5f %10s %8s %7s\n", p, substr(t, 1, 34), r, b, a, m, sp, pr, ratio, err }'
 done
 echo
 echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "# before_s/after_s: median over $TRIALS runs of the slowest rank's loop time; measured_s ="
-echo "# before - after; predicted_s: ternbench advise's saving for the traced before run;"
+echo "# before_s/after_s: fastest of $TRIALS interleaved runs (the slowest rank's loop time);"
+echo "# measured_s = before - after; spread_s: median minus fastest, the larger of the two forms"
+echo "# (a measured saving below it is noise); predicted_s: ternbench advise's saving for the"
+echo "# traced before run; error = (predicted - measured) / measured;"
 echo "# rank: the advice's place in advise's list (1 = largest predicted saving; no: considered"
 echo "# and rejected, the models predict no saving)."
 [ "$tracing" = 1 ] && echo "# advice and traces: $WORK (kept when WORK is set)"

@@ -1,30 +1,54 @@
 #!/bin/sh
-# trace_overhead.sh - what tern's tracer costs (docs/TRACING.md): an 8-byte MPI ping-pong
-# (one-way latency) and an 8-byte MPI_Allreduce at 2 ranks, with tracing off and on in a
-# build with the tracer, and off in a build without it (cmake -DTERN_TRACING=OFF) when
-# given. The configurations alternate, REPEAT times each; each line is the median over
-# repeats of the fastest trial. On a loaded machine compare only the ratios of one run.
+# trace_overhead.sh - what tern's tracer costs (docs/TRACING.md): MPI ping-pong one-way
+# latency at 8 B and 64 KiB (2 ranks), an 8-byte MPI_Allreduce at 2 and 4 ranks, and one
+# application (examples/sor, P=SOR_P, 2 ranks), with tracing off and on in a build with the
+# tracer, and off in a build without it (cmake -DTERN_TRACING=OFF) when given. The
+# configurations alternate (off, on, off, on, ...) REPEAT times each, so a change of the
+# machine's load falls on both. The micro-benchmarks run many short trials (200 x 300
+# ping-pongs) and keep the fastest: on a loaded machine that is a trial neither rank was
+# preempted in, the cost of the code rather than of the scheduler. Each line is the median
+# over repeats of a run's fastest trial (sor: its whole time, 300 iterations of P=SOR_P),
+# and the ratio on/off is taken of those medians and, beside it, of the minima. On a
+# loaded machine compare only the ratios of one run.
 #
-#   bench/trace_overhead.sh BUILD [BUILD_WITHOUT_TRACER]     (REPEAT=5 by default)
+#   bench/trace_overhead.sh BUILD [BUILD_WITHOUT_TRACER]     (REPEAT=5, SOR_P=96)
 set -eu
 build=${1:?usage: trace_overhead.sh BUILD [BUILD_WITHOUT_TRACER]}
 plain=${2:-}
 repeat=${REPEAT:-5}
+sor_p=${SOR_P:-96}
 tdir=$(mktemp -d "${TMPDIR:-/tmp}/tern-trace-bench.XXXXXX")
 out=$(mktemp "${TMPDIR:-/tmp}/tern-trace-bench-out.XXXXXX")
 trap 'rm -rf "$tdir" "$out"' EXIT
+
+echo "# trace_overhead: $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # one BUILD LABEL on|off: append "label bench value" lines
 one() {
     b=$1 label=$2 mode=$3
     if [ "$mode" = on ]; then set -- env TERN_TRACE="$tdir"; else set -- env -u TERN_TRACE; fi
-    pp=$("$@" "$b/bin/ternrun" -n 2 "$b/bench/mpi_pingpong" -s 8 -t 5 -i 20000 --only pingpong \
-         --csv | awk -F, '$2 == "pingpong" { print $8 }')
-    ar=$("$@" "$b/bin/ternrun" -n 2 "$b/bench/mpi_coll" -o allreduce -s 8 -t 5 -i 5000 --csv |
-         awk -F, '$2 == "allreduce" { print $8 }')
-    echo "$label pingpong $pp" >>"$out"
-    echo "$label allreduce $ar" >>"$out"
+    pp=$("$@" "$b/bin/ternrun" -n 2 "$b/bench/mpi_pingpong" -s 8 -t 200 -i 300 --only pingpong \
+        --csv | awk -F, '$2 == "pingpong" { print $8 }')
     rm -f "$tdir"/tern-trace.*
+    pl=$("$@" "$b/bin/ternrun" -n 2 "$b/bench/mpi_pingpong" -s 65536 -t 50 -i 40 -b 2M \
+        --only pingpong --csv | awk -F, '$2 == "pingpong" { print $8 }')
+    rm -f "$tdir"/tern-trace.*
+    a2=$("$@" "$b/bin/ternrun" -n 2 "$b/bench/mpi_coll" -o allreduce -s 8 -t 100 -i 300 --csv |
+        awk -F, '$2 == "allreduce" { print $8 }')
+    rm -f "$tdir"/tern-trace.*
+    a4=$("$@" "$b/bin/ternrun" -n 4 "$b/bench/mpi_coll" -o allreduce -s 8 -t 50 -i 200 --csv |
+        awk -F, '$2 == "allreduce" { print $8 }')
+    rm -f "$tdir"/tern-trace.*
+    sor=$("$@" "$b/bin/ternrun" -n 2 "$b/bin/sor" "$sor_p" 0 maxit=300 |
+        sed -n 's/.* in \([0-9.]*\) s .*/\1/p')
+    rm -f "$tdir"/tern-trace.*
+    {
+        echo "$label pingpong8 $pp"
+        echo "$label pingpong64k $pl"
+        echo "$label allreduce8.p2 $a2"
+        echo "$label allreduce8.p4 $a4"
+        echo "$label sor.p2 $sor"
+    } >>"$out"
 }
 
 i=0
@@ -38,21 +62,25 @@ done
 awk '
 { v[$1 " " $2] = v[$1 " " $2] " " $3 }
 END {
-    split("pingpong allreduce", benches, " ")
+    split("pingpong8 pingpong64k allreduce8.p2 allreduce8.p4 sor.p2", benches, " ")
     split("no-tracer off on", labels, " ")
-    printf "%-10s %-10s %12s\n", "bench", "build/run", "median us"
-    for (b = 1; b <= 2; b++) {
+    printf "%-14s %-10s %12s %12s\n", "bench", "build/run", "median", "min"
+    for (b = 1; b <= 5; b++) {
         for (l = 1; l <= 3; l++) {
             k = labels[l] " " benches[b]
             if (!(k in v)) continue
             n = split(v[k], x, " ")
-            # median by insertion sort
             for (i = 2; i <= n; i++) { t = x[i]; j = i - 1; while (j > 0 && x[j] > t) { x[j+1] = x[j]; j-- } x[j+1] = t }
             med[k] = (n % 2) ? x[(n + 1) / 2] : (x[n / 2] + x[n / 2 + 1]) / 2
-            printf "%-10s %-10s %12.4f\n", benches[b], labels[l], med[k]
+            mn[k] = x[1]
+            printf "%-14s %-10s %12.4f %12.4f\n", benches[b], labels[l], med[k], mn[k]
         }
         on = "on " benches[b]; off = "off " benches[b]; no = "no-tracer " benches[b]
-        if ((off in med) && med[off] > 0) printf "%-10s on/off     %12.3f\n", benches[b], med[on] / med[off]
-        if ((no in med) && med[no] > 0) printf "%-10s off/none   %12.3f\n", benches[b], med[off] / med[no]
+        if ((off in med) && med[off] > 0 && mn[off] > 0)
+            printf "%-14s on/off     %12.3f %12.3f\n", benches[b], med[on] / med[off], mn[on] / mn[off]
+        if ((no in med) && med[no] > 0 && mn[no] > 0)
+            printf "%-14s off/none   %12.3f %12.3f\n", benches[b], med[off] / med[no], mn[off] / mn[no]
     }
+    print "# pingpong: one-way us; allreduce: us per call; sor: seconds of the whole solve"
 }' "$out"
+echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -9,8 +9,13 @@
  * part of the file survived.
  *
  * Why ticks: a record costs one time-stamp; on x86-64 the invariant TSC (rdtsc, about
- * 7 ns) is several times cheaper than clock_gettime, which matters at 4-8 records per
- * small message. Elsewhere ticks are clock_gettime(CLOCK_MONOTONIC) nanoseconds.
+ * 7 ns) and on AArch64 the generic timer are several times cheaper than clock_gettime,
+ * which matters at 4-8 records per small message. Without an invariant counter ticks
+ * are clock_gettime(CLOCK_MONOTONIC) nanoseconds.
+ *
+ * Why 16-byte units with delta times (format version 2): a LEAVE is one unit, a message
+ * two, an ENTER two or three, instead of 56 bytes each; an 8-byte ping-pong writes about
+ * 96 bytes per one-way message on each side instead of about 170.
  */
 #define _GNU_SOURCE
 #include "trace/trace.h"
@@ -27,10 +32,8 @@
 #include <time.h>
 #include <unistd.h>
 #if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
 #include <x86intrin.h>
-#define TRACE_TSC 1
-#else
-#define TRACE_TSC 0
 #endif
 
 #include "core/core.h"
@@ -44,38 +47,74 @@ int trace_on;
 struct trace_buf {
     struct trace_buf *next; /* every buffer, for trace_stop */
     uint32_t tid;
-    uint32_t n, cap;
-    struct trace_rec *rec;
+    uint32_t n, cap; /* units used, units in u */
+    uint32_t nrec;   /* records in u */
+    struct trace_unit *u;
+    uint64_t last_t;  /* the stamp of the last record (the next one's delta counts from it) */
+    uint64_t chunk_t; /* last_t when the buffer was last empty: the chunk's t0 */
     uint64_t enter_t; /* the last ENTER's time stamp, and whether no message has used it */
     int fresh;
     uint64_t done_t; /* the last receive completion's stamp since that ENTER, if done_fresh */
     int done_fresh;
 };
 
-static __thread struct trace_buf *trace_tls __attribute__((tls_model("initial-exec")));
+/* A thread's buffer pointer starts at this empty one (no room): the one test of room per
+ * record also makes the thread's first buffer. */
+static struct trace_buf trace_none_buf;
+static __thread struct trace_buf *trace_tls __attribute__((tls_model("initial-exec"))) =
+    &trace_none_buf;
 static pthread_mutex_t trace_lock = PTHREAD_MUTEX_INITIALIZER; /* the list and the file */
 static struct trace_buf *trace_bufs;
 static int trace_fd = -1;
-static uint32_t trace_cap; /* records per buffer */
+static uint32_t trace_cap; /* units per buffer */
 static uint64_t trace_written, trace_lost;
 static int trace_muted; /* the clock ping-pongs are not traced */
-
-static inline uint64_t trace_ticks(void)
-{
-#if TRACE_TSC
-    return __rdtsc();
-#else
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-#endif
-}
+static int trace_tsc;   /* ticks are the CPU's constant-rate counter, else CLOCK_MONOTONIC ns */
 
 static int64_t trace_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* The time stamp of a record. The counter is several times cheaper than clock_gettime
+ * (which reads it too, then scales it); its rate is found by the readers from the
+ * (tick, ns) pairs the file keeps. The test of trace_tsc never changes while tracing. */
+static inline uint64_t trace_ticks(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    if (__builtin_expect(trace_tsc, 1)) return __rdtsc();
+#elif defined(__aarch64__)
+    if (__builtin_expect(trace_tsc, 1)) {
+        uint64_t v;
+        __asm__ __volatile__("isb; mrs %0, cntvct_el0" : "=r"(v)::"memory");
+        return v;
+    }
+#endif
+    return (uint64_t)trace_ns();
+}
+
+/* Whether the counter ticks at one rate on every CPU, in every power state, forever: x86's
+ * invariant TSC (CPUID 0x80000007 EDX bit 8, Linux's constant_tsc + nonstop_tsc), or
+ * AArch64's generic timer (architected constant rate). TERN_TRACE_CLOCK=mono forces
+ * clock_gettime (the fallback, also how it is tested on machines that have the counter). */
+static int trace_tsc_usable(void)
+{
+    const char *want = util_tun.trace_clock;
+    if (want != NULL && strcmp(want, "mono") == 0) return 0;
+    if (want != NULL && want[0] && strcmp(want, "auto") != 0)
+        UTIL_ERROR("trace: TERN_TRACE_CLOCK=%s is neither auto nor mono; using auto", want);
+#if defined(__x86_64__) || defined(__i386__)
+    unsigned a, b, c, d;
+    if (__get_cpuid(0x80000000u, &a, &b, &c, &d) == 0 || a < 0x80000007u) return 0;
+    __get_cpuid(0x80000007u, &a, &b, &c, &d);
+    return (d >> 8) & 1;
+#elif defined(__aarch64__)
+    return 1;
+#else
+    return 0;
+#endif
 }
 
 /* The tick counter and the monotonic clock read together: the best of a few tries, the
@@ -135,30 +174,32 @@ static void trace_write_chunk(uint16_t type, const void *head, size_t hlen, cons
 static void trace_flush_locked(struct trace_buf *b)
 {
     if (b->n == 0) return;
-    struct trace_records_head h = {.tid = b->tid, .n = b->n};
+    struct trace_records_head h = {.tid = b->tid, .n = b->nrec, .t0 = b->chunk_t, .units = b->n};
     trace_pair(&h.tick, &h.ns);
     if (trace_fd >= 0)
-        trace_written += b->n;
+        trace_written += b->nrec;
     else
-        trace_lost += b->n;
-    trace_write_chunk(TRACE_CHUNK_RECORDS, &h, sizeof h, b->rec, (size_t)b->n * sizeof *b->rec);
-    b->n = 0;
+        trace_lost += b->nrec;
+    trace_write_chunk(TRACE_CHUNK_RECORDS, &h, sizeof h, b->u, (size_t)b->n * sizeof *b->u);
+    b->n = b->nrec = 0;
+    b->chunk_t = b->last_t;
 }
 
-static __attribute__((noinline)) struct trace_buf *trace_buf_new(void)
+static struct trace_buf *trace_buf_new(void)
 {
     struct trace_buf *b = calloc(1, sizeof *b);
     if (b == NULL) return NULL;
-    b->rec = malloc((size_t)trace_cap * sizeof *b->rec);
-    if (b->rec == NULL) {
+    b->u = malloc((size_t)trace_cap * sizeof *b->u);
+    if (b->u == NULL) {
         free(b);
         return NULL;
     }
-    /* Touched now: a page fault on the way (one per 73 records) costs more than the
+    /* Touched now: a page fault on the way (one per 256 units) costs more than the
      * records themselves. */
-    memset(b->rec, 0, (size_t)trace_cap * sizeof *b->rec);
+    memset(b->u, 0, (size_t)trace_cap * sizeof *b->u);
     b->cap = trace_cap;
     b->tid = (uint32_t)syscall(SYS_gettid);
+    b->last_t = b->chunk_t = trace_ticks();
     pthread_mutex_lock(&trace_lock);
     b->next = trace_bufs;
     trace_bufs = b;
@@ -167,60 +208,87 @@ static __attribute__((noinline)) struct trace_buf *trace_buf_new(void)
     return b;
 }
 
-/* The next free record of this thread's buffer (written out first when full). */
-static inline struct trace_rec *trace_slot(void)
+/* The slow way to room for a record: the thread's first buffer, or a full one written
+ * out. NULL when no buffer can be had. */
+static __attribute__((noinline, cold)) struct trace_buf *trace_room(struct trace_buf *b)
 {
-    struct trace_buf *b = trace_tls;
-    if (__builtin_expect(b == NULL, 0) && (b = trace_buf_new()) == NULL) return NULL;
-    if (__builtin_expect(b->n == b->cap, 0)) {
-        pthread_mutex_lock(&trace_lock);
-        trace_flush_locked(b);
-        pthread_mutex_unlock(&trace_lock);
-    }
-    return &b->rec[b->n++];
+    if (b == &trace_none_buf) return trace_buf_new();
+    pthread_mutex_lock(&trace_lock);
+    trace_flush_locked(b);
+    pthread_mutex_unlock(&trace_lock);
+    return b;
 }
 
+/* This thread's buffer with room for a record of TRACE_UNITS_MAX units: one test. */
+static inline struct trace_buf *trace_buf(void)
+{
+    struct trace_buf *b = trace_tls;
+    if (__builtin_expect(b->cap - b->n < TRACE_UNITS_MAX, 0)) b = trace_room(b);
+    return b;
+}
+
+/* The first unit of a record stamped t (and the absolute time after it when the delta
+ * does not fit 32 bits); returns the units used so far. */
+static inline unsigned trace_head(struct trace_buf *b, uint64_t t, unsigned kind, uint16_t fn,
+                                  int32_t a, int32_t bb)
+{
+    struct trace_unit *u = &b->u[b->n];
+    int64_t d = (int64_t)(t - b->last_t);
+    b->last_t = t;
+    u->kind = (uint8_t)kind;
+    u->fn = fn;
+    u->a = a;
+    u->b = bb;
+    if (__builtin_expect(d == (int32_t)d, 1)) {
+        u->dt = (int32_t)d;
+        return 1;
+    }
+    u->dt = 0;
+    u->kind = (uint8_t)(kind | TRACE_UF_ABS);
+    uint64_t w[2] = {t, 0};
+    memcpy(&u[1], w, sizeof w);
+    return 2;
+}
+
+static inline void trace_commit(struct trace_buf *b, unsigned units)
+{
+    b->u[b->n].units = (uint8_t)units;
+    b->n += units;
+    b->nrec++;
+}
+
+/* Called by the generated wrappers, which tested trace_on already. */
 void trace_enter(uint16_t fn, const struct trace_args *a, const void *site)
 {
-    if (!trace_on) return;
-    struct trace_rec *r = trace_slot();
-    if (r == NULL) return;
-    r->t = trace_ticks();
-    trace_tls->enter_t = r->t;
-    trace_tls->fresh = 1;
-    trace_tls->done_fresh = 0;
-    r->kind = TRACE_ENTER;
-    r->api = trace_fn_api[fn];
-    r->fn = fn;
-    r->peer = a->peer;
-    r->tag = a->tag;
-    r->comm = a->comm;
-    r->csize = a->csize;
-    r->root = a->root;
-    r->op = a->op;
-    r->pad = 0;
-    r->bytes = a->bytes;
-    r->x = (uint64_t)(uintptr_t)site;
+    struct trace_buf *b = trace_buf();
+    if (b == NULL) return;
+    uint64_t t = trace_ticks();
+    b->enter_t = t;
+    b->fresh = 1;
+    b->done_fresh = 0;
+    int args = a->comm != TRACE_NONE || a->csize != TRACE_NONE || a->root != TRACE_NONE ||
+               a->op != TRACE_NONE;
+    unsigned n = trace_head(b, t, TRACE_ENTER | (args ? TRACE_UF_ARGS : 0), fn, a->peer, a->tag);
+    uint64_t w[2] = {a->bytes, (uint64_t)(uintptr_t)site};
+    memcpy(&b->u[b->n + n++], w, sizeof w);
+    if (args) {
+        int32_t g[4] = {a->comm, a->csize, a->root, a->op};
+        memcpy(&b->u[b->n + n++], g, sizeof g);
+    }
+    trace_commit(b, n);
 }
 
 void trace_leave(uint16_t fn, int rc)
 {
     if (!trace_on) return; /* MPI_Finalize: tracing ended inside the call */
-    struct trace_rec *r = trace_slot();
-    if (r == NULL) return;
+    struct trace_buf *b = trace_buf();
+    if (b == NULL) return;
     /* A call that completed a receive is left when it completed: a blocking receive
      * returns right after, and the clock is most of a record's cost. */
-    r->t = trace_tls->done_fresh ? trace_tls->done_t : trace_ticks();
-    trace_tls->fresh = 0;
-    trace_tls->done_fresh = 0;
-    r->kind = TRACE_LEAVE;
-    r->api = trace_fn_api[fn];
-    r->fn = fn;
-    r->peer = r->comm = r->csize = r->root = r->op = TRACE_NONE;
-    r->tag = rc;
-    r->pad = 0;
-    r->bytes = 0;
-    r->x = 0;
+    uint64_t t = b->done_fresh ? b->done_t : trace_ticks();
+    b->fresh = 0;
+    b->done_fresh = 0;
+    trace_commit(b, trace_head(b, t, TRACE_LEAVE, fn, rc, 0));
 }
 
 uint64_t trace_clock(void)
@@ -234,7 +302,7 @@ uint64_t trace_clock(void)
 uint64_t trace_send_clock(void)
 {
     struct trace_buf *b = trace_tls;
-    if (b != NULL && b->fresh) {
+    if (b->fresh) {
         b->fresh = 0;
         return b->enter_t;
     }
@@ -250,26 +318,17 @@ void trace_msg_at(uint64_t t, int kind, int peer, int tag, int ctx, uint64_t byt
                   int err)
 {
     if (trace_muted) return;
-    struct trace_rec *r = trace_slot();
-    if (r == NULL) return;
-    r->t = t;
-    r->kind = (uint8_t)kind;
-    r->api = 0;
-    r->fn = 0;
-    r->peer = peer;
-    r->tag = tag;
-    r->comm = ctx;
-    r->csize = TRACE_NONE;
-    r->root = TRACE_NONE;
-    r->op = err;
-    r->pad = 0;
-    r->bytes = bytes;
-    r->x = req;
+    struct trace_buf *b = trace_buf();
+    if (b == NULL) return;
+    unsigned n = trace_head(b, t, (unsigned)kind, (uint16_t)ctx, peer, tag);
+    uint64_t w[2] = {bytes, (uint64_t)req | (uint64_t)(uint32_t)err << 32};
+    memcpy(&b->u[b->n + n++], w, sizeof w);
+    trace_commit(b, n);
     if (kind == TRACE_MSG_DONE) {
-        trace_tls->done_t = t;
-        trace_tls->done_fresh = 1;
+        b->done_t = t;
+        b->done_fresh = 1;
     } else {
-        trace_tls->done_fresh = 0; /* a later event: the leave takes its own stamp */
+        b->done_fresh = 0; /* a later event: the leave takes its own stamp */
     }
 }
 
@@ -373,8 +432,10 @@ void trace_start(void)
     return;
 #endif
     size_t bytes = util_tun.trace_buffer;
-    if (bytes < 8 * sizeof(struct trace_rec)) bytes = 8 * sizeof(struct trace_rec);
-    trace_cap = (uint32_t)(bytes / sizeof(struct trace_rec));
+    if (bytes < 8 * TRACE_UNITS_MAX * sizeof(struct trace_unit))
+        bytes = 8 * TRACE_UNITS_MAX * sizeof(struct trace_unit);
+    trace_cap = (uint32_t)(bytes / sizeof(struct trace_unit));
+    trace_tsc = trace_tsc_usable();
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
         UTIL_ERROR("trace: cannot make the trace directory %s (%s); not tracing", dir,
                    strerror(errno));
@@ -390,8 +451,8 @@ void trace_start(void)
     struct trace_header h = {.rank = (uint32_t)core.rank,
                              .size = (uint32_t)core.size,
                              .pid = (uint64_t)getpid(),
-                             .tick_is_ns = !TRACE_TSC,
-                             .rec_bytes = sizeof(struct trace_rec),
+                             .tick_is_ns = !trace_tsc,
+                             .rec_bytes = sizeof(struct trace_unit),
                              .version_major = TERN_VERSION_MAJOR,
                              .version_minor = TERN_VERSION_MINOR};
     gethostname(h.host, sizeof h.host - 1);
@@ -432,10 +493,10 @@ void trace_stop(void)
     while (trace_bufs) {
         struct trace_buf *b = trace_bufs;
         trace_bufs = b->next;
-        free(b->rec);
+        free(b->u);
         free(b);
     }
-    trace_tls = NULL; /* other threads' pointers are never used again: trace_on is 0 */
+    trace_tls = &trace_none_buf; /* other threads' pointers are never used again: trace_on is 0 */
     if (trace_fd >= 0) close(trace_fd);
     trace_fd = -1;
     pthread_mutex_unlock(&trace_lock);

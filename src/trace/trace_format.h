@@ -10,15 +10,17 @@
 #ifndef TERN_TRACE_FORMAT_H
 #define TERN_TRACE_FORMAT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
+#define TRACE_NONE           INT32_MIN   /* an absent value (as in trace.h) */
 #define TRACE_CHUNK_MAGIC    0x43525454u /* "TTRC" */
-#define TRACE_FORMAT_VERSION 1
+#define TRACE_FORMAT_VERSION 2 /* 2: compact records (struct trace_unit); 1: struct trace_rec */
 
 enum trace_chunk_type {
     TRACE_CHUNK_HEADER = 1,  /* struct trace_header; first chunk of the file */
     TRACE_CHUNK_NAMES = 2,   /* text: one "api name\n" line per function id, from 0 */
-    TRACE_CHUNK_RECORDS = 3, /* struct trace_records_head, then n struct trace_rec */
+    TRACE_CHUNK_RECORDS = 3, /* struct trace_records_head, then the records (see below) */
     TRACE_CHUNK_CLOCK = 4,   /* struct trace_clock: alignment with rank 0 */
     TRACE_CHUNK_MAPS = 5,    /* text: "lo hi offset path\n" per executable mapping (hex) */
     TRACE_CHUNK_END = 6,     /* struct trace_end: the rank finalized cleanly */
@@ -39,20 +41,52 @@ struct trace_header {
     uint64_t start_tick; /* tick counter and monotonic clock read together at start */
     int64_t start_ns;
     uint32_t tick_is_ns; /* ticks are CLOCK_MONOTONIC nanoseconds (else a counter) */
-    uint32_t rec_bytes;  /* sizeof(struct trace_rec) */
+    uint32_t rec_bytes;  /* v2: sizeof(struct trace_unit) (16); v1: sizeof(struct trace_rec) */
     uint32_t version_major, version_minor;
     char host[64];
     char exe[256];
 };
 
 struct trace_records_head {
-    uint32_t tid; /* thread that made them */
-    uint32_t n;
+    uint32_t tid;  /* thread that made them */
+    uint32_t n;    /* records (v2: of 1-4 units each; v1: struct trace_rec each) */
     uint64_t tick; /* tick counter and monotonic clock read together when written */
     int64_t ns;
+    /* v2 only: */
+    uint64_t t0;    /* the time the first record's delta counts from */
+    uint32_t units; /* 16-byte units of records that follow */
+    uint32_t pad;
 };
+#define TRACE_RECORDS_HEAD_V1 24 /* bytes of trace_records_head in version 1 */
 
-/* One event. Unused integer fields hold TRACE_NONE (INT32_MIN). */
+/* Version 2 records: each is 1 to 4 units of 16 bytes. The first unit has the time as a
+ * signed delta from the record before it in the chunk (from t0 for the first; records
+ * are in the order they were written, their stamps need not be), the kind, the number
+ * of units and two fields; the kind says what the next units hold:
+ *
+ *   LEAVE      1 unit:  fn, a = return code
+ *   ENTER      2-3:     fn, a = peer, b = tag; [u64 bytes, u64 call site];
+ *                       with TRACE_UF_ARGS: [i32 comm, csize, root, op]
+ *   MSG_*      2:       fn = context, a = peer, b = tag; [u64 bytes, u32 request, i32 error]
+ *
+ * With TRACE_UF_ABS the delta did not fit 32 bits: the unit after the first holds the
+ * absolute time (u64 ticks, u64 0) and the delta field is 0. Absent values are
+ * TRACE_NONE (INT32_MIN); an ENTER without TRACE_UF_ARGS has comm, csize, root and op
+ * absent. */
+struct trace_unit {
+    int32_t dt;    /* ticks since the previous record (or t0) */
+    uint8_t kind;  /* enum trace_kind | TRACE_UF_* flags */
+    uint8_t units; /* units of this record, this one included */
+    uint16_t fn;   /* function id (calls) or core context id (messages) */
+    int32_t a, b;
+};
+#define TRACE_UF_ARGS   0x40u
+#define TRACE_UF_ABS    0x80u
+#define TRACE_UF_KIND   0x0fu
+#define TRACE_UNITS_MAX 4
+
+/* One event as the readers keep it (and the records of version 1 files). Unused integer
+ * fields hold TRACE_NONE (INT32_MIN). */
 struct trace_rec {
     uint64_t t;   /* ticks */
     uint8_t kind; /* enum trace_kind */
@@ -63,8 +97,8 @@ struct trace_rec {
     int32_t comm; /* core context id */
     int32_t csize;
     int32_t root;
-    int32_t op; /* reduction (per api: the MPI_Op or tern_op_t value); MSG_DONE: error */
-    uint32_t pad;
+    int32_t op;   /* reduction (per api: the MPI_Op or tern_op_t value); MSG_DONE: error */
+    uint32_t pad; /* readers: the record's place in its file (orders equal stamps) */
     uint64_t bytes;
     uint64_t x; /* ENTER: the call site (return address); MSG_MATCH/DONE: request id */
 };
@@ -98,5 +132,78 @@ enum trace_kind {
 };
 
 enum trace_api { TRACE_API_NATIVE = 1, TRACE_API_MPI = 2, TRACE_API_SHMEM = 3, TRACE_API_CONV = 4 };
+
+/* Decode the version 2 records of one RECORDS chunk (`units` units at `u`, delta times from
+ * t0) into `out` (room for `n` records); `api` is the api of each function id (NULL: 0)
+ * with `nfn` entries. Returns the records decoded, or -1 if the units are inconsistent. */
+static inline long trace_decode(const struct trace_unit *u, uint32_t units, uint32_t n, uint64_t t0,
+                                const uint8_t *api, int nfn, struct trace_rec *out)
+{
+    uint64_t t = t0;
+    uint32_t i = 0;
+    long k = 0;
+    while (i < units) {
+        const struct trace_unit *h = &u[i];
+        unsigned kind = h->kind & TRACE_UF_KIND, nu = h->units, x = 1;
+        if (nu < 1 || nu > TRACE_UNITS_MAX || i + nu > units || (uint32_t)k >= n) return -1;
+        struct trace_rec *r = &out[k];
+        if (h->kind & TRACE_UF_ABS) {
+            uint64_t abs_t;
+            __builtin_memcpy(&abs_t, &u[i + x], sizeof abs_t);
+            t = abs_t;
+            x++;
+        } else {
+            t += (uint64_t)(int64_t)h->dt;
+        }
+        r->t = t;
+        r->kind = (uint8_t)kind;
+        r->api = 0;
+        r->fn = 0;
+        r->peer = h->a;
+        r->tag = h->b;
+        r->comm = r->csize = r->root = r->op = TRACE_NONE;
+        r->pad = 0;
+        r->bytes = 0;
+        r->x = 0;
+        if (kind == TRACE_LEAVE) {
+            r->fn = h->fn;
+            r->peer = TRACE_NONE;
+            r->tag = h->a;
+        } else if (kind == TRACE_ENTER) {
+            if (x >= nu) return -1;
+            r->fn = h->fn;
+            __builtin_memcpy(&r->bytes, &u[i + x], 8);
+            __builtin_memcpy(&r->x, (const char *)&u[i + x] + 8, 8);
+            x++;
+            if (h->kind & TRACE_UF_ARGS) {
+                if (x >= nu) return -1;
+                const int32_t *g = (const int32_t *)(const void *)&u[i + x];
+                r->comm = g[0];
+                r->csize = g[1];
+                r->root = g[2];
+                r->op = g[3];
+                x++;
+            }
+        } else if (kind >= TRACE_MSG_SEND && kind <= TRACE_MSG_DONE) {
+            if (x >= nu) return -1;
+            uint32_t req;
+            int32_t err;
+            r->comm = h->fn;
+            __builtin_memcpy(&r->bytes, &u[i + x], 8);
+            __builtin_memcpy(&req, (const char *)&u[i + x] + 8, 4);
+            __builtin_memcpy(&err, (const char *)&u[i + x] + 12, 4);
+            r->x = req;
+            r->op = err;
+            x++;
+        } else {
+            return -1;
+        }
+        if (r->kind == TRACE_ENTER || r->kind == TRACE_LEAVE)
+            r->api = api != NULL && r->fn < nfn ? api[r->fn] : 0;
+        i += nu;
+        k++;
+    }
+    return k;
+}
 
 #endif

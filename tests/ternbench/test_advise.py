@@ -130,6 +130,55 @@ class SendLoop(unittest.TestCase):
         self.assertAlmostEqual(a.saving, 3 * (now - (8e-6 + 5e-10 * n)), delta=1e-11)
 
 
+class SendLoopInOrder(unittest.TestCase):
+    """The examples/advice sendloop at p=3: blocking MPI_Send/MPI_Recv with each peer in
+    rank order (the lower rank sends first). The pairs are served one after the other:
+    (0,1), then (0,2), then (1,2), 6 messages on the longest chain, which the advisor
+    must find by playing the loop out (not 4, the most one rank takes part in)."""
+
+    def models(self, at_p):
+        m = {"impls": ["tern"], "barrier": {},
+             "p2p": {"tern/pingpong/standard": {"impl": "tern", "pattern": "pingpong",
+                                                "mode": "standard",
+                                                "hockney": hock(1e-6, 1e-10)}},
+             "coll": {"tern/alltoall": {"impl": "tern", "op": "alltoall",
+                                        "per_p": {"3": hock(8e-6, 5e-10)}}}}
+        if at_p:  # ternbench run --p2p-np 3: a message measured with 3 processes started
+            m["p2p"]["tern/pingpong/standard@p3"] = {
+                "impl": "tern", "pattern": "pingpong", "mode": "standard@p3",
+                "hockney": hock(3e-6, 2e-10)}
+        return advise.Models(m, source="given")
+
+    def trace(self, n, iters=4):
+        calls = []
+        for it in range(iters):
+            for r in range(3):
+                t = it * 1e-2
+                for j in range(3):
+                    if j == r:
+                        continue
+                    first, second = ("MPI_Send", "MPI_Recv") if r < j else ("MPI_Recv",
+                                                                           "MPI_Send")
+                    for name in (first, second):
+                        calls.append(Call(r, "mpi", name, t, t + 20e-6, peer=j, bytes=n,
+                                          site="sendloop.c:%d" % (50 if name == "MPI_Send"
+                                                                  else 51)))
+                        t += 21e-6
+        return Trace(3, calls, [], 0.0, iters * 1e-2)
+
+    def test_chain_and_models_at_p(self):
+        n = 65536
+        for at_p, (ts, tb) in ((False, (1e-6, 1e-10)), (True, (3e-6, 2e-10))):
+            adv, rej = advise.advise(self.trace(n), self.models(at_p), rejected=True)
+            a = [x for x in adv + rej if x.kind == "alltoallv"][0]
+            self.assertEqual(a.count, 4)
+            self.assertAlmostEqual(a.now_model, 6 * (ts + tb * n), delta=1e-12)
+            self.assertAlmostEqual(a.after_model, 8e-6 + 5e-10 * n, delta=1e-12)
+            self.assertAlmostEqual(a.saving, 4 * (a.now_model - a.after_model), delta=1e-11)
+            basis = " ".join(a.basis)
+            self.assertIn("3 processes started" if at_p else "none at p=3", basis)
+
+
 class LoadModels(unittest.TestCase):
     def test_files_and_errors(self):
         with tempfile.TemporaryDirectory() as d:

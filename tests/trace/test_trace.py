@@ -4,6 +4,8 @@ back and checked against what the program is known to do.
 
   test_trace.py BUILD SRC WORK known TRANSPORT   trace_known.c at 3 ranks (calls, args,
                                                  messages), the Chrome JSON, the gen check
+  test_trace.py BUILD SRC WORK known TRANSPORT mono   the same with TERN_TRACE_CLOCK=mono
+                                                 (time stamps from clock_gettime)
   test_trace.py BUILD SRC WORK otf2 TRANSPORT    the same job's OTF2 archive, through
                                                  otf2-print (77 when it or tern-otf2 is missing)
   test_trace.py BUILD SRC WORK die TRANSPORT     mpi_proc_fail at 3 ranks, the last killed:
@@ -19,6 +21,7 @@ import subprocess
 import sys
 
 BUILD, SRC, WORK, MODE, TRANSPORT = sys.argv[1:6]
+CLOCK = sys.argv[6] if len(sys.argv) > 6 else "auto"  # TERN_TRACE_CLOCK
 sys.path.insert(0, os.path.join(SRC, "tools", "ternbench"))
 from ternbench import tracefile  # noqa: E402
 
@@ -46,6 +49,7 @@ def run(prog, tdir, env_extra, args=()):
     env.pop("TERN_TRACE", None)
     if TRANSPORT != "shm":
         env["TERN_TRANSPORTS"] = "self," + TRANSPORT
+    env["TERN_TRACE_CLOCK"] = CLOCK
     env.update(env_extra)
     cmd = [os.path.join(BUILD, "bin", "ternrun"), "-n", str(NP), "--timeout", "60", "--trace",
            tdir, os.path.join(BUILD, "bin", prog)] + list(args)
@@ -56,10 +60,33 @@ def run(prog, tdir, env_extra, args=()):
 
 
 def known():
-    tdir = os.path.join(WORK, "known." + TRANSPORT)
-    rc = run("trace_known", tdir, {})
+    tdir = os.path.join(WORK, "known.%s.%s" % (TRANSPORT, CLOCK))
+    # mono: ticks are ns, and a pause of 2.3 s makes a gap a 32-bit delta cannot hold
+    pause = 2300 if CLOCK == "mono" else 0
+    rc = run("trace_known", tdir, {"TRACE_KNOWN_PAUSE_MS": str(pause)} if pause else {})
     check(rc == 0, "trace_known exited %d" % rc)
     tr = tracefile.load(tdir)
+    if pause:
+        for r in range(NP):
+            rf = tracefile.RankFile(os.path.join(tdir, "tern-trace.%d.bin" % r))
+            check(rf.abs_records >= 1, "rank %d: no record with its absolute time" % r)
+            cs = sorted((c for c in tr.calls if c.rank == r), key=lambda c: c.t0)
+            bar = [c for c in cs if c.name == "MPI_Barrier"][-1]
+            before = max(c.t1 for c in cs if c.t0 < bar.t0 and c.name == "MPI_Bcast")
+            check(pause * 1e-3 <= bar.t0 - before < pause * 1e-3 + 1.0,
+                  "rank %d: the pause reads %.3f s" % (r, bar.t0 - before))
+    # Format 2 (compact records); ticks are nanoseconds exactly when the counter is not
+    # used: TERN_TRACE_CLOCK=mono, or an x86 without an invariant TSC.
+    with open("/proc/cpuinfo") as f:
+        flags = set(" ".join(ln for ln in f if ln.startswith("flags")).split())
+    x86 = os.uname().machine in ("x86_64", "i686", "i386")
+    counter = CLOCK != "mono" and (not x86 or {"constant_tsc", "nonstop_tsc"} <= flags)
+    for r in range(NP):
+        rf = tracefile.RankFile(os.path.join(tdir, "tern-trace.%d.bin" % r))
+        check(rf.version == 2, "rank %d: format %d" % (r, rf.version))
+        check(rf.header["tick_is_ns"] == (not counter),
+              "rank %d: tick_is_ns %s with TERN_TRACE_CLOCK=%s" % (r, rf.header["tick_is_ns"],
+                                                                 CLOCK))
     check(tr.nranks == NP, "nranks %d" % tr.nranks)
     check(tr.meta["truncated_ranks"] == [], "truncated ranks %s" % tr.meta["truncated_ranks"])
     check(tr.meta["unfinished_calls"] == 0, "unfinished calls")
@@ -108,7 +135,7 @@ def known():
     for m in user:
         check(m.t_recv + slack >= m.t_send, "received before sent: %s" % m)
     # The Chrome trace parses and has one complete event per call, one flow per message.
-    out = os.path.join(WORK, "known.%s.json" % TRANSPORT)
+    out = os.path.join(WORK, "known.%s.%s.json" % (TRANSPORT, CLOCK))
     p = subprocess.run([sys.executable, "-m", "ternbench", "trace-export", tdir, "--chrome",
                         out], cwd=os.path.join(SRC, "tools", "ternbench"),
                        capture_output=True, text=True, timeout=60)

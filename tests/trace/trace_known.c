@@ -9,9 +9,14 @@
  *   3 x MPI_Allreduce of one double (MPI_SUM);
  *   2 x MPI_Bcast of 16 ints (64 bytes) from root 1;
  *   1 x MPI_Barrier.
+ * With TRACE_KNOWN_PAUSE_MS set, every rank sleeps that long before the barrier (a gap
+ * between records too long for a 32-bit delta: the tracer must write the absolute time).
  * All data is checked; the trace must hold exactly these calls and the N * ROUNDS ring
  * + N large messages on MPI_COMM_WORLD (test_trace.py).
  */
+#include <stdlib.h>
+#include <unistd.h>
+
 #include "../mpi/mpi_check.h"
 
 #define ROUNDS 5
@@ -60,6 +65,8 @@ int main(int argc, char **argv)
         for (int i = 0; i < 16; i++)
             CHECKF(b[i] == 500 + k * 16 + i, "bcast %d: b[%d] = %d", k, i, b[i]);
     }
+    const char *pause = getenv("TRACE_KNOWN_PAUSE_MS");
+    if (pause != NULL) usleep((useconds_t)atoi(pause) * 1000u);
     CHECK(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS);
     return mt_done("trace_known");
 }

@@ -25,6 +25,7 @@
 
 struct rank_file {
     int present;
+    int version; /* of the file's format (the header chunk's) */
     struct trace_header h;
     char **names; /* "api name" lines by function id */
     int nnames;
@@ -80,7 +81,10 @@ static void rank_read(const char *path, struct rank_file *f)
         case TRACE_CHUNK_HEADER:
             if (c.bytes < sizeof f->h) die("%s: short header", path);
             memcpy(&f->h, buf, sizeof f->h);
-            if (f->h.rec_bytes != sizeof(struct trace_rec)) die("%s: unknown record size", path);
+            f->version = c.version;
+            if (c.version >= 2 ? f->h.rec_bytes != sizeof(struct trace_unit)
+                               : f->h.rec_bytes != sizeof(struct trace_rec))
+                die("%s: unknown record size", path);
             f->present = 1;
             pair_add(f, f->h.start_tick, f->h.start_ns);
             break;
@@ -92,17 +96,32 @@ static void rank_read(const char *path, struct rank_file *f)
             }
             break;
         case TRACE_CHUNK_RECORDS: {
-            struct trace_records_head rh;
-            memcpy(&rh, buf, sizeof rh);
-            if (sizeof rh + (size_t)rh.n * sizeof(struct trace_rec) > c.bytes)
-                die("%s: a records chunk is inconsistent", path);
+            struct trace_records_head rh = {0};
+            size_t hlen = f->version >= 2 ? sizeof rh : TRACE_RECORDS_HEAD_V1;
+            if (c.bytes < hlen) die("%s: a records chunk is inconsistent", path);
+            memcpy(&rh, buf, hlen);
+            size_t body = f->version >= 2 ? (size_t)rh.units * sizeof(struct trace_unit)
+                                          : (size_t)rh.n * sizeof(struct trace_rec);
+            if (hlen + body > c.bytes) die("%s: a records chunk is inconsistent", path);
             pair_add(f, rh.tick, rh.ns);
             if (f->nrec + rh.n > f->caprec) {
                 f->caprec = (f->nrec + rh.n) * 2;
                 f->rec = realloc(f->rec, f->caprec * sizeof *f->rec);
                 if (f->rec == NULL) die("out of memory reading %s", path);
             }
-            memcpy(f->rec + f->nrec, buf + sizeof rh, (size_t)rh.n * sizeof *f->rec);
+            if (f->version >= 2) {
+                /* 16-byte aligned copy: the payload sits 40 bytes into buf */
+                struct trace_unit *u = malloc(body + 1);
+                if (u == NULL) die("out of memory reading %s", path);
+                memcpy(u, buf + hlen, body);
+                long k = trace_decode(u, rh.units, rh.n, rh.t0, NULL, 0, f->rec + f->nrec);
+                free(u);
+                if (k != (long)rh.n) die("%s: a records chunk is inconsistent", path);
+            } else {
+                memcpy(f->rec + f->nrec, buf + hlen, (size_t)rh.n * sizeof *f->rec);
+            }
+            for (uint32_t i = 0; i < rh.n; i++) /* the order they were written in */
+                f->rec[f->nrec + i].pad = (uint32_t)(f->nrec + i);
             f->nrec += rh.n;
             break;
         }
@@ -146,8 +165,9 @@ static double rank_time(const struct rank_file *f, uint64_t tick)
 
 static int rec_cmp(const void *a, const void *b)
 {
-    const struct trace_rec *x = a, *y = b;
-    return x->t < y->t ? -1 : x->t > y->t;
+    const struct trace_rec *x = a, *y = b; /* by time, then in the order written */
+    if (x->t != y->t) return x->t < y->t ? -1 : 1;
+    return x->pad < y->pad ? -1 : x->pad > y->pad;
 }
 
 static const char *fn_name(const struct rank_file *f, int fn, int *api)

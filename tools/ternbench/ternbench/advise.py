@@ -63,10 +63,18 @@ class Models:
                              (impl, source or "the models", ", ".join(impls) or "none"))
         self.impl = impl
         self.impls = impls
+        self.p = 2  # the trace's process count (advise sets it): p2p fits at p when measured
+
+    def _p2p_key(self, impl, pattern):
+        """The key of the point-to-point fit for the trace's p: measured with p processes
+        started (`ternbench run --p2p-np`) when there is one, else with 2."""
+        base = "%s/%s/standard" % (impl, pattern)
+        at = "%s@p%d" % (base, self.p)
+        return at if self.p > 2 and at in self.an.get("p2p", {}) else base
 
     # ------------------------------------------------------------ point-to-point
     def p2p_fit(self, pattern="pingpong", impl=None):
-        s = self.an.get("p2p", {}).get("%s/%s/standard" % (impl or self.impl, pattern))
+        s = self.an.get("p2p", {}).get(self._p2p_key(impl or self.impl, pattern))
         return s["hockney"] if s else None
 
     def p2p_t(self, n):
@@ -78,8 +86,14 @@ class Models:
 
     def p2p_basis(self, pattern="pingpong"):
         h = self.p2p_fit(pattern)
-        return ("%s %s Hockney T(n) = t_s + t_b n, t_s = %.3g us, t_b = %.4g ns/B (R2 %.3f)" %
-                (self.impl, pattern, h["t_s"] * 1e6, h["t_b"] * 1e9, h.get("r2", float("nan"))))
+        at = self._p2p_key(self.impl, pattern)
+        where = ("measured with %d processes started" % self.p if "@p" in at else
+                 "measured with 2 processes" + (" (none at p=%d: a cost of running %d ranks "
+                                                "is not in it)" % (self.p, self.p)
+                                                if self.p > 2 else ""))
+        return ("%s %s Hockney T(n) = t_s + t_b n, t_s = %.3g us, t_b = %.4g ns/B (R2 %.3f), %s" %
+                (self.impl, pattern, h["t_s"] * 1e6, h["t_b"] * 1e9, h.get("r2", float("nan")),
+                 where))
 
     def t_s(self, pattern="stream"):
         h = self.p2p_fit(pattern) or self.p2p_fit("pingpong")
@@ -321,17 +335,21 @@ def _exchanges(trace, models, idx, runs):
         pairs = {(c.rank, c.peer) for c in sends}
         nmean = sum(c.bytes / (2.0 if ta.classify(c.name).kind == "sendrecv" else 1.0)
                     for c in sends) / max(len(sends), 1)
-        # now: every message a rank takes part in, one after the other
-        now_by_rank = []
-        for run in members.values():
-            t = 0.0
-            for c in run:
-                kk = ta.classify(c.name).kind
-                if kk in ("send", "recv"):
-                    t += models.p2p_t(c.bytes)
-                elif kk == "sendrecv":
-                    t += 2 * models.p2p_t(c.bytes / 2.0)
-            now_by_rank.append(t)
+        # now: the loop's own order of blocking sends and receives played out with the
+        # model's cost per message (a message starts when both its ranks reach it), else
+        # every message a rank takes part in, one after the other
+        now_by_rank = _play(members, models)
+        if now_by_rank is None:
+            now_by_rank = []
+            for run in members.values():
+                t = 0.0
+                for c in run:
+                    kk = ta.classify(c.name).kind
+                    if kk in ("send", "recv"):
+                        t += models.p2p_t(c.bytes)
+                    elif kk == "sendrecv":
+                        t += 2 * models.p2p_t(c.bytes / 2.0)
+                now_by_rank.append(t)
         meas = sum(run[-1].t1 - run[0].t0 for run in members.values()) / len(members)
         first = min(members)
         site = members[first][0].site
@@ -349,11 +367,48 @@ def _exchanges(trace, models, idx, runs):
             "%d ranks exchange with %d sender/receiver pairs, %s B per pair on average%s" %
             (nmem, npairs, _n(nmean), " at " + site if site else ""),
             k, sum(o[0] for o in occ) / k, now, after[0], k * (now - after[0]),
-            ["now: each message one after the other, %s (fitted with 2 ranks: a cost of "
-             "running p=%d ranks that the alternative's fit holds is not in it)" %
-             (models.p2p_basis(), p),
+            ["now: the loop's blocking sends and receives in their order, each message "
+             "T(n) once both ranks reach it, %s" % models.p2p_basis(),
              "after: %s (alltoallv taken as alltoall of the mean block)" % after[1]]))
     return out
+
+
+def _play(members, models):
+    """Per rank, when it ends the exchange if its blocking sends and receives run in
+    their traced order and a message takes T(n) from the moment both its sender and its
+    receiver have reached it (messages between two ranks matched in order). None when
+    the runs hold other calls (non-blocking, sendrecv) or their order cannot complete."""
+    ops = {}
+    for r, run in members.items():
+        seq = []
+        for c in run:
+            kk = ta.classify(c.name).kind
+            if kk not in ("send", "recv") or c.peer is None:
+                return None
+            seq.append((kk, c.peer, c.bytes))
+        ops[r] = seq
+    pos = {r: 0 for r in ops}
+    clock = {r: 0.0 for r in ops}
+    moved = True
+    while moved:
+        moved = False
+        for a in ops:
+            if pos[a] >= len(ops[a]):
+                continue
+            kk, b, n = ops[a][pos[a]]
+            if kk != "send" or b not in ops or pos[b] >= len(ops[b]):
+                continue
+            kb, src, _ = ops[b][pos[b]]
+            if kb != "recv" or src != a:
+                continue
+            end = max(clock[a], clock[b]) + models.p2p_t(n)
+            clock[a] = clock[b] = end
+            pos[a] += 1
+            pos[b] += 1
+            moved = True
+    if any(pos[r] < len(ops[r]) for r in ops):
+        return None
+    return list(clock.values())
 
 
 def _batches(trace, models, idx, runs):
@@ -478,6 +533,7 @@ def advise(trace, models, gap=GAP, rejected=False):
     the models say are not cheaper are left out, or with rejected=True returned as a
     second list: (advice, rejected)."""
     idx = ta.Index(trace)
+    models.p = trace.nranks
     runs = _runs(trace, idx, gap)
     out = (_pairs(trace, models, idx) + _exchanges(trace, models, idx, runs) +
            _batches(trace, models, idx, runs) + _overlap(trace, models, idx, gap) +

@@ -61,6 +61,9 @@ def _common_run(ap):
     ap.add_argument("--np", help="process counts for the collectives, e.g. 2,3,4 "
                                  "(default 2 .. max(4, cores))")
     ap.add_argument("--transport", help="TERN_TRANSPORTS for tern, e.g. self,tcp")
+    ap.add_argument("--p2p-np", help="also measure ping-pong and stream with these process "
+                                     "counts started (the extra ranks wait), e.g. 3: models "
+                                     "of a message at that p for `ternbench advise`")
     ap.add_argument("--max-size", help="largest point-to-point size (default 64M, quick 1M)")
     ap.add_argument("--coll-sizes", help="collective sizes, e.g. 8,1K,64K,1M")
     ap.add_argument("--timeout", type=int, help="seconds allowed per job (default 600, "

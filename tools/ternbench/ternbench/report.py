@@ -45,7 +45,11 @@ def analyse(rows, stat="med"):
     series = {}
     for r in rows:
         if r["job"].startswith("p2p"):
-            series.setdefault((r["impl"], r["pattern"], r["mode"]), []).append(
+            # measured with more than 2 processes started (--p2p-np, job "p2p@pP"): a
+            # series of its own, mode "standard@pP"
+            at = r["job"].partition("@")[2]
+            series.setdefault((r["impl"], r["pattern"], r["mode"] + ("@" + at if at else "")),
+                              []).append(
                 (r["bytes"], r[col] * 1e-6))
     for (im, pat, mode), pts in sorted(series.items()):
         pts.sort()

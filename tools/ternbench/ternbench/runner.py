@@ -96,7 +96,7 @@ class Job:
         self.seconds = 0.0
 
 
-def plan(impl_list, profile, nps, transport, extra_env):
+def plan(impl_list, profile, nps, transport, extra_env, p2p_nps=()):
     jobs = []
     pr = PROFILES[profile]
     nsz = len(p2p_sizes(pr["p2p"]))
@@ -111,6 +111,13 @@ def plan(impl_list, profile, nps, transport, extra_env):
             jobs.append(Job(im, "p2p-sync", 2,
                             [pp] + base + pr["p2p"] + ["--sync", "--only", pr["sync_only"]],
                             nsz * len(pr["sync_only"].split(",")), "%s p2p sync" % im.name))
+        for p in p2p_nps:
+            # the same ping-pong and stream with p processes started, the extra ones
+            # waiting: the cost of a message at that process count (--p2p-np)
+            if p > 2:
+                jobs.append(Job(im, "p2p@p%d" % p, p, [pp] + base + pr["p2p"] +
+                                ["--only", "pingpong,stream"], nsz * 2,
+                                "%s p2p p=%d" % (im.name, p)))
         for p in nps:
             rows = (len(COLL_OPS) - 1) * csz + 1
             jobs.append(Job(im, "coll", p, [im.binaries["coll"]] + base + ["-s", pr["coll_sizes"]]
@@ -259,7 +266,8 @@ def run(args, tree, impl_names):
     env = dict(os.environ)
     if args.transport:
         env["TERN_TRANSPORTS"] = args.transport
-    jobs = plan(impl_list, profile, nps, args.transport, {})
+    p2p_nps = [int(x) for x in args.p2p_np.split(",")] if getattr(args, "p2p_np", None) else []
+    jobs = plan(impl_list, profile, nps, args.transport, {}, p2p_nps)
     ncpu = os.cpu_count() or 1
     meta = {
         "tool": "ternbench",

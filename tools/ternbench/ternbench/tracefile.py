@@ -23,8 +23,14 @@ from . import trace_model
 
 CHUNK = struct.Struct("<IHHII")
 HEADER = struct.Struct("<IIQqQqIIII64s256s")
-RECHEAD = struct.Struct("<IIQq")
-REC = struct.Struct("<QBBHiiiiiiIQQ")
+RECHEAD = struct.Struct("<IIQq")  # version 1
+RECHEAD2 = struct.Struct("<IIQqQII")  # version 2: + t0, units, pad
+REC = struct.Struct("<QBBHiiiiiiIQQ")  # version 1: one record
+UNIT = struct.Struct("<iBBHii")  # version 2: a record's first 16-byte unit
+UNIT_QQ = struct.Struct("<QQ")
+UNIT_QIi = struct.Struct("<QIi")
+UNIT_4i = struct.Struct("<iiii")
+UF_ARGS, UF_ABS, UF_KIND = 0x40, 0x80, 0x0F
 CLOCK = struct.Struct("<IIQqqq")
 END = struct.Struct("<QQ")
 MAGIC = 0x43525454
@@ -50,6 +56,8 @@ class RankFile:
     def __init__(self, path):
         self.path = path
         self.header = None
+        self.version = None  # of the format (the header chunk's)
+        self.abs_records = 0  # version 2 records that carry their absolute time
         self.names = []  # (api, name) by function id
         self.records = []  # (tick, kind, api, fn, peer, tag, comm, csize, root, op, bytes, x)
         self.pairs = []  # (tick, ns) read together
@@ -67,7 +75,7 @@ class RankFile:
             if len(data) - pos < CHUNK.size:
                 self.truncated = True
                 break
-            magic, ctype, _version, nbytes, _ = CHUNK.unpack_from(data, pos)
+            magic, ctype, version, nbytes, _ = CHUNK.unpack_from(data, pos)
             if magic != MAGIC:
                 if self.header is None:
                     raise TraceError("%s: not a tern trace file" % self.path)
@@ -78,13 +86,13 @@ class RankFile:
                 self.truncated = True
                 break
             pos += CHUNK.size + nbytes
-            self._chunk(ctype, body)
+            self._chunk(ctype, version, body)
         if self.header is None:
             raise TraceError("%s: no header chunk" % self.path)
         if self.end is None:
             self.truncated = True
 
-    def _chunk(self, ctype, body):
+    def _chunk(self, ctype, version, body):
         if ctype == C_HEADER:
             v = HEADER.unpack_from(body)
             self.header = {
@@ -93,14 +101,23 @@ class RankFile:
                 "rec_bytes": v[7], "version": "%d.%d" % (v[8], v[9]),
                 "host": v[10].split(b"\0")[0].decode(errors="replace"),
                 "exe": v[11].split(b"\0")[0].decode(errors="replace")}
-            if self.header["rec_bytes"] != REC.size:
-                raise TraceError("%s: records of %d bytes, this reader knows %d" %
-                                 (self.path, self.header["rec_bytes"], REC.size))
+            self.version = version
+            want = UNIT.size if version >= 2 else REC.size
+            if self.header["rec_bytes"] != want:
+                raise TraceError("%s: records of %d bytes, this reader knows %d (format %d)" %
+                                 (self.path, self.header["rec_bytes"], want, version))
             self.pairs.append((v[4], v[5]))
         elif ctype == C_NAMES:
             for line in body.decode().splitlines():
                 api, name = line.split(" ", 1)
                 self.names.append((APIS.get(int(api), "?"), name))
+        elif ctype == C_RECORDS and version >= 2:
+            _tid, n, tick, ns, t0, units, _ = RECHEAD2.unpack_from(body)
+            self.pairs.append((tick, ns))
+            recs = _decode(body, RECHEAD2.size, units, t0, self)
+            if len(recs) != n:
+                raise TraceError("%s: a records chunk is inconsistent" % self.path)
+            self.records.extend(recs)
         elif ctype == C_RECORDS:
             _tid, n, tick, ns = RECHEAD.unpack_from(body)
             self.pairs.append((tick, ns))
@@ -139,6 +156,43 @@ class RankFile:
             return lambda ns: float(init[1])
         slope = (fini[1] - init[1]) / float(fini[0] - init[0])
         return lambda ns: init[1] + (ns - init[0]) * slope
+
+
+def _decode(body, off, units, t, rf=None):
+    """The version 2 records of a chunk (16-byte units, delta times from t) as version 1
+    tuples: (tick, kind, api, fn, peer, tag, comm, csize, root, op, pad, bytes, x)."""
+    out = []
+    end = off + units * UNIT.size
+    if end > len(body):
+        raise TraceError("a records chunk is shorter than its units")
+    while off < end:
+        dt, kind, nu, fn, a, b = UNIT.unpack_from(body, off)
+        if nu < 1 or nu > 4 or off + nu * UNIT.size > end:
+            raise TraceError("a record of %d units" % nu)
+        x = off + UNIT.size
+        if kind & UF_ABS:
+            t = UNIT_QQ.unpack_from(body, x)[0]
+            x += UNIT.size
+            if rf is not None:
+                rf.abs_records += 1
+        else:
+            t += dt
+        k = kind & UF_KIND
+        if k == LEAVE:
+            out.append((t, k, 0, fn, NONE, a, NONE, NONE, NONE, NONE, 0, 0, 0))
+        elif k == ENTER:
+            nbytes, site = UNIT_QQ.unpack_from(body, x)
+            comm = csize = root = op = NONE
+            if kind & UF_ARGS:
+                comm, csize, root, op = UNIT_4i.unpack_from(body, x + UNIT.size)
+            out.append((t, k, 0, fn, a, b, comm, csize, root, op, 0, nbytes, site))
+        elif MSG_SEND <= k <= MSG_DONE:
+            nbytes, req, err = UNIT_QIi.unpack_from(body, x)
+            out.append((t, k, 0, 0, a, b, fn, NONE, NONE, err, 0, nbytes, req))
+        else:
+            raise TraceError("a record of unknown kind %d" % k)
+        off += nu * UNIT.size
+    return out
 
 
 def _none(v):
