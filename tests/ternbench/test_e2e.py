@@ -89,7 +89,7 @@ check(abs(h["bw_as"] * h["t_b"] - 1) < 1e-9 and abs(h["n_half"] - h["t_s"] / h["
       1e-6 * h["n_half"], "derived quantities consistent")
 md = open(os.path.join(out, "report.md")).read()
 m = re.search(r"^\| tern \| pingpong \| standard \| ([\d.]+) us \| ([\d.]+) ns/B \| "
-              r"([\d.]+) GB/s \| .* \| ([\d.]+) \| [\d.]+% / [\d.]+% \|$", md, re.M)
+              r"([\d.]+) [GM]B/s \| .* \| ([\d.]+) \| [\d.]+% / [\d.]+% \|$", md, re.M)
 check(m is not None, "report.md has the tern ping-pong Hockney row")
 if m:
     ts_us, tb_ns, bw, r2 = (float(x) for x in m.groups())
