@@ -67,6 +67,7 @@ static int core_sendrecv_coll(struct tern_comm *comm, const void *sbuf, size_t s
     core_req_t *rr = NULL, *sr = NULL;
     int rc = 0;
     uint16_t ctx = (uint16_t)(comm->ctx + 1);
+    tag += comm->agree_tag;
     /* A member known dead: the others may have given up this step already. */
     if (core_comm_has_failed(comm)) return TERN_ERR_PEER_FAILED;
     if (src >= 0) rc = core_irecv(rbuf, rlen, core_comm_world(comm, src), tag, ctx, comm, &rr);
@@ -129,91 +130,69 @@ out:
 /*
  * Agree on a free context pair among the members of comm.
  *
- * With several threads two agreements (on different parents) may overlap, and both
- * could pick the same free pair. As in MPICH, the local free mask is lent to one
- * agreement at a time; any other offers an empty mask, and an agreement that came back
- * empty because some member lent its mask elsewhere (the extra word says whether every
- * member offered its own) is tried again. Among the threads that want the mask, the one
- * whose parent has the lowest context id gets it, so all members soon lend it to the
- * same agreement. A single thread always has the mask: one try, as before. The pair
- * picked is marked taken at once, and while an agreement's offer is out (core_ctx_hold)
- * no background agreement (below) reserves a pair here.
+ * Several agreements may be under way on one process at once: threads agreeing on
+ * different parents, and background ones (MPI_Comm_idup, below). None may hold the
+ * process's free mask while it waits for the others - two such holders on two processes,
+ * each waiting for the other's members, never finish - so every agreement is rounds of
+ * two AND-reductions over its members:
+ *   offer  every member's free mask as it is now; the AND gives the candidates (picked
+ *          from a place that depends on the parent, so agreements on different parents
+ *          seldom want the same pair);
+ *   vote   each member reserves the candidates (marks them taken) if they are still free
+ *          here, and votes yes; the AND of the votes decides: all yes, they are the
+ *          answer; else those that reserved release them, and the next round starts.
+ * Two agreements can never both keep a pair: on a process both belong to, the second to
+ * vote finds it taken. One agreement alone always succeeds in its first round.
  */
-struct core_ctx_wanter {
-    uint16_t ctx;
-    struct core_ctx_wanter *next;
-};
-static struct core_ctx_wanter *core_ctx_wanters;
-static int core_ctx_lent;
-static int core_ctx_holds; /* blocking agreements under way here (their offers are out) */
-
-void core_ctx_hold(int on)
-{
-    core_ctx_holds += on ? 1 : -1;
-}
-
 void core_ctx_take(const uint16_t *ctx, int n, int used)
 {
     for (int i = 0; i < n; i++)
         core_ctx_mark(ctx[i], used);
 }
 
+int core_ctx_pick(uint64_t *mask, uint16_t parent, int n, uint16_t *ctx)
+{
+    const int pairs = CORE_MASK_WORDS * 64;
+    int start = (int)((parent / 2u) * 37u % (unsigned)pairs), k = 0;
+    for (int j = 0; j < pairs && k < n; j++) {
+        int p = (start + j) % pairs;
+        if (mask[p / 64] & (1ull << (p % 64))) ctx[k++] = (uint16_t)(p * 2);
+    }
+    return k == n;
+}
+
+int core_ctx_reserve(const uint16_t *ctx, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (core.ctx_used[ctx[i] / 2 / 64] & (1ull << (ctx[i] / 2 % 64))) return 0;
+    core_ctx_take(ctx, n, 1);
+    return 1;
+}
+
 static int core_ctx_agree(struct tern_comm *comm, uint16_t *ctx)
 {
-    uint64_t mask[CORE_MASK_WORDS + 1];
-    struct core_ctx_wanter me = {comm->ctx, core_ctx_wanters};
-    core_ctx_wanters = &me;
-    core_ctx_hold(1);
-    int rc;
+    uint64_t mask[CORE_MASK_WORDS];
     for (;;) {
-        int lowest = 1;
-        for (struct core_ctx_wanter *w = core_ctx_wanters; w; w = w->next)
-            if (w->ctx < comm->ctx) lowest = 0;
-        int mine = !core_ctx_lent && lowest;
-        if (mine) core_ctx_lent = 1;
         for (int i = 0; i < CORE_MASK_WORDS; i++)
-            mask[i] = mine ? ~core.ctx_used[i] : 0;
-        mask[CORE_MASK_WORDS] = (uint64_t)mine;
-        rc = core_allreduce_band(comm, mask, CORE_MASK_WORDS + 1);
-        if (mine) core_ctx_lent = 0;
-        if (rc) break;
-        rc = TERN_ERR_AGAIN;
-        for (int i = 0; i < CORE_MASK_WORDS && rc; i++)
-            if (mask[i]) {
-                *ctx = (uint16_t)((i * 64 + __builtin_ctzll(mask[i])) * 2);
-                core_ctx_mark(*ctx, 1); /* before a background agreement can vote for it */
-                rc = 0;
-            }
-        if (rc == 0) break;
-        if (mask[CORE_MASK_WORDS]) { /* everyone offered its own: every context id is taken */
-            rc = TERN_ERR_NOMEM;
-            break;
-        }
+            mask[i] = ~core.ctx_used[i];
+        int rc = core_allreduce_band(comm, mask, CORE_MASK_WORDS);
+        if (rc) return rc;
+        if (!core_ctx_pick(mask, comm->ctx, 1, ctx)) return TERN_ERR_NOMEM; /* all taken */
+        int mine = core_ctx_reserve(ctx, 1);
+        uint64_t yes = (uint64_t)mine;
+        rc = core_allreduce_band(comm, &yes, 1);
+        if (rc == 0 && yes) return 0;
+        if (mine) core_ctx_mark(*ctx, 0);
+        if (rc) return rc;
     }
-    core_ctx_hold(0);
-    struct core_ctx_wanter **pp = &core_ctx_wanters;
-    while (*pp != &me)
-        pp = &(*pp)->next;
-    *pp = me.next;
-    return rc;
 }
 
 /*
- * The same agreement without blocking (MPI_Comm_idup), advanced by a progress hook. It
- * cannot borrow the free mask as a blocking agreement does: its round may wait on
- * members that are themselves blocked in another agreement which needs this process's
- * mask (MPI_Comm_create_group on one half, MPI_Comm_idup first on the other), so it
- * would never come back. Instead each round is two AND-reductions over the members:
- *   offer  every member's free mask as it is now; the AND gives candidate pairs;
- *   vote   each member reserves the candidates (marks them taken) if they are still free
- *          here and no blocking agreement has an offer out (it may pick them), and votes
- *          yes; the AND of the votes decides: all yes, the pairs are the answer; else the
- *          members that reserved release, and the next round starts.
- * Blocking agreements never offer a reserved pair (it is marked taken), so the two kinds
- * cannot pick the same one. Each reduction gathers to member 0 of the group, which (for
- * an intercommunicator) swaps the group's result with the other group's leader and
- * answers its group; the messages go on comm's collective context with tags of their
- * own (below the collectives' tag space, above the internal ones).
+ * The same agreement without blocking (MPI_Comm_idup), advanced by a progress hook: the
+ * same two reductions per round, each gathered to member 0 of the group, which (for an
+ * intercommunicator) swaps the group's result with the other group's leader and answers
+ * its group. The messages go on comm's collective context with tags of their own (below
+ * the collectives' tag space, above the internal ones).
  */
 #define CORE_NB_TAG 0x20000000
 static struct tern_comm *core_comm_new(uint16_t ctx, int rank, int size, const int *world_of);
@@ -316,20 +295,11 @@ static void core_nb_reduced(struct core_ctx_nb *nb)
 {
     int rc = 0;
     if (nb->stage == NB_OFFER) {
-        int k = 0;
-        for (int i = 0; i < CORE_MASK_WORDS && k < nb->nctx; i++)
-            while (nb->mask[i] && k < nb->nctx) {
-                nb->ctx[k++] = (uint16_t)((i * 64 + __builtin_ctzll(nb->mask[i])) * 2);
-                nb->mask[i] &= nb->mask[i] - 1;
-            }
-        if (k < nb->nctx) { /* offers are never withheld: every context id is taken */
-            core_nb_done(nb, TERN_ERR_NOMEM);
+        if (!core_ctx_pick(nb->mask, nb->comm->ctx, nb->nctx, nb->ctx)) {
+            core_nb_done(nb, TERN_ERR_NOMEM); /* every context id is taken */
             return;
         }
-        int yes = core_ctx_holds == 0;
-        for (int i = 0; i < nb->nctx && yes; i++)
-            if (core.ctx_used[nb->ctx[i] / 2 / 64] & (1ull << (nb->ctx[i] / 2 % 64))) yes = 0;
-        if (yes) core_ctx_take(nb->ctx, nb->nctx, 1);
+        int yes = core_ctx_reserve(nb->ctx, nb->nctx);
         nb->reserved = yes;
         nb->stage = NB_VOTE;
         nb->mask[0] = (uint64_t)yes;

@@ -176,6 +176,8 @@ struct tern_comm {
     int *world_of;       /* comm rank -> world rank; NULL: identity (world) */
     int *comm_of;        /* world rank -> comm rank or -1; NULL: identity */
     uint32_t coll_seq;   /* collectives started on this communicator */
+    int agree_tag;       /* added to comm.c's internal tags (MPI_Comm_create_group's tag:
+                            concurrent calls on one parent stay apart); usually 0 */
     void *coll_shm;      /* the collectives' shared region (coll_shm.c), or NULL */
     int coll_shm_state;  /* 0 not tried, 1 attached, -1 unavailable */
     void *coll_hier;     /* the hierarchical collectives' sub-communicators (coll_hier.c) */
@@ -602,11 +604,13 @@ void core_comm_idup_free(struct core_ctx_nb *nb);
 int core_ctx_agree_start(struct tern_comm *comm, const int *lworld, int lsize, int lrank,
                          int rleader, int nctx, core_req_t *done, struct core_ctx_nb **out);
 int core_ctx_agree_test(struct core_ctx_nb *nb, uint16_t *ctx);
-/* For agreements made by a layer above with core_ctx_free_mask (MPI intercommunicators):
- * hold (on 1) from before the mask is read until the pairs picked are taken, release (0)
- * after, so that no background agreement reserves a pair the blocking one may pick; and
- * take (used 1) or give back (0) the n pairs picked. */
-void core_ctx_hold(int on);
+/* For agreements made by a layer above with core_ctx_free_mask (MPI intercommunicators),
+ * in rounds as comm.c's own: pick n candidate pairs from an agreed mask, the same way on
+ * every member (parent: a context id all members share, or 0; 0 if fewer than n are
+ * free); reserve them here if all are still free (1) or not (0, nothing taken); take
+ * (used 1) or give back (0) n pairs. */
+int core_ctx_pick(uint64_t *mask, uint16_t parent, int n, uint16_t *ctx);
+int core_ctx_reserve(const uint16_t *ctx, int n);
 void core_ctx_take(const uint16_t *ctx, int n, int used);
 void core_ctx_free_mask(uint64_t *words);
 int core_comm_make(uint16_t ctx, int rank, int size, const int *world_of, struct tern_comm **out);

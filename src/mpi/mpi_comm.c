@@ -547,8 +547,9 @@ MPI_ALIAS(Comm_create)
  * MPI_Comm_create_group: collective over the group's members only. They agree on a
  * context id among themselves (core_comm_dup on a communicator object that lists just
  * them, talking on comm's collective context, where messages from non-members can never
- * match). As the members' calls on comm are ordered like any collective, `tag` is not
- * needed to keep concurrent calls apart and is only checked.
+ * match). `tag` keeps calls made on one parent by different threads at once apart: it
+ * offsets the agreement's internal tags (agree_tag, between the core's fixed internal
+ * tags and the background agreements' ones).
  */
 int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
 {
@@ -579,7 +580,8 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
                             .rank = me,
                             .size = g->size,
                             .world_of = g->world,
-                            .comm_of = comm_of};
+                            .comm_of = comm_of,
+                            .agree_tag = 0x10000000 + ((tag & 0x03ffffff) << 2)};
     struct tern_comm *tc;
     int rc = core_comm_dup(&sub, &tc);
     free(comm_of);

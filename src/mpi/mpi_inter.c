@@ -31,46 +31,46 @@ enum { IC_TAG = 1 }; /* on ic_coll, whose context only the collectives use */
 
 /* ---- context ids and construction ------------------------------------------------------ */
 
-/*
- * Agree on n free context pairs (n <= 3) among the members of both groups: `local` is my
- * group's intra-communicator whose rank `lroot` is the leader; the leader reaches the
- * other leader as rank `rleader` of `bridge` with `tag`.
- */
-static int ic_agree(MPI_Comm local, int lroot, MPI_Comm bridge, int rleader, int tag, int n,
-                    uint16_t *ctx)
+/* AND n words over both groups: within mine (`local`, leader `lroot`), then the leaders
+ * swap over `bridge` (the other is its rank `rleader`, `tag`), then each tells its group. */
+static int ic_and(MPI_Comm local, int lroot, MPI_Comm bridge, int rleader, int tag, uint64_t *m,
+                  int n)
 {
-    uint64_t m[CORE_CTX_PAIR_WORDS], o[CORE_CTX_PAIR_WORDS];
-    core_ctx_hold(1);
-    core_ctx_free_mask(m);
-    int rc = PMPI_Allreduce(MPI_IN_PLACE, m, CORE_CTX_PAIR_WORDS, MPI_UINT64_T, MPI_BAND, local);
-    if (rc) {
-        core_ctx_hold(0);
-        return rc;
-    }
+    uint64_t o[CORE_CTX_PAIR_WORDS];
+    int rc = PMPI_Allreduce(MPI_IN_PLACE, m, n, MPI_UINT64_T, MPI_BAND, local);
+    if (rc) return rc;
     int me;
     PMPI_Comm_rank(local, &me);
     if (me == lroot) {
-        rc = PMPI_Sendrecv(m, CORE_CTX_PAIR_WORDS, MPI_UINT64_T, rleader, tag, o,
-                           CORE_CTX_PAIR_WORDS, MPI_UINT64_T, rleader, tag, bridge,
-                           MPI_STATUS_IGNORE);
-        for (int i = 0; rc == 0 && i < CORE_CTX_PAIR_WORDS; i++)
+        rc = PMPI_Sendrecv(m, n, MPI_UINT64_T, rleader, tag, o, n, MPI_UINT64_T, rleader, tag,
+                           bridge, MPI_STATUS_IGNORE);
+        for (int i = 0; rc == 0 && i < n; i++)
             m[i] &= o[i];
     }
-    if (rc == 0) rc = PMPI_Bcast(m, CORE_CTX_PAIR_WORDS, MPI_UINT64_T, lroot, local);
-    if (rc) {
-        core_ctx_hold(0);
-        return rc;
+    return rc ? rc : PMPI_Bcast(m, n, MPI_UINT64_T, lroot, local);
+}
+
+/*
+ * Agree on n free context pairs (n <= 3) among the members of both groups, in rounds as
+ * the core's agreements (src/core/comm.c): offer the free masks, pick candidates (from a
+ * place set by `parent`, a context id both groups share, or 0), reserve and vote.
+ */
+static int ic_agree(MPI_Comm local, int lroot, MPI_Comm bridge, int rleader, int tag,
+                    uint16_t parent, int n, uint16_t *ctx)
+{
+    for (;;) {
+        uint64_t m[CORE_CTX_PAIR_WORDS];
+        core_ctx_free_mask(m);
+        int rc = ic_and(local, lroot, bridge, rleader, tag, m, CORE_CTX_PAIR_WORDS);
+        if (rc) return rc;
+        if (!core_ctx_pick(m, parent, n, ctx)) return MPI_ERR_INTERN; /* none free */
+        int mine = core_ctx_reserve(ctx, n);
+        uint64_t yes = (uint64_t)mine;
+        rc = ic_and(local, lroot, bridge, rleader, tag, &yes, 1);
+        if (rc == 0 && yes) return MPI_SUCCESS;
+        if (mine) core_ctx_take(ctx, n, 0);
+        if (rc) return rc;
     }
-    int k = 0;
-    for (int i = 0; i < CORE_CTX_PAIR_WORDS && k < n; i++)
-        while (m[i] && k < n) {
-            int b = __builtin_ctzll(m[i]);
-            m[i] &= m[i] - 1;
-            ctx[k++] = (uint16_t)((i * 64 + b) * 2);
-        }
-    if (k == n) core_ctx_take(ctx, n, 1);
-    core_ctx_hold(0);
-    return k == n ? MPI_SUCCESS : MPI_ERR_INTERN;
 }
 
 /* A hidden communicator: errors come back to the caller, who reports them. */
@@ -157,7 +157,7 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
         for (int j = 0; j < nl; j++)
             if (R[i] == L[j]) rc = MPI_ERR_COMM; /* the groups must be disjoint */
     uint16_t ctx[3];
-    if (rc == 0) rc = ic_agree(local_comm, local_leader, peer_comm, remote_leader, tag, 3, ctx);
+    if (rc == 0) rc = ic_agree(local_comm, local_leader, peer_comm, remote_leader, tag, 0, 3, ctx);
     if (rc == 0) rc = ic_make(L, nl, me, R, nr, ctx, c, newintercomm);
     free(L);
     free(R);
@@ -189,7 +189,7 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
      * rank (both sides decide the same). */
     int first = mine[0] != theirs[0] ? !mine[0] : mine[1] < theirs[1];
     uint16_t ctx;
-    if (rc == 0) rc = ic_agree(c->ic_local, 0, c->ic_coll, 0, IC_TAG, 1, &ctx);
+    if (rc == 0) rc = ic_agree(c->ic_local, 0, c->ic_coll, 0, IC_TAG, c->tc->ctx, 1, &ctx);
     int *all = malloc((size_t)(nl + nr) * sizeof(int));
     if (rc == 0 && all == NULL) rc = MPI_ERR_NO_MEM;
     struct tern_comm *tc = NULL;
@@ -210,7 +210,7 @@ MPI_ALIAS(Intercomm_merge)
 int mpi_ic_dup(struct mpi_comm *c, MPI_Comm *out)
 {
     uint16_t ctx[3];
-    int rc = ic_agree(c->ic_local, 0, c->ic_coll, 0, IC_TAG, 3, ctx);
+    int rc = ic_agree(c->ic_local, 0, c->ic_coll, 0, IC_TAG, c->tc->ctx, 3, ctx);
     int *L = ic_members(c->ltc), *R = ic_members(c->tc);
     if (rc == 0 && (!L || !R)) rc = MPI_ERR_NO_MEM;
     if (rc == 0) rc = ic_make(L, c->ltc->size, c->tc->rank, R, c->tc->size, ctx, c, out);
@@ -286,7 +286,7 @@ int mpi_ic_split(struct mpi_comm *c, int color, int key, MPI_Comm *out)
     if (rc == 0) rc = PMPI_Allgather(mine, 2, MPI_INT, lck, 2, MPI_INT, c->ic_local);
     if (rc == 0) rc = ic_swap_ints(c, lck, 2 * nl, rck, 2 * nr);
     uint16_t ctx[3];
-    if (rc == 0) rc = ic_agree(c->ic_local, 0, c->ic_coll, 0, IC_TAG, 3, ctx);
+    if (rc == 0) rc = ic_agree(c->ic_local, 0, c->ic_coll, 0, IC_TAG, c->tc->ctx, 3, ctx);
     int agreed = rc == 0;
     *out = MPI_COMM_NULL;
     if (rc == 0 && color != MPI_UNDEFINED) {
