@@ -564,6 +564,7 @@ static int shm_poll(void)
     for (uint32_t k = 0; k < shm.ntalk; k++) {
         if (shm.talk[k] == shm.my_li) continue;
         struct shm_peer *pe = &shm.peers[shm.talk[k]];
+        int cells = 0;
         /* A bounded batch per peer keeps one busy sender from starving the others. */
         for (int i = 0; i < 32; i++) {
             const void *data;
@@ -586,10 +587,16 @@ static int shm_poll(void)
                 }
                 continue;
             }
+            cells |= pe->in.cur_cell != SHM_CELL_NONE;
             shm.recv(pe->world_rank, data, len);
             shm_chan_release(&pe->in);
             n++;
         }
+        /* Cells went back to that peer's pool: if it sleeps, it may be waiting for them
+         * (a stream whose frames wait for cells in its pending queue), and no frame of
+         * ours would wake it before its sleep times out. Frames in cells are 2 KiB and
+         * more, so the fence of this check is small next to their copies. */
+        if (cells) shm_wake(pe);
     }
     return n;
 }
