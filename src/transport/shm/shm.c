@@ -365,6 +365,19 @@ static void shm_wake(struct shm_peer *pe)
     }
 }
 
+/* After giving cells back to pe's pool: ring its bell if it sleeps. No fence: the
+ * sequentially consistent exchange that returned the last cell (shm_pool_view_put) and
+ * this sequentially consistent load pair with the fence in shm_sleep_begin, which
+ * precedes the sleeper's last look at its return stack; so either it sees the cell or
+ * we see it asleep. */
+static void shm_wake_after_put(struct shm_peer *pe)
+{
+    if (atomic_load_explicit(&pe->seg->sleeping, memory_order_seq_cst)) {
+        atomic_fetch_add(&pe->seg->bell, 1);
+        shm_futex(&pe->seg->bell, FUTEX_WAKE, INT_MAX, NULL);
+    }
+}
+
 /* Before my first frame to pe: put myself on its list of senders (the channel's first
  * page is touched first, so the receiver never reads a page that is not there). */
 static int shm_out_open(struct shm_peer *pe)
@@ -594,9 +607,8 @@ static int shm_poll(void)
         }
         /* Cells went back to that peer's pool: if it sleeps, it may be waiting for them
          * (a stream whose frames wait for cells in its pending queue), and no frame of
-         * ours would wake it before its sleep times out. Frames in cells are 2 KiB and
-         * more, so the fence of this check is small next to their copies. */
-        if (cells) shm_wake(pe);
+         * ours would wake it before its sleep times out. */
+        if (cells) shm_wake_after_put(pe);
     }
     return n;
 }

@@ -170,13 +170,15 @@ static inline unsigned char *shm_pool_cell(const struct shm_pool_view *v, uint32
     return v->cells + (size_t)v->nsmall * v->cell_size + (size_t)(id - v->nsmall) * v->big_size;
 }
 
-/* Give cell id back to the pool's owner (any process, any time). */
+/* Give cell id back to the pool's owner (any process, any time). The exchange is
+ * sequentially consistent (on x86 the same locked instruction as a release one), so
+ * that a later look at whether the owner sleeps is ordered after it without a fence. */
 static inline void shm_pool_view_put(const struct shm_pool_view *v, uint32_t id)
 {
     uint32_t old = atomic_load_explicit(v->ret_head, memory_order_relaxed);
     do
         atomic_store_explicit(&v->next[id], old, memory_order_relaxed);
-    while (!atomic_compare_exchange_weak_explicit(v->ret_head, &old, id, memory_order_release,
+    while (!atomic_compare_exchange_weak_explicit(v->ret_head, &old, id, memory_order_seq_cst,
                                                   memory_order_relaxed));
 }
 
