@@ -1,6 +1,7 @@
 /*
- * shm_sizes.c - every message size from 0 B to 9 KiB, and a band around every power of
- * two up to 64 KiB, between pairs of ranks (0-1, 2-3, ...), checked byte for byte.
+ * shm_sizes.c - every message size from 0 B to 9 KiB, and bands of +-20 bytes around the
+ * eager limit (the default 10 KiB and TERN_SHM_EAGER_MAX when set) and around 16, 32 and
+ * 64 KiB, between pairs of ranks (0-1, 2-3, ...), checked byte for byte.
  *
  * The shared-memory transport carries a frame in one slot, in consecutive slots, in a
  * cell or in a big cell, and the core sends it eagerly or by rendezvous (single copy)
@@ -26,17 +27,38 @@
 static size_t *sizes;
 static int nsizes;
 
+static int cmp_size(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* TERN_SHM_EAGER_MAX as the library reads it (a number with an optional k suffix), or 0. */
+static size_t eager_max_env(void)
+{
+    const char *v = getenv("TERN_SHM_EAGER_MAX");
+    if (v == NULL || *v == '\0') return 0;
+    char *end;
+    size_t n = (size_t)strtoull(v, &end, 0);
+    return *end == 'k' || *end == 'K' ? n * 1024 : n;
+}
+
 static void make_sizes(void)
 {
-    sizes = mp_malloc((MAX_DENSE + 1 + 16 * (2 * BAND + 1)) * sizeof *sizes);
+    sizes = mp_malloc((MAX_DENSE + 1 + 8 * (2 * BAND + 1)) * sizeof *sizes);
     for (size_t s = 0; s <= MAX_DENSE; s++)
         sizes[nsizes++] = s;
-    /* Beyond the dense range: around each power of two, and around a cell less the
-     * frame's header (16 bytes) where a frame moves from a cell to a big cell. */
-    static const size_t centres[] = {16384 - 16, 16384, 32768 - 16, 32768, 65536 - 16, 65536};
-    for (size_t c = 0; c < sizeof centres / sizeof centres[0]; c++)
+    /* Beyond the dense range: around the default eager limit (10 KiB) and the one this
+     * run sets, around each power of two, and around a cell less the frame's header
+     * (16 bytes) where a frame moves from a cell to a big cell. */
+    size_t centres[] = {10240,      eager_max_env(), 16384 - 16, 16384,
+                        32768 - 16, 32768,           65536 - 16, 65536};
+    int nc = (int)(sizeof centres / sizeof centres[0]);
+    qsort(centres, (size_t)nc, sizeof centres[0], cmp_size);
+    for (int c = 0; c < nc; c++)
         for (size_t s = centres[c] - BAND; s <= centres[c] + BAND; s++)
-            if (s > sizes[nsizes - 1]) sizes[nsizes++] = s;
+            if (centres[c] > MAX_DENSE && s > sizes[nsizes - 1] && s <= MAX_SIZE)
+                sizes[nsizes++] = s;
 }
 
 static uint64_t seed_of(size_t size, int phase, int rank)
