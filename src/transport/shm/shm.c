@@ -365,6 +365,19 @@ static void shm_wake(struct shm_peer *pe)
     }
 }
 
+/* After giving cells back to pe's pool: ring its bell if it sleeps. No fence: the
+ * sequentially consistent exchange that returned the last cell (shm_pool_view_put) and
+ * this sequentially consistent load pair with the fence in shm_sleep_begin, which
+ * precedes the sleeper's last look at its return stack; so either it sees the cell or
+ * we see it asleep. */
+static void shm_wake_after_put(struct shm_peer *pe)
+{
+    if (atomic_load_explicit(&pe->seg->sleeping, memory_order_seq_cst)) {
+        atomic_fetch_add(&pe->seg->bell, 1);
+        shm_futex(&pe->seg->bell, FUTEX_WAKE, INT_MAX, NULL);
+    }
+}
+
 /* Before my first frame to pe: put myself on its list of senders (the channel's first
  * page is touched first, so the receiver never reads a page that is not there). */
 static int shm_out_open(struct shm_peer *pe)
@@ -564,6 +577,7 @@ static int shm_poll(void)
     for (uint32_t k = 0; k < shm.ntalk; k++) {
         if (shm.talk[k] == shm.my_li) continue;
         struct shm_peer *pe = &shm.peers[shm.talk[k]];
+        int cells = 0;
         /* A bounded batch per peer keeps one busy sender from starving the others. */
         for (int i = 0; i < 32; i++) {
             const void *data;
@@ -586,10 +600,15 @@ static int shm_poll(void)
                 }
                 continue;
             }
+            cells |= pe->in.cur_cell != SHM_CELL_NONE;
             shm.recv(pe->world_rank, data, len);
             shm_chan_release(&pe->in);
             n++;
         }
+        /* Cells went back to that peer's pool: if it sleeps, it may be waiting for them
+         * (a stream whose frames wait for cells in its pending queue), and no frame of
+         * ours would wake it before its sleep times out. */
+        if (cells) shm_wake_after_put(pe);
     }
     return n;
 }

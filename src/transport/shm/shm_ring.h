@@ -63,13 +63,18 @@
  * sequence word with the value a consumed slot of that position has, so stale data can
  * never look like a frame in a later lap.
  *
- * Thirty-two slots (2040 bytes) keep every message up to 2 KiB - 24 bytes out of the
- * cells: a 256-byte message in a cell cost a slot, five cell lines and a cell's return,
- * and the cells sit far from the slots (measured 2026-11-25: 256 B ping-pong
- * 0.229 -> 0.167 us, 1 KiB stream 0.140 -> 0.104 us per message). Larger frames go to
- * cells, whose frames pay one slot and no per-line release.
+ * Twenty slots (1272 bytes) keep every message up to 1256 bytes out of the cells: a
+ * 256-byte message in a cell cost a slot, five cell lines and a cell's return, and the
+ * cells sit far from the slots (measured 2026-11-25: 256 B ping-pong 0.229 -> 0.167 us,
+ * 1 KiB stream 0.140 -> 0.104 us per message). Larger frames go to cells, whose frames
+ * pay one slot and no per-line release: the consumer's release store into every
+ * continuation slot makes the producer's next write of it a transfer of the whole line,
+ * which from about 1.3 KiB costs more than the cell's return (measured 2026-11-26, same
+ * run, 20 against 32 slots: 1533 B ping-pong 0.773 -> 0.734 us, 1790 B 0.880 -> 0.758,
+ * 1533 B stream 0.382 -> 0.319 us per message; 8 slots lost 15% at 512 B; 64 slots for
+ * lone 2-4 KiB frames lost 25% at 2 KiB).
  */
-#define SHM_FRAME_LINES 32
+#define SHM_FRAME_LINES 20
 
 /* Make [addr, addr + len) writable memory that exists (0), or fail (nonzero). */
 typedef int (*shm_touch_fn)(void *addr, size_t len);
@@ -165,13 +170,15 @@ static inline unsigned char *shm_pool_cell(const struct shm_pool_view *v, uint32
     return v->cells + (size_t)v->nsmall * v->cell_size + (size_t)(id - v->nsmall) * v->big_size;
 }
 
-/* Give cell id back to the pool's owner (any process, any time). */
+/* Give cell id back to the pool's owner (any process, any time). The exchange is
+ * sequentially consistent (on x86 the same locked instruction as a release one), so
+ * that a later look at whether the owner sleeps is ordered after it without a fence. */
 static inline void shm_pool_view_put(const struct shm_pool_view *v, uint32_t id)
 {
     uint32_t old = atomic_load_explicit(v->ret_head, memory_order_relaxed);
     do
         atomic_store_explicit(&v->next[id], old, memory_order_relaxed);
-    while (!atomic_compare_exchange_weak_explicit(v->ret_head, &old, id, memory_order_release,
+    while (!atomic_compare_exchange_weak_explicit(v->ret_head, &old, id, memory_order_seq_cst,
                                                   memory_order_relaxed));
 }
 
