@@ -24,9 +24,10 @@
  * the receive buffer), and its sequence number for that peer: a provider may complete
  * messages out of order (ofi_rxm finishes a large message through its own rendezvous
  * after smaller ones sent later), so a frame that arrives ahead of its turn keeps its
- * buffer until those before it are delivered. Each frame is copied into a send buffer
- * that stays ours until its send completes (no FI_INJECT: see ofi_send), up to
- * TERN_OFI_FRAME (capped by the provider's max_msg_size).
+ * buffer until those before it are delivered. A frame up to the provider's inject size
+ * goes by fi_inject (ofi_inject); a larger one is copied into a send buffer that stays
+ * ours until its send completes, up to TERN_OFI_FRAME (capped by the provider's
+ * max_msg_size).
  *
  * Large frames. Where the provider has FI_RMA (and TERN_OFI_RMA is on), a larger frame
  * goes as an RTS: its head, and the address and key of the rest, registered (ofi_mr.c).
