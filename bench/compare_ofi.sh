@@ -7,6 +7,9 @@
 #   MPICH 5      ch4:ofi from the `mpich` wheel (MPIR_CVAR_CH4_NETMOD=ofi
 #                MPIR_CVAR_NOLOCAL=1 FI_PROVIDER=tcp), in the venv MPICH5_VENV
 #                (default /work/venv-mpich5: python3 -m venv DIR && DIR/bin/pip install mpich)
+#   tern ofi2    the same with TERN_OFI_LIBRARY=$OFI_LIB (default: the libfabric the MPICH
+#                wheel bundles, a newer build whose tcp provider is RDM itself, no ofi_rxm);
+#                OFI_LIB= (empty) leaves the column out
 # Prints one-way time (us) from 0 B to 64 KiB and bandwidth (GB/s) from 64 KiB to 64 MiB,
 # with ratios (> 1: tern ofi better); writes bench/results/<stamp>-ofi.txt.
 # env: BUILD_DIR (default build-bench), REPEAT=N rounds (default 1), TRIALS (default 3),
@@ -17,6 +20,8 @@ cd "$(dirname "$0")/.."
 build=${BUILD_DIR:-build-bench}
 venv=${MPICH5_VENV:-/work/venv-mpich5}
 trials=${TRIALS:-3}
+ofilib=${OFI_LIB-$venv/lib/mpich/libfabric.so.1}
+[ -n "$ofilib" ] && [ ! -e "$ofilib" ] && ofilib=
 iters=${ITERS:-2000}
 mkdir -p bench/results "$build/bench-mpi"
 stamp=$(date +%Y-%m-%d-%H%M%S)
@@ -40,6 +45,11 @@ one() {
   local name=$1 sizes=$2 args=(-s "$2" -t "$trials" -i "$iters" --only pingpong --csv)
   timeout 900 "$build/bin/ternrun" -n 2 -x TERN_TRANSPORTS=self,ofi -x FI_PROVIDER=tcp \
     "$build/bench/tern_pingpong" "${args[@]}" > "$tmp/$name.ofi.csv" 2>/dev/null
+  if [ -n "$ofilib" ]; then
+    timeout 900 "$build/bin/ternrun" -n 2 -x TERN_TRANSPORTS=self,ofi -x FI_PROVIDER=tcp \
+      -x TERN_OFI_LIBRARY="$ofilib" "$build/bench/tern_pingpong" "${args[@]}" \
+      > "$tmp/$name.ofi2.csv" 2>/dev/null
+  fi
   timeout 900 "$build/bin/ternrun" -n 2 -x TERN_TRANSPORTS=self,tcp \
     "$build/bench/tern_pingpong" "${args[@]}" > "$tmp/$name.tcp.csv" 2>/dev/null
   if [ -x "$build/bench-mpi/mpi_pingpong.openmpi" ]; then
@@ -64,15 +74,16 @@ table() {
     function ratio(a, b) { if (a == "" || b == "" || a == 0 || b == 0) return "n/a"
                            return sprintf("%.2f", kind == "lat" ? b / a : a / b) }
     END {
-      printf "%-10s %10s %10s %10s %10s %8s %8s %9s\n", "bytes", "tern-ofi", "tern-tcp",
-             "openmpi", "mpich5", "x/tcp", "x/ompi", "x/mpich"
+      printf "%-10s %10s %10s %10s %10s %10s %8s %8s %9s %8s\n", "bytes", "tern-ofi", "tern-ofi2",
+             "tern-tcp", "openmpi", "mpich5", "x/tcp", "x/ompi", "x/mpich", "x2/tcp"
       n = split(sizes, s, ",")
       for (i = 1; i <= n; i++) {
         b = s[i]
-        printf "%-10s %10s %10s %10s %10s %8s %8s %9s   (%s)\n", b, show(v["ofi", b]),
-               show(v["tcp", b]), show(v["ompi", b]), show(v["mpich", b]),
+        printf "%-10s %10s %10s %10s %10s %10s %8s %8s %9s %8s   (%s)\n", b, show(v["ofi", b]),
+               show(v["ofi2", b]), show(v["tcp", b]), show(v["ompi", b]), show(v["mpich", b]),
                ratio(v["ofi", b], v["tcp", b]), ratio(v["ofi", b], v["ompi", b]),
-               ratio(v["ofi", b], v["mpich", b]), kind == "lat" ? "us one-way" : "GB/s"
+               ratio(v["ofi", b], v["mpich", b]), ratio(v["ofi2", b], v["tcp", b]),
+               kind == "lat" ? "us one-way" : "GB/s"
       }
     }' "$tmp/$3".*.csv
 }
@@ -85,6 +96,7 @@ for round in $(seq "$rounds"); do
   {
     echo "tern ofi comparison (provider tcp;ofi_rxm) - $stamp - $(hostname); load $(cut -d' ' -f1-3 /proc/loadavg)"
     echo "latency: one-way us, ratio other/tern-ofi; bandwidth: GB/s, ratio tern-ofi/other; > 1: tern ofi better"
+    echo "tern-ofi2: TERN_OFI_LIBRARY=${ofilib:-(none)}; x2/tcp: tern-ofi2 against tern-tcp"
     table lat "$lat" lat
     table bw "$bw" bw
   } | tee -a "$out"

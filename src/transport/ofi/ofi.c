@@ -24,9 +24,10 @@
  * the receive buffer), and its sequence number for that peer: a provider may complete
  * messages out of order (ofi_rxm finishes a large message through its own rendezvous
  * after smaller ones sent later), so a frame that arrives ahead of its turn keeps its
- * buffer until those before it are delivered. Each frame is copied into a send buffer
- * that stays ours until its send completes (no FI_INJECT: see ofi_send), up to
- * TERN_OFI_FRAME (capped by the provider's max_msg_size).
+ * buffer until those before it are delivered. A frame up to the provider's inject size
+ * goes by fi_inject (ofi_inject); a larger one is copied into a send buffer that stays
+ * ours until its send completes, up to TERN_OFI_FRAME (capped by the provider's
+ * max_msg_size).
  *
  * Large frames. Where the provider has FI_RMA (and TERN_OFI_RMA is on), a larger frame
  * goes as an RTS: its head, and the address and key of the rest, registered (ofi_mr.c).
@@ -102,9 +103,15 @@ static int ofi_lib_load(void)
     static int tried, ok;
     if (tried) return ok ? 0 : -1;
     tried = 1;
-    ofi_lib.dl = dlopen("libfabric.so.1", RTLD_NOW | RTLD_LOCAL);
+    /* TERN_OFI_LIBRARY: another build of libfabric (FABRIC.md: a lean one starts ~0.7 s
+     * faster per process than Debian's, whose providers are all built in). */
+    const char *lib = util_tun.ofi_library[0] ? util_tun.ofi_library : "libfabric.so.1";
+    ofi_lib.dl = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
     if (ofi_lib.dl == NULL) {
-        UTIL_DEBUG(1, "ofi: cannot load libfabric.so.1 (%s)", dlerror());
+        if (util_tun.ofi_library[0])
+            UTIL_ERROR("ofi: cannot load TERN_OFI_LIBRARY=%s (%s)", lib, dlerror());
+        else
+            UTIL_DEBUG(1, "ofi: cannot load %s (%s)", lib, dlerror());
         return -1;
     }
     ofi_lib.getinfo = (__typeof__(ofi_lib.getinfo))dlsym(ofi_lib.dl, "fi_getinfo");
@@ -114,7 +121,7 @@ static int ofi_lib_load(void)
     ofi_lib.strerror = (__typeof__(ofi_lib.strerror))dlsym(ofi_lib.dl, "fi_strerror");
     ok = ofi_lib.getinfo && ofi_lib.freeinfo && ofi_lib.dupinfo && ofi_lib.fabric &&
          ofi_lib.strerror;
-    if (!ok) UTIL_DEBUG(1, "ofi: libfabric.so.1 lacks a function tern needs");
+    if (!ok) UTIL_DEBUG(1, "ofi: %s lacks a function tern needs", lib);
     return ok ? 0 : -1;
 }
 #define fi_getinfo  ofi_lib.getinfo
@@ -145,7 +152,7 @@ struct ofi_hdr {
 /* Message types (ofi_hdr.src >> 28). A FRAME carries a core frame; an RTS announces one
  * the receiver reads from the sender's registered memory (single copy); a FIN tells the
  * sender that read is over. FIN has no place in the frame order. */
-enum { OFI_T_FRAME = 0, OFI_T_RTS = 1, OFI_T_FIN = 2 };
+enum { OFI_T_FRAME = 0, OFI_T_RTS = 1, OFI_T_FIN = 2, OFI_T_NOP = 3 };
 #define OFI_SRC_MASK 0x0fffffffu
 
 /* What follows the header of an RTS: the frame is `inl` bytes carried here (at least the
@@ -261,6 +268,10 @@ static struct {
     int nctl;                   /* FINs posted or waiting */
     int closing;                /* close() drains: no more up-calls */
     unsigned long n_small, n_copy, n_err, n_held, n_rts, n_read_bytes;
+    unsigned long n_comp, n_trywait_retry, n_sleep, n_nosleep; /* waiting: see sleep_begin */
+    int use_inject; /* frames up to `inject` bytes go by fi_inject (no completion) */
+    char *injected; /* per world rank: frames injected since close() last flushed */
+    unsigned long n_inject;
 } ofi = {.waitfd = -1, .epfd = -1};
 
 static int ofi_wakefd = -1;
@@ -524,8 +535,9 @@ static int ofi_open(const struct tl_env *env, const int *peers, int n)
     ofi.txmoved = calloc((size_t)b->size, sizeof *ofi.txmoved);
     ofi.refpend = calloc((size_t)b->size, 1);
     ofi.rdvrx = calloc((size_t)b->size, sizeof *ofi.rdvrx);
-    if (!ofi.addr || !ofi.is_peer || !ofi.dead || !ofi.txseq || !ofi.rxseq || !ofi.held ||
-        !ofi.txpend || !ofi.txmoved || !ofi.refpend || !ofi.rdvrx)
+    ofi.injected = calloc((size_t)b->size, 1);
+    if (!ofi.injected || !ofi.addr || !ofi.is_peer || !ofi.dead || !ofi.txseq || !ofi.rxseq ||
+        !ofi.held || !ofi.txpend || !ofi.txmoved || !ofi.refpend || !ofi.rdvrx)
         return TERN_ERR_NOMEM;
     for (int r = 0; r < b->size; r++)
         ofi.addr[r] = FI_ADDR_NOTAVAIL;
@@ -539,6 +551,7 @@ static int ofi_open(const struct tl_env *env, const int *peers, int n)
     ofi.frame = frame;
     ofi.inject =
         info->tx_attr->inject_size < OFI_INJECT_MAX ? info->tx_attr->inject_size : OFI_INJECT_MAX;
+    ofi.use_inject = util_tun.ofi_inject && ofi.inject > OFI_HDR;
     ofi.nrx = util_tun.ofi_recvs > 0 ? (int)util_tun.ofi_recvs : 1;
     if (info->rx_attr->size && (size_t)ofi.nrx > info->rx_attr->size)
         ofi.nrx = (int)info->rx_attr->size;
@@ -760,6 +773,32 @@ static int ofi_send_rts(int dest, const struct iovec *iov, int iovcnt, size_t to
     return 0;
 }
 
+/*
+ * A frame up to the provider's inject size goes by fi_inject: the provider copies it and
+ * reports no completion, so a small message costs no send completion - under
+ * tcp;ofi_rxm none of the completion queue's signal write and read, and no trip through
+ * rxm's inner queue (measured in FABRIC.md). busy() does not see these frames; close()
+ * makes sure they left (ofi_flush_injected). A provider that still reports a completion
+ * for them (udp;ofi_rxd does, without a context) has it skipped by progress.
+ */
+static int ofi_inject(int dest, const struct ofi_hdr *h, const struct iovec *iov, int iovcnt,
+                      size_t len)
+{
+    char buf[OFI_INJECT_MAX];
+    memcpy(buf, h, OFI_HDR);
+    tl_iov_copy(buf + OFI_HDR, iov, iovcnt);
+    ssize_t rc = fi_inject(ofi.ep, buf, len, ofi.addr[dest]);
+    if (rc == 0) {
+        ofi.txseq[dest]++;
+        ofi.injected[dest] = 1;
+        ofi.n_inject++;
+        return 0;
+    }
+    UTIL_DEBUG(3, "ofi: inject to %d: %s", dest, fi_strerror((int)-rc));
+    if (rc == -FI_EAGAIN) return TERN_ERR_AGAIN;
+    return ofi_err("fi_inject", (int)rc);
+}
+
 static int ofi_send(int dest, const struct iovec *iov, int iovcnt, size_t total)
 {
     if (ofi.dead[dest]) return TERN_ERR_PEER_FAILED;
@@ -778,14 +817,12 @@ static int ofi_send(int dest, const struct iovec *iov, int iovcnt, size_t total)
         return rc == TERN_ERR_UNSUPPORTED ? TERN_ERR_INVAL : rc;
     }
     struct ofi_hdr h = {.src = (uint32_t)ofi.boot->rank, .seq = ofi.txseq[dest]};
+    if (ofi.use_inject && len <= ofi.inject) return ofi_inject(dest, &h, iov, iovcnt, len);
     struct ofi_ctx *c = ofi_tx_get();
     if (c == NULL) return TERN_ERR_AGAIN;
     c->peer = dest;
-    /* Every frame is copied into a buffer of the context and sent with a completion,
-     * small ones too: FI_INJECT (or fi_inject, which has no completion) would leave
-     * busy() and close() blind to frames the provider still holds, and udp;ofi_rxd
-     * completes FI_INJECT sends without their context (measured: flags FI_MSG|FI_SEND,
-     * op_context NULL), which would lose the context. */
+    /* Larger frames are copied into a buffer of the context and sent with a completion,
+     * which gives the buffer back and tells health() the peer takes them. */
     memcpy(c->buf, &h, OFI_HDR);
     tl_iov_copy(c->buf + OFI_HDR, iov, iovcnt);
     int rc = ofi_post_send(dest, c, len);
@@ -834,8 +871,9 @@ static void ofi_rdv_tx_done(int slot, int report)
     if (cookie && report && ofi.sent) ofi.sent(cookie, 0);
 }
 
-/* Send a FIN for slot to dest (queued when no context is free). */
-static void ofi_send_fin(int dest, uint32_t slot)
+/* Send a control message (FIN for a slot, or NOP) to dest (queued when the provider
+ * has no room). */
+static void ofi_send_ctl(int dest, uint32_t type, uint32_t slot)
 {
     struct ofi_ctx *c = calloc(1, sizeof *c + OFI_HDR);
     if (c == NULL) {
@@ -845,7 +883,7 @@ static void ofi_send_fin(int dest, uint32_t slot)
     c->kind = OFI_CTL;
     c->peer = dest;
     c->buf = (char *)(c + 1);
-    struct ofi_hdr h = {.src = (uint32_t)ofi.boot->rank | (uint32_t)OFI_T_FIN << 28, .seq = slot};
+    struct ofi_hdr h = {.src = (uint32_t)ofi.boot->rank | type << 28, .seq = slot};
     memcpy(c->buf, &h, OFI_HDR);
     ofi.nctl++;
     ssize_t rc = fi_send(ofi.ep, c->buf, OFI_HDR, NULL, ofi.addr[dest], c);
@@ -855,8 +893,30 @@ static void ofi_send_fin(int dest, uint32_t slot)
     } else if (rc != 0) {
         ofi.nctl--;
         free(c);
-        ofi_err("fi_send(FIN)", (int)rc);
+        ofi_err("fi_send(control)", (int)rc);
     }
+}
+
+static void ofi_send_fin(int dest, uint32_t slot)
+{
+    ofi_send_ctl(dest, OFI_T_FIN, slot);
+}
+
+/*
+ * Injected frames have no completion, and closing the endpoint drops what the provider
+ * still queues. A NOP with a completion behind them, to every peer that had some, says
+ * they left: the provider sends to a peer in order (the connection of ofi_rxm, the
+ * socket of sockets) or - reliable-datagram providers that do not - has by then at
+ * least taken them (udp;ofi_rxd retransmits until close). close() waits for the NOPs
+ * as for FINs.
+ */
+static void ofi_flush_injected(void)
+{
+    for (int r = 0; r < ofi.boot->size; r++)
+        if (ofi.injected[r] && !ofi.dead[r]) {
+            ofi.injected[r] = 0;
+            ofi_send_ctl(r, OFI_T_NOP, 0);
+        }
 }
 
 /* FINs that found no room: try again. */
@@ -1108,6 +1168,10 @@ static void ofi_complete(struct ofi_ctx *c, size_t len, int deliver)
         ofi_rdv_tx_done((int)h.seq, 1);
         return;
     }
+    if (len >= OFI_HDR && type == OFI_T_NOP) { /* a peer's close() flushing its injects */
+        if (ofi.ep) ofi_post_recv(c);
+        return;
+    }
     if (deliver && len >= OFI_HDR) {
         if (type <= OFI_T_RTS && h.src < (uint32_t)ofi.boot->size && ofi.is_peer[h.src] &&
             !ofi.dead[h.src]) {
@@ -1178,6 +1242,7 @@ static int ofi_progress(int deliver)
         ssize_t n = fi_cq_read(ofi.cq, e, OFI_CQ_BATCH);
         if (n == -FI_EAGAIN) break;
         if (n == -FI_EAVAIL) {
+            ofi.n_comp++;
             ofi_cq_error(deliver);
             continue;
         }
@@ -1190,6 +1255,7 @@ static int ofi_progress(int deliver)
                 continue;
             }
             if (c->kind == OFI_RX) got++;
+            ofi.n_comp++;
             ofi_complete(c, e[i].len, deliver);
         }
         if (n < OFI_CQ_BATCH) break;
@@ -1241,11 +1307,33 @@ static int ofi_busy(void)
  */
 static int ofi_sleep_ok;
 
+/*
+ * fi_trywait refuses while the provider has work it has not progressed (under
+ * tcp;ofi_rxm: bytes its tcp layer has read ahead, completions of its own inner queue),
+ * and that work is moved only by reading the completion queue. Giving up the sleep then
+ * made a blocked rank poll with zero-timeout epoll_waits (measured: 97% of them). So on
+ * a refusal progress once more: anything that completes ends this sleep (the core looks
+ * at it first); nothing, and the provider is asked again - usually it now agrees.
+ */
+#define OFI_TRYWAIT_TRIES 3
+
 static void ofi_sleep_begin(void)
 {
     struct fid *f = &ofi.cq->fid;
-    ofi_sleep_ok =
-        ofi.waitfd >= 0 && ofi.repost == NULL && fi_trywait(ofi.fabric, &f, 1) == FI_SUCCESS;
+    ofi_sleep_ok = 0;
+    if (ofi.waitfd < 0) return;
+    for (int i = 0; i < OFI_TRYWAIT_TRIES; i++) {
+        if (ofi.repost == NULL && fi_trywait(ofi.fabric, &f, 1) == FI_SUCCESS) {
+            ofi_sleep_ok = 1;
+            ofi.n_sleep++;
+            return;
+        }
+        unsigned long before = ofi.n_comp;
+        ofi_progress(1);
+        if (ofi.n_comp != before) return; /* something came: no sleep */
+        ofi.n_trywait_retry++;
+    }
+    ofi.n_nosleep++;
 }
 
 static void ofi_sleep_wait(int timeout_ms)
@@ -1291,11 +1379,13 @@ static void ofi_limits(struct tl_limits *out)
 static void ofi_close(void)
 {
     UTIL_DEBUG(1,
-               "ofi: sent %lu frames up to the inject size, %lu larger, %lu by RTS; read %lu B; "
+               "ofi: sent %lu frames by fi_inject, %lu with a completion up to the inject size, "
+               "%lu larger, %lu by RTS; read %lu B; "
                "%lu error completions; %lu frames arrived ahead of their turn; registrations: "
-               "%lu hits, %lu misses, %lu evicted",
-               ofi.n_small, ofi.n_copy, ofi.n_rts, ofi.n_read_bytes, ofi.n_err, ofi.n_held,
-               ofi.mrc.hits, ofi.mrc.misses, ofi.mrc.evictions);
+               "%lu hits, %lu misses, %lu evicted; sleeps %lu, refused %lu, trywait retries %lu",
+               ofi.n_inject, ofi.n_small, ofi.n_copy, ofi.n_rts, ofi.n_read_bytes, ofi.n_err,
+               ofi.n_held, ofi.mrc.hits, ofi.mrc.misses, ofi.mrc.evictions, ofi.n_sleep,
+               ofi.n_nosleep, ofi.n_trywait_retry);
     /* Sends still in flight (the last barrier's frames) must leave before the endpoint
      * goes; the provider moves them only while its queue is read. */
     if (ofi.cq) {
@@ -1304,6 +1394,7 @@ static void ofi_close(void)
         ofi.failed = NULL;
         ofi.sent = NULL; /* FINs still arriving end their slots, with no up-call */
         ofi.closing = 1;
+        ofi_flush_injected();
         while (ofi_busy() && ofi_ms_since(&t0) < OFI_DRAIN_MS)
             ofi_progress(0);
     }
@@ -1346,6 +1437,7 @@ static void ofi_close(void)
     free(ofi.txmoved);
     free(ofi.refpend);
     free(ofi.rdvrx);
+    free(ofi.injected);
     if (ofi.all) fi_freeinfo(ofi.all);
     memset(&ofi, 0, sizeof ofi);
     ofi.waitfd = ofi.epfd = -1;
