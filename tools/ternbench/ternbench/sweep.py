@@ -45,6 +45,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import threading
 import time
 
 from .progress import Progress, fmt_duration
@@ -230,12 +231,13 @@ def build(lib, srcdir, bindir, log):
 
 # ---- running -------------------------------------------------------------------------------
 
-def launch(lib, transport, argv, timeout, raw_path):
-    """One launch; returns (rows, status). rows: dicts of the driver's CSV."""
+def launch(lib, transport, argv, timeout, raw_path, on_row=None):
+    """One launch; returns (rows, status). rows: dicts of the driver's CSV, each also passed
+    to on_row as it arrives (the progress bar); the output is kept in raw_path as it comes."""
     cmd, extra = lib.command(transport, argv)
     env = dict(os.environ)
     env.update(extra)
-    rows = []
+    rows, tail = [], ""
     with open(raw_path, "w") as out:
         out.write("# $ %s %s\n" % (_envs(extra, {}), " ".join(shlex.quote(c) for c in cmd)))
         out.flush()
@@ -244,30 +246,36 @@ def launch(lib, transport, argv, timeout, raw_path):
                                     env=env, universal_newlines=True, start_new_session=True)
         except OSError as e:
             return rows, "failed: %s" % e
+        fired = []
+        killer = threading.Timer(timeout, lambda: (fired.append(1), runner._kill(proc)))
+        killer.start()
         try:
-            text, _ = proc.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            runner._kill(proc)
-            text, _ = proc.communicate()
-            out.write(text or "")
-            return rows, "timed out after %d s" % timeout
+            for line in proc.stdout:
+                out.write(line)
+                out.flush()
+                line = line.strip()
+                if line:
+                    tail = line
+                if line.startswith("# library:"):
+                    lib.version = line.split(":", 1)[1].strip()
+                    continue
+                vals = line.split(",")
+                if line.startswith("#") or line.startswith("lib,") or len(vals) != len(
+                        runner.CSV_COLUMNS):
+                    continue
+                rows.append(dict(zip(runner.CSV_COLUMNS, vals)))
+                if on_row:
+                    on_row()
+            rc = proc.wait()
         except BaseException:
             runner._kill(proc)
             raise
-        out.write(text)
-    for line in text.splitlines():
-        line = line.strip()
-        if line.startswith("# library:"):
-            lib.version = line.split(":", 1)[1].strip()
-            continue
-        vals = line.split(",")
-        if line.startswith("#") or line.startswith("lib,") or len(vals) != len(
-                runner.CSV_COLUMNS):
-            continue
-        rows.append(dict(zip(runner.CSV_COLUMNS, vals)))
-    if proc.returncode != 0:
-        tail = [x for x in text.strip().splitlines() if x][-1:] or [""]
-        return rows, "failed (exit %d): %s" % (proc.returncode, tail[0][:200])
+        finally:
+            killer.cancel()
+    if fired:
+        return rows, "timed out after %d s" % timeout
+    if rc != 0:
+        return rows, "failed (exit %d): %s" % (rc, tail[:200])
     return rows, "ok"
 
 
@@ -556,7 +564,7 @@ def sweep(a, tree):
                             raw = os.path.join(raw_dir, "%s-%s-load%d-r%d.out" %
                                                (lib.name, tr, load, rnd + 1))
                             rows, status = launch(lib, tr, argv + ["--label", lib.name],
-                                                  timeout, raw)
+                                                  timeout, raw, lambda: progress.add(1))
                             for r in rows:
                                 samples.append({
                                     "load": load, "transport": tr, "round": rnd + 1,
@@ -565,7 +573,6 @@ def sweep(a, tree):
                                     "t_us": float(r["t_med_us"]),
                                     "t_min_us": float(r["t_min_us"]),
                                     "MBps": float(r["MBps_med"])})
-                            progress.add(len(rows))
                             if status != "ok":
                                 failures.append("%s %s load %d round %d: %s" % (
                                     lib.name, tr, load, rnd + 1, status))
