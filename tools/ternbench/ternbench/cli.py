@@ -191,6 +191,9 @@ def _sweep_parser(sub, fmt):
     p.add_argument("--mpich5", default=os.environ.get("MPICH5_VENV", "/work/venv-mpich5"),
                    metavar="DIR", help="virtualenv with pip's mpich (default $MPICH5_VENV, "
                                        "else /work/venv-mpich5)")
+    p.add_argument("--from", dest="from_", metavar="DIR",
+                   help="measure nothing: the outputs again from DIR/raw/ of an earlier "
+                        "(or stopped) sweep, into --out (default DIR)")
     p.add_argument("--no-plots", action="store_true", help="tables only")
     p.add_argument("--progress", action="store_true",
                    help="a progress bar even when stderr is not a terminal")
@@ -350,11 +353,14 @@ def main(argv=None, launcher_dir=None):
         from . import compare
         return compare.compare(a, t, _split(a.with_))
     if a.cmd == "sweep":
+        from . import sweep
+        if a.from_:
+            a.out = a.out or a.from_
+            return sweep.from_raw(a)
         a.out = a.out or _default_out("ternbench-sweep")
         t = _tree(a, launcher_dir)
         if t is None:
             return 2
-        from . import sweep
         return sweep.sweep(a, t)
     if a.cmd == "trace-export":
         from . import tracefile

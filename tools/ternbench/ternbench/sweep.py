@@ -39,6 +39,7 @@ import datetime
 import json
 import os
 import platform
+import re
 import shlex
 import shutil
 import socket
@@ -550,6 +551,7 @@ def sweep(a, tree):
     }
     from .compare import _busy
     k = 0
+    interrupted = False
     try:
         for load in loads:
             hogs = _busy(load)
@@ -582,27 +584,103 @@ def sweep(a, tree):
                 for h in hogs:
                     h.kill()
                     h.wait()
+    except KeyboardInterrupt:
+        # Stopped (Ctrl-C): the launches done so far are still written out.
+        interrupted = True
+        k -= 1
+        sys.stderr.write("\nternbench: interrupted; writing what was measured\n")
     finally:
         progress.finish()
 
-    points = aggregate(samples)
-    worst = worst_table(points, a.stat)
-    cliffs = doubling(points)
     meta.update({"load_after": runner._load(), "failures": failures,
                  "seconds": round(time.time() - t_start, 1), "launches": nlaunch,
                  "libraries": {lib.name: lib.describe() for lib in libs}})
-    made = [] if a.no_plots else plots(points, out_dir)
+    if interrupted:
+        meta["failures"].append("interrupted after %d of %d launches" % (k, nlaunch))
+    points = write_outputs(out_dir, meta, samples, a.stat, not a.no_plots)
+    print("ternbench: %d points from %d launches (%d failed, %d libraries skipped) in %s; "
+          "wrote %s (summary.md, sweep.csv, sweep.json, worst.csv, plots/)" % (
+              len(points), k, len(failures), len(skipped),
+              fmt_duration(meta["seconds"]), out_dir))
+    return 130 if interrupted else 0
+
+
+def write_outputs(out_dir, meta, samples, stat, with_plots):
+    """Aggregate the samples; write every output file and print the tables. Returns the
+    points."""
+    points = aggregate(samples)
+    worst = worst_table(points, stat)
+    cliffs = doubling(points)
+    made = plots(points, out_dir) if with_plots else []
     _write_csv(os.path.join(out_dir, "samples.csv"), SAMPLE_COLUMNS, samples)
     _write_csv(os.path.join(out_dir, "sweep.csv"), POINT_COLUMNS, points)
     _write_csv(os.path.join(out_dir, "worst.csv"), WORST_COLUMNS, worst)
     with open(os.path.join(out_dir, "sweep.json"), "w") as f:
         json.dump({"meta": meta, "points": points, "worst": worst, "doubling": cliffs,
-                   "plots": made, "stat": a.stat}, f, indent=1)
+                   "plots": made, "stat": stat}, f, indent=1)
     with open(os.path.join(out_dir, "summary.md"), "w") as f:
         f.write(summary_md(meta, worst, cliffs, made))
     print_worst(worst, cliffs)
-    print("ternbench: %d points from %d launches (%d failed, %d libraries skipped) in %s; "
-          "wrote %s (summary.md, sweep.csv, sweep.json, worst.csv, plots/)" % (
-              len(points), nlaunch, len(failures), len(skipped),
-              fmt_duration(meta["seconds"]), out_dir))
+    return points
+
+
+RAW_NAME = re.compile(r"^(.+)-(shm|tcp)-load(\d+)-r(\d+)\.out$")
+
+
+def from_raw(a):
+    """`ternbench sweep --from DIR`: the outputs again from DIR/raw/ (the drivers' own output,
+    kept as it came), e.g. of a sweep that was stopped, or with another --stat."""
+    raw_dir = os.path.join(a.from_, "raw")
+    try:
+        names = sorted(os.listdir(raw_dir))
+    except OSError as e:
+        sys.stderr.write("ternbench: %s: %s (not a sweep directory)\n" % (raw_dir, e.strerror))
+        return 2
+    old = {}
+    try:
+        with open(os.path.join(a.from_, "sweep.json")) as f:
+            old = json.load(f).get("meta", {})
+    except (OSError, ValueError):
+        pass
+    samples, libs = [], {}
+    for name in names:
+        m = RAW_NAME.match(name)
+        if not m:
+            continue
+        lib, tr, load, rnd = m.group(1), m.group(2), int(m.group(3)), int(m.group(4))
+        d = libs.setdefault(lib, {"wrapper": None, "launcher": None, "binary": None,
+                                  "version": "", "shm": "", "tcp": ""})
+        with open(os.path.join(raw_dir, name)) as f:
+            for line in f:
+                line = line.strip()
+                if line.startswith("# $ "):
+                    d[tr] = line[4:].strip()
+                elif line.startswith("# library:"):
+                    d["version"] = line.split(":", 1)[1].strip()
+                vals = line.split(",")
+                if line.startswith("#") or line.startswith("lib,") or len(vals) != len(
+                        runner.CSV_COLUMNS):
+                    continue
+                r = dict(zip(runner.CSV_COLUMNS, vals))
+                try:
+                    samples.append({"load": load, "transport": tr, "round": rnd, "lib": lib,
+                                    "pattern": r["pattern"], "bytes": int(r["bytes"]),
+                                    "iters": int(r["iters"]), "t_us": float(r["t_med_us"]),
+                                    "t_min_us": float(r["t_min_us"]),
+                                    "MBps": float(r["MBps_med"])})
+                except ValueError:
+                    continue
+    if not samples:
+        sys.stderr.write("ternbench: no driver output in %s\n" % raw_dir)
+        return 2
+    meta = {"date": "?", "host": "?", "cpu": "?", "cpus_online": 0,
+            "tern_tree": {"root": "?"}, "rounds": max(x["round"] for x in samples),
+            "seconds_per_trial": 0.0, "seconds": 0, "load_before": "?", "load_after": "?",
+            "skipped": {}, "failures": []}
+    meta.update(old)
+    meta["libraries"] = old.get("libraries") or libs
+    meta["reanalysed_from"] = os.path.abspath(a.from_)
+    os.makedirs(a.out, exist_ok=True)
+    points = write_outputs(a.out, meta, samples, a.stat, not a.no_plots)
+    print("ternbench: %d points from %s; wrote %s" % (len(points), raw_dir, a.out))
     return 0
