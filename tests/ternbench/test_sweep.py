@@ -131,9 +131,19 @@ with open(os.path.join(out, "summary.md")) as f:
 check("## Worst ratio" in md and "## Doubling check" in md and "plots/bibw-shm.png" in md,
       "summary.md sections")
 
+# ---- --from: the same points again from raw/ alone -----------------------------------------
+rf = subprocess.run([tb, "sweep", "--from", out, "--out", out + "-from", "--no-plots"],
+                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True,
+                    timeout=60)
+check(rf.returncode == 0, "sweep --from exit 0: %s" % rf.stdout[-300:])
+if rf.returncode == 0:
+    with open(os.path.join(out + "-from", "sweep.csv")) as f:
+        again = list(csv.DictReader(f))
+    check(again == rows, "sweep --from gives the same sweep.csv")
+
 # ---- bad options: a named error, exit 2 ---------------------------------------------------
 for bad in (["--libs", "tern,nosuchmpi"], ["--sizes", "9-3"], ["--transports", "ib"],
-            ["--load", "x"]):
+            ["--load", "x"], ["--from", os.path.join(scratch, "none")]):
     rb = subprocess.run([tb, "sweep", "--no-progress", "--out", out + "-bad"] + bad,
                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                         universal_newlines=True, timeout=60)
