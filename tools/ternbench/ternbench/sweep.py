@@ -414,7 +414,7 @@ def plots(points, out_dir):
     return made
 
 
-def summary_md(meta, worst, cliffs, made):
+def summary_md(meta, worst, cliffs, made, stat="med"):
     lines = ["# ternbench sweep", "",
              "%s on %s (%s, %d CPUs); tern tree %s; %d rounds, %.3f s per trial; took %s." %
              (meta["date"], meta["host"], meta["cpu"], meta["cpus_online"],
@@ -427,7 +427,8 @@ def summary_md(meta, worst, cliffs, made):
             meta["skipped"].items())), ""]
     if meta["failures"]:
         lines += ["Failed launches: " + "; ".join(meta["failures"]), ""]
-    lines += ["## Worst ratio tern / best other (median time; above 1 tern is slower)", "",
+    lines += ["## Worst ratio tern / best other (%s time; above 1 tern is slower)" %
+              ("median" if stat == "med" else "minimum"), "",
               "| pattern | transport | load | worst | at | best other | tern us | other us | "
               "sizes behind | geomean |", "|---|---|---|---|---|---|---|---|---|---|"]
     for w in worst:
@@ -452,9 +453,9 @@ def summary_md(meta, worst, cliffs, made):
     return "\n".join(lines) + "\n"
 
 
-def print_worst(worst, cliffs, stream=sys.stdout):
-    stream.write("\nworst ratio tern / best other per setting (median; above 1 tern is "
-                 "slower):\n")
+def print_worst(worst, cliffs, stat="med", stream=sys.stdout):
+    stream.write("\nworst ratio tern / best other per setting (%s; above 1 tern is "
+                 "slower):\n" % ("median" if stat == "med" else "minimum"))
     stream.write("  %-9s %-4s %4s %7s  %-10s %-7s %10s %10s %7s\n" % (
         "pattern", "tr", "load", "worst", "at", "other", "tern us", "other us", "behind"))
     for w in worst:
@@ -619,8 +620,8 @@ def write_outputs(out_dir, meta, samples, stat, with_plots):
         json.dump({"meta": meta, "points": points, "worst": worst, "doubling": cliffs,
                    "plots": made, "stat": stat}, f, indent=1)
     with open(os.path.join(out_dir, "summary.md"), "w") as f:
-        f.write(summary_md(meta, worst, cliffs, made))
-    print_worst(worst, cliffs)
+        f.write(summary_md(meta, worst, cliffs, made, stat))
+    print_worst(worst, cliffs, stat)
     return points
 
 
