@@ -27,7 +27,7 @@ case "${1:-}" in
 --no-build) shift ;;
 *)
     cmake -S "$ROOT" -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null || exit 1
-    cmake --build "$BUILD_DIR" --target ternbench terncc tern_mpi -- -j2 >/dev/null || exit 1
+    cmake --build "$BUILD_DIR" --target ternbench tern tern_mpi_names -- -j2 >/dev/null || exit 1
     ;;
 esac
 out=$ROOT/bench/results/$(date +%Y-%m-%d-%H%M%S)-sweep
