@@ -22,7 +22,7 @@
 
 #include "bench_util.h"
 
-enum { BP_TAG_DATA = 1, BP_TAG_ACK = 2, BP_TAG_RING = 3 };
+enum { BP_TAG_DATA = 1, BP_TAG_ACK = 2, BP_TAG_RING = 3, BP_TAG_PLAN = 4 };
 
 /* Streaming keeps at most this many bytes in flight per window (but >= 2 messages, if -w allows).
  */
@@ -38,6 +38,7 @@ struct bp_opts {
     int meta; /* --meta: first print "# library: <version>" (for ternbench) */
     const char *label;
     const char *size_list; /* --sizes: explicit comma-separated list, overrides -m/-M/-p */
+    double seconds;        /* --seconds: fit each trial's iterations to about this long (0: off) */
     /* ring */
     size_t ring_bytes;
     double ring_seconds;
@@ -137,6 +138,51 @@ static inline void bp_bibw_iters(const struct bp_opts *o, char *sbuf, char *rbuf
     }
 }
 
+enum bp_kind { BP_PINGPONG, BP_STREAM, BP_BIBW };
+
+/* n iterations of one point-to-point pattern (windows, for stream and bibw). */
+static inline void bp_run(enum bp_kind k, const struct bp_opts *o, char *sbuf, char *rbuf,
+                          bp_req_t *reqs, size_t len, int w, long n, int me)
+{
+    if (k == BP_PINGPONG)
+        bp_pingpong_iters(o, sbuf, rbuf, len, n, me);
+    else if (k == BP_STREAM)
+        bp_stream_iters(o, sbuf, rbuf, reqs, len, w, n, me);
+    else
+        bp_bibw_iters(o, sbuf, rbuf, reqs, len, w, n, me);
+}
+
+/*
+ * The warm-up of one size; returns the iterations of each timed trial. Without --seconds:
+ * bench_warmup(n) iterations, then n per trial. With --seconds S: rank 0 times two
+ * iterations, keeps as many as fill about S (at least 2, at most n), tells rank 1 (one
+ * 8-byte message, tag BP_TAG_PLAN) and a tenth of that is the warm-up. A sweep over every
+ * size then takes a bounded time even where a library is slow (a loaded machine, a TCP
+ * path that sleeps), which a fixed iteration count cannot promise.
+ */
+static inline long bp_warmup_plan(enum bp_kind k, const struct bp_opts *o, char *sbuf, char *rbuf,
+                                  bp_req_t *reqs, size_t len, int w, long n, int me)
+{
+    if (o->seconds <= 0) {
+        bp_run(k, o, sbuf, rbuf, reqs, len, w, bench_warmup(n), me);
+        return n;
+    }
+    double t0 = bench_now();
+    bp_run(k, o, sbuf, rbuf, reqs, len, w, 2, me);
+    double per = (bench_now() - t0) / 2.0;
+    int64_t fit = n;
+    if (me == 0 && per > 0 && o->seconds / per < (double)n) {
+        fit = (int64_t)(o->seconds / per);
+        if (fit < 2) fit = 2;
+    }
+    if (me == 0)
+        bp_send(&fit, sizeof fit, 1, BP_TAG_PLAN, 0);
+    else if (me == 1)
+        bp_recv(&fit, sizeof fit, 0, BP_TAG_PLAN);
+    bp_run(k, o, sbuf, rbuf, reqs, len, w, bench_warmup((long)fit), me);
+    return (long)fit;
+}
+
 /* "8,1M,64M" -> sizes; returns how many, or -1 if the list is malformed. */
 static inline int bp_size_list(const char *list, size_t *out, int cap)
 {
@@ -165,6 +211,8 @@ static inline void bp_usage_pingpong(const char *prog)
             "                      (default 256M; at least 4 iterations)\n"
             "  -t, --trials N      timed trials per size (default 5)\n"
             "  -w, --window N      sends in flight when streaming (default 64)\n"
+            "  -T, --seconds S     fit each trial's iterations (at most -i/-b's) to about S\n"
+            "                      seconds, from two timed ones (default: fixed counts)\n"
             "      --sync          synchronous sends (default: standard mode)\n"
             "      --only LIST     of pingpong,stream,bibw (default: pingpong,stream)\n"
             "      --csv           machine-readable output\n"
@@ -175,21 +223,15 @@ static inline void bp_usage_pingpong(const char *prog)
 
 static inline int bp_parse_pingpong(int argc, char **argv, struct bp_opts *o)
 {
-    static const struct option lo[] = {{"min", required_argument, 0, 'm'},
-                                       {"max", required_argument, 0, 'M'},
-                                       {"perturb", no_argument, 0, 'p'},
-                                       {"iters", required_argument, 0, 'i'},
-                                       {"budget", required_argument, 0, 'b'},
-                                       {"trials", required_argument, 0, 't'},
-                                       {"window", required_argument, 0, 'w'},
-                                       {"sync", no_argument, 0, 'S'},
-                                       {"only", required_argument, 0, 'O'},
-                                       {"csv", no_argument, 0, 'C'},
-                                       {"label", required_argument, 0, 'L'},
-                                       {"sizes", required_argument, 0, 's'},
-                                       {"meta", no_argument, 0, 'V'},
-                                       {"help", no_argument, 0, 'h'},
-                                       {0, 0, 0, 0}};
+    static const struct option lo[] = {
+        {"min", required_argument, 0, 'm'},    {"max", required_argument, 0, 'M'},
+        {"perturb", no_argument, 0, 'p'},      {"iters", required_argument, 0, 'i'},
+        {"budget", required_argument, 0, 'b'}, {"trials", required_argument, 0, 't'},
+        {"window", required_argument, 0, 'w'}, {"seconds", required_argument, 0, 'T'},
+        {"sync", no_argument, 0, 'S'},         {"only", required_argument, 0, 'O'},
+        {"csv", no_argument, 0, 'C'},          {"label", required_argument, 0, 'L'},
+        {"sizes", required_argument, 0, 's'},  {"meta", no_argument, 0, 'V'},
+        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
     int c;
     *o = (struct bp_opts){.min = 0,
                           .max = (size_t)64 << 20,
@@ -200,7 +242,7 @@ static inline int bp_parse_pingpong(int argc, char **argv, struct bp_opts *o)
                           .do_pingpong = 1,
                           .do_stream = 1};
     optind = 1;
-    while ((c = getopt_long(argc, argv, "m:M:pi:b:t:w:s:h", lo, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "m:M:pi:b:t:w:T:s:h", lo, NULL)) != -1) {
         switch (c) {
         case 's':
             o->size_list = optarg;
@@ -225,6 +267,10 @@ static inline int bp_parse_pingpong(int argc, char **argv, struct bp_opts *o)
             break;
         case 'w':
             o->window = atoi(optarg);
+            break;
+        case 'T':
+            o->seconds = atof(optarg);
+            if (!(o->seconds >= 0)) return -1;
             break;
         case 'S':
             o->sync = 1;
@@ -324,7 +370,7 @@ static inline int bench_pingpong_main(int argc, char **argv)
             size_t len = sizes[k];
             long n = bench_iters(len, o.budget, o.max_iters, 4);
             bp_barrier();
-            bp_pingpong_iters(&o, sbuf, rbuf, len, bench_warmup(n), me);
+            n = bp_warmup_plan(BP_PINGPONG, &o, sbuf, rbuf, reqs, len, 0, n, me);
             for (int t = 0; t < o.trials; t++) {
                 bp_barrier();
                 double t0 = bench_now();
@@ -349,7 +395,7 @@ static inline int bench_pingpong_main(int argc, char **argv)
             long maxw = 2 * o.max_iters / w;
             long windows = bench_iters(len * (size_t)w, o.budget, maxw < 4 ? 4 : maxw, 4);
             bp_barrier();
-            bp_stream_iters(&o, sbuf, rbuf, reqs, len, w, bench_warmup(windows), me);
+            windows = bp_warmup_plan(BP_STREAM, &o, sbuf, rbuf, reqs, len, w, windows, me);
             for (int t = 0; t < o.trials; t++) {
                 bp_barrier();
                 double t0 = bench_now();
@@ -375,7 +421,7 @@ static inline int bench_pingpong_main(int argc, char **argv)
             long maxw = 2 * o.max_iters / w;
             long windows = bench_iters(len * (size_t)w, o.budget, maxw < 4 ? 4 : maxw, 4);
             bp_barrier();
-            bp_bibw_iters(&o, sbuf, rbuf, reqs, len, w, bench_warmup(windows), me);
+            windows = bp_warmup_plan(BP_BIBW, &o, sbuf, rbuf, reqs, len, w, windows, me);
             for (int t = 0; t < o.trials; t++) {
                 bp_barrier();
                 double t0 = bench_now();

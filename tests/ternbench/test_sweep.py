@@ -1,0 +1,155 @@
+"""ternbench sweep: the smoke run (--quick, tern alone on shm, plus a library that is missing
+and must be named and skipped) writes every output and they parse with the right structure;
+the size list, the worst-ratio table and the doubling check are checked on hand-made points
+with known answers; bad options give exit 2. Structure, not speed.
+
+usage: test_sweep.py <build dir> <tools/ternbench dir> <scratch dir>
+"""
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+build, pkg, scratch = sys.argv[1], sys.argv[2], sys.argv[3]
+sys.path.insert(0, pkg)
+from ternbench import sweep  # noqa: E402
+
+tb = os.path.join(build, "bin", "ternbench")
+out = os.path.join(scratch, "ternbench-sweep")
+shutil.rmtree(out, ignore_errors=True)
+fails = []
+
+
+def check(cond, what):
+    if not cond:
+        fails.append(what)
+        print("FAIL:", what)
+
+
+# ---- pure functions on known input ----------------------------------------------------
+s = sweep.netpipe_sizes(0, 64 << 20)
+check(s[:9] == [0, 1, 2, 4, 5, 7, 8, 11, 13], "netpipe sizes start 0,1,2,4,5,7,8,11,13: %s"
+      % s[:9])
+check(s[-2:] == [(64 << 20) - 3, 64 << 20], "netpipe sizes end 64M-3, 64M: %s" % s[-2:])
+# 0, 1, 2, then 2^2 .. 2^26 with +-3 each (1 = 4-3 once; 64M+3 is past the top)
+check(len(s) == 3 + 25 * 3 - 2, "0 B-64 MiB is %d sizes, want 76" % len(s))
+check(sweep.parse_sizes("8,1K,1M") == [8, 1024, 1 << 20], "a size list is taken as is")
+check(sweep.parse_sizes("1K-4K") == [1024, 1027, 2045, 2048, 2051, 4093, 4096],
+      "a range 1K-4K: %s" % sweep.parse_sizes("1K-4K"))
+for bad in ("5-1", "x", "1-2G"):
+    try:
+        sweep.parse_sizes(bad)
+        check(False, "--sizes %s must be refused" % bad)
+    except sweep.SweepError:
+        pass
+
+
+def pt(lib, n, t, pat="pingpong", tr="shm", tmin=None):
+    return {"load": 0, "transport": tr, "pattern": pat, "lib": lib, "bytes": n, "trials": 3,
+            "t_min_us": t if tmin is None else tmin, "t_med_us": t, "MBps_max": 0.0,
+            "MBps_med": 0.0}
+
+
+pts = [pt("tern", 8, 1.0), pt("ompi4", 8, 2.0), pt("mpich4", 8, 0.5),
+       pt("tern", 16, 1.0), pt("ompi4", 16, 4.0), pt("mpich4", 16, 1.25),
+       pt("tern", 32, 3.0, tmin=2.5), pt("ompi4", 32, 3.0),
+       pt("tern", 8, 10.0, tr="tcp"), pt("ompi4", 8, 5.0, tr="tcp")]
+w = {(x["pattern"], x["transport"]): x for x in sweep.worst_table(pts)}
+ws = w.get(("pingpong", "shm"), {})
+check(ws.get("worst_ratio") == 2.0 and ws.get("at_bytes") == 8 and
+      ws.get("best_other") == "mpich4", "worst ratio shm: tern 1.0 / mpich4 0.5 at 8 B: %s" % ws)
+check(ws.get("sizes_behind") == 1 and ws.get("sizes") == 3, "shm: behind at 1 of 3 sizes")
+check(abs(ws.get("geomean_ratio", 0) - (2.0 * 0.8 * 1.0) ** (1 / 3)) < 1e-9, "geomean")
+check(w.get(("pingpong", "tcp"), {}).get("worst_ratio") == 2.0, "worst ratio tcp 2.0")
+d = sweep.doubling(pts)
+check([(c["transport"], c["bytes"]) for c in d] == [("shm", 16)],
+      "doubling: 16 -> 32 B triples tern's time (median and min), 8 -> 16 does not: %s" % d)
+
+# ---- the smoke run ----------------------------------------------------------------------
+cmd = [tb, "sweep", "--quick", "--libs", "tern,ompi5", "--ompi5", os.path.join(scratch, "none"),
+       "--transports", "shm", "--no-progress", "--out", out]
+r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                   universal_newlines=True, timeout=100)
+print("$ %s -> %d\n%s" % (" ".join(cmd), r.returncode, r.stdout))
+if r.returncode != 0:
+    sys.exit("ternbench sweep --quick failed")
+for f in ("samples.csv", "sweep.csv", "worst.csv", "sweep.json", "summary.md",
+          "plots/pingpong-shm.png", "plots/stream-shm.png", "plots/bibw-shm.png"):
+    check(os.path.isfile(os.path.join(out, f)) and os.path.getsize(os.path.join(out, f)) > 0,
+          "%s written" % f)
+for p in ("pingpong", "stream", "bibw"):
+    with open(os.path.join(out, "plots", "%s-shm.png" % p), "rb") as f:
+        check(f.read(8) == b"\x89PNG\r\n\x1a\n", "%s-shm.png is a PNG" % p)
+
+sizes = [0, 1, 8, 1024, 65536]
+with open(os.path.join(out, "sweep.csv")) as f:
+    rd = csv.DictReader(f)
+    check(rd.fieldnames == sweep.POINT_COLUMNS, "sweep.csv columns %s" % rd.fieldnames)
+    rows = list(rd)
+check(len(rows) == 3 * len(sizes), "sweep.csv: %d points, want 15" % len(rows))
+got = {(x["pattern"], int(x["bytes"])) for x in rows}
+check(got == {(p, n) for p in ("pingpong", "stream", "bibw") for n in sizes},
+      "every pattern at every size")
+for x in rows:
+    check(x["lib"] == "tern" and x["transport"] == "shm" and x["load"] == "0",
+          "row is tern/shm/load 0: %s" % x)
+    check(int(x["trials"]) == 2, "2 rounds -> 2 samples per point")
+    check(0 < float(x["t_min_us"]) <= float(x["t_med_us"]), "0 < min <= median: %s" % x)
+    n = int(x["bytes"])
+    # the CSV keeps 4 decimals of us: 0.3276 us may be 0.32765, hence 1e-3 relative
+    check(n == 0 or abs(float(x["MBps_med"]) - n / float(x["t_med_us"])) <=
+          0.01 + 1e-3 * n / float(x["t_med_us"]), "MBps_med = bytes / median")
+
+with open(os.path.join(out, "samples.csv")) as f:
+    sm = list(csv.DictReader(f))
+check(len(sm) == 2 * 15 and {x["round"] for x in sm} == {"1", "2"},
+      "samples.csv: 15 points x 2 rounds")
+for x in rows:  # the point is the median / min of its samples
+    mine = [x2 for x2 in sm if (x2["pattern"], x2["bytes"]) == (x["pattern"], x["bytes"])]
+    ts = sorted(float(x2["t_us"]) for x2 in mine)
+    check(abs(float(x["t_med_us"]) - (ts[0] + ts[1]) / 2) < 1e-3, "median of 2 samples")
+    check(abs(float(x["t_min_us"]) - min(float(x2["t_min_us"]) for x2 in mine)) < 1e-3, "min")
+
+with open(os.path.join(out, "sweep.json")) as f:
+    js = json.load(f)
+meta = js["meta"]
+check(meta["sizes"] == sizes and meta["rounds"] == 2, "meta: sizes and rounds")
+check(list(meta["libraries"]) == ["tern"], "meta: tern measured: %s" % list(meta["libraries"]))
+check("TERN_TRANSPORTS=self,shm" in meta["libraries"]["tern"]["shm"], "tern's shm command")
+check("ompi5" in meta["skipped"] and "none" in meta["skipped"]["ompi5"],
+      "the missing ompi5 is named and skipped: %s" % meta["skipped"])
+check("skipping ompi5" in r.stdout, "the skip is said on stderr")
+check(meta["failures"] == [] and meta["seconds"] > 0, "no failed launch; duration kept")
+check(len(js["points"]) == 15 and js["worst"] == [] and isinstance(js["doubling"], list),
+      "sweep.json points; no other library -> no worst ratio")
+with open(os.path.join(out, "worst.csv")) as f:
+    check(next(csv.reader(f)) == sweep.WORST_COLUMNS, "worst.csv header")
+with open(os.path.join(out, "summary.md")) as f:
+    md = f.read()
+check("## Worst ratio" in md and "## Doubling check" in md and "plots/bibw-shm.png" in md,
+      "summary.md sections")
+
+# ---- --from: the same points again from raw/ alone -----------------------------------------
+rf = subprocess.run([tb, "sweep", "--from", out, "--out", out + "-from", "--no-plots"],
+                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True,
+                    timeout=60)
+check(rf.returncode == 0, "sweep --from exit 0: %s" % rf.stdout[-300:])
+if rf.returncode == 0:
+    with open(os.path.join(out + "-from", "sweep.csv")) as f:
+        again = list(csv.DictReader(f))
+    check(again == rows, "sweep --from gives the same sweep.csv")
+
+# ---- bad options: a named error, exit 2 ---------------------------------------------------
+for bad in (["--libs", "tern,nosuchmpi"], ["--sizes", "9-3"], ["--transports", "ib"],
+            ["--load", "x"], ["--from", os.path.join(scratch, "none")]):
+    rb = subprocess.run([tb, "sweep", "--no-progress", "--out", out + "-bad"] + bad,
+                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                        universal_newlines=True, timeout=60)
+    check(rb.returncode == 2 and "ternbench:" in rb.stdout,
+          "%s -> exit 2 with a message (got %d: %s)" % (bad, rb.returncode, rb.stdout[-200:]))
+
+if fails:
+    sys.exit("%d checks failed" % len(fails))
+print("ternbench sweep: all checks passed")
