@@ -36,12 +36,16 @@ struct coll_rule {
 
 /* Communicators spanning nodes with several ranks on some node look here first: shared
  * memory inside each node, one leader per node between them (TERN_COLL_HIER=0 or a
- * forced algorithm gives the flat schedules of the main table). */
+ * forced algorithm gives the flat schedules of the main table). Measured (bench/hier_netns.sh, 2
+ * namespaces x 4 ranks, loaded): hierarchical won for barrier, bcast, allreduce up to 64 KiB and
+ * reduce of 8 B; with one leader per node carrying the node's whole vector, it lost for allreduce
+ * of 1 MiB (0.75x) and reduce from 1 KiB (0.3-0.9x), where the flat schedules spread the bytes over
+ * every rank. */
 static const struct coll_rule coll_rules_multinode[] = {
     {COLL_BARRIER, ANYP, ANYB, COLL_ALG_HIER},
     {COLL_BCAST, ANYP, ANYB, COLL_ALG_HIER},
-    {COLL_REDUCE, ANYP, ANYB, COLL_ALG_HIER},
-    {COLL_ALLREDUCE, ANYP, ANYB, COLL_ALG_HIER},
+    {COLL_REDUCE, ANYP, 512, COLL_ALG_HIER},
+    {COLL_ALLREDUCE, ANYP, 64 << 10, COLL_ALG_HIER},
 };
 
 /* First matching line wins. */
