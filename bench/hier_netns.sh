@@ -2,7 +2,7 @@
 # hier_netns.sh - hierarchical vs flat collectives across "nodes" that are network
 # namespaces on this machine (issue 17): barrier, bcast, reduce and allreduce at 8 B ..
 # 1 MiB on NODES namespaces x PER ranks (default 2 x 4), with the hierarchical path
-# (TERN_COLL_HIER=1, the default) and the flat schedules (TERN_COLL_HIER=0) in the same
+# (TERN_COLL_HIER=1; off by default) and the flat schedules (TERN_COLL_HIER=0) in the same
 # run, alternating, REPS times each. Needs root (ip netns); prints the median of the
 # runs per cell and ratio = flat / hierarchical (> 1: hierarchical faster).
 #   bench/hier_netns.sh       env: BUILD_DIR (default build), NODES (2), PER (4),

@@ -34,13 +34,13 @@ struct coll_rule {
 #define ANYP 0, INT_MAX
 #define ANYB SIZE_MAX
 
-/* Communicators spanning nodes with several ranks on some node look here first: shared
- * memory inside each node, one leader per node between them (TERN_COLL_HIER=0 or a
- * forced algorithm gives the flat schedules of the main table). Measured (bench/hier_netns.sh, 2
- * namespaces x 4 ranks, loaded): hierarchical won for barrier, bcast, allreduce up to 64 KiB and
- * reduce of 8 B; with one leader per node carrying the node's whole vector, it lost for allreduce
- * of 1 MiB (0.75x) and reduce from 1 KiB (0.3-0.9x), where the flat schedules spread the bytes over
- * every rank. */
+/* Communicators spanning nodes with several ranks on some node look here first when
+ * TERN_COLL_HIER=1 (off by default): shared memory inside each node, one leader per node
+ * between them (a forced algorithm gives the flat schedules of the main table).
+ * bench/hier_netns.sh (2 namespaces x 4 ranks, loaded), in its one run where hierarchical
+ * won at small sizes: it lost for allreduce of 1 MiB (0.75x) and reduce from 1 KiB
+ * (0.3-0.9x), where one leader per node carries the node's whole vector while the flat
+ * schedules spread the bytes over every rank; hence the size limits. */
 static const struct coll_rule coll_rules_multinode[] = {
     {COLL_BARRIER, ANYP, ANYB, COLL_ALG_HIER},
     {COLL_BCAST, ANYP, ANYB, COLL_ALG_HIER},
