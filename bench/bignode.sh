@@ -34,23 +34,24 @@ if command -v mpicc.openmpi >/dev/null && command -v mpirun.openmpi >/dev/null; 
   mpicc.openmpi -O2 bench/mpi_bignode.c -o "$build/bench-mpi/mpi_bignode.openmpi" && have_ompi=1
 fi
 
-# Memory guard: today's shm transport gives every pair of ranks on a node its own
-# channel (about 520 KiB once used), so p ranks can touch p(p-1) x 520 KiB of /dev/shm;
-# a 256-rank run on this 23 GB machine set off the OOM killer, which took other jobs
-# with it. A rank count whose worst case exceeds half of MemAvailable is skipped for
-# tern (BIGNODE_FORCE=1 runs it anyway, e.g. once the transport pools its cells).
+# Memory guard: the shm transport touches at most one page of slots per talking pair (two
+# after a full lap) and each process's send pool (TERN_SHM_CELLS x 8 KiB + TERN_SHM_BIG_CELLS
+# x 64 KiB, 1.5 MiB by default); before the pool (per-pair 520 KiB channels) a 256-rank
+# run on this 23 GB machine set off the OOM killer, which took other jobs with it. A rank
+# count whose worst case exceeds half of MemAvailable is skipped for tern
+# (BIGNODE_FORCE=1 runs it anyway).
 tern_fits() {
   local np=$1 avail_kb
   [ "${BIGNODE_FORCE:-0}" = 1 ] && return 0
   avail_kb=$(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo)
   [ -n "$avail_kb" ] || return 0
-  [ $((np * (np - 1) * 520)) -le $((avail_kb / 2)) ]
+  [ $((np * (np - 1) * 8 + np * 1536)) -le $((avail_kb / 2)) ]
 }
 
 run() { # lib np -> phase lines in $tmp/lib.np
   local lib=$1 np=$2 out=$tmp/$1.$2 t0 t1
   if [ "$lib" = tern ] && ! tern_fits "$np"; then
-    echo "NOTE: tern -n $np skipped: p(p-1) x 520 KiB of shm channels exceeds half of MemAvailable (BIGNODE_FORCE=1 to run)" >&2
+    echo "NOTE: tern -n $np skipped: its worst-case shm (slots per pair, a pool per process) exceeds half of MemAvailable (BIGNODE_FORCE=1 to run)" >&2
     : >"$out"
     return
   fi

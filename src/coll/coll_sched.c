@@ -281,6 +281,9 @@ static int coll_round_done(struct coll_sched *s)
  */
 static int coll_sched_advance(struct coll_sched *s, int *moved)
 {
+    /* Failed (a member or a member of the parent died, coll_peer_failed): requests to
+     * live partners may never complete, as those partners gave up too; end now. */
+    if (s->err) goto failed;
     if (!coll_round_done(s)) return 0;
     while (s->cur < s->nsteps && !s->err) {
         struct coll_step *st = &s->steps[s->cur];
@@ -320,6 +323,7 @@ static int coll_sched_advance(struct coll_sched *s, int *moved)
         if (r) s->out[s->nout++] = r;
     }
     if (s->err) {
+    failed:
         /* Failed midway: requests still out are abandoned and end on their own. */
         for (int i = 0; i < s->nout; i++)
             core_req_abandon(s->out[i]);

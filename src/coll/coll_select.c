@@ -34,14 +34,18 @@ struct coll_rule {
 #define ANYP 0, INT_MAX
 #define ANYB SIZE_MAX
 
-/* Communicators spanning nodes with several ranks on some node look here first: shared
- * memory inside each node, one leader per node between them (TERN_COLL_HIER=0 or a
- * forced algorithm gives the flat schedules of the main table). */
+/* Communicators spanning nodes with several ranks on some node look here first when
+ * TERN_COLL_HIER=1 (off by default): shared memory inside each node, one leader per node
+ * between them (a forced algorithm gives the flat schedules of the main table).
+ * bench/hier_netns.sh (2 namespaces x 4 ranks, loaded), in its one run where hierarchical
+ * won at small sizes: it lost for allreduce of 1 MiB (0.75x) and reduce from 1 KiB
+ * (0.3-0.9x), where one leader per node carries the node's whole vector while the flat
+ * schedules spread the bytes over every rank; hence the size limits. */
 static const struct coll_rule coll_rules_multinode[] = {
     {COLL_BARRIER, ANYP, ANYB, COLL_ALG_HIER},
     {COLL_BCAST, ANYP, ANYB, COLL_ALG_HIER},
-    {COLL_REDUCE, ANYP, ANYB, COLL_ALG_HIER},
-    {COLL_ALLREDUCE, ANYP, ANYB, COLL_ALG_HIER},
+    {COLL_REDUCE, ANYP, 512, COLL_ALG_HIER},
+    {COLL_ALLREDUCE, ANYP, 64 << 10, COLL_ALG_HIER},
 };
 
 /* First matching line wins. */

@@ -60,32 +60,65 @@ int core_comm_init_builtin(void)
     return 0;
 }
 
-/* One step of the built-in collectives: send to dest and/or receive from src on comm. */
+/* The requests of one built-in collective step, and the communicator it runs on. */
+struct core_coll_step {
+    core_req_t *sr, *rr;
+    const struct tern_comm *comm;
+};
+
+/* Done when both requests are, or when a member of the communicator died: the others
+ * give up this step then, so a request to a live member may never complete. */
+static int core_coll_step_done(const void *arg)
+{
+    const struct core_coll_step *st = arg;
+    if ((!st->sr || st->sr->state == CORE_RS_DONE) && (!st->rr || st->rr->state == CORE_RS_DONE))
+        return 1;
+    return core_comm_has_failed(st->comm);
+}
+
+/* One request of a finished step: its error, and it is freed (abandoned if not done). */
+static int core_coll_step_end(core_req_t *r)
+{
+    if (r == NULL) return 0;
+    if (r->state != CORE_RS_DONE) {
+        core_req_abandon(r);
+        return TERN_ERR_PEER_FAILED;
+    }
+    int rc = r->err;
+    core_req_free(r);
+    return rc;
+}
+
+/* One step of the built-in collectives: send to dest and/or receive from src on comm.
+ * A member's death ends it with TERN_ERR_PEER_FAILED, on every survivor. */
 static int core_sendrecv_coll(struct tern_comm *comm, const void *sbuf, size_t slen, int dest,
                               void *rbuf, size_t rlen, int src, int tag)
 {
-    core_req_t *rr = NULL, *sr = NULL;
+    struct core_coll_step st = {NULL, NULL, comm};
     int rc = 0;
     uint16_t ctx = (uint16_t)(comm->ctx + 1);
     tag += comm->agree_tag;
     /* A member known dead: the others may have given up this step already. */
     if (core_comm_has_failed(comm)) return TERN_ERR_PEER_FAILED;
-    if (src >= 0) rc = core_irecv(rbuf, rlen, core_comm_world(comm, src), tag, ctx, comm, &rr);
+    if (src >= 0) rc = core_irecv(rbuf, rlen, core_comm_world(comm, src), tag, ctx, comm, &st.rr);
     if (rc == 0 && dest >= 0)
-        rc = core_isend(sbuf, slen, core_comm_world(comm, dest), tag, ctx, 0, &sr);
+        rc = core_isend(sbuf, slen, core_comm_world(comm, dest), tag, ctx, 0, &st.sr);
     int rc2 = 0;
-    if (sr) {
-        rc2 = core_wait(sr);
-        if (rc2 == 0) rc2 = sr->err;
-        core_req_free(sr);
+    if (rc == 0) {
+        /* The hang report names the receive (else the send), as core_wait would. */
+        const char *saved_what = core.doing.what;
+        const core_req_t *saved_req = core.doing.req;
+        if (saved_what == NULL) core.doing.what = st.rr ? "recv" : "send";
+        core.doing.req = st.rr ? st.rr : st.sr;
+        rc2 = core_block(core_coll_step_done, &st);
+        core.doing.what = saved_what;
+        core.doing.req = saved_req;
     }
-    if (rr) {
-        int rc3 = core_wait(rr);
-        if (rc3 == 0) rc3 = rr->err;
-        if (rc2 == 0) rc2 = rc3;
-        core_req_free(rr);
-    }
-    return rc ? rc : rc2;
+    int rc3 = core_coll_step_end(st.sr);
+    int rc4 = core_coll_step_end(st.rr);
+    if (rc) return rc;
+    if (rc2) return rc2;
+    return rc3 ? rc3 : rc4;
 }
 
 /* In-place AND-allreduce of n words over comm: binomial reduce to 0, then bcast. */
