@@ -14,13 +14,13 @@
  * rank 0 through util/shmseg.h, attached by the others, unlinked at once so nothing is
  * ever left in /dev/shm):
  *
- *   header | per rank: done flag, big-data flag, ring of COLL_SHM_LINES lines | per rank:
- *   two big buffers of TERN_COLL_SHM_MAX bytes
+ *   header | per rank: done flag, big-data flag, ring of TERN_COLL_SHM_LINES lines | per
+ *   rank: two big buffers of TERN_COLL_SHM_MAX bytes
  *
  * Every rank numbers the shm-path collectives of the communicator 1, 2, 3 ... (they are
- * blocking, so every member sees the same sequence). Call k uses line k % COLL_SHM_LINES
- * of each rank: one cache line holding the call number and up to 48 bytes of data, so a
- * small contribution and its "it is there" travel as one line. Larger data goes to big
+ * blocking, so every member sees the same sequence). Call k uses line k % LINES
+ * (TERN_COLL_SHM_LINES) of each rank: one cache line holding the call number and up to 48 bytes of
+ * data, so a small contribution and its "it is there" travel as one line. Larger data goes to big
  * buffer k & 1 with the big-data flag raised to k. A rank raises done = k once it has
  * read all it needs for call k. Before reusing a line (call k + LINES) or a big buffer
  * (call k + 2), a rank checks that every member's done has passed the call that last
@@ -59,18 +59,33 @@
 
 #define COLL_SHM_MAGIC 0x7465726e73686d31ull /* "ternshm1" */
 
-#define COLL_SHM_LINES  16 /* calls a rank may run ahead through small lines */
 #define COLL_SHM_INLINE 48 /* data bytes that fit in a line beside its call number */
+
+/*
+ * How far a rank may run ahead through small lines (TERN_COLL_SHM_LINES, a power of two)
+ * matters most when ranks outnumber cores. A bcast root that may publish only 16 calls
+ * ahead of its slowest reader waits for it after every 16, and the readers sharing a core
+ * take turns after every few calls: measured (2026-11-26, 4 ranks on 2 cores, loaded
+ * machine, back-to-back 8-byte MPI_Bcast) 2.0 us and 2-6 context switches per call with
+ * 16 lines, 0.27 us and 0.02 with 256 (Open MPI 4.1 in the same run: 0.49 us). A line
+ * costs 64 bytes per rank, touched as the ring goes round.
+ */
+static inline uint64_t coll_shm_lines(void)
+{
+    uint64_t n = (uint64_t)util_tun.coll_shm_lines;
+    return n >= 4 && n <= 65536 && (n & (n - 1)) == 0 ? n : 256;
+}
 
 struct coll_shm_line {
     _Alignas(64) _Atomic uint64_t seq;       /* the call whose data the line holds */
     _Alignas(16) char data[COLL_SHM_INLINE]; /* aligned for any element (long double) */
 };
 
+/* A rank's part of the region: these two lines, then its ring of `lines` lines. */
 struct coll_shm_rank {
     _Alignas(64) _Atomic uint64_t done; /* I have finished reading for call `done` */
     _Alignas(64) _Atomic uint64_t big;  /* my data for call `big` is in my big buffer */
-    struct coll_shm_line line[COLL_SHM_LINES];
+    struct coll_shm_line line[];
 };
 
 struct coll_shm_hdr {
@@ -78,6 +93,7 @@ struct coll_shm_hdr {
     uint32_t nprocs;
     uint32_t slot;
     uint32_t radix; /* 0: flat; else the tree's radix (every member must agree) */
+    uint32_t lines; /* small lines per rank (every member must agree) */
     /* Members waiting for room (a line or big buffer others still read): a rank that
      * raises its done flag rings every member only while this is not 0, so the common
      * case costs one load instead of p doorbells. */
@@ -90,7 +106,9 @@ struct coll_shm {
     struct shmseg seg; /* the mapping (and, at rank 0 until all attached, the name) */
     char *base;
     size_t size;
-    struct coll_shm_rank *ranks;
+    char *ranks;   /* p parts of `stride` bytes (coll_shm_rank_at) */
+    size_t stride; /* bytes of one rank's part */
+    uint64_t lines;
     char *data; /* p * 2 big buffers of `slot` bytes */
     size_t slot;
     int p, me;
@@ -104,9 +122,20 @@ static inline char *coll_shm_big(const struct coll_shm *m, int rank, uint64_t k)
     return m->data + ((size_t)rank * 2 + (k & 1)) * m->slot;
 }
 
+static inline struct coll_shm_rank *coll_shm_rank_at(const struct coll_shm *m, int rank)
+{
+    return (struct coll_shm_rank *)(m->ranks + (size_t)rank * m->stride);
+}
+
 static inline struct coll_shm_line *coll_shm_line(const struct coll_shm *m, int rank, uint64_t k)
 {
-    return &m->ranks[rank].line[k % COLL_SHM_LINES];
+    return &coll_shm_rank_at(m, rank)->line[k & (m->lines - 1)];
+}
+
+/* Bytes of one rank's flags and lines. */
+static inline size_t coll_shm_stride(uint64_t lines)
+{
+    return sizeof(struct coll_shm_rank) + (size_t)lines * sizeof(struct coll_shm_line);
 }
 
 static void coll_shm_unmap(struct tern_comm *c)
@@ -122,7 +151,7 @@ static void coll_shm_unmap(struct tern_comm *c)
 
 static size_t coll_shm_region_size(int p, size_t slot)
 {
-    size_t flags = COLL_SHM_HDR_SIZE + (size_t)p * sizeof(struct coll_shm_rank);
+    size_t flags = COLL_SHM_HDR_SIZE + (size_t)p * coll_shm_stride(coll_shm_lines());
     return (flags + (size_t)p * 2 * slot + 4095) & ~(size_t)4095;
 }
 
@@ -169,8 +198,10 @@ static int coll_shm_map(struct tern_comm *c, uint64_t nonce, struct coll_shm **o
     void *base = m->seg.base;
     m->base = base;
     m->size = size;
-    m->ranks = (struct coll_shm_rank *)(m->base + COLL_SHM_HDR_SIZE);
-    m->data = m->base + COLL_SHM_HDR_SIZE + (size_t)c->size * sizeof(struct coll_shm_rank);
+    m->lines = coll_shm_lines();
+    m->stride = coll_shm_stride(m->lines);
+    m->ranks = m->base + COLL_SHM_HDR_SIZE;
+    m->data = m->ranks + (size_t)c->size * m->stride;
     m->slot = slot;
     m->p = c->size;
     m->me = c->rank;
@@ -180,11 +211,13 @@ static int coll_shm_map(struct tern_comm *c, uint64_t nonce, struct coll_shm **o
         h->nprocs = (uint32_t)c->size;
         h->slot = (uint32_t)slot;
         h->radix = (uint32_t)m->radix;
+        h->lines = (uint32_t)m->lines;
         h->magic = COLL_SHM_MAGIC;
     } else if (h->magic != COLL_SHM_MAGIC || h->nprocs != (uint32_t)c->size ||
-               h->slot != (uint32_t)slot || h->radix != (uint32_t)m->radix) {
-        /* Members disagree on the slot size or the tree (TERN_COLL_SHM_MAX,
-         * TERN_COLL_SHM_FLAT_MAX or TERN_COLL_SHM_RADIX differ between them). */
+               h->slot != (uint32_t)slot || h->radix != (uint32_t)m->radix ||
+               h->lines != (uint32_t)m->lines) {
+        /* Members disagree on the slot size, the tree or the lines (TERN_COLL_SHM_MAX,
+         * TERN_COLL_SHM_FLAT_MAX, TERN_COLL_SHM_RADIX or TERN_COLL_SHM_LINES differ). */
         shmseg_close(&m->seg);
         free(m);
         return TERN_ERR_TUNABLE;
@@ -309,7 +342,7 @@ static int coll_shm_done_upto(struct coll_shm *m, uint64_t upto)
     if (m->min_done >= upto) return 1;
     uint64_t lo = UINT64_MAX;
     for (int i = 0; i < m->p; i++) {
-        uint64_t d = atomic_load_explicit(&m->ranks[i].done, memory_order_acquire);
+        uint64_t d = atomic_load_explicit(&coll_shm_rank_at(m, i)->done, memory_order_acquire);
         if (d < lo) lo = d;
     }
     m->min_done = lo;
@@ -320,7 +353,7 @@ static int coll_shm_done_upto(struct coll_shm *m, uint64_t upto)
  * and, for big data, its big buffer (call k - 2) must be read by everyone. */
 static int coll_shm_room(struct coll_shm *m, uint64_t k, size_t bytes)
 {
-    uint64_t need = k > COLL_SHM_LINES ? k - COLL_SHM_LINES : 0;
+    uint64_t need = k > m->lines ? k - m->lines : 0;
     if (bytes > COLL_SHM_INLINE && k > 2 && k - 2 > need) need = k - 2;
     return coll_shm_done_upto(m, need);
 }
@@ -358,7 +391,7 @@ static int coll_shm_room_wait(struct coll_shm *m, struct coll_step *st, uint64_t
 static inline _Atomic uint64_t *coll_shm_flag(const struct coll_shm *m, int r, uint64_t k,
                                               size_t bytes)
 {
-    return bytes > COLL_SHM_INLINE ? &m->ranks[r].big : &coll_shm_line(m, r, k)->seq;
+    return bytes > COLL_SHM_INLINE ? &coll_shm_rank_at(m, r)->big : &coll_shm_line(m, r, k)->seq;
 }
 
 static inline int coll_shm_has(const struct coll_shm *m, int r, uint64_t k, size_t bytes,
@@ -404,7 +437,7 @@ static void coll_shm_publish(struct coll_sched *s, struct coll_shm *m, const voi
  * rare enough that the others are rung only then. */
 static void coll_shm_finish(struct coll_sched *s, struct coll_shm *m, uint64_t k)
 {
-    atomic_store_explicit(&m->ranks[m->me].done, k, memory_order_release);
+    atomic_store_explicit(&coll_shm_rank_at(m, m->me)->done, k, memory_order_release);
     atomic_thread_fence(memory_order_seq_cst);
     if (atomic_load_explicit(&coll_shm_hdr(m)->room_waiters, memory_order_relaxed))
         coll_shm_ring(s->comm);

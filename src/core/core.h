@@ -130,8 +130,11 @@ enum core_req_state {
     CORE_RS_DONE,
 };
 
+/* Every request is 64-byte aligned and its fields up to `lay` (what a plain send or
+ * receive uses, 120 bytes) fit two cache lines; core_req_alloc clears only those.
+ * `lay` and `cur`, for non-contiguous buffers, stay last: `cur` is set only with `lay`. */
 struct tern_request {
-    uint8_t kind;
+    _Alignas(64) uint8_t kind;
     uint8_t state;
     uint8_t sync;
     uint8_t rndv;  /* send: rendezvous (else eager) */
@@ -156,9 +159,11 @@ struct tern_request {
     void (*on_complete)(struct tern_request *r); /* internal users; NULL for API requests */
     void *user;                                  /* internal users' context */
     const struct core_layout *lay; /* buf is non-contiguous (len bytes of it); NULL: plain */
-    struct core_cur cur;           /* where the last scatter/gather into buf stopped */
+    struct core_cur cur;           /* with lay: where the last scatter/gather into buf stopped */
 };
 typedef struct tern_request core_req_t;
+_Static_assert(offsetof(struct tern_request, lay) <= 128,
+               "a plain request's fields fit the two cache lines core_req_alloc clears");
 
 /* ---- communicators -------------------------------------------------------- */
 

@@ -274,6 +274,7 @@ static inline int core_isend_do(const void *buf, const struct core_layout *lay, 
     r->buf = (void *)buf;
     r->len = len;
     r->lay = lay;
+    if (__builtin_expect(lay != NULL, 0)) r->cur = (struct core_cur){0};
     r->sync = (uint8_t)sync;
     /* A one-way stream (a rendezvous to this peer still in flight, nothing expected back
      * from it): the receiver is busy copying anyway, so what fits a frame goes eagerly
@@ -448,6 +449,7 @@ static inline int core_irecv_do(void *buf, const struct core_layout *lay, size_t
     core_req_t *r = core_req_alloc(CORE_REQ_RECV);
     if (r == NULL) return TERN_ERR_NOMEM;
     r->lay = lay;
+    if (__builtin_expect(lay != NULL, 0)) r->cur = (struct core_cur){0};
     r->peer = src;
     r->tag = tag;
     r->ctx = ctx;
