@@ -133,6 +133,7 @@ struct tcp_conn {
     size_t hlen, flen;
     int asked; /* place() was asked about the frame at rbuf[0] */
     int exact; /* the last frame was large: read the next head alone (it may be placed) */
+    int lowat; /* SO_RCVLOWAT in force (0: the default, 1 byte) */
     struct tcp_conn *next; /* all connections */
 };
 
@@ -857,6 +858,22 @@ static size_t tcp_conn_want(const struct tcp_conn *c)
     return room < TCP_READ_BATCH ? room : TCP_READ_BATCH;
 }
 
+/*
+ * The socket's receive low-water mark: epoll reports it readable (and the kernel wakes a
+ * sleeper) only once `bytes` are in. While the rest of a placed frame streams in, waking
+ * per loopback segment (64 KiB) costs a context switch each time, which on a loaded
+ * machine is tens of microseconds; the frame's sender is committed to send all of it,
+ * so waiting for min(TERN_TCP_LOWAT, rest) bytes cannot wait for ever. (The kernel still
+ * wakes early under memory pressure, on a closing connection or a zero window.)
+ */
+static void tcp_conn_lowat(struct tcp_conn *c, size_t bytes)
+{
+    size_t most = util_tun.tcp_lowat > INT_MAX ? INT_MAX : util_tun.tcp_lowat;
+    int v = bytes > most ? (int)most : bytes < 1 ? 1 : (int)bytes;
+    if (v == (c->lowat ? c->lowat : 1)) return;
+    if (setsockopt(c->fd, SOL_SOCKET, SO_RCVLOWAT, &v, sizeof v) == 0) c->lowat = v;
+}
+
 /* Read into the destination of a placed frame; placed() once it is all in.
  * Returns 1 when the frame completed, 0 when the socket is drained, -1 on close. */
 static int tcp_conn_read_placed(struct tcp_conn *c)
@@ -878,7 +895,10 @@ static int tcp_conn_read_placed(struct tcp_conn *c)
         }
         if (got < 0) {
             if (errno == EINTR) continue;
-            if (errno == EAGAIN || errno == EWOULDBLOCK) return 0;
+            if (errno == EAGAIN || errno == EWOULDBLOCK) {
+                if (util_tun.tcp_lowat) tcp_conn_lowat(c, c->dst_len - c->dst_got);
+                return 0;
+            }
             tcp_conn_fail(c, strerror(errno));
             return -1;
         }
@@ -894,10 +914,14 @@ static int tcp_conn_read_placed(struct tcp_conn *c)
             c->dst = NULL;
             c->asked = 0;
             c->exact = 1;
+            if (c->lowat > 1) tcp_conn_lowat(c, 1);
             tcp.placed(c->rank, c->head, c->hlen, c->flen);
             return 1;
         }
-        if (!c->discard && (size_t)got < want) return 0; /* short read: drained */
+        if (!c->discard && (size_t)got < want) { /* short read: drained */
+            if (util_tun.tcp_lowat) tcp_conn_lowat(c, c->dst_len - c->dst_got);
+            return 0;
+        }
     }
 }
 
@@ -956,7 +980,6 @@ static int tcp_conn_read(struct tcp_conn *c)
     }
     return n;
 }
-
 
 /* Watch the listeners (EPOLLIN) or stop watching them (0). */
 static void tcp_listen_watch(uint32_t events)
