@@ -53,7 +53,9 @@
  *
  * Sleeping. sleep_wait() is epoll_wait on the same set, so a blocked process sleeps
  * in the kernel and wakes when a frame (or a new connection) arrives or a send tail
- * can move.
+ * can move. While a placed frame streams in, a sleep raises that socket's SO_RCVLOWAT
+ * to TERN_TCP_LOWAT (at most the frame's rest), so the sleeper wakes once per MiB, not
+ * per segment; the mark is back at 1 byte when the sleep ends.
  *
  * Failure. EOF, ECONNRESET or any other socket error on an admitted connection marks
  * the peer failed through the env's failed() up-call (from poll(), never inside send()).
@@ -860,11 +862,13 @@ static size_t tcp_conn_want(const struct tcp_conn *c)
 
 /*
  * The socket's receive low-water mark: epoll reports it readable (and the kernel wakes a
- * sleeper) only once `bytes` are in. While the rest of a placed frame streams in, waking
- * per loopback segment (64 KiB) costs a context switch each time, which on a loaded
- * machine is tens of microseconds; the frame's sender is committed to send all of it,
- * so waiting for min(TERN_TCP_LOWAT, rest) bytes cannot wait for ever. (The kernel still
- * wakes early under memory pressure, on a closing connection or a zero window.)
+ * sleeper) only once `bytes` are in. Set only for a sleep (sleep_begin/sleep_end) while
+ * the rest of a placed frame streams in: a sleeper woken per loopback segment (64 KiB)
+ * pays a context switch each time, tens of microseconds on a loaded machine, while a
+ * caller that polls (a free core) keeps reading each piece as it comes, overlapping its
+ * copy with the sender's. The frame's sender is committed to send all of it, so waiting
+ * for min(TERN_TCP_LOWAT, rest) bytes cannot wait for ever. (The kernel still wakes
+ * early under memory pressure, on a closing connection or a zero window.)
  */
 static void tcp_conn_lowat(struct tcp_conn *c, size_t bytes)
 {
@@ -895,10 +899,7 @@ static int tcp_conn_read_placed(struct tcp_conn *c)
         }
         if (got < 0) {
             if (errno == EINTR) continue;
-            if (errno == EAGAIN || errno == EWOULDBLOCK) {
-                if (util_tun.tcp_lowat) tcp_conn_lowat(c, c->dst_len - c->dst_got);
-                return 0;
-            }
+            if (errno == EAGAIN || errno == EWOULDBLOCK) return 0;
             tcp_conn_fail(c, strerror(errno));
             return -1;
         }
@@ -918,10 +919,7 @@ static int tcp_conn_read_placed(struct tcp_conn *c)
             tcp.placed(c->rank, c->head, c->hlen, c->flen);
             return 1;
         }
-        if (!c->discard && (size_t)got < want) { /* short read: drained */
-            if (util_tun.tcp_lowat) tcp_conn_lowat(c, c->dst_len - c->dst_got);
-            return 0;
-        }
+        if (!c->discard && (size_t)got < want) return 0; /* short read: drained */
     }
 }
 
@@ -1411,6 +1409,9 @@ static void tcp_sleep_begin(void)
     tcp_slp.skip = tcp.nowed || tcp.nstash;
     tcp_slp.polls = tcp.npolls;
     tcp_slp.n = 0;
+    if (!tcp_slp.skip && util_tun.tcp_lowat)
+        for (struct tcp_conn *c = tcp.conns; c; c = c->next)
+            if (c->dst && !c->dead && !c->discard) tcp_conn_lowat(c, c->dst_len - c->dst_got);
 }
 
 static void tcp_sleep_wait(int timeout_ms)
@@ -1431,6 +1432,8 @@ static void tcp_sleep_wait(int timeout_ms)
 
 static void tcp_sleep_end(void)
 {
+    for (struct tcp_conn *c = tcp.conns; c; c = c->next)
+        if (c->lowat > 1 && !c->dead) tcp_conn_lowat(c, 1);
     if (tcp_slp.n && tcp.npolls == tcp_slp.polls && tcp.nstash == 0) {
         memcpy(tcp.stash, tcp_slp.ev, (size_t)tcp_slp.n * sizeof tcp_slp.ev[0]);
         tcp.nstash = tcp_slp.n;
