@@ -8,6 +8,9 @@
 #     TERN_PROGRESS_THREAD=1; Open MPI (vader) and MPICH at both levels. BASE_LIB=dir adds
 #     "base" rows: the same tern binaries run against another build's lib/ (e.g. the
 #     library before a change; BASE_BENCH=dir gives that build's bench/ binaries).
+#     TCP=1 adds the same 8-byte MPI ping-pong over loopback TCP (tern with
+#     TERN_TRANSPORTS=self,tcp, Open MPI's tcp BTL) at both levels ("tcp" rows, with
+#     BASE_LIB "base" rows too): the threaded wait must keep tcp's spin-then-sleep policy.
 #  2. Overlap over TCP: bench/tern_overlap with and without the progress thread.
 # Prints the best t_min and the median of the per-round medians (microseconds).
 set -euo pipefail
@@ -46,12 +49,26 @@ for r in $(seq "$ROUNDS"); do
         run "Open MPI" mpirun.openmpi --mca btl self,vader -n 2 "$TMP/pp.ompi" "${PP[@]}"
         run "Open MPI MULTIPLE" mpirun.openmpi --mca btl self,vader -x BENCH_THREAD_MULTIPLE=1 -n 2 "$TMP/pp.ompi" "${PP[@]}"
     fi
+    if [ "${TCP:-0}" = 1 ]; then
+        TT=(-x TERN_TRANSPORTS=self,tcp)
+        if [ -n "${BASE_LIB:-}" ]; then
+            run "base   tern MPI tcp" env LD_LIBRARY_PATH="$BASE_LIB" "${TR[@]}" -x LD_LIBRARY_PATH "${TT[@]}" "$TMP/pp.tern" "${PP[@]}"
+            run "base   tern MPI MULTIPLE tcp" env BENCH_THREAD_MULTIPLE=1 LD_LIBRARY_PATH="$BASE_LIB" "${TR[@]}" -x LD_LIBRARY_PATH "${TT[@]}" "$TMP/pp.tern" "${PP[@]}"
+        fi
+        run "tern MPI tcp" "${TR[@]}" "${TT[@]}" "$TMP/pp.tern" "${PP[@]}"
+        run "tern MPI MULTIPLE tcp" env BENCH_THREAD_MULTIPLE=1 "${TR[@]}" "${TT[@]}" "$TMP/pp.tern" "${PP[@]}"
+        if [ -x "$TMP/pp.ompi" ]; then
+            OT=(--mca btl tcp,self --mca pml ob1 --mca btl_tcp_if_include lo)
+            run "Open MPI tcp" mpirun.openmpi "${OT[@]}" -n 2 "$TMP/pp.ompi" "${PP[@]}"
+            run "Open MPI MULTIPLE tcp" mpirun.openmpi "${OT[@]}" -x BENCH_THREAD_MULTIPLE=1 -n 2 "$TMP/pp.ompi" "${PP[@]}"
+        fi
+    fi
     if [ -x "$TMP/pp.mpich" ]; then
         run "MPICH" mpiexec.mpich -n 2 "$TMP/pp.mpich" "${PP[@]}"
         run "MPICH MULTIPLE" mpiexec.mpich -genv BENCH_THREAD_MULTIPLE 1 -n 2 "$TMP/pp.mpich" "${PP[@]}"
     fi
 done
-echo "# 8-byte ping-pong, shared memory, $ROUNDS rounds: one-way latency in us"
+echo "# 8-byte ping-pong, shared memory (tcp rows: loopback TCP), $ROUNDS rounds: one-way latency in us"
 printf '%-32s %10s %12s\n' config best_t_min median_t_med
 awk -F'|' '{ n[$1]++; if (!($1 in mn) || $2 < mn[$1]) mn[$1] = $2; v[$1, n[$1]] = $3 }
     END { for (k in n) { m = n[k]; for (i = 1; i <= m; i++) a[i] = v[k, i];

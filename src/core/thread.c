@@ -144,7 +144,9 @@ static void core_doorbell_sleep(core_done_fn done, const void *arg, int kind)
     core_cs_sleeper = 1;
     for (int i = 0; i < core.ntls; i++)
         core.tls[i]->sleep_begin();
-    if (core_progress() == 0 && (done == NULL || !done(arg))) {
+    /* As in core_block: a kernel waiter needs no last look (epoll reports what came
+     * meanwhile, and what a poll stashed makes sleep_wait return at once). */
+    if ((core.kernel_wait || core_progress() == 0) && (done == NULL || !done(arg))) {
         /* As in core_block: with two sleeping transports each sleeps briefly, in turn. */
         int sleepers = 0;
         for (int i = 0; i < core.ntls; i++)
@@ -189,7 +191,11 @@ static int core_block_mt_locked(core_done_fn done, const void *arg, int reqs_onl
             core_doorbell_sleep(done, arg, reqs_only ? 1 : 2);
         else
             core_cs_cond_wait(&core_cs_cond, (int)util_tun.sleep_ms);
-        int rc = core_health();
+        /* As in core_block: liveness at most every TERN_FAILURE_CHECK_MS, so that a
+         * wake-up per message (tcp, loaded) does not cost a look at the launcher. */
+        int rc = core_diag_now() - core.health_last >= (double)util_tun.failure_check_ms * 1e-3
+                     ? core_health()
+                     : core_alive();
         if (rc) return rc;
         core_wait_woke(&w);
     }

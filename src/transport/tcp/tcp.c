@@ -53,7 +53,9 @@
  *
  * Sleeping. sleep_wait() is epoll_wait on the same set, so a blocked process sleeps
  * in the kernel and wakes when a frame (or a new connection) arrives or a send tail
- * can move.
+ * can move. While a placed frame streams in, a sleep raises that socket's SO_RCVLOWAT
+ * to TERN_TCP_LOWAT (at most the frame's rest), so the sleeper wakes once per MiB, not
+ * per segment; the mark is back at 1 byte when the sleep ends.
  *
  * Failure. EOF, ECONNRESET or any other socket error on an admitted connection marks
  * the peer failed through the env's failed() up-call (from poll(), never inside send()).
@@ -133,6 +135,7 @@ struct tcp_conn {
     size_t hlen, flen;
     int asked; /* place() was asked about the frame at rbuf[0] */
     int exact; /* the last frame was large: read the next head alone (it may be placed) */
+    int lowat; /* SO_RCVLOWAT in force (0: the default, 1 byte) */
     struct tcp_conn *next; /* all connections */
 };
 
@@ -857,6 +860,24 @@ static size_t tcp_conn_want(const struct tcp_conn *c)
     return room < TCP_READ_BATCH ? room : TCP_READ_BATCH;
 }
 
+/*
+ * The socket's receive low-water mark: epoll reports it readable (and the kernel wakes a
+ * sleeper) only once `bytes` are in. Set only for a sleep (sleep_begin/sleep_end) while
+ * the rest of a placed frame streams in: a sleeper woken per loopback segment (64 KiB)
+ * pays a context switch each time, tens of microseconds on a loaded machine, while a
+ * caller that polls (a free core) keeps reading each piece as it comes, overlapping its
+ * copy with the sender's. The frame's sender is committed to send all of it, so waiting
+ * for min(TERN_TCP_LOWAT, rest) bytes cannot wait for ever. (The kernel still wakes
+ * early under memory pressure, on a closing connection or a zero window.)
+ */
+static void tcp_conn_lowat(struct tcp_conn *c, size_t bytes)
+{
+    size_t most = util_tun.tcp_lowat > INT_MAX ? INT_MAX : util_tun.tcp_lowat;
+    int v = bytes > most ? (int)most : bytes < 1 ? 1 : (int)bytes;
+    if (v == (c->lowat ? c->lowat : 1)) return;
+    if (setsockopt(c->fd, SOL_SOCKET, SO_RCVLOWAT, &v, sizeof v) == 0) c->lowat = v;
+}
+
 /* Read into the destination of a placed frame; placed() once it is all in.
  * Returns 1 when the frame completed, 0 when the socket is drained, -1 on close. */
 static int tcp_conn_read_placed(struct tcp_conn *c)
@@ -894,6 +915,7 @@ static int tcp_conn_read_placed(struct tcp_conn *c)
             c->dst = NULL;
             c->asked = 0;
             c->exact = 1;
+            if (c->lowat > 1) tcp_conn_lowat(c, 1);
             tcp.placed(c->rank, c->head, c->hlen, c->flen);
             return 1;
         }
@@ -956,7 +978,6 @@ static int tcp_conn_read(struct tcp_conn *c)
     }
     return n;
 }
-
 
 /* Watch the listeners (EPOLLIN) or stop watching them (0). */
 static void tcp_listen_watch(uint32_t events)
@@ -1388,6 +1409,9 @@ static void tcp_sleep_begin(void)
     tcp_slp.skip = tcp.nowed || tcp.nstash;
     tcp_slp.polls = tcp.npolls;
     tcp_slp.n = 0;
+    if (!tcp_slp.skip && util_tun.tcp_lowat)
+        for (struct tcp_conn *c = tcp.conns; c; c = c->next)
+            if (c->dst && !c->dead && !c->discard) tcp_conn_lowat(c, c->dst_len - c->dst_got);
 }
 
 static void tcp_sleep_wait(int timeout_ms)
@@ -1408,6 +1432,8 @@ static void tcp_sleep_wait(int timeout_ms)
 
 static void tcp_sleep_end(void)
 {
+    for (struct tcp_conn *c = tcp.conns; c; c = c->next)
+        if (c->lowat > 1 && !c->dead) tcp_conn_lowat(c, 1);
     if (tcp_slp.n && tcp.npolls == tcp_slp.polls && tcp.nstash == 0) {
         memcpy(tcp.stash, tcp_slp.ev, (size_t)tcp_slp.n * sizeof tcp_slp.ev[0]);
         tcp.nstash = tcp_slp.n;
