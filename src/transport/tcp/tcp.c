@@ -99,16 +99,16 @@
 #define TCP_STASH              32                   /* events one epoll_wait takes */
 #define TCP_RBUF_MIN           (2 * TCP_READ_BATCH) /* receive buffer of a connection */
 #define TCP_ACCEPT_BACKOFF_MS  100 /* listeners unwatched after accept() ran out of fds */
-#define TCP_REFUSE_BURST       20    /* refusals logged per window, then only counted */
+#define TCP_REFUSE_BURST       20  /* refusals logged per window, then only counted */
 #define TCP_REFUSE_WINDOW_MS   10000
 
 struct tcp_conn {
     int fd;
-    int rank;     /* peer's world rank: known at once for outgoing, after HELLO otherwise */
-    int outgoing; /* I connected, so I sent the first HELLO */
-    int authed;   /* the handshake is complete: the peer proved it knows the secret */
-    int hs;       /* handshake step: 0 no HELLO from the peer yet, 1 its HELLO is in */
-    int claim;    /* accepted connection: the rank its HELLO claims */
+    int rank;         /* peer's world rank: known at once for outgoing, after HELLO otherwise */
+    int outgoing;     /* I connected, so I sent the first HELLO */
+    int authed;       /* the handshake is complete: the peer proved it knows the secret */
+    int hs;           /* handshake step: 0 no HELLO from the peer yet, 1 its HELLO is in */
+    int claim;        /* accepted connection: the rank its HELLO claims */
     long deadline_ms; /* accepted connection: closed if not admitted by then */
     uint8_t nonce[TCP_NONCE_BYTES], their_nonce[TCP_NONCE_BYTES];
     int dead;     /* closed; freed by tcp_reap() */
@@ -162,7 +162,7 @@ static struct {
     long accept_resume_ms;   /* listeners unwatched until then (no spare), else 0 */
     unsigned long n_dropped; /* connections dropped for want of a descriptor */
     int starved_logged;      /* that was said once */
-    struct tcp_cand *mine; /* my listening addresses, best first */
+    struct tcp_cand *mine;   /* my listening addresses, best first */
     int nmine;
     char *is_peer;          /* by world rank: served by this transport */
     struct tcp_conn **peer; /* by world rank: the connection, or NULL */
@@ -171,9 +171,9 @@ static struct {
     struct tcp_conn *conns;
     uint8_t secret[TCP_SECRET_BYTES];
     int have_secret;
-    long rl_start;             /* refusal log: start of the window */
+    long rl_start;                    /* refusal log: start of the window */
     unsigned long rl_count, rl_quiet; /* refusals in the window, of them not logged */
-    size_t max_len; /* largest MSG payload (a core frame) */
+    size_t max_len;                   /* largest MSG payload (a core frame) */
 } tcp;
 
 /* Thread wake-ups (wake_self in transport.h): an eventfd in the epoll set, told apart from
@@ -1418,7 +1418,7 @@ static void tcp_sleep_wait(int timeout_ms)
 {
     if (tcp_slp.skip) return;
     if (tcp.nstrangers && (timeout_ms < 0 || timeout_ms > 1000))
-        timeout_ms = 1000; /* wake to close strangers whose handshake timed out */
+        timeout_ms = 1000;      /* wake to close strangers whose handshake timed out */
     if (tcp.accept_resume_ms) { /* wake to watch the listeners again */
         long left = tcp.accept_resume_ms - tcp_now_ms();
         if (left < 0) left = 0;
