@@ -53,9 +53,10 @@
  *
  * Sleeping. sleep_wait() is epoll_wait on the same set, so a blocked process sleeps
  * in the kernel and wakes when a frame (or a new connection) arrives or a send tail
- * can move. While a placed frame streams in, a sleep raises that socket's SO_RCVLOWAT
- * to TERN_TCP_LOWAT (at most the frame's rest), so the sleeper wakes once per MiB, not
- * per segment; the mark is back at 1 byte when the sleep ends.
+ * can move. With TERN_TCP_LOWAT set (default off), while a placed frame streams in, a
+ * sleep raises that socket's SO_RCVLOWAT to it (at most the frame's rest), so the sleeper
+ * wakes once per that many bytes, not per segment; the mark is back at 1 byte when the
+ * sleep ends.
  *
  * Failure. EOF, ECONNRESET or any other socket error on an admitted connection marks
  * the peer failed through the env's failed() up-call (from poll(), never inside send()).
@@ -1432,8 +1433,9 @@ static void tcp_sleep_wait(int timeout_ms)
 
 static void tcp_sleep_end(void)
 {
-    for (struct tcp_conn *c = tcp.conns; c; c = c->next)
-        if (c->lowat > 1 && !c->dead) tcp_conn_lowat(c, 1);
+    if (util_tun.tcp_lowat) /* off: no mark was raised, no walk over every connection */
+        for (struct tcp_conn *c = tcp.conns; c; c = c->next)
+            if (c->lowat > 1 && !c->dead) tcp_conn_lowat(c, 1);
     if (tcp_slp.n && tcp.npolls == tcp_slp.polls && tcp.nstash == 0) {
         memcpy(tcp.stash, tcp_slp.ev, (size_t)tcp_slp.n * sizeof tcp_slp.ev[0]);
         tcp.nstash = tcp_slp.n;
