@@ -15,30 +15,7 @@ ROUNDS=${ROUNDS:-3}
 SIZE=${SIZE:-8}
 VENV=${TERN_MPICH5_VENV:-$HOME/.cache/tern/venv-mpich5}
 [ -x "$VENV/bin/mpicc_abi" ] || { echo "no mpicc_abi in $VENV/bin (scripts/deps.sh --bench)"; exit 0; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-"$BUILD/bin/terncc" -std=gnu11 -O2 -I "$ROOT/bench" "$ROOT/bench/mpi_pingpong.c" -o "$tmp/pp.tern"
-"$VENV/bin/mpicc_abi" -std=gnu11 -O2 -I "$ROOT/bench" "$ROOT/bench/mpi_pingpong.c" -o "$tmp/pp.abi"
-args=(--sizes "$SIZE" --only pingpong --csv --trials 15 --iters 2000)
-lat() { "$@" "${args[@]}" | awk -F, '$1 !~ /^(#|lib)/ && NF > 3 {print}' | tail -1; }
-declare -A sum
-for r in $(seq "$ROUNDS"); do
-  # The two tern runs swap places every round, so neither always follows MPICH's.
-  order="tern abi mpich"
-  [ $((r % 2)) = 0 ] && order="abi tern mpich"
-  for v in $order; do
-    case $v in
-      tern) line=$(lat "$BUILD/bin/ternrun" -n 2 "$tmp/pp.tern" --label tern-terncc) ;;
-      abi) line=$(lat "$BUILD/bin/ternrun" --mpi-abi standard -n 2 "$tmp/pp.abi" --label tern-std-abi) ;;
-      mpich) line=$(lat "$VENV/bin/mpiexec" -n 2 "$tmp/pp.abi" --label mpich5-abi) ;;
-    esac
-    echo "round $r $v: $line"
-    us=$(printf '%s\n' "$line" | awk -F, '{print $8}') # t_min_us: the least disturbed trial
-    sum[$v]=$(awk -v a="${sum[$v]:-0}" -v b="${us:-0}" 'BEGIN{print a+b}')
-  done
-done
-awk -v t="${sum[tern]}" -v a="${sum[abi]}" -v m="${sum[mpich]}" -v n="$ROUNDS" -v s="$SIZE" 'BEGIN{
-  printf "mean over %d rounds of the best-trial %s-byte one-way latency (loaded unless idle):\n", n, s
-  printf "  terncc build on tern           %.3f us\n", t/n
-  printf "  mpicc_abi build on tern        %.3f us  (std ABI/terncc = %.3f)\n", a/n, a/t
-  printf "  mpicc_abi build on MPICH 5     %.3f us  (tern std ABI/MPICH 5 = %.3f)\n", m/n, a/m }'
+. "$ROOT/bench/abi_latency.sh"
+ABI=standard CC_ABI=$VENV/bin/mpicc_abi RUN_MPI=$VENV/bin/mpiexec LAB_ABI=tern-std-abi \
+  LAB_MPI=mpich5-abi TXT_ABI="mpicc_abi build on tern" TXT_MPI="mpicc_abi build on MPICH 5" \
+  abi_latency
