@@ -72,8 +72,7 @@
  */
 static inline uint64_t coll_shm_lines(void)
 {
-    uint64_t n = (uint64_t)util_tun.coll_shm_lines;
-    return n >= 4 && n <= 65536 && (n & (n - 1)) == 0 ? n : 256;
+    return (uint64_t)util_tun.coll_shm_lines; /* a power of two, 4-65536 (tunables.def) */
 }
 
 struct coll_shm_line {
@@ -174,8 +173,7 @@ static int coll_shm_eligible(const struct tern_comm *c)
 static int coll_shm_radix_for(int p)
 {
     if (p <= util_tun.coll_shm_flat_max) return 0;
-    int k = util_tun.coll_shm_radix;
-    return k < 2 ? 2 : k > 64 ? 64 : k;
+    return (int)util_tun.coll_shm_radix; /* 2-64 (tunables.def) */
 }
 
 /* Map (create = rank 0) the region named by the job, member 0's world rank and the

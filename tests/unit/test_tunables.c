@@ -48,6 +48,35 @@ int main(void)
     CHECK_EQ(util_tunables_load(NULL), 0);
     CHECK_EQ(util_tun.shm_cell_size, 131072);
 
+    /* Declared ranges: values outside them are refused, not clamped, and the rest of
+     * the table keeps its defaults. */
+    unsetenv("TERN_SHM_CELL_SIZE");
+    setenv("TERN_COLL_SHM_LINES", "100", 1); /* not a power of two */
+    CHECK_EQ(util_tunables_load(stderr), TERN_ERR_TUNABLE);
+    CHECK_EQ(util_tun.coll_shm_lines, 256);
+    CHECK_EQ(util_tun.shm_cell_size, 8192);
+    setenv("TERN_COLL_SHM_LINES", "131072", 1); /* a power of two above 65536 */
+    CHECK_EQ(util_tunables_load(NULL), TERN_ERR_TUNABLE);
+    setenv("TERN_COLL_SHM_LINES", "65536", 1);
+    CHECK_EQ(util_tunables_load(NULL), 0);
+    CHECK_EQ(util_tun.coll_shm_lines, 65536);
+    unsetenv("TERN_COLL_SHM_LINES");
+    setenv("TERN_COLL_SHM_RADIX", "1", 1);
+    CHECK_EQ(util_tunables_load(NULL), TERN_ERR_TUNABLE);
+    CHECK_EQ(util_tun.coll_shm_radix, 4);
+    setenv("TERN_COLL_SHM_RADIX", "64", 1);
+    CHECK_EQ(util_tunables_load(NULL), 0);
+    unsetenv("TERN_COLL_SHM_RADIX");
+    setenv("TERN_OFI_FRAME", "1k", 1); /* sizes: below the 4 KiB floor */
+    CHECK_EQ(util_tunables_load(NULL), TERN_ERR_TUNABLE);
+    setenv("TERN_OFI_FRAME", "4k", 1);
+    CHECK_EQ(util_tunables_load(NULL), 0);
+    unsetenv("TERN_OFI_FRAME");
+    setenv("TERN_SLEEP_MS", "0", 1); /* a zero sleep would spin */
+    CHECK_EQ(util_tunables_load(NULL), TERN_ERR_TUNABLE);
+    unsetenv("TERN_SLEEP_MS");
+    CHECK_EQ(util_tunables_load(NULL), 0);
+
     /* tern_init refuses to start with a bad tunable, naming the error. */
     setenv("TERN_SPIN_COUNT", "fast", 1);
     CHECK_EQ(tern_init(NULL, NULL), TERN_ERR_TUNABLE);
