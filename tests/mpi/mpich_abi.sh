@@ -7,12 +7,8 @@
 # variables, no fatal=), as openmpi.sh runs them on Open MPI.
 # Exit 77 (skip) without MPICH's compiler.
 set -eu
-if [ -n "${TERN_TEST_SANITIZED:-}" ]; then
-  echo "skipped: this libtern is built with -fsanitize=$TERN_TEST_SANITIZED; a program built"
-  echo "elsewhere (mpicc.mpich, the mpi4py wheel's python) cannot load it without that"
-  echo "sanitizer's runtime first (the release build runs this test)"
-  exit 77
-fi
+. "$2/abi_lib.sh"
+abi_skip_sanitized "mpicc.mpich, the mpi4py wheel's python"
 build=$1
 src=$2
 mode=${3:-quick}
@@ -27,19 +23,13 @@ cc() { mpicc.mpich -Wall -Wextra -Werror -Wno-stringop-overflow "$@" </dev/null;
 run() { timeout 120 "$build/bin/ternrun" --mpi-abi mpich --timeout 100 "$@" </dev/null; }
 
 cc "$src/abi_mpich.c" -o "$tmp/abi_mpich"
-readelf -d "$tmp/abi_mpich" | grep -q 'NEEDED.*libmpich\.so\.12' || {
-  echo "FAIL: mpicc.mpich did not link libmpich.so.12"
-  exit 1
-}
+abi_check_needed "$tmp/abi_mpich" libmpich.so.12
 for np in 1 2 3; do
   echo "== MPICH-built abi_mpich on $np"
   run -n "$np" "$tmp/abi_mpich"
 done
 
-if [ "$mode" = all ]; then
-  lines=$(sed 's/#.*//' "$src/tests.list")
-else
-  lines="p2p 3
+abi_run_list MPICH "p2p 3
 types 2
 coll 3
 comm 3
@@ -47,13 +37,4 @@ topo 4
 rma 2
 mprobe 2
 errors 2"
-fi
-printf '%s\n' "$lines" | while read -r name np rest; do
-  [ -n "${name:-}" ] || continue
-  rest=$(printf ' %s ' "${rest:-}" | sed 's/ on=[^ ]*//g')
-  case "$rest" in *=*) continue ;; esac # tern variables, args, fatal: tern only
-  [ -x "$tmp/$name" ] || cc "$src/$name.c" -o "$tmp/$name"
-  echo "== MPICH-built $name on $np"
-  run -n "$np" "$tmp/$name"
-done
 echo "mpich_abi: ok"

@@ -10,12 +10,8 @@
 # it the test installs the wheel (`pip install "mpich>=5"`) into BUILD_DIR/mpich5-venv, as
 # the mpi4py test does. Exit 77 (skip) if pip cannot get it, or under a sanitizer build.
 set -eu
-if [ -n "${TERN_TEST_SANITIZED:-}" ]; then
-  echo "skipped: this libtern is built with -fsanitize=$TERN_TEST_SANITIZED; a program built"
-  echo "elsewhere (mpicc_abi) cannot load it without that sanitizer's runtime first (the"
-  echo "release build runs this test)"
-  exit 77
-fi
+. "$2/abi_lib.sh"
+abi_skip_sanitized mpicc_abi
 build=$1
 src=$2
 mode=${3:-quick}
@@ -59,51 +55,15 @@ cc() { "$mpicc_abi" -Wall -Wextra -Werror "$@" </dev/null; }
 run() { timeout 120 "$build/bin/ternrun" --mpi-abi standard --timeout 100 "$@" </dev/null; }
 
 cc -I"$src" "$src/abi_std.c" -o "$tmp/abi_std"
-readelf -d "$tmp/abi_std" | grep -q 'NEEDED.*libmpi_abi\.so\.1' || {
-  echo "FAIL: mpicc_abi did not link libmpi_abi.so.1"
-  exit 1
-}
+abi_check_needed "$tmp/abi_std" libmpi_abi.so.1
 for np in 1 2 3; do
   echo "== ABI-built abi_std on $np"
   run -n "$np" "$tmp/abi_std"
 done
 
-if [ "$mode" = all ]; then
-  lines=$(sed 's/#.*//' "$src/tests.list")
-else
-  lines="p2p 3
+abi_run_list ABI "p2p 3
 types 2
 coll 3
 comm 3
 errors 2"
-fi
-pass=0
-fail=0
-nobuild=0
-failed=""
-printf '%s\n' "$lines" >"$tmp/lines"
-while read -r name np rest; do
-  [ -n "${name:-}" ] || continue
-  rest=$(printf ' %s ' "${rest:-}" | sed 's/ on=[^ ]*//g; s/ label=[^ ]*//g')
-  case "$rest" in *=*) continue ;; esac # tern variables, args, fatal: tern only
-  if [ ! -x "$tmp/$name" ] && [ ! -e "$tmp/$name.nobuild" ]; then
-    cc -Wno-error "$src/$name.c" -o "$tmp/$name" 2>"$tmp/$name.cc" || : >"$tmp/$name.nobuild"
-  fi
-  if [ -e "$tmp/$name.nobuild" ]; then
-    echo "== $name: does not build against the standard ABI ($(grep -m1 error "$tmp/$name.cc" || true))"
-    nobuild=$((nobuild + 1))
-    continue
-  fi
-  echo "== ABI-built $name on $np"
-  if run -n "$np" "$tmp/$name" >"$tmp/out" 2>&1; then
-    pass=$((pass + 1))
-  else
-    tail -5 "$tmp/out"
-    fail=$((fail + 1))
-    failed="$failed $name/$np"
-  fi
-done <"$tmp/lines"
-echo "std_abi: $pass passed, $fail failed${failed:+ ($failed )}, $nobuild did not build"
-[ "$fail" -eq 0 ] || exit 1
-[ "$mode" = all ] || [ "$nobuild" -eq 0 ] || exit 1
 echo "std_abi: ok"
