@@ -26,7 +26,9 @@ struct tunable_desc {
 static const struct tunable_desc tunable_table[] = {
 #define TERN_TUNABLE(field, env, kind, def, help)                                                  \
     {#env, UTIL_TUNABLE_##kind, def, help, offsetof(struct util_tunables, field)},
+#define TERN_TUNABLE_RANGE(field, min, max, pow2)
 #include "tunables.def"
+#undef TERN_TUNABLE_RANGE
 #undef TERN_TUNABLE
 };
 

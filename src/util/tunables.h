@@ -15,7 +15,9 @@ struct util_tunables {
 #define UTIL_TUNABLE_FIELD_BOOL(f)                int f;
 #define UTIL_TUNABLE_FIELD_STR(f)                 const char *f;
 #define TERN_TUNABLE(field, env, kind, def, help) UTIL_TUNABLE_FIELD_##kind(field)
+#define TERN_TUNABLE_RANGE(field, min, max, pow2)
 #include "tunables.def"
+#undef TERN_TUNABLE_RANGE
 #undef TERN_TUNABLE
 };
 

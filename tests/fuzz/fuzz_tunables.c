@@ -28,7 +28,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 /* Every TERN_* variable name, from the one table. */
 static const char *const fuzz_envs[] = {
 #define TERN_TUNABLE(field, env, kind, def, help) #env,
+#define TERN_TUNABLE_RANGE(field, min, max, pow2)
 #include "util/tunables.def"
+#undef TERN_TUNABLE_RANGE
 #undef TERN_TUNABLE
 };
 #define FUZZ_NENV (sizeof fuzz_envs / sizeof fuzz_envs[0])
