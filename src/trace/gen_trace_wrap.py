@@ -184,6 +184,20 @@ def args_mpi(named):
     return lines
 
 
+def p2p_mpi(named):
+    """The one-call entry record of an MPI point-to-point call (comm, a peer, tag, one
+    count/datatype pair, nothing else recorded): trace_mpi_p2p looks the communicator up
+    once and writes the ENTER itself. None for every other function."""
+    p = {n: t for t, n in named}
+    peer = 'dest' if p.get('dest') == 'int' else 'source' if p.get('source') == 'int' else None
+    if (p.get('comm') != 'MPI_Comm' or peer is None or p.get('tag') != 'int' or
+            p.get('count') != 'int' or p.get('datatype') != 'MPI_Datatype' or
+            'root' in p or 'op' in p or 'sendtag' in p or
+            any(c in p for c, _ in MPI_COUNT_PAIRS if c not in ('count', 'incount'))):
+        return None
+    return 'trace_mpi_p2p(%%s, comm, %s, tag, count, datatype, __builtin_return_address(0));' % peer
+
+
 def args_native(named):
     p = {n: t for t, n in named}
     lines = []
@@ -233,7 +247,7 @@ def args_shmem(name, named):
     return lines
 
 
-def wrapper(ret, name, real, params, attrs, named, variadic, weak, fnid, arg_lines):
+def wrapper(ret, name, real, params, attrs, named, variadic, weak, fnid, arg_lines, enter=None):
     args = ', '.join(n for _, n in named)
     is_void = ret == 'void'
     noreturn = 'noreturn' in attrs
@@ -255,10 +269,13 @@ def wrapper(ret, name, real, params, attrs, named, variadic, weak, fnid, arg_lin
         out.append('    }')
     else:
         out.append('    if (__builtin_expect(!trace_on, 1)) return %s(%s);' % (real, args))
-    out.append('    struct trace_args a_ = TRACE_ARGS_INIT;')
-    for line in arg_lines:
-        out.append('    ' + line)
-    out.append('    trace_enter(%s, &a_, __builtin_return_address(0));' % fnid)
+    if enter:
+        out.append('    ' + enter % fnid)
+    else:
+        out.append('    struct trace_args a_ = TRACE_ARGS_INIT;')
+        for line in arg_lines:
+            out.append('    ' + line)
+        out.append('    trace_enter(%s, &a_, __builtin_return_address(0));' % fnid)
     if noreturn:
         out.append('    %s(%s);' % (real, args))
     elif is_void:
@@ -370,7 +387,7 @@ def generate():
     for ret, name, params, attrs, named, variadic in mpi:
         m.append('')
         m.append(wrapper(ret, name, 'tern__pmpi_' + name[4:], params, attrs, named, variadic, True,
-                         'TRACE_FN_' + name, args_mpi(named)))
+                         'TRACE_FN_' + name, args_mpi(named), p2p_mpi(named)))
     m.append('')
     files['trace_wrap_mpi.c'] = '\n'.join(m)
     return files
