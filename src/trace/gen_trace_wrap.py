@@ -195,7 +195,8 @@ def p2p_mpi(named):
             'root' in p or 'op' in p or 'sendtag' in p or
             any(c in p for c, _ in MPI_COUNT_PAIRS if c not in ('count', 'incount'))):
         return None
-    return 'trace_mpi_p2p(%%s, comm, %s, tag, count, datatype, __builtin_return_address(0));' % peer
+    return ('trace_mpi_p2p_in(%%s, comm, %s, tag, count, datatype, __builtin_return_address(0));'
+            % peer)
 
 
 def args_native(named):
@@ -284,7 +285,7 @@ def wrapper(ret, name, real, params, attrs, named, variadic, weak, fnid, arg_lin
     else:
         out.append('    %s rc_ = %s(%s);' % (ret, real, args))
         rc = '(int)rc_' if ret == 'int' else '0'
-        out.append('    trace_leave(%s, %s);' % (fnid, rc))
+        out.append('    trace_leave%s(%s, %s);' % ('_in' if enter else '', fnid, rc))
         out.append('    return rc_;')
     out.append('}')
     return '\n'.join(out)
@@ -380,7 +381,8 @@ def generate():
          ' * still replace it) that calls PMPI_<name> through its hidden alias tern__pmpi_<name>',
          ' * (made by MPI_ALIAS, src/mpi/mpi_impl.h), recording the call when tracing is on. */',
          '#include <stdint.h>', '', '#include "mpi.h"', '#include "trace/trace.h"',
-         '#include "trace/trace_fn.h"', '', '#pragma GCC visibility push(hidden)']
+         '#include "trace/trace_fn.h"', '#include "trace/trace_mpi_fast.h"', '',
+         '#pragma GCC visibility push(hidden)']
     for ret, name, params, attrs, named, variadic in mpi:
         m.append('%s tern__pmpi_%s(%s)%s;' % (ret, name[4:], params, (' ' + attrs) if attrs else ''))
     m.append('#pragma GCC visibility pop')

@@ -189,51 +189,19 @@ void trace_enter(uint16_t fn, const struct trace_args *a, const void *site)
     if (b != NULL) trace_enter_rec(b, fn, a, site);
 }
 
-/* A LEAVE unit after the record at `at` (the last of the buffer), `dt` ticks after that
- * record's last stamp; the room was reserved by the ENTER or the message before it. */
-static inline void trace_leave_join(struct trace_buf *b, uint32_t at, int32_t dt, uint16_t fn,
-                                    int rc)
+/* A LEAVE record of its own (the call's ENTER is not the last record). */
+void trace_leave_rec(struct trace_buf *b, uint64_t t, uint16_t fn, int rc)
 {
-    struct trace_unit *u = &b->u[b->n];
-    u->dt = dt;
-    u->kind = TRACE_LEAVE;
-    u->units = 0;
-    u->fn = fn;
-    u->a = rc;
-    u->b = 0;
-    b->u[at].kind |= TRACE_UF_LEAVE;
-    b->u[at].units++;
-    b->n++;
-    b->nrec++;
-    b->open = b->done = TRACE_NOPOS;
-}
-
-void trace_leave(uint16_t fn, int rc)
-{
-    if (!trace_on) return; /* MPI_Finalize: tracing ended inside the call */
-    struct trace_buf *b = trace_tls;
-    /* A call that completed a receive last is left when it completed (a blocking receive
-     * returns right after; the stamp is shared): the LEAVE joins that DONE record. */
-    if (b->done != TRACE_NOPOS) {
-        trace_leave_join(b, b->done, 0, fn, rc);
-        return;
-    }
-    uint64_t t = trace_ticks();
-    /* The call's ENTER is still the last record (nothing, or only its own send, happened
-     * inside): one record for the whole call. */
-    if (b->open != TRACE_NOPOS && b->u[b->open].fn == fn) {
-        int64_t d = (int64_t)(t - b->last_t);
-        if (__builtin_expect(d == (int32_t)d, 1)) {
-            b->last_t = t;
-            trace_leave_join(b, b->open, (int32_t)d, fn, rc);
-            return;
-        }
-    }
     if (__builtin_expect(b->cap - b->n < TRACE_ROOM_LEAVE, 0) &&
         (b = trace_room(b, TRACE_ROOM_LEAVE)) == NULL)
         return;
     trace_commit(b, trace_head(b, t, TRACE_LEAVE, fn, rc, 0));
     b->open = b->done = TRACE_NOPOS;
+}
+
+void trace_leave(uint16_t fn, int rc)
+{
+    trace_leave_in(fn, rc);
 }
 
 uint64_t trace_clock(void)
@@ -277,6 +245,7 @@ static inline void trace_msg_rec(uint64_t t, int kind, int peer, int tag, int ct
     if (__builtin_expect(b->cap - b->n < TRACE_ROOM_MSG, 0) &&
         (b = trace_room(b, TRACE_ROOM_MSG)) == NULL)
         return;
+    __builtin_prefetch((const char *)&b->u[b->n] + TRACE_PREFETCH_AHEAD, 1, 3);
     uint32_t at = b->n;
     unsigned n = trace_head(b, t, (unsigned)kind, (uint16_t)ctx, peer, tag);
     uint64_t w[2] = {bytes, (uint64_t)req | (uint64_t)(uint32_t)err << 32};

@@ -74,10 +74,20 @@ static inline uint64_t trace_ticks(void)
     return (uint64_t)trace_ns();
 }
 
+/* Ask for the lines a few records ahead, for writing: on x86 stores reach the cache in
+ * program order, so a record's store that misses L1 would hold back the store that hands a
+ * message to its peer (measured: a buffer far bigger than the caches, 64 MiB, made an
+ * 8-byte ping-pong ~30 % slower than 256 KiB did). Prefetching never faults, so running
+ * past the end of the buffer is harmless. */
+#define TRACE_PREFETCH_AHEAD 256 /* bytes */
+
 static inline struct trace_buf *trace_buf_room(uint32_t need)
 {
     struct trace_buf *b = trace_tls;
-    if (__builtin_expect(b->cap - b->n < need, 0)) b = trace_room(b, need);
+    if (__builtin_expect(b->cap - b->n < need, 0))
+        b = trace_room(b, need);
+    else
+        __builtin_prefetch((const char *)&b->u[b->n] + TRACE_PREFETCH_AHEAD, 1, 3);
     return b;
 }
 
@@ -130,6 +140,52 @@ static inline void trace_enter_rec(struct trace_buf *b, uint16_t fn, const struc
     b->open = at;
     b->done = TRACE_NOPOS;
     b->enter_t = t;
+}
+
+/* A LEAVE unit after the record at `at` (the last of the buffer), `dt` ticks after that
+ * record's last stamp; the room was reserved by the ENTER or the message before it. */
+static inline void trace_leave_join(struct trace_buf *b, uint32_t at, int32_t dt, uint16_t fn,
+                                    int rc)
+{
+    struct trace_unit *u = &b->u[b->n];
+    u->dt = dt;
+    u->kind = TRACE_LEAVE;
+    u->units = 0;
+    u->fn = fn;
+    u->a = rc;
+    u->b = 0;
+    b->u[at].kind |= TRACE_UF_LEAVE;
+    b->u[at].units++;
+    b->n++;
+    b->nrec++;
+    b->open = b->done = TRACE_NOPOS;
+}
+
+void trace_leave_rec(struct trace_buf *b, uint64_t t, uint16_t fn, int rc);
+
+/* A call's leave (trace_leave in trace.c; inline in the point-to-point wrappers). */
+static inline void trace_leave_in(uint16_t fn, int rc)
+{
+    if (!trace_on) return; /* MPI_Finalize: tracing ended inside the call */
+    struct trace_buf *b = trace_tls;
+    /* A call that completed a receive last is left when it completed (a blocking receive
+     * returns right after; the stamp is shared): the LEAVE joins that DONE record. */
+    if (b->done != TRACE_NOPOS) {
+        trace_leave_join(b, b->done, 0, fn, rc);
+        return;
+    }
+    uint64_t t = trace_ticks();
+    /* The call's ENTER is still the last record (nothing, or only its own send, happened
+     * inside): one record for the whole call. */
+    if (b->open != TRACE_NOPOS && b->u[b->open].fn == fn) {
+        int64_t d = (int64_t)(t - b->last_t);
+        if (__builtin_expect(d == (int32_t)d, 1)) {
+            b->last_t = t;
+            trace_leave_join(b, b->open, (int32_t)d, fn, rc);
+            return;
+        }
+    }
+    trace_leave_rec(b, t, fn, rc);
 }
 
 #endif

@@ -7,6 +7,7 @@
 #include "mpi/mpi_impl.h"
 #include "trace/trace.h"
 #include "trace/trace_buf.h"
+#include "trace/trace_mpi_fast.h"
 
 void trace_mpi_comm(struct trace_args *a, int comm)
 {
@@ -42,17 +43,5 @@ int32_t trace_mpi_op(int op)
 void trace_mpi_p2p(uint16_t fn, int comm, int peer, int tag, int count, int datatype,
                    const void *site)
 {
-    struct trace_buf *b = trace_buf_room(TRACE_ROOM_ENTER);
-    if (b == NULL) return;
-    struct trace_args a = TRACE_ARGS_INIT;
-    const struct mpi_comm *c = mpi_comm_get(comm);
-    if (c != NULL && c->tc != NULL) {
-        a.comm = c->tc->ctx;
-        a.csize = c->tc->size;
-        if (peer >= 0 && peer < c->tc->size) peer = core_comm_world(c->tc, peer);
-    }
-    a.peer = peer;
-    a.tag = tag;
-    a.bytes = trace_mpi_bytes(count, datatype);
-    trace_enter_rec(b, fn, &a, site);
+    trace_mpi_p2p_in(fn, comm, peer, tag, count, datatype, site);
 }
