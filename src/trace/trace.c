@@ -16,6 +16,11 @@
  * Why 16-byte units with delta times (format version 2): a LEAVE is one unit, a message
  * two, an ENTER two or three, instead of 56 bytes each; an 8-byte ping-pong writes about
  * 96 bytes per one-way message on each side instead of about 170.
+ *
+ * Why merged records (version 3, trace_buf.h): a call that maps to one message is one
+ * record (MPI_Send: ENTER with its send and its LEAVE; MPI_Recv: ENTER, then the DONE with
+ * the LEAVE), the room for a call's records is tested once at its entry, and the
+ * point-to-point MPI wrappers write their records inline (trace_mpi_fast.h).
  */
 #define _GNU_SOURCE
 #include "trace/trace.h"
