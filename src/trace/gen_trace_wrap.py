@@ -195,8 +195,9 @@ def p2p_mpi(named):
             'root' in p or 'op' in p or 'sendtag' in p or
             any(c in p for c, _ in MPI_COUNT_PAIRS if c not in ('count', 'incount'))):
         return None
-    return ('trace_mpi_p2p_in(%%s, comm, %s, tag, count, datatype, __builtin_return_address(0));'
-            % peer)
+    # a send's ENTER is written after its frame has left (trace_mpi_send_in)
+    return ('trace_mpi_%s_in(%%s, comm, %s, tag, count, datatype, __builtin_return_address(0));'
+            % ('send' if peer == 'dest' else 'p2p', peer))
 
 
 def args_native(named):

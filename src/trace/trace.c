@@ -220,7 +220,8 @@ uint64_t trace_clock(void)
 uint64_t trace_send_clock(void)
 {
     struct trace_buf *b = trace_tls;
-    if (b->open != TRACE_NOPOS && !(b->u[b->open].kind & TRACE_UF_MSG)) return b->enter_t;
+    if (b->pend || (b->open != TRACE_NOPOS && !(b->u[b->open].kind & TRACE_UF_MSG)))
+        return b->enter_t;
     return trace_ticks();
 }
 
@@ -228,7 +229,7 @@ static inline void trace_msg_rec(uint64_t t, int kind, int peer, int tag, int ct
                                  uint32_t req, int err)
 {
     if (trace_muted) return;
-    struct trace_buf *b = trace_tls;
+    struct trace_buf *b = trace_buf_now(); /* a send's pending ENTER first */
     uint32_t o = b->open;
     /* The call's own send, right after its ENTER at the ENTER's stamp: one more unit of
      * that record (the room was reserved by the ENTER). */

@@ -32,6 +32,18 @@
 #define TRACE_ROOM_MSG   5 /* a message (up to 3 units) and a leave (up to 2) */
 #define TRACE_ROOM_LEAVE 2 /* a LEAVE record with its absolute time */
 
+struct trace_buf;
+/* A send's ENTER, stamped at the call's entry and written once its frame has left (by the
+ * send's message hook, or by whatever record comes first): the look-ups and stores of the
+ * ENTER are then off the message's critical path. Only the MPI send wrappers make one
+ * (trace_mpi_fast.h); `write` writes it and clears `pend`. */
+struct trace_pend {
+    void (*write)(struct trace_buf *b);
+    const void *site;
+    int32_t comm, peer, tag, count, datatype;
+    uint16_t fn;
+};
+
 struct trace_buf {
     struct trace_unit *u;
     uint32_t n, cap; /* units used, units in u */
@@ -39,9 +51,11 @@ struct trace_buf {
     uint32_t open;   /* unit of the last record if it is an ENTER that may still grow */
     uint32_t done;   /* unit of the last record if it is a DONE a leave may join */
     uint32_t tid;
-    uint64_t last_t;        /* the last stamp written (the next record's delta counts from it) */
-    uint64_t chunk_t;       /* last_t when the buffer was last empty: the chunk's t0 */
-    uint64_t enter_t;       /* the open ENTER's stamp */
+    uint64_t last_t;  /* the last stamp written (the next record's delta counts from it) */
+    uint64_t chunk_t; /* last_t when the buffer was last empty: the chunk's t0 */
+    uint64_t enter_t; /* the open (or pending) ENTER's stamp */
+    int pend;         /* p holds an ENTER not written yet */
+    struct trace_pend p;
     struct trace_buf *next; /* every buffer, for trace_stop */
 };
 
@@ -81,9 +95,17 @@ static inline uint64_t trace_ticks(void)
  * past the end of the buffer is harmless. */
 #define TRACE_PREFETCH_AHEAD 256 /* bytes */
 
-static inline struct trace_buf *trace_buf_room(uint32_t need)
+/* Write this thread's pending ENTER (a send's) before any other record. */
+static inline struct trace_buf *trace_buf_now(void)
 {
     struct trace_buf *b = trace_tls;
+    if (__builtin_expect(b->pend, 0)) b->p.write(b);
+    return b;
+}
+
+static inline struct trace_buf *trace_buf_room(uint32_t need)
+{
+    struct trace_buf *b = trace_buf_now();
     if (__builtin_expect(b->cap - b->n < need, 0))
         b = trace_room(b, need);
     else
@@ -122,10 +144,9 @@ static inline void trace_commit(struct trace_buf *b, unsigned units)
 }
 
 /* An ENTER record (the buffer has TRACE_ROOM_ENTER units free). */
-static inline void trace_enter_rec(struct trace_buf *b, uint16_t fn, const struct trace_args *a,
-                                   const void *site)
+static inline void trace_enter_rec_at(struct trace_buf *b, uint64_t t, uint16_t fn,
+                                      const struct trace_args *a, const void *site)
 {
-    uint64_t t = trace_ticks();
     int args = a->comm != TRACE_NONE || a->csize != TRACE_NONE || a->root != TRACE_NONE ||
                a->op != TRACE_NONE;
     uint32_t at = b->n;
@@ -140,6 +161,12 @@ static inline void trace_enter_rec(struct trace_buf *b, uint16_t fn, const struc
     b->open = at;
     b->done = TRACE_NOPOS;
     b->enter_t = t;
+}
+
+static inline void trace_enter_rec(struct trace_buf *b, uint16_t fn, const struct trace_args *a,
+                                   const void *site)
+{
+    trace_enter_rec_at(b, trace_ticks(), fn, a, site);
 }
 
 /* A LEAVE unit after the record at `at` (the last of the buffer), `dt` ticks after that
@@ -167,7 +194,7 @@ void trace_leave_rec(struct trace_buf *b, uint64_t t, uint16_t fn, int rc);
 static inline void trace_leave_in(uint16_t fn, int rc)
 {
     if (!trace_on) return; /* MPI_Finalize: tracing ended inside the call */
-    struct trace_buf *b = trace_tls;
+    struct trace_buf *b = trace_buf_now();
     /* A call that completed a receive last is left when it completed (a blocking receive
      * returns right after; the stamp is shared): the LEAVE joins that DONE record. */
     if (b->done != TRACE_NOPOS) {

@@ -45,3 +45,11 @@ void trace_mpi_p2p(uint16_t fn, int comm, int peer, int tag, int count, int data
 {
     trace_mpi_p2p_in(fn, comm, peer, tag, count, datatype, site);
 }
+
+void trace_mpi_send_write(struct trace_buf *b)
+{
+    struct trace_args a;
+    b->pend = 0;
+    trace_mpi_p2p_args(&a, b->p.comm, b->p.peer, b->p.tag, b->p.count, b->p.datatype);
+    trace_enter_rec_at(b, b->enter_t, b->p.fn, &a, b->p.site);
+}

@@ -719,7 +719,7 @@ __attribute__((weak)) int MPI_Pcontrol(const int level, ...)
 __attribute__((weak)) int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Send(buf, count, datatype, dest, tag, comm);
-    trace_mpi_p2p_in(TRACE_FN_MPI_Send, comm, dest, tag, count, datatype, __builtin_return_address(0));
+    trace_mpi_send_in(TRACE_FN_MPI_Send, comm, dest, tag, count, datatype, __builtin_return_address(0));
     int rc_ = tern__pmpi_Send(buf, count, datatype, dest, tag, comm);
     trace_leave_in(TRACE_FN_MPI_Send, (int)rc_);
     return rc_;
@@ -728,7 +728,7 @@ __attribute__((weak)) int MPI_Send(const void *buf, int count, MPI_Datatype data
 __attribute__((weak)) int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Ssend(buf, count, datatype, dest, tag, comm);
-    trace_mpi_p2p_in(TRACE_FN_MPI_Ssend, comm, dest, tag, count, datatype, __builtin_return_address(0));
+    trace_mpi_send_in(TRACE_FN_MPI_Ssend, comm, dest, tag, count, datatype, __builtin_return_address(0));
     int rc_ = tern__pmpi_Ssend(buf, count, datatype, dest, tag, comm);
     trace_leave_in(TRACE_FN_MPI_Ssend, (int)rc_);
     return rc_;
@@ -737,7 +737,7 @@ __attribute__((weak)) int MPI_Ssend(const void *buf, int count, MPI_Datatype dat
 __attribute__((weak)) int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Rsend(buf, count, datatype, dest, tag, comm);
-    trace_mpi_p2p_in(TRACE_FN_MPI_Rsend, comm, dest, tag, count, datatype, __builtin_return_address(0));
+    trace_mpi_send_in(TRACE_FN_MPI_Rsend, comm, dest, tag, count, datatype, __builtin_return_address(0));
     int rc_ = tern__pmpi_Rsend(buf, count, datatype, dest, tag, comm);
     trace_leave_in(TRACE_FN_MPI_Rsend, (int)rc_);
     return rc_;
@@ -746,7 +746,7 @@ __attribute__((weak)) int MPI_Rsend(const void *buf, int count, MPI_Datatype dat
 __attribute__((weak)) int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Bsend(buf, count, datatype, dest, tag, comm);
-    trace_mpi_p2p_in(TRACE_FN_MPI_Bsend, comm, dest, tag, count, datatype, __builtin_return_address(0));
+    trace_mpi_send_in(TRACE_FN_MPI_Bsend, comm, dest, tag, count, datatype, __builtin_return_address(0));
     int rc_ = tern__pmpi_Bsend(buf, count, datatype, dest, tag, comm);
     trace_leave_in(TRACE_FN_MPI_Bsend, (int)rc_);
     return rc_;
@@ -784,7 +784,7 @@ __attribute__((weak)) int MPI_Recv(void *buf, int count, MPI_Datatype datatype, 
 __attribute__((weak)) int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Isend(buf, count, datatype, dest, tag, comm, request);
-    trace_mpi_p2p_in(TRACE_FN_MPI_Isend, comm, dest, tag, count, datatype, __builtin_return_address(0));
+    trace_mpi_send_in(TRACE_FN_MPI_Isend, comm, dest, tag, count, datatype, __builtin_return_address(0));
     int rc_ = tern__pmpi_Isend(buf, count, datatype, dest, tag, comm, request);
     trace_leave_in(TRACE_FN_MPI_Isend, (int)rc_);
     return rc_;
@@ -793,7 +793,7 @@ __attribute__((weak)) int MPI_Isend(const void *buf, int count, MPI_Datatype dat
 __attribute__((weak)) int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Issend(buf, count, datatype, dest, tag, comm, request);
-    trace_mpi_p2p_in(TRACE_FN_MPI_Issend, comm, dest, tag, count, datatype, __builtin_return_address(0));
+    trace_mpi_send_in(TRACE_FN_MPI_Issend, comm, dest, tag, count, datatype, __builtin_return_address(0));
     int rc_ = tern__pmpi_Issend(buf, count, datatype, dest, tag, comm, request);
     trace_leave_in(TRACE_FN_MPI_Issend, (int)rc_);
     return rc_;
@@ -802,7 +802,7 @@ __attribute__((weak)) int MPI_Issend(const void *buf, int count, MPI_Datatype da
 __attribute__((weak)) int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Irsend(buf, count, datatype, dest, tag, comm, request);
-    trace_mpi_p2p_in(TRACE_FN_MPI_Irsend, comm, dest, tag, count, datatype, __builtin_return_address(0));
+    trace_mpi_send_in(TRACE_FN_MPI_Irsend, comm, dest, tag, count, datatype, __builtin_return_address(0));
     int rc_ = tern__pmpi_Irsend(buf, count, datatype, dest, tag, comm, request);
     trace_leave_in(TRACE_FN_MPI_Irsend, (int)rc_);
     return rc_;
@@ -811,7 +811,7 @@ __attribute__((weak)) int MPI_Irsend(const void *buf, int count, MPI_Datatype da
 __attribute__((weak)) int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Ibsend(buf, count, datatype, dest, tag, comm, request);
-    trace_mpi_p2p_in(TRACE_FN_MPI_Ibsend, comm, dest, tag, count, datatype, __builtin_return_address(0));
+    trace_mpi_send_in(TRACE_FN_MPI_Ibsend, comm, dest, tag, count, datatype, __builtin_return_address(0));
     int rc_ = tern__pmpi_Ibsend(buf, count, datatype, dest, tag, comm, request);
     trace_leave_in(TRACE_FN_MPI_Ibsend, (int)rc_);
     return rc_;
@@ -1024,7 +1024,7 @@ __attribute__((weak)) int MPI_Test_cancelled(const MPI_Status *status, int *flag
 __attribute__((weak)) int MPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Send_init(buf, count, datatype, dest, tag, comm, request);
-    trace_mpi_p2p_in(TRACE_FN_MPI_Send_init, comm, dest, tag, count, datatype, __builtin_return_address(0));
+    trace_mpi_send_in(TRACE_FN_MPI_Send_init, comm, dest, tag, count, datatype, __builtin_return_address(0));
     int rc_ = tern__pmpi_Send_init(buf, count, datatype, dest, tag, comm, request);
     trace_leave_in(TRACE_FN_MPI_Send_init, (int)rc_);
     return rc_;
@@ -1033,7 +1033,7 @@ __attribute__((weak)) int MPI_Send_init(const void *buf, int count, MPI_Datatype
 __attribute__((weak)) int MPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Ssend_init(buf, count, datatype, dest, tag, comm, request);
-    trace_mpi_p2p_in(TRACE_FN_MPI_Ssend_init, comm, dest, tag, count, datatype, __builtin_return_address(0));
+    trace_mpi_send_in(TRACE_FN_MPI_Ssend_init, comm, dest, tag, count, datatype, __builtin_return_address(0));
     int rc_ = tern__pmpi_Ssend_init(buf, count, datatype, dest, tag, comm, request);
     trace_leave_in(TRACE_FN_MPI_Ssend_init, (int)rc_);
     return rc_;
@@ -1042,7 +1042,7 @@ __attribute__((weak)) int MPI_Ssend_init(const void *buf, int count, MPI_Datatyp
 __attribute__((weak)) int MPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Rsend_init(buf, count, datatype, dest, tag, comm, request);
-    trace_mpi_p2p_in(TRACE_FN_MPI_Rsend_init, comm, dest, tag, count, datatype, __builtin_return_address(0));
+    trace_mpi_send_in(TRACE_FN_MPI_Rsend_init, comm, dest, tag, count, datatype, __builtin_return_address(0));
     int rc_ = tern__pmpi_Rsend_init(buf, count, datatype, dest, tag, comm, request);
     trace_leave_in(TRACE_FN_MPI_Rsend_init, (int)rc_);
     return rc_;
@@ -1051,7 +1051,7 @@ __attribute__((weak)) int MPI_Rsend_init(const void *buf, int count, MPI_Datatyp
 __attribute__((weak)) int MPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Bsend_init(buf, count, datatype, dest, tag, comm, request);
-    trace_mpi_p2p_in(TRACE_FN_MPI_Bsend_init, comm, dest, tag, count, datatype, __builtin_return_address(0));
+    trace_mpi_send_in(TRACE_FN_MPI_Bsend_init, comm, dest, tag, count, datatype, __builtin_return_address(0));
     int rc_ = tern__pmpi_Bsend_init(buf, count, datatype, dest, tag, comm, request);
     trace_leave_in(TRACE_FN_MPI_Bsend_init, (int)rc_);
     return rc_;
