@@ -12,6 +12,10 @@
 # loaded machine compare only the ratios of one run.
 #
 #   bench/trace_overhead.sh BUILD [BUILD_WITHOUT_TRACER]     (REPEAT=5, SOR_P=96)
+#
+# BEFORE_LIB=DIR also runs BUILD's programs with the libtern.so in DIR (a copy of an older
+# build's lib/; the programs' RUNPATH gives way to LD_LIBRARY_PATH), off and on, in the same
+# alternation: "before" and "after" of a change to the tracer, measured in one run.
 set -eu
 build=${1:?usage: trace_overhead.sh BUILD [BUILD_WITHOUT_TRACER]}
 plain=${2:-}
@@ -25,8 +29,9 @@ echo "# trace_overhead: $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load $(cut 
 
 # one BUILD LABEL on|off: append "label bench value" lines
 one() {
-    b=$1 label=$2 mode=$3
+    b=$1 label=$2 mode=$3 lib=${4:-}
     if [ "$mode" = on ]; then set -- env TERN_TRACE="$tdir"; else set -- env -u TERN_TRACE; fi
+    [ -n "$lib" ] && set -- "$@" LD_LIBRARY_PATH="$lib"
     pp=$("$@" "$b/bin/ternrun" -n 2 "$b/bench/mpi_pingpong" -s 8 -t 200 -i 300 --only pingpong \
         --csv | awk -F, '$2 == "pingpong" { print $8 }')
     rm -f "$tdir"/tern-trace.*
@@ -54,6 +59,10 @@ one() {
 i=0
 while [ $i -lt "$repeat" ]; do
     [ -n "$plain" ] && one "$plain" no-tracer off
+    if [ -n "${BEFORE_LIB:-}" ]; then
+        one "$build" before-off off "$BEFORE_LIB"
+        one "$build" before-on on "$BEFORE_LIB"
+    fi
     one "$build" off off
     one "$build" on on
     i=$((i + 1))
@@ -63,10 +72,10 @@ awk '
 { v[$1 " " $2] = v[$1 " " $2] " " $3 }
 END {
     split("pingpong8 pingpong64k allreduce8.p2 allreduce8.p4 sor.p2", benches, " ")
-    split("no-tracer off on", labels, " ")
+    split("no-tracer before-off before-on off on", labels, " ")
     printf "%-14s %-10s %12s %12s\n", "bench", "build/run", "median", "min"
     for (b = 1; b <= 5; b++) {
-        for (l = 1; l <= 3; l++) {
+        for (l = 1; l <= 5; l++) {
             k = labels[l] " " benches[b]
             if (!(k in v)) continue
             n = split(v[k], x, " ")
@@ -78,6 +87,9 @@ END {
         on = "on " benches[b]; off = "off " benches[b]; no = "no-tracer " benches[b]
         if ((off in med) && med[off] > 0 && mn[off] > 0)
             printf "%-14s on/off     %12.3f %12.3f\n", benches[b], med[on] / med[off], mn[on] / mn[off]
+        bon = "before-on " benches[b]; boff = "before-off " benches[b]
+        if ((boff in med) && med[boff] > 0 && mn[boff] > 0)
+            printf "%-14s before     %12.3f %12.3f\n", benches[b], med[bon] / med[boff], mn[bon] / mn[boff]
         if ((no in med) && med[no] > 0 && mn[no] > 0)
             printf "%-14s off/none   %12.3f %12.3f\n", benches[b], med[off] / med[no], mn[off] / mn[no]
     }

@@ -184,6 +184,22 @@ def args_mpi(named):
     return lines
 
 
+def p2p_mpi(named):
+    """The one-call entry record of an MPI point-to-point call (comm, a peer, tag, one
+    count/datatype pair, nothing else recorded): trace_mpi_p2p looks the communicator up
+    once and writes the ENTER itself. None for every other function."""
+    p = {n: t for t, n in named}
+    peer = 'dest' if p.get('dest') == 'int' else 'source' if p.get('source') == 'int' else None
+    if (p.get('comm') != 'MPI_Comm' or peer is None or p.get('tag') != 'int' or
+            p.get('count') != 'int' or p.get('datatype') != 'MPI_Datatype' or
+            'root' in p or 'op' in p or 'sendtag' in p or
+            any(c in p for c, _ in MPI_COUNT_PAIRS if c not in ('count', 'incount'))):
+        return None
+    # a send's ENTER is written after its frame has left (trace_mpi_send_in)
+    return ('trace_mpi_%s_in(%%s, comm, %s, tag, count, datatype, __builtin_return_address(0));'
+            % ('send' if peer == 'dest' else 'p2p', peer))
+
+
 def args_native(named):
     p = {n: t for t, n in named}
     lines = []
@@ -233,7 +249,7 @@ def args_shmem(name, named):
     return lines
 
 
-def wrapper(ret, name, real, params, attrs, named, variadic, weak, fnid, arg_lines):
+def wrapper(ret, name, real, params, attrs, named, variadic, weak, fnid, arg_lines, enter=None):
     args = ', '.join(n for _, n in named)
     is_void = ret == 'void'
     noreturn = 'noreturn' in attrs
@@ -255,10 +271,13 @@ def wrapper(ret, name, real, params, attrs, named, variadic, weak, fnid, arg_lin
         out.append('    }')
     else:
         out.append('    if (__builtin_expect(!trace_on, 1)) return %s(%s);' % (real, args))
-    out.append('    struct trace_args a_ = TRACE_ARGS_INIT;')
-    for line in arg_lines:
-        out.append('    ' + line)
-    out.append('    trace_enter(%s, &a_, __builtin_return_address(0));' % fnid)
+    if enter:
+        out.append('    ' + enter % fnid)
+    else:
+        out.append('    struct trace_args a_ = TRACE_ARGS_INIT;')
+        for line in arg_lines:
+            out.append('    ' + line)
+        out.append('    trace_enter(%s, &a_, __builtin_return_address(0));' % fnid)
     if noreturn:
         out.append('    %s(%s);' % (real, args))
     elif is_void:
@@ -267,7 +286,7 @@ def wrapper(ret, name, real, params, attrs, named, variadic, weak, fnid, arg_lin
     else:
         out.append('    %s rc_ = %s(%s);' % (ret, real, args))
         rc = '(int)rc_' if ret == 'int' else '0'
-        out.append('    trace_leave(%s, %s);' % (fnid, rc))
+        out.append('    trace_leave%s(%s, %s);' % ('_in' if enter else '', fnid, rc))
         out.append('    return rc_;')
     out.append('}')
     return '\n'.join(out)
@@ -363,14 +382,15 @@ def generate():
          ' * still replace it) that calls PMPI_<name> through its hidden alias tern__pmpi_<name>',
          ' * (made by MPI_ALIAS, src/mpi/mpi_impl.h), recording the call when tracing is on. */',
          '#include <stdint.h>', '', '#include "mpi.h"', '#include "trace/trace.h"',
-         '#include "trace/trace_fn.h"', '', '#pragma GCC visibility push(hidden)']
+         '#include "trace/trace_fn.h"', '#include "trace/trace_mpi_fast.h"', '',
+         '#pragma GCC visibility push(hidden)']
     for ret, name, params, attrs, named, variadic in mpi:
         m.append('%s tern__pmpi_%s(%s)%s;' % (ret, name[4:], params, (' ' + attrs) if attrs else ''))
     m.append('#pragma GCC visibility pop')
     for ret, name, params, attrs, named, variadic in mpi:
         m.append('')
         m.append(wrapper(ret, name, 'tern__pmpi_' + name[4:], params, attrs, named, variadic, True,
-                         'TRACE_FN_' + name, args_mpi(named)))
+                         'TRACE_FN_' + name, args_mpi(named), p2p_mpi(named)))
     m.append('')
     files['trace_wrap_mpi.c'] = '\n'.join(m)
     return files

@@ -16,9 +16,15 @@
  * Why 16-byte units with delta times (format version 2): a LEAVE is one unit, a message
  * two, an ENTER two or three, instead of 56 bytes each; an 8-byte ping-pong writes about
  * 96 bytes per one-way message on each side instead of about 170.
+ *
+ * Why merged records (version 3, trace_buf.h): a call that maps to one message is one
+ * record (MPI_Send: ENTER with its send and its LEAVE; MPI_Recv: ENTER, then the DONE with
+ * the LEAVE), the room for a call's records is tested once at its entry, and the
+ * point-to-point MPI wrappers write their records inline (trace_mpi_fast.h).
  */
 #define _GNU_SOURCE
 #include "trace/trace.h"
+#include "trace/trace_buf.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -44,56 +50,17 @@
 
 int trace_on;
 
-struct trace_buf {
-    struct trace_buf *next; /* every buffer, for trace_stop */
-    uint32_t tid;
-    uint32_t n, cap; /* units used, units in u */
-    uint32_t nrec;   /* records in u */
-    struct trace_unit *u;
-    uint64_t last_t;  /* the stamp of the last record (the next one's delta counts from it) */
-    uint64_t chunk_t; /* last_t when the buffer was last empty: the chunk's t0 */
-    uint64_t enter_t; /* the last ENTER's time stamp, and whether no message has used it */
-    int fresh;
-    uint64_t done_t; /* the last receive completion's stamp since that ENTER, if done_fresh */
-    int done_fresh;
-};
-
 /* A thread's buffer pointer starts at this empty one (no room): the one test of room per
  * record also makes the thread's first buffer. */
-static struct trace_buf trace_none_buf;
-static __thread struct trace_buf *trace_tls __attribute__((tls_model("initial-exec"))) =
-    &trace_none_buf;
+static struct trace_buf trace_none_buf = {.open = TRACE_NOPOS, .done = TRACE_NOPOS};
+__thread struct trace_buf *trace_tls __attribute__((tls_model("initial-exec"))) = &trace_none_buf;
 static pthread_mutex_t trace_lock = PTHREAD_MUTEX_INITIALIZER; /* the list and the file */
 static struct trace_buf *trace_bufs;
 static int trace_fd = -1;
 static uint32_t trace_cap; /* units per buffer */
 static uint64_t trace_written, trace_lost;
-static int trace_muted; /* the clock ping-pongs are not traced */
-static int trace_tsc;   /* ticks are the CPU's constant-rate counter, else CLOCK_MONOTONIC ns */
-
-static int64_t trace_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-/* The time stamp of a record. The counter is several times cheaper than clock_gettime
- * (which reads it too, then scales it); its rate is found by the readers from the
- * (tick, ns) pairs the file keeps. The test of trace_tsc never changes while tracing. */
-static inline uint64_t trace_ticks(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    if (__builtin_expect(trace_tsc, 1)) return __rdtsc();
-#elif defined(__aarch64__)
-    if (__builtin_expect(trace_tsc, 1)) {
-        uint64_t v;
-        __asm__ __volatile__("isb; mrs %0, cntvct_el0" : "=r"(v)::"memory");
-        return v;
-    }
-#endif
-    return (uint64_t)trace_ns();
-}
+int trace_muted; /* the clock ping-pongs are not traced */
+int trace_tsc;   /* ticks are the CPU's constant-rate counter, else CLOCK_MONOTONIC ns */
 
 /* Whether the counter ticks at one rate on every CPU, in every power state, forever: x86's
  * invariant TSC (CPUID 0x80000007 EDX bit 8, Linux's constant_tsc + nonstop_tsc), or
@@ -173,6 +140,7 @@ static void trace_write_chunk(uint16_t type, const void *head, size_t hlen, cons
 /* Write a buffer out as one RECORDS chunk. Called with trace_lock held. */
 static void trace_flush_locked(struct trace_buf *b)
 {
+    b->open = b->done = TRACE_NOPOS; /* a record in a written chunk never grows */
     if (b->n == 0) return;
     struct trace_records_head h = {.tid = b->tid, .n = b->nrec, .t0 = b->chunk_t, .units = b->n};
     trace_pair(&h.tick, &h.ns);
@@ -198,6 +166,7 @@ static struct trace_buf *trace_buf_new(void)
      * records themselves. */
     memset(b->u, 0, (size_t)trace_cap * sizeof *b->u);
     b->cap = trace_cap;
+    b->open = b->done = TRACE_NOPOS;
     b->tid = (uint32_t)syscall(SYS_gettid);
     b->last_t = b->chunk_t = trace_ticks();
     pthread_mutex_lock(&trace_lock);
@@ -208,10 +177,9 @@ static struct trace_buf *trace_buf_new(void)
     return b;
 }
 
-/* The slow way to room for a record: the thread's first buffer, or a full one written
- * out. NULL when no buffer can be had. */
-static __attribute__((noinline, cold)) struct trace_buf *trace_room(struct trace_buf *b)
+__attribute__((noinline, cold)) struct trace_buf *trace_room(struct trace_buf *b, uint32_t need)
 {
+    (void)need; /* every buffer holds far more than one call's records */
     if (b == &trace_none_buf) return trace_buf_new();
     pthread_mutex_lock(&trace_lock);
     trace_flush_locked(b);
@@ -219,76 +187,26 @@ static __attribute__((noinline, cold)) struct trace_buf *trace_room(struct trace
     return b;
 }
 
-/* This thread's buffer with room for a record of TRACE_UNITS_MAX units: one test. */
-static inline struct trace_buf *trace_buf(void)
-{
-    struct trace_buf *b = trace_tls;
-    if (__builtin_expect(b->cap - b->n < TRACE_UNITS_MAX, 0)) b = trace_room(b);
-    return b;
-}
-
-/* The first unit of a record stamped t (and the absolute time after it when the delta
- * does not fit 32 bits); returns the units used so far. */
-static inline unsigned trace_head(struct trace_buf *b, uint64_t t, unsigned kind, uint16_t fn,
-                                  int32_t a, int32_t bb)
-{
-    struct trace_unit *u = &b->u[b->n];
-    int64_t d = (int64_t)(t - b->last_t);
-    b->last_t = t;
-    u->kind = (uint8_t)kind;
-    u->fn = fn;
-    u->a = a;
-    u->b = bb;
-    if (__builtin_expect(d == (int32_t)d, 1)) {
-        u->dt = (int32_t)d;
-        return 1;
-    }
-    u->dt = 0;
-    u->kind = (uint8_t)(kind | TRACE_UF_ABS);
-    uint64_t w[2] = {t, 0};
-    memcpy(&u[1], w, sizeof w);
-    return 2;
-}
-
-static inline void trace_commit(struct trace_buf *b, unsigned units)
-{
-    b->u[b->n].units = (uint8_t)units;
-    b->n += units;
-    b->nrec++;
-}
-
 /* Called by the generated wrappers, which tested trace_on already. */
 void trace_enter(uint16_t fn, const struct trace_args *a, const void *site)
 {
-    struct trace_buf *b = trace_buf();
-    if (b == NULL) return;
-    uint64_t t = trace_ticks();
-    b->enter_t = t;
-    b->fresh = 1;
-    b->done_fresh = 0;
-    int args = a->comm != TRACE_NONE || a->csize != TRACE_NONE || a->root != TRACE_NONE ||
-               a->op != TRACE_NONE;
-    unsigned n = trace_head(b, t, TRACE_ENTER | (args ? TRACE_UF_ARGS : 0), fn, a->peer, a->tag);
-    uint64_t w[2] = {a->bytes, (uint64_t)(uintptr_t)site};
-    memcpy(&b->u[b->n + n++], w, sizeof w);
-    if (args) {
-        int32_t g[4] = {a->comm, a->csize, a->root, a->op};
-        memcpy(&b->u[b->n + n++], g, sizeof g);
-    }
-    trace_commit(b, n);
+    struct trace_buf *b = trace_buf_room(TRACE_ROOM_ENTER);
+    if (b != NULL) trace_enter_rec(b, fn, a, site);
+}
+
+/* A LEAVE record of its own (the call's ENTER is not the last record). */
+void trace_leave_rec(struct trace_buf *b, uint64_t t, uint16_t fn, int rc)
+{
+    if (__builtin_expect(b->cap - b->n < TRACE_ROOM_LEAVE, 0) &&
+        (b = trace_room(b, TRACE_ROOM_LEAVE)) == NULL)
+        return;
+    trace_commit(b, trace_head(b, t, TRACE_LEAVE, fn, rc, 0));
+    b->open = b->done = TRACE_NOPOS;
 }
 
 void trace_leave(uint16_t fn, int rc)
 {
-    if (!trace_on) return; /* MPI_Finalize: tracing ended inside the call */
-    struct trace_buf *b = trace_buf();
-    if (b == NULL) return;
-    /* A call that completed a receive is left when it completed: a blocking receive
-     * returns right after, and the clock is most of a record's cost. */
-    uint64_t t = b->done_fresh ? b->done_t : trace_ticks();
-    b->fresh = 0;
-    b->done_fresh = 0;
-    trace_commit(b, trace_head(b, t, TRACE_LEAVE, fn, rc, 0));
+    trace_leave_in(fn, rc);
 }
 
 uint64_t trace_clock(void)
@@ -297,39 +215,61 @@ uint64_t trace_clock(void)
 }
 
 /* The first message a call sends is stamped with the call's entry: it was handed to tern
- * during the call, a few tens of nanoseconds later, and an 8-byte ping-pong then reads
- * the clock three times per message instead of four (the clock is most of the cost). */
+ * during the call, a few tens of nanoseconds later, and it saves a clock read on the
+ * critical path of a small message. */
 uint64_t trace_send_clock(void)
 {
     struct trace_buf *b = trace_tls;
-    if (b->fresh) {
-        b->fresh = 0;
+    if (b->pend || (b->open != TRACE_NOPOS && !(b->u[b->open].kind & TRACE_UF_MSG)))
         return b->enter_t;
-    }
     return trace_ticks();
+}
+
+static inline void trace_msg_rec(uint64_t t, int kind, int peer, int tag, int ctx, uint64_t bytes,
+                                 uint32_t req, int err)
+{
+    if (trace_muted) return;
+    struct trace_buf *b = trace_buf_now(); /* a send's pending ENTER first */
+    uint32_t o = b->open;
+    /* The call's own send, right after its ENTER at the ENTER's stamp: one more unit of
+     * that record (the room was reserved by the ENTER). */
+    if (kind == TRACE_MSG_SEND && o != TRACE_NOPOS && t == b->enter_t &&
+        !(b->u[o].kind & TRACE_UF_MSG) && b->u[o].a == peer && b->u[o].b == tag && err == 0) {
+        struct trace_unit *u = &b->u[b->n];
+        memcpy(u, &bytes, sizeof bytes);
+        memcpy((char *)u + 8, &req, sizeof req);
+        uint16_t c = (uint16_t)ctx;
+        memcpy((char *)u + 12, &c, sizeof c);
+        ((unsigned char *)u)[14] = TRACE_MSG_SEND;
+        ((unsigned char *)u)[15] = 0;
+        b->u[o].kind |= TRACE_UF_MSG;
+        b->u[o].units++;
+        b->n++;
+        b->nrec++;
+        return; /* the ENTER stays open: its LEAVE may still join */
+    }
+    if (__builtin_expect(b->cap - b->n < TRACE_ROOM_MSG, 0) &&
+        (b = trace_room(b, TRACE_ROOM_MSG)) == NULL)
+        return;
+    __builtin_prefetch((const char *)&b->u[b->n] + TRACE_PREFETCH_AHEAD, 1, 3);
+    uint32_t at = b->n;
+    unsigned n = trace_head(b, t, (unsigned)kind, (uint16_t)ctx, peer, tag);
+    uint64_t w[2] = {bytes, (uint64_t)req | (uint64_t)(uint32_t)err << 32};
+    memcpy(&b->u[at + n++], w, sizeof w);
+    trace_commit(b, n);
+    b->open = TRACE_NOPOS;
+    b->done = kind == TRACE_MSG_DONE ? at : TRACE_NOPOS;
 }
 
 void trace_msg(int kind, int peer, int tag, int ctx, uint64_t bytes, uint32_t req, int err)
 {
-    trace_msg_at(trace_ticks(), kind, peer, tag, ctx, bytes, req, err);
+    trace_msg_rec(trace_ticks(), kind, peer, tag, ctx, bytes, req, err);
 }
 
 void trace_msg_at(uint64_t t, int kind, int peer, int tag, int ctx, uint64_t bytes, uint32_t req,
                   int err)
 {
-    if (trace_muted) return;
-    struct trace_buf *b = trace_buf();
-    if (b == NULL) return;
-    unsigned n = trace_head(b, t, (unsigned)kind, (uint16_t)ctx, peer, tag);
-    uint64_t w[2] = {bytes, (uint64_t)req | (uint64_t)(uint32_t)err << 32};
-    memcpy(&b->u[b->n + n++], w, sizeof w);
-    trace_commit(b, n);
-    if (kind == TRACE_MSG_DONE) {
-        b->done_t = t;
-        b->done_fresh = 1;
-    } else {
-        b->done_fresh = 0; /* a later event: the leave takes its own stamp */
-    }
+    trace_msg_rec(t, kind, peer, tag, ctx, bytes, req, err);
 }
 
 /* ---- clock alignment --------------------------------------------------------------
@@ -432,8 +372,8 @@ void trace_start(void)
     return;
 #endif
     size_t bytes = util_tun.trace_buffer;
-    if (bytes < 8 * TRACE_UNITS_MAX * sizeof(struct trace_unit))
-        bytes = 8 * TRACE_UNITS_MAX * sizeof(struct trace_unit);
+    if (bytes < 4 * TRACE_UNITS_MAX * sizeof(struct trace_unit))
+        bytes = 4 * TRACE_UNITS_MAX * sizeof(struct trace_unit); /* 3 calls' room at least */
     trace_cap = (uint32_t)(bytes / sizeof(struct trace_unit));
     trace_tsc = trace_tsc_usable();
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) {

@@ -67,6 +67,10 @@ int32_t trace_native_rank(const struct tern_comm *c, int rank); /* comm rank -> 
 uint64_t trace_native_dt_bytes(int dt, uint64_t count);
 int32_t trace_native_op(int op);
 void trace_mpi_comm(struct trace_args *a, int comm);
+/* The ENTER of an MPI point-to-point call (one communicator look-up for its context, size
+ * and the peer's world rank): the generated wrappers' one call before the real one. */
+void trace_mpi_p2p(uint16_t fn, int comm, int peer, int tag, int count, int datatype,
+                   const void *site);
 int32_t trace_mpi_rank(int comm, int rank);
 uint64_t trace_mpi_bytes(int64_t count, int datatype);
 int32_t trace_mpi_op(int op);

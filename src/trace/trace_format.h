@@ -15,7 +15,7 @@
 
 #define TRACE_NONE           INT32_MIN   /* an absent value (as in trace.h) */
 #define TRACE_CHUNK_MAGIC    0x43525454u /* "TTRC" */
-#define TRACE_FORMAT_VERSION 2 /* 2: compact records (struct trace_unit); 1: struct trace_rec */
+#define TRACE_FORMAT_VERSION 3 /* 3: merged records; 2: compact records; 1: struct trace_rec */
 
 enum trace_chunk_type {
     TRACE_CHUNK_HEADER = 1,  /* struct trace_header; first chunk of the file */
@@ -41,7 +41,7 @@ struct trace_header {
     uint64_t start_tick; /* tick counter and monotonic clock read together at start */
     int64_t start_ns;
     uint32_t tick_is_ns; /* ticks are CLOCK_MONOTONIC nanoseconds (else a counter) */
-    uint32_t rec_bytes;  /* v2: sizeof(struct trace_unit) (16); v1: sizeof(struct trace_rec) */
+    uint32_t rec_bytes;  /* v2, v3: sizeof(struct trace_unit) (16); v1: sizeof(struct trace_rec) */
     uint32_t version_major, version_minor;
     char host[64];
     char exe[256];
@@ -49,26 +49,35 @@ struct trace_header {
 
 struct trace_records_head {
     uint32_t tid;  /* thread that made them */
-    uint32_t n;    /* records (v2: of 1-4 units each; v1: struct trace_rec each) */
+    uint32_t n;    /* events (v1: struct trace_rec each; v2, v3: of the records, a v3 record
+                    * with a merged send or leave counting as two or three) */
     uint64_t tick; /* tick counter and monotonic clock read together when written */
     int64_t ns;
-    /* v2 only: */
+    /* v2 and v3: */
     uint64_t t0;    /* the time the first record's delta counts from */
     uint32_t units; /* 16-byte units of records that follow */
     uint32_t pad;
 };
 #define TRACE_RECORDS_HEAD_V1 24 /* bytes of trace_records_head in version 1 */
 
-/* Version 2 records: each is 1 to 4 units of 16 bytes. The first unit has the time as a
- * signed delta from the record before it in the chunk (from t0 for the first; records
- * are in the order they were written, their stamps need not be), the kind, the number
- * of units and two fields; the kind says what the next units hold:
+/* Version 2 and 3 records: each is 1 to 6 units of 16 bytes. The first unit has the time
+ * as a signed delta from the last stamp of the record before it in the chunk (from t0 for
+ * the first; records are in the order they were written, their stamps need not be), the
+ * kind, the number of units and two fields; the kind says what the next units hold:
  *
  *   LEAVE      1 unit:  fn, a = return code
- *   ENTER      2-3:     fn, a = peer, b = tag; [u64 bytes, u64 call site];
- *                       with TRACE_UF_ARGS: [i32 comm, csize, root, op]
- *   MSG_*      2:       fn = context, a = peer, b = tag; [u64 bytes, u32 request, i32 error]
+ *   ENTER      2-5:     fn, a = peer, b = tag; [u64 bytes, u64 call site];
+ *                       with TRACE_UF_ARGS: [i32 comm, csize, root, op];
+ *                       with TRACE_UF_MSG (v3): [u64 bytes, u32 request, u16 context,
+ *                       u8 kind (MSG_SEND), u8 0]: the call's send, at the ENTER's stamp,
+ *                       to the ENTER's peer with its tag, error 0;
+ *                       with TRACE_UF_LEAVE (v3): the call's LEAVE (below)
+ *   MSG_*      2-3:     fn = context, a = peer, b = tag; [u64 bytes, u32 request, i32 error];
+ *                       with TRACE_UF_LEAVE (v3, MSG_DONE only): the LEAVE of the call the
+ *                       receive completed in
  *
+ * A merged LEAVE unit is [i32 dt (ticks after the record's stamp), u8 TRACE_LEAVE, u8 0,
+ * u16 fn, i32 return code, i32 0]; the next record's delta counts from the LEAVE's stamp.
  * With TRACE_UF_ABS the delta did not fit 32 bits: the unit after the first holds the
  * absolute time (u64 ticks, u64 0) and the delta field is 0. Absent values are
  * TRACE_NONE (INT32_MIN); an ENTER without TRACE_UF_ARGS has comm, csize, root and op
@@ -80,10 +89,12 @@ struct trace_unit {
     uint16_t fn;   /* function id (calls) or core context id (messages) */
     int32_t a, b;
 };
+#define TRACE_UF_MSG    0x10u /* v3: ENTER with its send merged */
+#define TRACE_UF_LEAVE  0x20u /* v3: ENTER or MSG_DONE with a LEAVE merged */
 #define TRACE_UF_ARGS   0x40u
 #define TRACE_UF_ABS    0x80u
 #define TRACE_UF_KIND   0x0fu
-#define TRACE_UNITS_MAX 4
+#define TRACE_UNITS_MAX 6
 
 /* One event as the readers keep it (and the records of version 1 files). Unused integer
  * fields hold TRACE_NONE (INT32_MIN). */
@@ -133,9 +144,10 @@ enum trace_kind {
 
 enum trace_api { TRACE_API_NATIVE = 1, TRACE_API_MPI = 2, TRACE_API_SHMEM = 3, TRACE_API_CONV = 4 };
 
-/* Decode the version 2 records of one RECORDS chunk (`units` units at `u`, delta times from
- * t0) into `out` (room for `n` records); `api` is the api of each function id (NULL: 0)
- * with `nfn` entries. Returns the records decoded, or -1 if the units are inconsistent. */
+/* The events of one version 2 or 3 RECORDS chunk (`units` units at `u`, delta times from
+ * t0) as struct trace_rec, a merged record giving two or three, into `out` (room for `n`
+ * events); `api` is the api of each function id (NULL: 0) with `nfn` entries. Returns the
+ * events decoded, or -1 if the units are inconsistent. */
 static inline long trace_decode(const struct trace_unit *u, uint32_t units, uint32_t n, uint64_t t0,
                                 const uint8_t *api, int nfn, struct trace_rec *out)
 {
@@ -146,7 +158,7 @@ static inline long trace_decode(const struct trace_unit *u, uint32_t units, uint
         const struct trace_unit *h = &u[i];
         unsigned kind = h->kind & TRACE_UF_KIND, nu = h->units, x = 1;
         if (nu < 1 || nu > TRACE_UNITS_MAX || i + nu > units || (uint32_t)k >= n) return -1;
-        struct trace_rec *r = &out[k];
+        struct trace_rec *r = &out[k++];
         if (h->kind & TRACE_UF_ABS) {
             uint64_t abs_t;
             __builtin_memcpy(&abs_t, &u[i + x], sizeof abs_t);
@@ -184,6 +196,24 @@ static inline long trace_decode(const struct trace_unit *u, uint32_t units, uint
                 r->op = g[3];
                 x++;
             }
+            if (h->kind & TRACE_UF_MSG) { /* the call's send, at its entry */
+                if (x >= nu || (uint32_t)k >= n) return -1;
+                struct trace_rec *m = &out[k++];
+                const unsigned char *p = (const unsigned char *)&u[i + x];
+                uint32_t req;
+                uint16_t ctx;
+                *m = *r;
+                m->kind = TRACE_MSG_SEND;
+                m->fn = 0;
+                __builtin_memcpy(&m->bytes, p, 8);
+                __builtin_memcpy(&req, p + 8, 4);
+                __builtin_memcpy(&ctx, p + 12, 2);
+                m->x = req;
+                m->comm = ctx;
+                m->csize = m->root = TRACE_NONE;
+                m->op = 0;
+                x++;
+            }
         } else if (kind >= TRACE_MSG_SEND && kind <= TRACE_MSG_DONE) {
             if (x >= nu) return -1;
             uint32_t req;
@@ -198,10 +228,27 @@ static inline long trace_decode(const struct trace_unit *u, uint32_t units, uint
         } else {
             return -1;
         }
-        if (r->kind == TRACE_ENTER || r->kind == TRACE_LEAVE)
-            r->api = api != NULL && r->fn < nfn ? api[r->fn] : 0;
+        if (r->kind == TRACE_ENTER) r->api = api != NULL && r->fn < nfn ? api[r->fn] : 0;
+        if (h->kind & TRACE_UF_LEAVE) { /* the call's LEAVE, merged */
+            if (x >= nu || (uint32_t)k >= n) return -1;
+            const struct trace_unit *l = &u[i + x];
+            struct trace_rec *v = &out[k++];
+            t += (uint64_t)(int64_t)l->dt;
+            v->t = t;
+            v->kind = TRACE_LEAVE;
+            v->fn = l->fn;
+            v->api = api != NULL && l->fn < nfn ? api[l->fn] : 0;
+            v->peer = TRACE_NONE;
+            v->tag = l->a;
+            v->comm = v->csize = v->root = v->op = TRACE_NONE;
+            v->pad = 0;
+            v->bytes = 0;
+            v->x = 0;
+            x++;
+        }
+        if (x != nu) return -1;
+        if (kind == TRACE_LEAVE) r->api = api != NULL && r->fn < nfn ? api[r->fn] : 0;
         i += nu;
-        k++;
     }
     return k;
 }

@@ -6,6 +6,8 @@
  */
 #include "mpi/mpi_impl.h"
 #include "trace/trace.h"
+#include "trace/trace_buf.h"
+#include "trace/trace_mpi_fast.h"
 
 void trace_mpi_comm(struct trace_args *a, int comm)
 {
@@ -36,4 +38,18 @@ int32_t trace_mpi_op(int op)
     if (op == MPI_OP_NULL) return 0;
     if (op >= MPI_MAX && op <= MPI_NO_OP) return (int32_t)(op - MPI_MAX) + 1;
     return 100;
+}
+
+void trace_mpi_p2p(uint16_t fn, int comm, int peer, int tag, int count, int datatype,
+                   const void *site)
+{
+    trace_mpi_p2p_in(fn, comm, peer, tag, count, datatype, site);
+}
+
+void trace_mpi_send_write(struct trace_buf *b)
+{
+    struct trace_args a;
+    b->pend = 0;
+    trace_mpi_p2p_args(&a, b->p.comm, b->p.peer, b->p.tag, b->p.count, b->p.datatype);
+    trace_enter_rec_at(b, b->enter_t, b->p.fn, &a, b->p.site);
 }

@@ -9,6 +9,7 @@
 #include "mpi.h"
 #include "trace/trace.h"
 #include "trace/trace_fn.h"
+#include "trace/trace_mpi_fast.h"
 
 #pragma GCC visibility push(hidden)
 int tern__pmpi_Init(int *argc, char ***argv);
@@ -718,56 +719,36 @@ __attribute__((weak)) int MPI_Pcontrol(const int level, ...)
 __attribute__((weak)) int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Send(buf, count, datatype, dest, tag, comm);
-    struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_mpi_comm(&a_, comm);
-    a_.peer = trace_mpi_rank(comm, dest);
-    a_.tag = tag;
-    a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_Send, &a_, __builtin_return_address(0));
+    trace_mpi_send_in(TRACE_FN_MPI_Send, comm, dest, tag, count, datatype, __builtin_return_address(0));
     int rc_ = tern__pmpi_Send(buf, count, datatype, dest, tag, comm);
-    trace_leave(TRACE_FN_MPI_Send, (int)rc_);
+    trace_leave_in(TRACE_FN_MPI_Send, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Ssend(buf, count, datatype, dest, tag, comm);
-    struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_mpi_comm(&a_, comm);
-    a_.peer = trace_mpi_rank(comm, dest);
-    a_.tag = tag;
-    a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_Ssend, &a_, __builtin_return_address(0));
+    trace_mpi_send_in(TRACE_FN_MPI_Ssend, comm, dest, tag, count, datatype, __builtin_return_address(0));
     int rc_ = tern__pmpi_Ssend(buf, count, datatype, dest, tag, comm);
-    trace_leave(TRACE_FN_MPI_Ssend, (int)rc_);
+    trace_leave_in(TRACE_FN_MPI_Ssend, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Rsend(buf, count, datatype, dest, tag, comm);
-    struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_mpi_comm(&a_, comm);
-    a_.peer = trace_mpi_rank(comm, dest);
-    a_.tag = tag;
-    a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_Rsend, &a_, __builtin_return_address(0));
+    trace_mpi_send_in(TRACE_FN_MPI_Rsend, comm, dest, tag, count, datatype, __builtin_return_address(0));
     int rc_ = tern__pmpi_Rsend(buf, count, datatype, dest, tag, comm);
-    trace_leave(TRACE_FN_MPI_Rsend, (int)rc_);
+    trace_leave_in(TRACE_FN_MPI_Rsend, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Bsend(buf, count, datatype, dest, tag, comm);
-    struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_mpi_comm(&a_, comm);
-    a_.peer = trace_mpi_rank(comm, dest);
-    a_.tag = tag;
-    a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_Bsend, &a_, __builtin_return_address(0));
+    trace_mpi_send_in(TRACE_FN_MPI_Bsend, comm, dest, tag, count, datatype, __builtin_return_address(0));
     int rc_ = tern__pmpi_Bsend(buf, count, datatype, dest, tag, comm);
-    trace_leave(TRACE_FN_MPI_Bsend, (int)rc_);
+    trace_leave_in(TRACE_FN_MPI_Bsend, (int)rc_);
     return rc_;
 }
 
@@ -794,84 +775,54 @@ __attribute__((weak)) int MPI_Buffer_detach(void *buffer_addr, int *size)
 __attribute__((weak)) int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Recv(buf, count, datatype, source, tag, comm, status);
-    struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_mpi_comm(&a_, comm);
-    a_.peer = trace_mpi_rank(comm, source);
-    a_.tag = tag;
-    a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_Recv, &a_, __builtin_return_address(0));
+    trace_mpi_p2p_in(TRACE_FN_MPI_Recv, comm, source, tag, count, datatype, __builtin_return_address(0));
     int rc_ = tern__pmpi_Recv(buf, count, datatype, source, tag, comm, status);
-    trace_leave(TRACE_FN_MPI_Recv, (int)rc_);
+    trace_leave_in(TRACE_FN_MPI_Recv, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Isend(buf, count, datatype, dest, tag, comm, request);
-    struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_mpi_comm(&a_, comm);
-    a_.peer = trace_mpi_rank(comm, dest);
-    a_.tag = tag;
-    a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_Isend, &a_, __builtin_return_address(0));
+    trace_mpi_send_in(TRACE_FN_MPI_Isend, comm, dest, tag, count, datatype, __builtin_return_address(0));
     int rc_ = tern__pmpi_Isend(buf, count, datatype, dest, tag, comm, request);
-    trace_leave(TRACE_FN_MPI_Isend, (int)rc_);
+    trace_leave_in(TRACE_FN_MPI_Isend, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Issend(buf, count, datatype, dest, tag, comm, request);
-    struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_mpi_comm(&a_, comm);
-    a_.peer = trace_mpi_rank(comm, dest);
-    a_.tag = tag;
-    a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_Issend, &a_, __builtin_return_address(0));
+    trace_mpi_send_in(TRACE_FN_MPI_Issend, comm, dest, tag, count, datatype, __builtin_return_address(0));
     int rc_ = tern__pmpi_Issend(buf, count, datatype, dest, tag, comm, request);
-    trace_leave(TRACE_FN_MPI_Issend, (int)rc_);
+    trace_leave_in(TRACE_FN_MPI_Issend, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Irsend(buf, count, datatype, dest, tag, comm, request);
-    struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_mpi_comm(&a_, comm);
-    a_.peer = trace_mpi_rank(comm, dest);
-    a_.tag = tag;
-    a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_Irsend, &a_, __builtin_return_address(0));
+    trace_mpi_send_in(TRACE_FN_MPI_Irsend, comm, dest, tag, count, datatype, __builtin_return_address(0));
     int rc_ = tern__pmpi_Irsend(buf, count, datatype, dest, tag, comm, request);
-    trace_leave(TRACE_FN_MPI_Irsend, (int)rc_);
+    trace_leave_in(TRACE_FN_MPI_Irsend, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Ibsend(buf, count, datatype, dest, tag, comm, request);
-    struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_mpi_comm(&a_, comm);
-    a_.peer = trace_mpi_rank(comm, dest);
-    a_.tag = tag;
-    a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_Ibsend, &a_, __builtin_return_address(0));
+    trace_mpi_send_in(TRACE_FN_MPI_Ibsend, comm, dest, tag, count, datatype, __builtin_return_address(0));
     int rc_ = tern__pmpi_Ibsend(buf, count, datatype, dest, tag, comm, request);
-    trace_leave(TRACE_FN_MPI_Ibsend, (int)rc_);
+    trace_leave_in(TRACE_FN_MPI_Ibsend, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Irecv(buf, count, datatype, source, tag, comm, request);
-    struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_mpi_comm(&a_, comm);
-    a_.peer = trace_mpi_rank(comm, source);
-    a_.tag = tag;
-    a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_Irecv, &a_, __builtin_return_address(0));
+    trace_mpi_p2p_in(TRACE_FN_MPI_Irecv, comm, source, tag, count, datatype, __builtin_return_address(0));
     int rc_ = tern__pmpi_Irecv(buf, count, datatype, source, tag, comm, request);
-    trace_leave(TRACE_FN_MPI_Irecv, (int)rc_);
+    trace_leave_in(TRACE_FN_MPI_Irecv, (int)rc_);
     return rc_;
 }
 
@@ -1073,70 +1024,45 @@ __attribute__((weak)) int MPI_Test_cancelled(const MPI_Status *status, int *flag
 __attribute__((weak)) int MPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Send_init(buf, count, datatype, dest, tag, comm, request);
-    struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_mpi_comm(&a_, comm);
-    a_.peer = trace_mpi_rank(comm, dest);
-    a_.tag = tag;
-    a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_Send_init, &a_, __builtin_return_address(0));
+    trace_mpi_send_in(TRACE_FN_MPI_Send_init, comm, dest, tag, count, datatype, __builtin_return_address(0));
     int rc_ = tern__pmpi_Send_init(buf, count, datatype, dest, tag, comm, request);
-    trace_leave(TRACE_FN_MPI_Send_init, (int)rc_);
+    trace_leave_in(TRACE_FN_MPI_Send_init, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Ssend_init(buf, count, datatype, dest, tag, comm, request);
-    struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_mpi_comm(&a_, comm);
-    a_.peer = trace_mpi_rank(comm, dest);
-    a_.tag = tag;
-    a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_Ssend_init, &a_, __builtin_return_address(0));
+    trace_mpi_send_in(TRACE_FN_MPI_Ssend_init, comm, dest, tag, count, datatype, __builtin_return_address(0));
     int rc_ = tern__pmpi_Ssend_init(buf, count, datatype, dest, tag, comm, request);
-    trace_leave(TRACE_FN_MPI_Ssend_init, (int)rc_);
+    trace_leave_in(TRACE_FN_MPI_Ssend_init, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Rsend_init(buf, count, datatype, dest, tag, comm, request);
-    struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_mpi_comm(&a_, comm);
-    a_.peer = trace_mpi_rank(comm, dest);
-    a_.tag = tag;
-    a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_Rsend_init, &a_, __builtin_return_address(0));
+    trace_mpi_send_in(TRACE_FN_MPI_Rsend_init, comm, dest, tag, count, datatype, __builtin_return_address(0));
     int rc_ = tern__pmpi_Rsend_init(buf, count, datatype, dest, tag, comm, request);
-    trace_leave(TRACE_FN_MPI_Rsend_init, (int)rc_);
+    trace_leave_in(TRACE_FN_MPI_Rsend_init, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Bsend_init(buf, count, datatype, dest, tag, comm, request);
-    struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_mpi_comm(&a_, comm);
-    a_.peer = trace_mpi_rank(comm, dest);
-    a_.tag = tag;
-    a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_Bsend_init, &a_, __builtin_return_address(0));
+    trace_mpi_send_in(TRACE_FN_MPI_Bsend_init, comm, dest, tag, count, datatype, __builtin_return_address(0));
     int rc_ = tern__pmpi_Bsend_init(buf, count, datatype, dest, tag, comm, request);
-    trace_leave(TRACE_FN_MPI_Bsend_init, (int)rc_);
+    trace_leave_in(TRACE_FN_MPI_Bsend_init, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Recv_init(buf, count, datatype, source, tag, comm, request);
-    struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_mpi_comm(&a_, comm);
-    a_.peer = trace_mpi_rank(comm, source);
-    a_.tag = tag;
-    a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_Recv_init, &a_, __builtin_return_address(0));
+    trace_mpi_p2p_in(TRACE_FN_MPI_Recv_init, comm, source, tag, count, datatype, __builtin_return_address(0));
     int rc_ = tern__pmpi_Recv_init(buf, count, datatype, source, tag, comm, request);
-    trace_leave(TRACE_FN_MPI_Recv_init, (int)rc_);
+    trace_leave_in(TRACE_FN_MPI_Recv_init, (int)rc_);
     return rc_;
 }
 

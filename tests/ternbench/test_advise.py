@@ -91,6 +91,22 @@ class GatherBcast(unittest.TestCase):
         self.assertIn("1. MPI_Gather + bcast -> one MPI_Allgather: save 40.24 us",
                       advise.text(tr, models(), adv, tr.t_end))
 
+    def test_model_far_from_the_trace_is_flagged(self):
+        # the gather+bcast phase: model 10.4336 us, traced 39 us -> x0.27, flagged
+        calls, t = gather_bcast()
+        tr = Trace(P, calls, [], 0.0, t)
+        adv = advise.advise(tr, models())
+        first = adv[0]
+        self.assertAlmostEqual(advise.model_vs_trace(first), 10.4336 / 39.0, delta=1e-6)
+        self.assertIn("check:  the models put this phase at 10.43 us, the trace measured 39",
+                      advise.text(tr, models(), adv, tr.t_end))
+        j = advise.to_json(adv, tr.t_end, models())
+        self.assertAlmostEqual(j["advice"][0]["model_vs_trace"], 10.4336 / 39.0, delta=1e-6)
+        # within a factor of 2: no warning
+        close = first._replace(now_measured=first.now_model * 1.9)
+        self.assertIsNone(advise.check_line(close))
+        self.assertIsNotNone(advise.check_line(first._replace(now_measured=0.1 * first.now_model)))
+
     def test_bcast_of_something_else_is_not_an_allgather(self):
         calls, t = gather_bcast(bcast_bytes=100)
         adv = advise.advise(Trace(P, calls, [], 0.0, t), models())

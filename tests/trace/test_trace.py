@@ -75,7 +75,7 @@ def known():
             before = max(c.t1 for c in cs if c.t0 < bar.t0 and c.name == "MPI_Bcast")
             check(pause * 1e-3 <= bar.t0 - before < pause * 1e-3 + 1.0,
                   "rank %d: the pause reads %.3f s" % (r, bar.t0 - before))
-    # Format 2 (compact records); ticks are nanoseconds exactly when the counter is not
+    # Format 3 (compact records, merged where a call maps to its message); ticks are nanoseconds exactly when the counter is not
     # used: TERN_TRACE_CLOCK=mono, or an x86 without an invariant TSC.
     with open("/proc/cpuinfo") as f:
         flags = set(" ".join(ln for ln in f if ln.startswith("flags")).split())
@@ -83,7 +83,10 @@ def known():
     counter = CLOCK != "mono" and (not x86 or {"constant_tsc", "nonstop_tsc"} <= flags)
     for r in range(NP):
         rf = tracefile.RankFile(os.path.join(tdir, "tern-trace.%d.bin" % r))
-        check(rf.version == 2, "rank %d: format %d" % (r, rf.version))
+        check(rf.version == 3, "rank %d: format %d" % (r, rf.version))
+        # Format 3 merges a call's send and leave into its ENTER, a receive's leave into
+        # its DONE: every rank's Isend/Recv/Wait traffic makes such records.
+        check(rf.merged > 0, "rank %d: no merged record" % r)
         check(rf.header["tick_is_ns"] == (not counter),
               "rank %d: tick_is_ns %s with TERN_TRACE_CLOCK=%s" % (r, rf.header["tick_is_ns"],
                                                                  CLOCK))

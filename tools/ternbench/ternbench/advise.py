@@ -545,6 +545,30 @@ def advise(trace, models, gap=GAP, rejected=False):
 
 # ---------------------------------------------------------------- output
 
+CHECK_FACTOR = 2.0  # the models' cost of a phase and the trace's may differ this much
+
+
+def model_vs_trace(a):
+    """How the models' cost of the phase as it is now compares with what the trace
+    measured: now_model / now_measured, None when the trace has no time for it. Far from 1
+    (bench/advice.sh found 0.03-0.1 on a loaded, oversubscribed machine), the models were
+    fitted on a machine in another state than the traced run's, and the predicted saving is
+    uncertain by as much."""
+    if a.now_measured <= 0 or a.now_model <= 0:
+        return None
+    return a.now_model / a.now_measured
+
+
+def check_line(a):
+    """A warning when the models and the trace disagree on the phase by more than
+    CHECK_FACTOR, else None."""
+    r = model_vs_trace(a)
+    if r is None or 1.0 / CHECK_FACTOR <= r <= CHECK_FACTOR:
+        return None
+    return ("the models put this phase at %s, the trace measured %s (x%.2g): the machine "
+            "was not in the state the models were fitted in, and the saving is as uncertain"
+            % (fmt_s(a.now_model), fmt_s(a.now_measured), r))
+
 def fmt_s(sec):
     from .report import fmt_t
     return fmt_t(sec)
@@ -565,6 +589,9 @@ def text(trace, models, adv, wall, rejected=()):
                       fmt_s(a.after_model)))
         for b in a.basis:
             lines.append("   basis:  %s" % b)
+        chk = check_line(a)
+        if chk:
+            lines.append("   check:  %s" % chk)
     if rejected:
         lines.append("")
         lines.append("considered, and not cheaper by the models:")
@@ -576,5 +603,7 @@ def text(trace, models, adv, wall, rejected=()):
 
 def to_json(adv, wall, models, rejected=()):
     return {"wall_s": wall, "impl": models.impl, "models": models.source,
-            "advice": [dict(a._asdict(), rank=i) for i, a in enumerate(adv, 1)],
-            "rejected": [dict(a._asdict(), rank=None) for a in rejected]}
+            "advice": [dict(a._asdict(), rank=i, model_vs_trace=model_vs_trace(a))
+                       for i, a in enumerate(adv, 1)],
+            "rejected": [dict(a._asdict(), rank=None, model_vs_trace=model_vs_trace(a))
+                         for a in rejected]}

@@ -31,6 +31,8 @@ UNIT_QQ = struct.Struct("<QQ")
 UNIT_QIi = struct.Struct("<QIi")
 UNIT_4i = struct.Struct("<iiii")
 UF_ARGS, UF_ABS, UF_KIND = 0x40, 0x80, 0x0F
+UF_MSG, UF_LEAVE = 0x10, 0x20  # version 3: a merged send / leave unit follows
+UNIT_QIH = struct.Struct("<QIH")  # a merged send: bytes, request, context
 CLOCK = struct.Struct("<IIQqqq")
 END = struct.Struct("<QQ")
 MAGIC = 0x43525454
@@ -58,6 +60,7 @@ class RankFile:
         self.header = None
         self.version = None  # of the format (the header chunk's)
         self.abs_records = 0  # version 2 records that carry their absolute time
+        self.merged = 0  # version 3 records that carry a merged send or leave
         self.names = []  # (api, name) by function id
         self.records = []  # (tick, kind, api, fn, peer, tag, comm, csize, root, op, bytes, x)
         self.pairs = []  # (tick, ns) read together
@@ -159,15 +162,16 @@ class RankFile:
 
 
 def _decode(body, off, units, t, rf=None):
-    """The version 2 records of a chunk (16-byte units, delta times from t) as version 1
-    tuples: (tick, kind, api, fn, peer, tag, comm, csize, root, op, pad, bytes, x)."""
+    """The version 2 or 3 records of a chunk (16-byte units, delta times from t) as
+    version 1 tuples: (tick, kind, api, fn, peer, tag, comm, csize, root, op, pad, bytes,
+    x). A version 3 record with a merged send or leave gives two or three tuples."""
     out = []
     end = off + units * UNIT.size
     if end > len(body):
         raise TraceError("a records chunk is shorter than its units")
     while off < end:
         dt, kind, nu, fn, a, b = UNIT.unpack_from(body, off)
-        if nu < 1 or nu > 4 or off + nu * UNIT.size > end:
+        if nu < 1 or nu > 6 or off + nu * UNIT.size > end:
             raise TraceError("a record of %d units" % nu)
         x = off + UNIT.size
         if kind & UF_ABS:
@@ -182,15 +186,31 @@ def _decode(body, off, units, t, rf=None):
             out.append((t, k, 0, fn, NONE, a, NONE, NONE, NONE, NONE, 0, 0, 0))
         elif k == ENTER:
             nbytes, site = UNIT_QQ.unpack_from(body, x)
+            x += UNIT.size
             comm = csize = root = op = NONE
             if kind & UF_ARGS:
-                comm, csize, root, op = UNIT_4i.unpack_from(body, x + UNIT.size)
+                comm, csize, root, op = UNIT_4i.unpack_from(body, x)
+                x += UNIT.size
             out.append((t, k, 0, fn, a, b, comm, csize, root, op, 0, nbytes, site))
+            if kind & UF_MSG:
+                mbytes, req, ctx = UNIT_QIH.unpack_from(body, x)
+                x += UNIT.size
+                out.append((t, MSG_SEND, 0, 0, a, b, ctx, NONE, NONE, 0, 0, mbytes, req))
         elif MSG_SEND <= k <= MSG_DONE:
             nbytes, req, err = UNIT_QIi.unpack_from(body, x)
+            x += UNIT.size
             out.append((t, k, 0, 0, a, b, fn, NONE, NONE, err, 0, nbytes, req))
         else:
             raise TraceError("a record of unknown kind %d" % k)
+        if kind & (UF_MSG | UF_LEAVE) and rf is not None:
+            rf.merged += 1
+        if kind & UF_LEAVE:
+            ldt, _, _, lfn, rc, _ = UNIT.unpack_from(body, x)
+            x += UNIT.size
+            t += ldt
+            out.append((t, LEAVE, 0, lfn, NONE, rc, NONE, NONE, NONE, NONE, 0, 0, 0))
+        if x != off + nu * UNIT.size:
+            raise TraceError("a record of %d units holds %d" % (nu, (x - off) // UNIT.size))
         off += nu * UNIT.size
     return out
 

@@ -1,0 +1,218 @@
+/*
+ * trace_buf.h - the tracer's per-thread record buffer and its record writers, inline, for
+ * trace.c and the MPI argument helper (trace_mpi_args.c), so that a point-to-point call's
+ * entry is one out-of-line call. Internal to libtern.
+ *
+ * Room: a thread's buffer is tested for room once per ENTER (TRACE_ROOM_ENTER units: the
+ * call's own ENTER, its send and its leave) and once per message record
+ * (TRACE_ROOM_MSG: the message and a leave). A leave merged into the record before it
+ * (the common case, see trace_leave in trace.c) therefore needs no test; only a separate
+ * LEAVE record tests again.
+ *
+ * Merged records (format version 3, docs/TRACING.md): a call's ENTER may take its first
+ * send (TRACE_UF_MSG: same stamp, same peer and tag) and its LEAVE (TRACE_UF_LEAVE) as
+ * extra units while it is the last record of the buffer; a receive's DONE may take the
+ * LEAVE of the call it completed in. `open` and `done` say which record can still grow.
+ */
+#ifndef TERN_TRACE_BUF_H
+#define TERN_TRACE_BUF_H
+
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#endif
+
+#include "trace/trace.h"
+#include "trace/trace_format.h"
+
+#define TRACE_NOPOS      UINT32_MAX
+#define TRACE_ROOM_ENTER 8 /* ENTER (up to 4 units), its send (1), its leave (1), spare */
+#define TRACE_ROOM_MSG   5 /* a message (up to 3 units) and a leave (up to 2) */
+#define TRACE_ROOM_LEAVE 2 /* a LEAVE record with its absolute time */
+
+struct trace_buf;
+/* A send's ENTER, stamped at the call's entry and written once its frame has left (by the
+ * send's message hook, or by whatever record comes first): the look-ups and stores of the
+ * ENTER are then off the message's critical path. Only the MPI send wrappers make one
+ * (trace_mpi_fast.h); `write` writes it and clears `pend`. */
+struct trace_pend {
+    void (*write)(struct trace_buf *b);
+    const void *site;
+    int32_t comm, peer, tag, count, datatype;
+    uint16_t fn;
+};
+
+struct trace_buf {
+    struct trace_unit *u;
+    uint32_t n, cap; /* units used, units in u */
+    uint32_t nrec;   /* events in u (a merged record counts each of its parts) */
+    uint32_t open;   /* unit of the last record if it is an ENTER that may still grow */
+    uint32_t done;   /* unit of the last record if it is a DONE a leave may join */
+    uint32_t tid;
+    uint64_t last_t;  /* the last stamp written (the next record's delta counts from it) */
+    uint64_t chunk_t; /* last_t when the buffer was last empty: the chunk's t0 */
+    uint64_t enter_t; /* the open (or pending) ENTER's stamp */
+    int pend;         /* p holds an ENTER not written yet */
+    struct trace_pend p;
+    struct trace_buf *next; /* every buffer, for trace_stop */
+};
+
+extern __thread struct trace_buf *trace_tls __attribute__((tls_model("initial-exec")));
+extern int trace_tsc;
+extern int trace_muted;
+/* The slow way to `need` units of room: the thread's first buffer, or a full one written
+ * out. NULL when no buffer can be had. */
+struct trace_buf *trace_room(struct trace_buf *b, uint32_t need);
+
+static inline int64_t trace_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* The time stamp of a record (see trace.c: the counter when it is invariant). */
+static inline uint64_t trace_ticks(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    if (__builtin_expect(trace_tsc, 1)) return __rdtsc();
+#elif defined(__aarch64__)
+    if (__builtin_expect(trace_tsc, 1)) {
+        uint64_t v;
+        __asm__ __volatile__("isb; mrs %0, cntvct_el0" : "=r"(v)::"memory");
+        return v;
+    }
+#endif
+    return (uint64_t)trace_ns();
+}
+
+/* Ask for the lines a few records ahead, for writing: on x86 stores reach the cache in
+ * program order, so a record's store that misses L1 would hold back the store that hands a
+ * message to its peer (measured: a buffer far bigger than the caches, 64 MiB, made an
+ * 8-byte ping-pong ~30 % slower than 256 KiB did). Prefetching never faults, so running
+ * past the end of the buffer is harmless. */
+#define TRACE_PREFETCH_AHEAD 256 /* bytes */
+
+/* Write this thread's pending ENTER (a send's) before any other record. */
+static inline struct trace_buf *trace_buf_now(void)
+{
+    struct trace_buf *b = trace_tls;
+    if (__builtin_expect(b->pend, 0)) b->p.write(b);
+    return b;
+}
+
+static inline struct trace_buf *trace_buf_room(uint32_t need)
+{
+    struct trace_buf *b = trace_buf_now();
+    if (__builtin_expect(b->cap - b->n < need, 0))
+        b = trace_room(b, need);
+    else
+        __builtin_prefetch((const char *)&b->u[b->n] + TRACE_PREFETCH_AHEAD, 1, 3);
+    return b;
+}
+
+/* The first unit of a record stamped t (and the absolute time after it when the delta
+ * does not fit 32 bits); returns the units used so far. */
+static inline unsigned trace_head(struct trace_buf *b, uint64_t t, unsigned kind, uint16_t fn,
+                                  int32_t a, int32_t bb)
+{
+    struct trace_unit *u = &b->u[b->n];
+    int64_t d = (int64_t)(t - b->last_t);
+    b->last_t = t;
+    u->kind = (uint8_t)kind;
+    u->fn = fn;
+    u->a = a;
+    u->b = bb;
+    if (__builtin_expect(d == (int32_t)d, 1)) {
+        u->dt = (int32_t)d;
+        return 1;
+    }
+    u->dt = 0;
+    u->kind = (uint8_t)(kind | TRACE_UF_ABS);
+    uint64_t w[2] = {t, 0};
+    memcpy(&u[1], w, sizeof w);
+    return 2;
+}
+
+static inline void trace_commit(struct trace_buf *b, unsigned units)
+{
+    b->u[b->n].units = (uint8_t)units;
+    b->n += units;
+    b->nrec++;
+}
+
+/* An ENTER record (the buffer has TRACE_ROOM_ENTER units free). */
+static inline void trace_enter_rec_at(struct trace_buf *b, uint64_t t, uint16_t fn,
+                                      const struct trace_args *a, const void *site)
+{
+    int args = a->comm != TRACE_NONE || a->csize != TRACE_NONE || a->root != TRACE_NONE ||
+               a->op != TRACE_NONE;
+    uint32_t at = b->n;
+    unsigned n = trace_head(b, t, TRACE_ENTER | (args ? TRACE_UF_ARGS : 0), fn, a->peer, a->tag);
+    uint64_t w[2] = {a->bytes, (uint64_t)(uintptr_t)site};
+    memcpy(&b->u[at + n++], w, sizeof w);
+    if (args) {
+        int32_t g[4] = {a->comm, a->csize, a->root, a->op};
+        memcpy(&b->u[at + n++], g, sizeof g);
+    }
+    trace_commit(b, n);
+    b->open = at;
+    b->done = TRACE_NOPOS;
+    b->enter_t = t;
+}
+
+static inline void trace_enter_rec(struct trace_buf *b, uint16_t fn, const struct trace_args *a,
+                                   const void *site)
+{
+    trace_enter_rec_at(b, trace_ticks(), fn, a, site);
+}
+
+/* A LEAVE unit after the record at `at` (the last of the buffer), `dt` ticks after that
+ * record's last stamp; the room was reserved by the ENTER or the message before it. */
+static inline void trace_leave_join(struct trace_buf *b, uint32_t at, int32_t dt, uint16_t fn,
+                                    int rc)
+{
+    struct trace_unit *u = &b->u[b->n];
+    u->dt = dt;
+    u->kind = TRACE_LEAVE;
+    u->units = 0;
+    u->fn = fn;
+    u->a = rc;
+    u->b = 0;
+    b->u[at].kind |= TRACE_UF_LEAVE;
+    b->u[at].units++;
+    b->n++;
+    b->nrec++;
+    b->open = b->done = TRACE_NOPOS;
+}
+
+void trace_leave_rec(struct trace_buf *b, uint64_t t, uint16_t fn, int rc);
+
+/* A call's leave (trace_leave in trace.c; inline in the point-to-point wrappers). */
+static inline void trace_leave_in(uint16_t fn, int rc)
+{
+    if (!trace_on) return; /* MPI_Finalize: tracing ended inside the call */
+    struct trace_buf *b = trace_buf_now();
+    /* A call that completed a receive last is left when it completed (a blocking receive
+     * returns right after; the stamp is shared): the LEAVE joins that DONE record. */
+    if (b->done != TRACE_NOPOS) {
+        trace_leave_join(b, b->done, 0, fn, rc);
+        return;
+    }
+    uint64_t t = trace_ticks();
+    /* The call's ENTER is still the last record (nothing, or only its own send, happened
+     * inside): one record for the whole call. */
+    if (b->open != TRACE_NOPOS && b->u[b->open].fn == fn) {
+        int64_t d = (int64_t)(t - b->last_t);
+        if (__builtin_expect(d == (int32_t)d, 1)) {
+            b->last_t = t;
+            trace_leave_join(b, b->open, (int32_t)d, fn, rc);
+            return;
+        }
+    }
+    trace_leave_rec(b, t, fn, rc);
+}
+
+#endif
