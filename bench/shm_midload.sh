@@ -3,7 +3,9 @@
 # (one or more builds) against Open MPI 4.1 and MPICH 4, interleaved in one run, with
 # LOAD busy processes beside the benchmark (a loaded machine) or none.
 #
-# usage: bench/shm_midload.sh [BUILD_DIR...]   (default <repo>/build; each needs bin/terncc)
+# usage: bench/shm_midload.sh [BUILD_DIR[@VAR=VALUE,...]...]   (default <repo>/build; each
+#        needs bin/terncc; @... runs that tern with those environment variables, so one
+#        build can be compared with itself under other tunables)
 # environment:
 #   LOAD=N      busy loops running beside every launch (default 0; the sweep's --load N)
 #   ROUNDS=R    launches per library (default 5); the order of the libraries rotates
@@ -44,7 +46,10 @@ trap cleanup EXIT
 
 names=() cmds=()
 i=0
-for b in "$@"; do
+for arg in "$@"; do
+    b=${arg%%@*}
+    tenv=""
+    [ "$b" = "$arg" ] || tenv=${arg#*@}
     if [ ! -x "$b/bin/terncc" ]; then
         echo "shm_midload.sh: $b/bin/terncc missing (build that tree first)" >&2
         exit 1
@@ -52,8 +57,8 @@ for b in "$@"; do
     i=$((i + 1))
     "$b/bin/terncc" -O2 -I "$ROOT/bench" "$ROOT/bench/mpi_pingpong.c" -o "$TMP/tern$i" || exit 1
     names+=("tern$i")
-    cmds+=("env TERN_TRANSPORTS=self,shm $b/bin/ternrun -n 2 $TMP/tern$i")
-    echo "# tern$i = $b ($(git -C "$b/.." rev-parse --short HEAD 2>/dev/null))"
+    cmds+=("env TERN_TRANSPORTS=self,shm ${tenv//,/ } $b/bin/ternrun -n 2 $TMP/tern$i")
+    echo "# tern$i = $b ($(git -C "$b/.." rev-parse --short HEAD 2>/dev/null)) $tenv"
 done
 if [[ ,$LIBS, == *,ompi4,* ]] && command -v mpicc.openmpi >/dev/null; then
     mpicc.openmpi -O2 -I "$ROOT/bench" "$ROOT/bench/mpi_pingpong.c" -o "$TMP/ompi4" && {
