@@ -24,10 +24,22 @@ void core_fatal(const char *what)
     _exit(1);
 }
 
+/*
+ * The CPUs this node's ranks share: those this process may run on, together with those
+ * of its parent (the launcher's daemon). A launcher that binds each rank to its own core
+ * (ternrun, mpirun --bind-to core) leaves each rank a mask of one core, and comparing the
+ * node's ranks with that would call every bound job oversubscribed (2 ranks "on 1 core"):
+ * 16 polls of spinning, then thousands of sched_yield()s, which on a loaded machine hand
+ * a whole time slice to another task per message. The parent was not bound with them
+ * (or was bound to the same CPUs, which then really are shared).
+ */
 static int core_count_cpus(void)
 {
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
+    cpu_set_t set, parent;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) {
+        if (sched_getaffinity(getppid(), sizeof parent, &parent) == 0) CPU_OR(&set, &set, &parent);
+        return CPU_COUNT(&set);
+    }
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n > 0 ? (int)n : 1;
 }

@@ -99,6 +99,11 @@ int core_progress_hook_add(int (*hook)(void))
 static int core_req_done(const void *arg);
 static int core_any_done(const void *arg);
 
+static void core_sched_yield(void)
+{
+    sched_yield();
+}
+
 static int core_block_loop(core_done_fn done, const void *arg)
 {
     /* With threads: waiting for requests needs a wake-up only when one completes;
@@ -116,7 +121,7 @@ static int core_block_loop(core_done_fn done, const void *arg)
             continue;
         }
         if (r == CORE_ROUND_YIELD) {
-            sched_yield();
+            core_wait_yield(&w, core_sched_yield);
             continue;
         }
         for (int i = 0; i < core.ntls; i++)

@@ -184,7 +184,7 @@ static int core_block_mt_locked(core_done_fn done, const void *arg, int reqs_onl
             continue;
         }
         if (r == CORE_ROUND_YIELD) {
-            core_cs_yield();
+            core_wait_yield(&w, core_cs_yield);
             continue;
         }
         if (!core.tl_sleeper)

@@ -35,6 +35,11 @@ void core_wait_policy_make(const struct util_tunables *t, enum core_wait_kind ki
     }
     out->spin_polls = oversubscribed ? t->oversub_spin_count : t->spin_count;
     out->yield_polls = t->yield_count;
+    /* Ranks outnumbering cores yield to each other: a long yield is then a peer's turn,
+     * not a stranger's, and memory waits have no doorbell to be woken by. */
+    out->lost_s = kind == CORE_WAIT_MSG && !oversubscribed && t->yield_lost_us > 0
+                      ? (double)t->yield_lost_us * 1e-6
+                      : 0;
     /* Many ranks per core: a yield rarely hands the CPU to the one peer that will raise
      * what we wait for (it is one of many runnable), so yielding thousands of times only
      * burns the slices the others need; a sleeper leaves the run queue and its peer's
@@ -100,6 +105,26 @@ static int core_wait_free_core(double now)
     return core_wait_load.free_core;
 }
 
+int core_wait_yields_lost(const struct core_wait_policy *p, double lost_at, double now)
+{
+    return p->lost_s > 0 && lost_at != 0 && now - lost_at < CORE_WAIT_LOST_WINDOW_S;
+}
+
+/* When a yield of this process last lost the CPU (0: never); see core_wait_yield. */
+static double core_wait_lost_at;
+
+void core_wait_yield(struct core_waiter *w, void (*yield_fn)(void))
+{
+    if (w->pol.lost_s <= 0) {
+        yield_fn();
+        return;
+    }
+    double t0 = core_diag_now();
+    yield_fn();
+    double t1 = core_diag_now();
+    if (t1 - t0 >= w->pol.lost_s) core_wait_lost_at = t1;
+}
+
 void core_wait_begin(struct core_waiter *w, enum core_wait_kind kind)
 {
     /* free_core is settled lazily by the first empty poll (core_wait_next): most waits
@@ -122,7 +147,12 @@ enum core_wait_phase core_wait_next(struct core_waiter *w, int may_sleep)
         idle = now - w->idle_since;
     }
     w->polls++;
-    return core_wait_decide(&w->pol, w->polls, idle, may_sleep);
+    enum core_wait_phase ph = core_wait_decide(&w->pol, w->polls, idle, may_sleep);
+    /* Yields lose the CPU here (a loaded machine): sleep, to be woken by the frame. */
+    if (ph == CORE_WAIT_YIELD && may_sleep && core_wait_lost_at != 0 &&
+        core_wait_yields_lost(&w->pol, core_wait_lost_at, core_diag_now()))
+        ph = CORE_WAIT_SLEEP;
+    return ph;
 }
 
 void core_wait_woke(struct core_waiter *w)

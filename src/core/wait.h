@@ -10,7 +10,11 @@
  * The policy comes from the tunables and the machine:
  *   - messages, with a transport that must be polled (shm): TERN_SPIN_COUNT polls
  *     (TERN_OVERSUB_SPIN_COUNT with more ranks than cores), TERN_YIELD_COUNT yields, then
- *     a sleep on the doorbells;
+ *     a sleep on the doorbells. With no more ranks than cores, a yield that kept the
+ *     process off the CPU for TERN_YIELD_LOST_US (another task ran: a loaded machine)
+ *     makes its message waits skip yielding for the next CORE_WAIT_LOST_WINDOW_S and
+ *     sleep right after spinning: a sleeper is woken by the peer's frame, a yielder only
+ *     when the other task's time slice ends (milliseconds per message);
  *   - messages, when every sleeping transport waits in the kernel (tcp alone): the
  *     kernel wakes a sleeper as data comes, so yielding is useless; the wait spins
  *     TERN_TCP_SPIN_COUNT polls and, while the node has a free core, for TERN_TCP_SPIN_US
@@ -37,6 +41,7 @@ struct core_wait_policy {
     long spin_polls;  /* empty polls that spin */
     long yield_polls; /* empty polls after those that yield the CPU */
     double spin_s;    /* and spin at least this long after the first empty poll (s) */
+    double lost_s;    /* a yield off the CPU this long (s) skips yields for a while; 0: never */
 };
 
 /* One wait's state; on the caller's stack. */
@@ -70,6 +75,17 @@ void core_wait_policy_make(const struct util_tunables *t, enum core_wait_kind ki
  * text. Returns 0 and sets *running, or -1 when the text does not parse. Pure. */
 int core_wait_parse_loadavg(const char *text, long *running);
 
+/*
+ * Whether a wait whose policy is p, in its yield phase at time now, sleeps instead: a yield
+ * of this process lost the CPU (took at least p->lost_s, someone else ran) at lost_at (0:
+ * never), less than CORE_WAIT_LOST_WINDOW_S before. Pure.
+ */
+#define CORE_WAIT_LOST_WINDOW_S 0.1
+int core_wait_yields_lost(const struct core_wait_policy *p, double lost_at, double now);
+/* Yield the CPU in a message wait with yield_fn (sched_yield, or the threaded path's
+ * hand-over of the critical section) and time it: a yield of at least w->pol.lost_s is
+ * remembered process-wide (core_wait_yields_lost). */
+void core_wait_yield(struct core_waiter *w, void (*yield_fn)(void));
 /* Start a wait of `kind` with the policy in force (util_tun, core's flags). */
 void core_wait_begin(struct core_waiter *w, enum core_wait_kind kind);
 

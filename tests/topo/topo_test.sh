@@ -139,6 +139,28 @@ oversub)
     [ "$(cpus_of 0)" = "$MINE" ] || fail "rank 0 bound by default while oversubscribed"
     ;;
 
+waitcount)
+    # The wait policy's "more ranks than cores" (core.c, core_count_cpus): ranks that
+    # ternrun bound one to a core see one CPU each, yet are not oversubscribed (the CPUs
+    # of their parent count too); two ranks on one allowed CPU are.
+    need_two
+    command -v taskset >/dev/null || { echo "no taskset: skipped"; exit 77; }
+    export TERN_DEBUG=1
+    run -n 2 --bind-to core "$RANK"
+    expect_rc 0 "two ranks bound to cores"
+    [ "$(cpus_of 0)" != "$(cpus_of 1)" ] || fail "the two ranks share cpus '$(cpus_of 0)'"
+    grep -q "up: rank 0 of 2, 2 on this node" "$D/err" || fail "no start-up line (TERN_DEBUG=1)"
+    if grep -q "(oversubscribed)" "$D/err"; then
+        fail "two ranks bound to their own cores were taken for oversubscribed"
+    fi
+    last=$(expand "$MINE" | tail -n 1)
+    taskset -c "$last" "$T" --timeout 30 -n 2 "$RANK" >"$D/out" 2>"$D/err"
+    rc=$?
+    expect_rc 0 "two ranks under taskset -c $last"
+    grep -q "up: rank 0 of 2, 2 on this node (oversubscribed)" "$D/err" ||
+        fail "two ranks on one allowed cpu not taken for oversubscribed"
+    ;;
+
 restricted)
     command -v taskset >/dev/null || { echo "no taskset: skipped"; exit 77; }
     last=$(expand "$MINE" | tail -n 1)

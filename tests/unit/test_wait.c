@@ -7,9 +7,18 @@
  */
 #include <math.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "core/wait.h"
 #include "unit.h"
+
+static void yield_quick(void) {}
+
+static void yield_away(void)
+{
+    struct timespec ts = {0, 5000000};
+    nanosleep(&ts, NULL);
+}
 
 static void test_decide(void)
 {
@@ -33,7 +42,7 @@ static void test_decide(void)
     CHECK_EQ(core_wait_decide(&t, 2, HUGE_VAL, 1), CORE_WAIT_SLEEP);
 
     /* The old tcp default: sleep after one empty poll. */
-    struct core_wait_policy z = {0, 0, 0};
+    struct core_wait_policy z = {0};
     CHECK_EQ(core_wait_decide(&z, 1, 0, 1), CORE_WAIT_SLEEP);
 }
 
@@ -133,11 +142,63 @@ static void test_waiter(void)
     CHECK_EQ(core_wait_next(&v, 1), CORE_WAIT_SLEEP);
 }
 
+/* A yield that lost the CPU (TERN_YIELD_LOST_US): which waits time their yields, and a
+ * lost one turns the yield phase of the next 100 ms into sleep (when sleeping is allowed). */
+static void test_yield_lost(void)
+{
+    struct util_tunables t = {0};
+    t.spin_count = 4000;
+    t.yield_count = 2000;
+    t.oversub_spin_count = 16;
+    t.oversub_sleep_ratio = 4;
+    t.yield_lost_us = 50;
+    struct core_wait_policy p;
+    core_wait_policy_make(&t, CORE_WAIT_MSG, 0, 0, 1, &p);
+    CHECK(p.lost_s > 49e-6 && p.lost_s < 51e-6);
+    /* Ranks outnumbering cores yield to each other; memory waits and tcp-only waits do
+     * not yield by this rule; 0 turns it off. */
+    core_wait_policy_make(&t, CORE_WAIT_MSG, 0, 2, 1, &p);
+    CHECK(p.lost_s == 0);
+    core_wait_policy_make(&t, CORE_WAIT_MEM, 0, 0, 1, &p);
+    CHECK(p.lost_s == 0);
+    core_wait_policy_make(&t, CORE_WAIT_MSG, 1, 0, 1, &p);
+    CHECK(p.lost_s == 0);
+    t.yield_lost_us = 0;
+    core_wait_policy_make(&t, CORE_WAIT_MSG, 0, 0, 1, &p);
+    CHECK(p.lost_s == 0);
+
+    struct core_wait_policy q = {.spin_polls = 1, .yield_polls = 100, .lost_s = 1e-3};
+    CHECK(!core_wait_yields_lost(&q, 0, 5.0));   /* never lost */
+    CHECK(core_wait_yields_lost(&q, 5.0, 5.01)); /* 10 ms ago */
+    CHECK(!core_wait_yields_lost(&q, 5.0, 5.2)); /* the window is over */
+    struct core_wait_policy off = {.spin_polls = 1, .yield_polls = 100, .lost_s = 0};
+    CHECK(!core_wait_yields_lost(&off, 5.0, 5.01));
+
+    /* In motion: a quick yield keeps yielding, a yield off the CPU for 5 ms (> 1 ms)
+     * makes the next yield-phase poll sleep, unless the caller may not sleep. */
+    struct core_waiter w = {.pol = q};
+    w.pol.spin_polls = 2;
+    CHECK_EQ(core_wait_next(&w, 1), CORE_WAIT_SPIN);
+    CHECK_EQ(core_wait_next(&w, 1), CORE_WAIT_YIELD);
+    core_wait_yield(&w, yield_quick);
+    CHECK_EQ(core_wait_next(&w, 1), CORE_WAIT_YIELD);
+    core_wait_yield(&w, yield_away);
+    CHECK_EQ(core_wait_next(&w, 1), CORE_WAIT_SLEEP);
+    CHECK_EQ(core_wait_next(&w, 0), CORE_WAIT_YIELD);
+    core_wait_progressed(&w);
+    CHECK_EQ(core_wait_next(&w, 1), CORE_WAIT_SPIN); /* spinning is kept */
+    /* A waiter whose policy does not time yields is not affected. */
+    struct core_waiter v = {.pol = {.spin_polls = 1, .yield_polls = 100, .lost_s = 0}};
+    CHECK_EQ(core_wait_next(&v, 1), CORE_WAIT_YIELD);
+    CHECK_EQ(core_wait_next(&v, 1), CORE_WAIT_YIELD);
+}
+
 int main(void)
 {
     test_decide();
     test_policy();
     test_loadavg();
+    test_yield_lost();
     test_waiter();
     return unit_done("test_wait");
 }
