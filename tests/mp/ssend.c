@@ -5,7 +5,7 @@
  * Rank 1 delays its receive by DELAY_MS after a barrier. It notes (CLOCK_MONOTONIC,
  * which all processes of a machine share) the moment just before it posts the receive
  * and sends that moment to rank 0 afterwards on another tag. Rank 0 checks:
- *  - tern_send returned after that moment, and took about the delay;
+ *  - tern_send returned after that moment;
  *  - tern_issend did not complete in any tern_test call before that moment (it is
  *    tested in a loop while rank 1 sleeps) and its completion came after it;
  *  - tern_isend of a small message completed (within a few tests, well before the
@@ -62,17 +62,15 @@ static void blocking_send(size_t size, int round)
     if (me == 0) {
         uint8_t *b = mp_malloc(size + 1);
         mp_fill(b, size, seed_of(size, round));
-        double t0 = mp_now();
         CHECK_OK(tern_send(b, size, 1, TAG_DATA, TERN_COMM_WORLD));
         double t1 = mp_now();
         double posted = posted_time();
         CHECKF(t1 >= posted,
                "tern_send(%zu bytes) returned %.1f ms before the receiver posted its receive", size,
                (posted - t1) * 1e3);
-        /* Loose bound (scheduling noise); the check above is the exact one. */
-        CHECKF(t1 - t0 >= DELAY_MS * 0.5e-3,
-               "tern_send(%zu bytes) returned after %.1f ms, the receiver slept %d ms", size,
-               (t1 - t0) * 1e3, DELAY_MS);
+        /* No bound on how long the send took: how late rank 0 leaves the barrier is the
+         * scheduler's business (loaded, it can be most of the delay); the check above is
+         * the exact one. */
         free(b);
     } else if (me == 1) {
         late_receiver(size, round, round & 1);
