@@ -321,6 +321,9 @@ static inline int shm_chan_grow(struct shm_chan *c, uint64_t end)
     size_t b = SHM_RING_HEAD_BYTES + (size_t)stop * sizeof(struct shm_line);
     a = a / SHM_PAGE * SHM_PAGE;
     b = (b + SHM_PAGE - 1) / SHM_PAGE * SHM_PAGE;
+    /* A ring smaller than a page shares its pages with its neighbours (channels are
+     * packed when there are many senders): touch only the pages it overlaps. */
+    if (b > shm_chan_bytes(c->nlines)) b = shm_chan_bytes(c->nlines);
     if (b > a && c->touch((unsigned char *)c->line_head + a, b - a)) return TERN_ERR_NOSPACE;
     size_t whole = (b - SHM_RING_HEAD_BYTES) / sizeof(struct shm_line);
     c->lines_ready = whole >= c->nlines ? UINT64_MAX : whole;
