@@ -529,9 +529,44 @@ static void test_ring_growth(void)
     free(mem);
 }
 
+/* The list of senders: entries fill from the front; a sender that dies after counting
+ * itself but before taking an entry (simulated: the count alone moves) hides nobody
+ * who joins later, and a full list is TERN_ERR_TRANSPORT. */
+static void test_senders_list(void)
+{
+    enum { N = 6 };
+    _Atomic uint32_t count = 0;
+    _Atomic int32_t list[N];
+    for (int i = 0; i < N; i++)
+        atomic_init(&list[i], 0);
+    CHECK_EQ(shm_senders_join(&count, list, N, 4), 0);
+    CHECK_EQ(shm_senders_at(list, 0), 4);
+    CHECK_EQ(shm_senders_at(list, 1), -1);
+    atomic_fetch_add(&count, 1); /* sender 2 counted itself and was killed */
+    CHECK_EQ(shm_senders_join(&count, list, N, 0), 0);
+    CHECK_EQ(shm_senders_join(&count, list, N, 5), 0);
+    /* What a receiver reads from the front while count says there is more: 4, 0, 5 and
+     * then an entry nobody writes (count stays one ahead), never a hole before them. */
+    uint32_t ns = atomic_load(&count), took = 0;
+    int32_t seen[N];
+    while (took < ns && shm_senders_at(list, took) != -1)
+        seen[took] = shm_senders_at(list, took), took++;
+    CHECK_EQ(ns, 4);
+    CHECK_EQ(took, 3);
+    CHECK_EQ(seen[0], 4);
+    CHECK_EQ(seen[1], 0);
+    CHECK_EQ(seen[2], 5);
+    CHECK_EQ(shm_senders_join(&count, list, N, 1), 0);
+    CHECK_EQ(shm_senders_at(list, 3), 1);
+    CHECK_EQ(shm_senders_join(&count, list, N, 3), 0); /* count 6 now: the list is full */
+    CHECK_EQ(shm_senders_join(&count, list, N, 3), TERN_ERR_TRANSPORT);
+    CHECK_EQ(shm_senders_at(list, 5), -1);
+}
+
 int main(void)
 {
     test_single_process();
+    test_senders_list();
     test_ring_growth();
     test_pool_two_receivers();
     test_long_line_frames();

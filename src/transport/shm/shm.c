@@ -18,7 +18,8 @@
  * Slots are the single ordered queue, so small and large frames never overtake.
  *
  * A receiver learns of a new sender from its segment's list of senders: the sender
- * appends itself (fetch-and-add on `nsenders`) before its first frame, and the receiver
+ * counts itself on `nsenders` and takes the list's first free entry before its first
+ * frame (shm_senders_join: safe when a sender dies half-way), and the receiver
  * polls only the channels on that list; one load of `nsenders` per poll notices newcomers.
  *
  * Single-copy transfer of large messages is get(): Linux cross-memory attach
@@ -410,9 +411,8 @@ static int shm_out_open(struct shm_peer *pe)
     int rc = shm_chan_grow(&pe->out, 1);
     if (rc) return rc;
     _Atomic int32_t *list = (_Atomic int32_t *)((unsigned char *)pe->seg + SHM_HDR_SIZE);
-    uint32_t at = atomic_fetch_add_explicit(&pe->seg->nsenders, 1, memory_order_relaxed);
-    if (at >= (uint32_t)shm.nlocal) return TERN_ERR_TRANSPORT; /* not what peers write */
-    atomic_store_explicit(&list[at], shm.my_li + 1, memory_order_release);
+    rc = shm_senders_join(&pe->seg->nsenders, list, (uint32_t)shm.nlocal, shm.my_li);
+    if (rc) return rc; /* not what peers write */
     pe->out_on = 1;
     return 0;
 }
@@ -583,11 +583,12 @@ static void shm_adopt(uint32_t n)
 {
     int me = shm.my_li;
     while (shm.ntalk < n && shm.ntalk < (uint32_t)shm.nlocal) {
-        int32_t v = atomic_load_explicit(&shm.senders[shm.ntalk], memory_order_acquire);
-        if (v == 0) return; /* its entry is being written: next poll */
-        int li = v - 1;
+        int32_t li = shm_senders_at(shm.senders, shm.ntalk);
+        /* Nobody wrote it yet: a sender is joining (next poll), or one died after it
+         * counted itself (shm_senders_join), and the next to join takes this entry. */
+        if (li == -1) return;
         if (li < 0 || li >= shm.nlocal || li == me || shm.peers[li].seg == NULL) {
-            UTIL_ERROR("shm: a sender wrote %d in my list of senders", (int)v);
+            UTIL_ERROR("shm: a sender wrote %d in my list of senders", (int)li + 1);
             li = me; /* an entry no peer wrote: ignore it, keep the list in step */
         }
         shm.talk[shm.ntalk++] = li;
