@@ -43,6 +43,7 @@
 /* ---- the replaced schedule engine (the builders' side of coll_sched.c) --------- */
 
 struct util_tunables util_tun; /* all NULL: every collective "auto" unless --alg */
+struct core_state core;        /* not oversubscribed: the simulated ranks have their cores */
 
 /* Scratch memory: builders write small tables into it (reduce_scatter_block's counts)
  * and hand the rest to steps that never run here, so it is reserved, not committed:

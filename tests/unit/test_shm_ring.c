@@ -310,12 +310,13 @@ static void test_pool_two_receivers(void)
     unsigned char buf[FRAME_MAX];
     fill(buf, 1, sizeof buf);
     touched_bytes = 0;
-    /* A first inline frame touches the channel's first page, nothing of the pool. */
+    /* A first inline frame touches the channel's first page, nothing of the pool; a ring
+     * smaller than a page (packed beside its neighbours) asks for its own bytes only. */
     CHECK_EQ(push_n(&p0, buf, 8), 0);
-    CHECK_EQ(touched_bytes, SHM_PAGE);
+    CHECK_EQ(touched_bytes, shm_chan_bytes(NLINES));
     /* A cell frame touches the page(s) that frame needs, once. */
     CHECK_EQ(push_n(&p0, buf, 250), 0);
-    CHECK_EQ(touched_bytes, 2 * SHM_PAGE);
+    CHECK_EQ(touched_bytes, shm_chan_bytes(NLINES) + SHM_PAGE);
     /* Receiver 1 (which will die) gets three cells, receiver 0 one more. */
     for (int i = 0; i < 3; i++)
         CHECK_EQ(push_n(&p1, buf, 249 + (size_t)i), 0);
@@ -466,9 +467,107 @@ static void test_long_line_frames(void)
     free(mem);
 }
 
+/* A ring larger than a page grows page by page over its first lap (page-aligned, as
+ * shm.c lays out rings of 60 slots or more); a ring under a page asks for exactly its
+ * bytes, never for a neighbour's page beyond its end. */
+static void test_ring_growth(void)
+{
+    enum { BIG = 128, SMALL = 16 };
+    size_t big_bytes = shm_chan_bytes(BIG), small_bytes = shm_chan_bytes(SMALL);
+    unsigned char *mem = aligned_alloc(SHM_PAGE, 4 * SHM_PAGE);
+    CHECK(mem != NULL);
+    if (mem == NULL) return;
+    memset(mem, 0, 4 * SHM_PAGE);
+    struct shm_pool pool;
+    memset(&pool, 0, sizeof pool);
+    struct shm_chan c;
+    unsigned char buf[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    struct iovec iov = {buf, sizeof buf};
+
+    shm_chan_init(&c, mem, BIG);
+    c.pool = &pool;
+    c.touch = count_touch;
+    c.lines_ready = 0;
+    touched_bytes = 0;
+    CHECK_EQ(shm_chan_push(&c, &iov, 1, sizeof buf), 0);
+    CHECK_EQ(touched_bytes, SHM_PAGE); /* head + 60 slots */
+    for (int i = 1; i < 60; i++)
+        CHECK_EQ(shm_chan_push(&c, &iov, 1, sizeof buf), 0);
+    CHECK_EQ(touched_bytes, SHM_PAGE);
+    CHECK_EQ(shm_chan_push(&c, &iov, 1, sizeof buf), 0); /* slot 60: the second page */
+    CHECK_EQ(touched_bytes, 2 * SHM_PAGE);
+    for (int i = 61; i < BIG; i++)
+        CHECK_EQ(shm_chan_push(&c, &iov, 1, sizeof buf), 0);
+    CHECK_EQ(touched_bytes, big_bytes); /* the last page ends with the ring */
+    CHECK_EQ(c.lines_ready, UINT64_MAX);
+    CHECK_EQ(shm_chan_push(&c, &iov, 1, sizeof buf), TERN_ERR_AGAIN); /* full, nothing read */
+
+    memset(mem, 0, 4 * SHM_PAGE);
+    shm_chan_init(&c, mem + 1088, SMALL); /* packed: starts mid-page, as ring 1 of 16 slots */
+    c.pool = &pool;
+    c.touch = count_touch;
+    c.lines_ready = 0;
+    touched_bytes = 0;
+    CHECK_EQ(shm_chan_push(&c, &iov, 1, sizeof buf), 0);
+    CHECK_EQ(touched_bytes, small_bytes);
+    CHECK_EQ(c.lines_ready, UINT64_MAX);
+    for (int i = 1; i < SMALL; i++)
+        CHECK_EQ(shm_chan_push(&c, &iov, 1, sizeof buf), 0);
+    CHECK_EQ(touched_bytes, small_bytes);
+    CHECK_EQ(shm_chan_push(&c, &iov, 1, sizeof buf), TERN_ERR_AGAIN);
+    /* A reader sees the 16 frames in order, byte for byte. */
+    struct shm_chan r;
+    shm_chan_init(&r, mem + 1088, SMALL);
+    for (int i = 0; i < SMALL; i++) {
+        const void *d = NULL;
+        size_t len = 0;
+        CHECK(shm_chan_peek(&r, &d, &len));
+        CHECK_EQ(len, sizeof buf);
+        CHECK(memcmp(d, buf, sizeof buf) == 0);
+        shm_chan_release(&r);
+    }
+    free(mem);
+}
+
+/* The list of senders: entries fill from the front; a sender that dies after counting
+ * itself but before taking an entry (simulated: the count alone moves) hides nobody
+ * who joins later, and a full list is TERN_ERR_TRANSPORT. */
+static void test_senders_list(void)
+{
+    enum { N = 6 };
+    _Atomic uint32_t count = 0;
+    _Atomic int32_t list[N];
+    for (int i = 0; i < N; i++)
+        atomic_init(&list[i], 0);
+    CHECK_EQ(shm_senders_join(&count, list, N, 4), 0);
+    CHECK_EQ(shm_senders_at(list, 0), 4);
+    CHECK_EQ(shm_senders_at(list, 1), -1);
+    atomic_fetch_add(&count, 1); /* sender 2 counted itself and was killed */
+    CHECK_EQ(shm_senders_join(&count, list, N, 0), 0);
+    CHECK_EQ(shm_senders_join(&count, list, N, 5), 0);
+    /* What a receiver reads from the front while count says there is more: 4, 0, 5 and
+     * then an entry nobody writes (count stays one ahead), never a hole before them. */
+    uint32_t ns = atomic_load(&count), took = 0;
+    int32_t seen[N];
+    while (took < ns && shm_senders_at(list, took) != -1)
+        seen[took] = shm_senders_at(list, took), took++;
+    CHECK_EQ(ns, 4);
+    CHECK_EQ(took, 3);
+    CHECK_EQ(seen[0], 4);
+    CHECK_EQ(seen[1], 0);
+    CHECK_EQ(seen[2], 5);
+    CHECK_EQ(shm_senders_join(&count, list, N, 1), 0);
+    CHECK_EQ(shm_senders_at(list, 3), 1);
+    CHECK_EQ(shm_senders_join(&count, list, N, 3), 0); /* count 6 now: the list is full */
+    CHECK_EQ(shm_senders_join(&count, list, N, 3), TERN_ERR_TRANSPORT);
+    CHECK_EQ(shm_senders_at(list, 5), -1);
+}
+
 int main(void)
 {
     test_single_process();
+    test_senders_list();
+    test_ring_growth();
     test_pool_two_receivers();
     test_long_line_frames();
     run_processes(1, 100000);

@@ -18,7 +18,8 @@
  * Slots are the single ordered queue, so small and large frames never overtake.
  *
  * A receiver learns of a new sender from its segment's list of senders: the sender
- * appends itself (fetch-and-add on `nsenders`) before its first frame, and the receiver
+ * counts itself on `nsenders` and takes the list's first free entry before its first
+ * frame (shm_senders_join: safe when a sender dies half-way), and the receiver
  * polls only the channels on that list; one load of `nsenders` per poll notices newcomers.
  *
  * Single-copy transfer of large messages is get(): Linux cross-memory attach
@@ -66,8 +67,9 @@
 #include "util/topo.h"
 #include "util/tunables.h"
 
-#define SHM_MAGIC    0x7465726eu /* "tern" */
-#define SHM_VERSION  3u          /* 3: channels on first use, a pool of cells per process */
+#define SHM_MAGIC 0x7465726eu /* "tern" */
+#define SHM_VERSION                                                                                \
+    4u /* 3: channels on first use, a pool of cells per process; 4: packed small rings */
 #define SHM_HDR_SIZE 4096u
 
 /*
@@ -171,8 +173,11 @@ static int shm_layout(struct shm_seg *s)
     s->list_off = SHM_HDR_SIZE;
     s->next_off = s->list_off + shm_round((size_t)s->nlocal * sizeof(int32_t), SHM_PAGE);
     s->chan_off = s->next_off + shm_round((size_t)ncells * sizeof(uint32_t), SHM_PAGE);
-    s->chan_stride = shm_round(shm_chan_bytes(s->nlines), SHM_PAGE);
-    s->pool_off = s->chan_off + s->chan_stride * (uint64_t)s->nlocal;
+    /* A ring of a page or more starts on a page of its own; smaller ones (many senders,
+     * shm_ring_lines) are packed, so that a pair that talks costs its ring, not a page. */
+    size_t cb = shm_chan_bytes(s->nlines);
+    s->chan_stride = cb < SHM_PAGE ? shm_round(cb, 64) : shm_round(cb, SHM_PAGE);
+    s->pool_off = shm_round(s->chan_off + s->chan_stride * (uint64_t)s->nlocal, SHM_PAGE);
     s->seg_size =
         s->pool_off + shm_round(shm_pool_bytes(s->nsmall, s->nbig, s->cell_size), SHM_PAGE);
     return 1;
@@ -206,6 +211,27 @@ static int shm_touch(void *addr, size_t len)
     return 0;
 }
 
+/*
+ * Slots per ring with nlocal processes on the node: TERN_SHM_LINES, halved while the
+ * nlocal - 1 rings of one inbox would hold more than TERN_SHM_RING_BUDGET bytes of
+ * slots, but never below SHM_RING_MIN_LINES. Each pair that talks touches at least its
+ * ring's first page, or with packed rings its share of one: at 128 ranks, 128 x 127
+ * pairs x 4 KiB was 66 MB (more than Open MPI 4.1's whole 93 MB), 16 slots make it 21 MB.
+ * A ring holds what a sender may have in flight to one receiver before it waits; with
+ * ranks sharing cores that is a handful of frames per pair between two polls. Every
+ * process computes the same value; peers take it from the receiver's segment anyway.
+ */
+#define SHM_RING_MIN_LINES 16
+static uint64_t shm_ring_lines(int nlocal)
+{
+    uint64_t lines = (uint64_t)util_tun.shm_lines;
+    if (util_tun.shm_ring_budget == 0 || nlocal < 2) return lines;
+    uint64_t cap = util_tun.shm_ring_budget / ((uint64_t)(nlocal - 1) * sizeof(struct shm_line));
+    while (lines > SHM_RING_MIN_LINES && lines > cap)
+        lines /= 2;
+    return lines;
+}
+
 static int shm_open_fn(const struct tl_env *env, const int *peers, int n)
 {
     struct boot *b = env->boot;
@@ -235,7 +261,7 @@ static int shm_open_fn(const struct tl_env *env, const int *peers, int n)
     }
 
     struct shm_seg geo = {.nlocal = shm.nlocal,
-                          .nlines = (uint64_t)util_tun.shm_lines,
+                          .nlines = shm_ring_lines(b->local_size),
                           .nsmall = (uint64_t)util_tun.shm_cells,
                           .nbig = (uint64_t)util_tun.shm_big_cells,
                           .cell_size = shm_round(util_tun.shm_cell_size, 64)};
@@ -385,9 +411,8 @@ static int shm_out_open(struct shm_peer *pe)
     int rc = shm_chan_grow(&pe->out, 1);
     if (rc) return rc;
     _Atomic int32_t *list = (_Atomic int32_t *)((unsigned char *)pe->seg + SHM_HDR_SIZE);
-    uint32_t at = atomic_fetch_add_explicit(&pe->seg->nsenders, 1, memory_order_relaxed);
-    if (at >= (uint32_t)shm.nlocal) return TERN_ERR_TRANSPORT; /* not what peers write */
-    atomic_store_explicit(&list[at], shm.my_li + 1, memory_order_release);
+    rc = shm_senders_join(&pe->seg->nsenders, list, (uint32_t)shm.nlocal, shm.my_li);
+    if (rc) return rc; /* not what peers write */
     pe->out_on = 1;
     return 0;
 }
@@ -558,11 +583,12 @@ static void shm_adopt(uint32_t n)
 {
     int me = shm.my_li;
     while (shm.ntalk < n && shm.ntalk < (uint32_t)shm.nlocal) {
-        int32_t v = atomic_load_explicit(&shm.senders[shm.ntalk], memory_order_acquire);
-        if (v == 0) return; /* its entry is being written: next poll */
-        int li = v - 1;
+        int32_t li = shm_senders_at(shm.senders, shm.ntalk);
+        /* Nobody wrote it yet: a sender is joining (next poll), or one died after it
+         * counted itself (shm_senders_join), and the next to join takes this entry. */
+        if (li == -1) return;
         if (li < 0 || li >= shm.nlocal || li == me || shm.peers[li].seg == NULL) {
-            UTIL_ERROR("shm: a sender wrote %d in my list of senders", (int)v);
+            UTIL_ERROR("shm: a sender wrote %d in my list of senders", (int)li + 1);
             li = me; /* an entry no peer wrote: ignore it, keep the list in step */
         }
         shm.talk[shm.ntalk++] = li;

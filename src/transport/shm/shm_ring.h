@@ -321,6 +321,9 @@ static inline int shm_chan_grow(struct shm_chan *c, uint64_t end)
     size_t b = SHM_RING_HEAD_BYTES + (size_t)stop * sizeof(struct shm_line);
     a = a / SHM_PAGE * SHM_PAGE;
     b = (b + SHM_PAGE - 1) / SHM_PAGE * SHM_PAGE;
+    /* A ring smaller than a page shares its pages with its neighbours (channels are
+     * packed when there are many senders): touch only the pages it overlaps. */
+    if (b > shm_chan_bytes(c->nlines)) b = shm_chan_bytes(c->nlines);
     if (b > a && c->touch((unsigned char *)c->line_head + a, b - a)) return TERN_ERR_NOSPACE;
     size_t whole = (b - SHM_RING_HEAD_BYTES) / sizeof(struct shm_line);
     c->lines_ready = whole >= c->nlines ? UINT64_MAX : whole;
@@ -454,6 +457,39 @@ static inline void shm_chan_release(struct shm_chan *c)
         c->line_pos++;
     }
     atomic_store_explicit(c->line_head, c->line_pos, memory_order_release);
+}
+
+/*
+ * A sender puts itself on a receiver's list of senders (n entries of id + 1, 0 = free,
+ * filled from the front) before its first frame; `count` counts the senders that began
+ * to. The receiver reads entries from the front while they are nonzero whenever count
+ * moved past what it took. The sender counts itself first, then takes the first free
+ * entry with a compare-and-swap: so there is never a free entry before a taken one, even
+ * if a sender is killed half-way (taking an entry it would then never write would stop
+ * the receiver there and hide every later sender, alive or not); a sender killed after
+ * counting itself only leaves count one ahead for good, which costs the receiver one
+ * load per poll. Returns 0, or TERN_ERR_TRANSPORT when the list is full (more senders
+ * than it was made for: not what a peer of this job does).
+ */
+static inline int shm_senders_join(_Atomic uint32_t *count, _Atomic int32_t *list, uint32_t n,
+                                   int32_t id)
+{
+    if (atomic_fetch_add_explicit(count, 1, memory_order_relaxed) >= n) return TERN_ERR_TRANSPORT;
+    for (uint32_t i = 0; i < n; i++) {
+        int32_t free_v = 0;
+        if (atomic_load_explicit(&list[i], memory_order_relaxed) == 0 &&
+            atomic_compare_exchange_strong_explicit(&list[i], &free_v, id + 1, memory_order_release,
+                                                    memory_order_relaxed))
+            return 0;
+    }
+    return TERN_ERR_TRANSPORT;
+}
+
+/* Receiver: the sender (its id) at entry `at` of the list, or -1 when nobody has
+ * written it yet. */
+static inline int32_t shm_senders_at(_Atomic int32_t *list, uint32_t at)
+{
+    return atomic_load_explicit(&list[at], memory_order_acquire) - 1;
 }
 
 #endif
