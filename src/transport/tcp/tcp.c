@@ -15,7 +15,8 @@
  * virtual bridge; an address that is one of its own (docker0's 172.17.0.1 sits on
  * every host) only for a peer on its node, and an unroutable one never. A failed dial
  * moves on to the next address. connect() returns once every connection has completed
- * its handshake both ways.
+ * its handshake both ways. A connection whose two ends are on this host runs reno, not
+ * the system's congestion control (TERN_TCP_CC, see tcp_set_cc).
  *
  * Admission. Each side proves it knows the job secret without sending it: HELLOs carry
  * the ranks and fresh nonces, then AUTHs carry HMAC-SHA-256 proofs over both, the
