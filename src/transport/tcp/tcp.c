@@ -15,7 +15,8 @@
  * virtual bridge; an address that is one of its own (docker0's 172.17.0.1 sits on
  * every host) only for a peer on its node, and an unroutable one never. A failed dial
  * moves on to the next address. connect() returns once every connection has completed
- * its handshake both ways.
+ * its handshake both ways. A connection whose two ends are on this host runs reno, not
+ * the system's congestion control (TERN_TCP_CC, see tcp_set_cc).
  *
  * Admission. Each side proves it knows the job secret without sending it: HELLOs carry
  * the ranks and fresh nonces, then AUTHs carry HMAC-SHA-256 proofs over both, the
@@ -202,6 +203,52 @@ static void tcp_sockopts(int fd)
         int v = util_tun.tcp_rcvbuf > (1u << 30) ? 1 << 30 : (int)util_tun.tcp_rcvbuf;
         setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, sizeof v);
     }
+}
+
+/* Is the other end of connected socket fd on this host (loopback, or my own address)? */
+static int tcp_same_host(int fd)
+{
+    struct sockaddr_in me, peer;
+    socklen_t ml = sizeof me, pl = sizeof peer;
+    if (getsockname(fd, (struct sockaddr *)&me, &ml) != 0 ||
+        getpeername(fd, (struct sockaddr *)&peer, &pl) != 0 || me.sin_family != AF_INET ||
+        peer.sin_family != AF_INET)
+        return 0;
+    return (ntohl(peer.sin_addr.s_addr) >> 24) == 127 || peer.sin_addr.s_addr == me.sin_addr.s_addr;
+}
+
+/*
+ * The congestion control of a connected socket (TERN_TCP_CC). Inside one host there is
+ * no network to be fair to and nothing is lost, but a congestion control still limits
+ * the bytes in flight and may pace them: bbr (a common system default) estimates the
+ * path's bandwidth from what a ping-pong lets it see, paces to that and keeps its window
+ * near 3 MiB on loopback, so every message over a few MiB waits for ACKs and runs at
+ * about 2 GB/s. reno (built into every kernel and always allowed without privileges)
+ * neither paces nor caps the window when nothing is lost. Across hosts the system's
+ * choice is kept. A refusal (a name the kernel lacks or does not allow) is said once.
+ */
+static void tcp_set_cc(int fd)
+{
+    const char *want = util_tun.tcp_cc ? util_tun.tcp_cc : "";
+    if (want[0] == '\0') return;
+    if (strcmp(want, "auto") == 0) {
+        if (!tcp_same_host(fd)) return;
+        want = "reno";
+    }
+    char cur[32] = "";
+    socklen_t cl = sizeof cur;
+    if (getsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, cur, &cl) == 0 &&
+        strncmp(cur, want, sizeof cur) == 0)
+        return;
+    if (setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, want, (socklen_t)strlen(want)) != 0) {
+        static int said;
+        if (!said++)
+            UTIL_ERROR("tcp: cannot use congestion control '%s' (TERN_TCP_CC): %s; keeping '%s'",
+                       want, strerror(errno), cur[0] ? cur : "the default");
+        return;
+    }
+    UTIL_DEBUG(1, "tcp: congestion control %s instead of %s (TERN_TCP_CC=%s)", want,
+               cur[0] ? cur : "?", util_tun.tcp_cc);
 }
 
 static int tcp_epoll_set(struct tcp_conn *c, uint32_t events)
@@ -1046,6 +1093,7 @@ static void tcp_accept_all(void)
             continue;
         }
         tcp_sockopts(fd);
+        tcp_set_cc(fd);
         if (tcp_conn_new(fd, -1, 0, who) == NULL) {
             UTIL_ERROR("tcp: refused connection from %s: out of memory", who);
             close(fd);
@@ -1264,6 +1312,7 @@ static int tcp_dial(const struct sockaddr_in *sa, int timeout_ms, int *err)
         close(fd);
         return -1;
     }
+    tcp_set_cc(fd);
     return fd;
 }
 
