@@ -106,6 +106,12 @@ static int ofi_lib_load(void)
     /* TERN_OFI_LIBRARY: another build of libfabric (FABRIC.md: a lean one starts ~0.7 s
      * faster per process than Debian's, whose providers are all built in). */
     const char *lib = util_tun.ofi_library[0] ? util_tun.ofi_library : "libfabric.so.1";
+    /* TERN_OFI_PASSTHRU: ofi_rxm over tcp hands data calls straight to the tcp provider's
+     * endpoints (FI_OFI_RXM_ENABLE_PASSTHRU; rxm's own eager/SAR/rendezvous layer and its
+     * inner completion queue are skipped: FABRIC.md, measured). The provider reads the
+     * variable when fi_getinfo first initialises it, so it is set before; a value the user
+     * gave is kept. Providers other than tcp;ofi_rxm ignore it. */
+    if (util_tun.ofi_passthru) setenv("FI_OFI_RXM_ENABLE_PASSTHRU", "1", 0);
     ofi_lib.dl = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
     if (ofi_lib.dl == NULL) {
         if (util_tun.ofi_library[0])
@@ -137,6 +143,8 @@ static int ofi_lib_load(void)
 #define OFI_MAX_TX 64
 /* max_inline reported to the core: at most this, and the provider's inject size. */
 #define OFI_INJECT_MAX 512
+/* Bytes of headers a receive buffer holds beyond TERN_OFI_FRAME (ours and the core's). */
+#define OFI_FRAME_SLACK 128
 /* Completions taken per fi_cq_read. */
 #define OFI_CQ_BATCH 16
 /* Longest close() waits for sends still in flight (ms). */
@@ -319,9 +327,9 @@ static struct fi_info *ofi_probe(void)
         break;
     }
     if (ofi.info)
-        UTIL_DEBUG(1, "ofi: provider %s, fabric %s, domain %s, %s",
-                   ofi.info->fabric_attr->prov_name, ofi.info->fabric_attr->name,
-                   ofi.info->domain_attr->name,
+        UTIL_DEBUG(1, "ofi: provider %s (protocol %u), fabric %s, domain %s, %s",
+                   ofi.info->fabric_attr->prov_name, ofi.info->ep_attr->protocol,
+                   ofi.info->fabric_attr->name, ofi.info->domain_attr->name,
                    ofi.rma ? "large frames read from registered memory (FI_RMA)"
                            : "no FI_RMA: large frames as CTS + DATA");
     return ofi.info;
@@ -544,7 +552,10 @@ static int ofi_open(const struct tl_env *env, const int *peers, int n)
     for (int i = 0; i < n; i++)
         ofi.is_peer[peers[i]] = 1;
 
-    size_t frame = util_tun.ofi_frame;
+    /* A receive buffer holds TERN_OFI_FRAME bytes of payload plus the headers in front
+     * (ours and the core's), so a message of exactly TERN_OFI_FRAME (64 KiB) is one eager
+     * frame rather than an RTS and a read. */
+    size_t frame = util_tun.ofi_frame + OFI_FRAME_SLACK;
     if (frame < 4096) frame = 4096;
     if (info->ep_attr->max_msg_size && frame > info->ep_attr->max_msg_size)
         frame = info->ep_attr->max_msg_size;
