@@ -144,7 +144,7 @@ static int ofi_lib_load(void)
 #define OFI_MAX_TX 64
 /* max_inline reported to the core: at most this, and the provider's inject size. */
 #define OFI_INJECT_MAX 512
-/* Bytes of headers a receive buffer holds beyond TERN_OFI_FRAME (ours and the core's). */
+/* Bytes of headers a receive buffer holds beyond TERN_OFI_FRAME in passthru mode. */
 #define OFI_FRAME_SLACK 128
 /* Completions taken per fi_cq_read. */
 #define OFI_CQ_BATCH 16
