@@ -12,7 +12,9 @@
 #                OFI_LIB= (empty) leaves the column out
 # Prints one-way time (us) from 0 B to 64 KiB and bandwidth (GB/s) from 64 KiB to 64 MiB,
 # with ratios (> 1: tern ofi better); writes bench/results/<stamp>-ofi.txt.
-# env: BUILD_DIR (default build-bench), REPEAT=N rounds (default 1), TRIALS (default 3),
+# env: OFI_X="VAR=VALUE ..." extra variables for the tern ofi runs (e.g. the settings of an
+# earlier default: OFI_X="TERN_OFI_PASSTHRU=0 TERN_OFI_FRAME=65408" is the 1ddbedb transport),
+# BUILD_DIR (default build-bench), REPEAT=N rounds (default 1), TRIALS (default 3),
 # ITERS (iterations per trial for small messages, default 2000: the MPIs busy-poll, and
 # on a loaded machine a round trip of theirs takes a millisecond).
 set -uo pipefail
@@ -23,6 +25,8 @@ trials=${TRIALS:-3}
 ofilib=${OFI_LIB-$venv/lib/mpich/libfabric.so.1}
 [ -n "$ofilib" ] && [ ! -e "$ofilib" ] && ofilib=
 iters=${ITERS:-2000}
+ofix=()
+for v in ${OFI_X:-}; do ofix+=(-x "$v"); done
 mkdir -p bench/results "$build/bench-mpi"
 stamp=$(date +%Y-%m-%d-%H%M%S)
 out=bench/results/$stamp-ofi.txt
@@ -44,10 +48,10 @@ fi
 one() {
   local name=$1 sizes=$2 args=(-s "$2" -t "$trials" -i "$iters" --only pingpong --csv)
   timeout 900 "$build/bin/ternrun" -n 2 -x TERN_TRANSPORTS=self,ofi -x FI_PROVIDER=tcp \
-    "$build/bench/tern_pingpong" "${args[@]}" > "$tmp/$name.ofi.csv" 2>/dev/null
+    "${ofix[@]}" "$build/bench/tern_pingpong" "${args[@]}" > "$tmp/$name.ofi.csv" 2>/dev/null
   if [ -n "$ofilib" ]; then
     timeout 900 "$build/bin/ternrun" -n 2 -x TERN_TRANSPORTS=self,ofi -x FI_PROVIDER=tcp \
-      -x TERN_OFI_LIBRARY="$ofilib" "$build/bench/tern_pingpong" "${args[@]}" \
+      -x TERN_OFI_LIBRARY="$ofilib" "${ofix[@]}" "$build/bench/tern_pingpong" "${args[@]}" \
       > "$tmp/$name.ofi2.csv" 2>/dev/null
   fi
   timeout 900 "$build/bin/ternrun" -n 2 -x TERN_TRANSPORTS=self,tcp \
@@ -97,6 +101,7 @@ for round in $(seq "$rounds"); do
     echo "tern ofi comparison (provider tcp;ofi_rxm) - $stamp - $(hostname); load $(cut -d' ' -f1-3 /proc/loadavg)"
     echo "latency: one-way us, ratio other/tern-ofi; bandwidth: GB/s, ratio tern-ofi/other; > 1: tern ofi better"
     echo "tern-ofi2: TERN_OFI_LIBRARY=${ofilib:-(none)}; x2/tcp: tern-ofi2 against tern-tcp"
+    [ -n "${OFI_X:-}" ] && echo "tern-ofi, tern-ofi2 with: $OFI_X"
     table lat "$lat" lat
     table bw "$bw" bw
   } | tee -a "$out"

@@ -106,6 +106,13 @@ static int ofi_lib_load(void)
     /* TERN_OFI_LIBRARY: another build of libfabric (FABRIC.md: a lean one starts ~0.7 s
      * faster per process than Debian's, whose providers are all built in). */
     const char *lib = util_tun.ofi_library[0] ? util_tun.ofi_library : "libfabric.so.1";
+    /* TERN_OFI_PASSTHRU: ofi_rxm over tcp hands data calls straight to the tcp provider's
+     * endpoints (FI_OFI_RXM_ENABLE_PASSTHRU; rxm's own eager/SAR/rendezvous layer and its
+     * inner completion queue are skipped: FABRIC.md, measured). The provider reads the
+     * variable when fi_getinfo first initialises it, so it is set before; a value the user
+     * gave is kept. Providers other than tcp;ofi_rxm ignore it. */
+    if (util_tun.ofi_passthru && util_tun.ofi_send_timeout_ms <= 0)
+        setenv("FI_OFI_RXM_ENABLE_PASSTHRU", "1", 0);
     ofi_lib.dl = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
     if (ofi_lib.dl == NULL) {
         if (util_tun.ofi_library[0])
@@ -137,6 +144,8 @@ static int ofi_lib_load(void)
 #define OFI_MAX_TX 64
 /* max_inline reported to the core: at most this, and the provider's inject size. */
 #define OFI_INJECT_MAX 512
+/* Bytes of headers a receive buffer holds beyond TERN_OFI_FRAME in passthru mode. */
+#define OFI_FRAME_SLACK 128
 /* Completions taken per fi_cq_read. */
 #define OFI_CQ_BATCH 16
 /* Longest close() waits for sends still in flight (ms). */
@@ -270,6 +279,8 @@ static struct {
     unsigned long n_small, n_copy, n_err, n_held, n_rts, n_read_bytes;
     unsigned long n_comp, n_trywait_retry, n_sleep, n_nosleep; /* waiting: see sleep_begin */
     int use_inject; /* frames up to `inject` bytes go by fi_inject (no completion) */
+    int passthru;   /* ofi_rxm hands data calls to tcp (FI_PROTO_RXM_TCP): see sleep_wait */
+    int tx_again;   /* a send found no room since the last send completion */
     char *injected; /* per world rank: frames injected since close() last flushed */
     unsigned long n_inject;
 } ofi = {.waitfd = -1, .epfd = -1};
@@ -319,11 +330,12 @@ static struct fi_info *ofi_probe(void)
         break;
     }
     if (ofi.info)
-        UTIL_DEBUG(1, "ofi: provider %s, fabric %s, domain %s, %s",
+        UTIL_DEBUG(1, "ofi: provider %s, fabric %s, domain %s, %s (protocol %u)",
                    ofi.info->fabric_attr->prov_name, ofi.info->fabric_attr->name,
                    ofi.info->domain_attr->name,
                    ofi.rma ? "large frames read from registered memory (FI_RMA)"
-                           : "no FI_RMA: large frames as CTS + DATA");
+                           : "no FI_RMA: large frames as CTS + DATA",
+                   ofi.info->ep_attr->protocol);
     return ofi.info;
 }
 
@@ -544,14 +556,22 @@ static int ofi_open(const struct tl_env *env, const int *peers, int n)
     for (int i = 0; i < n; i++)
         ofi.is_peer[peers[i]] = 1;
 
-    size_t frame = util_tun.ofi_frame;
+    /* In passthru mode a receive buffer holds TERN_OFI_FRAME bytes of payload plus the
+     * headers in front (ours and the core's), so a 64 KiB message is one frame straight
+     * through tcp (12.6 system calls per round trip) rather than an RTS and a read (34).
+     * Through rxm's own layer one frame goes by its SAR protocol and measured no better
+     * (40), so there the buffer stays TERN_OFI_FRAME. */
+    ofi.passthru = info->ep_attr->protocol == FI_PROTO_RXM_TCP;
+    size_t frame = util_tun.ofi_frame + (ofi.passthru ? OFI_FRAME_SLACK : 0);
     if (frame < 4096) frame = 4096;
     if (info->ep_attr->max_msg_size && frame > info->ep_attr->max_msg_size)
         frame = info->ep_attr->max_msg_size;
     ofi.frame = frame;
     ofi.inject =
         info->tx_attr->inject_size < OFI_INJECT_MAX ? info->tx_attr->inject_size : OFI_INJECT_MAX;
-    ofi.use_inject = util_tun.ofi_inject && ofi.inject > OFI_HDR;
+    /* In passthru mode every frame is sent with a completion: an injected frame the tcp
+     * provider still holds would be invisible to the nap of sleep_wait. */
+    ofi.use_inject = util_tun.ofi_inject && ofi.inject > OFI_HDR && !ofi.passthru;
     ofi.nrx = util_tun.ofi_recvs > 0 ? (int)util_tun.ofi_recvs : 1;
     if (info->rx_attr->size && (size_t)ofi.nrx > info->rx_attr->size)
         ofi.nrx = (int)info->rx_attr->size;
@@ -707,7 +727,10 @@ static int ofi_post_send(int dest, struct ofi_ctx *c, size_t len)
         return 0;
     }
     UTIL_DEBUG(3, "ofi: send to %d: %s", dest, fi_strerror((int)-rc));
-    if (rc == -FI_EAGAIN) return TERN_ERR_AGAIN;
+    if (rc == -FI_EAGAIN) {
+        ofi.tx_again = 1;
+        return TERN_ERR_AGAIN;
+    }
     return ofi_err("fi_send", (int)rc);
 }
 
@@ -795,7 +818,10 @@ static int ofi_inject(int dest, const struct ofi_hdr *h, const struct iovec *iov
         return 0;
     }
     UTIL_DEBUG(3, "ofi: inject to %d: %s", dest, fi_strerror((int)-rc));
-    if (rc == -FI_EAGAIN) return TERN_ERR_AGAIN;
+    if (rc == -FI_EAGAIN) {
+        ofi.tx_again = 1;
+        return TERN_ERR_AGAIN;
+    }
     return ofi_err("fi_inject", (int)rc);
 }
 
@@ -1137,6 +1163,7 @@ static void ofi_deliver(int src, struct ofi_ctx *c, size_t len)
 static void ofi_complete(struct ofi_ctx *c, size_t len, int deliver)
 {
     if (c->kind == OFI_TX) {
+        ofi.tx_again = 0;
         ofi.inflight--;
         ofi.txpend[c->peer]--;
         ofi.txmoved[c->peer] = ofi_now_ms();
@@ -1337,9 +1364,22 @@ static void ofi_sleep_begin(void)
     ofi.n_nosleep++;
 }
 
+/* Longest sleep (ms) in passthru mode while something of ours is still to leave. */
+#define OFI_PASSTHRU_NAP_MS 1
+
 static void ofi_sleep_wait(int timeout_ms)
 {
     if (!ofi_sleep_ok) return;
+    /* In rxm's passthru mode the completion queue's fd was seen not to wake a process
+     * whose send the tcp provider still held (1 run in 3-6 of mp.threads with minute-long
+     * sleeps hung: both ranks asleep, a 256-byte send pending). While sends, FINs or reads
+     * are under way, or a send found no room, the sleep is a short nap, so progress
+     * moves them on; an idle rank still sleeps in full. */
+    if (ofi.passthru &&
+        (ofi.inflight > 0 || ofi.nctl > 0 || ofi.reading || ofi.tx_again || ofi.repost ||
+         ofi.ctlq) &&
+        (timeout_ms < 0 || timeout_ms > OFI_PASSTHRU_NAP_MS))
+        timeout_ms = OFI_PASSTHRU_NAP_MS;
     struct epoll_event ev[2];
     int k = epoll_wait(ofi.epfd, ev, 2, timeout_ms);
     for (int i = 0; i < k; i++)
