@@ -134,7 +134,7 @@ skip_patterns=(
     'MPI_File_|MPI I/O (not supported)'
     'MPIX_|MPICH extensions (MPIX_)'
     'MPI_[A-Za-z_]+_c\(|MPI-4 large-count (_c) functions'
-    'MPI_Comm_idup_with_info|MPI_Comm_create_from_group|MPI-4 functions'
+    'MPI_Comm_create_from_group|MPI-4 functions'
 )
 skip_reason() { # dir name -> prints a reason or nothing
     local d=$1 n=$2 f p pat reason
