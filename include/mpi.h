@@ -112,8 +112,13 @@ extern int *const MPI_WEIGHTS_EMPTY;
 #define MPI_CART       2
 #define MPI_DIST_GRAPH 3
 
-/* MPI_Comm_split_type. */
-#define MPI_COMM_TYPE_SHARED 1
+/* MPI_Comm_split_type (MPI 4.0 7.4.2; MPICH's values). HW_GUIDED knows the
+ * "mpi_hw_resource_type" values "mpi_shared_memory" and "machine" (both: the processes of
+ * one node); any other value, or no such key, gives MPI_COMM_NULL. HW_UNGUIDED splits by
+ * node when the job spans several (and sets that key in the info), else MPI_COMM_NULL. */
+#define MPI_COMM_TYPE_SHARED      1
+#define MPI_COMM_TYPE_HW_GUIDED   2
+#define MPI_COMM_TYPE_HW_UNGUIDED 3
 
 /* RMA: lock types, assertions, window attributes, flavors and memory models */
 #define MPI_LOCK_EXCLUSIVE      234
@@ -1066,15 +1071,18 @@ TERN__MPI(int, Status_set_elements_x,
 /* Groups and communicators, the rest of MPI 3.1. Group_union/intersection/difference keep
  * the standard's order (first group's order, then the second's). MPI_Comm_create_group is
  * collective over the group's members only (others need not call; a non-member gets
- * MPI_COMM_NULL). MPI_Comm_idup duplicates inside the call and returns a completed request.
- * Info hints are accepted and ignored: MPI_Comm_get_info/MPI_Win_get_info return an empty
- * info. tern has no inter-communicators: MPI_Comm_remote_size/group give MPI_ERR_COMM. */
+ * MPI_COMM_NULL). MPI_Comm_idup agrees on the new context in the background; *newcomm is
+ * written when the request completes. MPI_Comm_idup_with_info (MPI 4.0) is MPI_Comm_idup
+ * after checking info. Info hints are accepted and ignored: MPI_Comm_get_info and
+ * MPI_Win_get_info return an empty info. */
 TERN__MPI(int, Group_union, (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup));
 TERN__MPI(int, Group_intersection, (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup));
 TERN__MPI(int, Group_difference, (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup));
 TERN__MPI(int, Group_range_excl, (MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup));
 TERN__MPI(int, Comm_create_group, (MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm));
 TERN__MPI(int, Comm_idup, (MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request));
+TERN__MPI(int, Comm_idup_with_info,
+          (MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request));
 TERN__MPI(int, Comm_dup_with_info, (MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm));
 TERN__MPI(int, Comm_set_info, (MPI_Comm comm, MPI_Info info));
 TERN__MPI(int, Comm_get_info, (MPI_Comm comm, MPI_Info *info_used));

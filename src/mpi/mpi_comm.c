@@ -398,15 +398,36 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
 {
     CORE_CS_SCOPE();
     static const char fn[] = "MPI_Comm_split_type";
-    (void)info;
     COMM_CHECK(fn, comm, newcomm);
+    if (!mpi_info_valid(info)) return mpi_err(comm, fn, MPI_ERR_INFO);
+    int node = core.boot.node_of ? core.boot.node_of[core.rank] : 0;
     int color;
-    if (split_type == MPI_UNDEFINED)
+    if (split_type == MPI_UNDEFINED) {
         color = MPI_UNDEFINED;
-    else if (split_type == MPI_COMM_TYPE_SHARED)
-        color = core.boot.node_of ? core.boot.node_of[core.rank] : 0;
-    else
+    } else if (split_type == MPI_COMM_TYPE_SHARED) {
+        color = node;
+    } else if (split_type == MPI_COMM_TYPE_HW_GUIDED) {
+        /* MPI 4.0 7.4.2: every process gives the same value; an unknown one (or none)
+         * gives MPI_COMM_NULL everywhere. */
+        char v[MPI_MAX_INFO_VAL + 1] = "";
+        int flag = 0;
+        if (info != MPI_INFO_NULL)
+            PMPI_Info_get(info, "mpi_hw_resource_type", MPI_MAX_INFO_VAL, v, &flag);
+        color = flag && (!strcmp(v, "mpi_shared_memory") || !strcmp(v, "machine")) ? node
+                                                                                   : MPI_UNDEFINED;
+    } else if (split_type == MPI_COMM_TYPE_HW_UNGUIDED) {
+        /* A strict subset of comm's group: the node's processes when comm spans nodes. */
+        int n = 0, split = 0;
+        struct mpi_comm *cc = mpi_comm_get(comm);
+        PMPI_Comm_size(comm, &n);
+        for (int i = 0; i < n && core.boot.node_of && !cc->inter; i++)
+            if (core.boot.node_of[core_comm_world(cc->tc, i)] != node) split = 1;
+        color = split ? node : MPI_UNDEFINED;
+        if (split && info != MPI_INFO_NULL)
+            PMPI_Info_set(info, "mpi_hw_resource_type", "mpi_shared_memory");
+    } else {
         return mpi_err(comm, fn, MPI_ERR_ARG);
+    }
     return mpi_split(fn, comm, color, key, newcomm);
 }
 MPI_ALIAS(Comm_split_type)
@@ -664,6 +685,17 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
     return MPI_SUCCESS;
 }
 MPI_ALIAS(Comm_idup)
+
+int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request)
+{
+    CORE_CS_SCOPE();
+    static const char fn[] = "MPI_Comm_idup_with_info";
+    COMM_CHECK(fn, comm, newcomm);
+    int rc = mpi_info_check(info);
+    if (rc) return mpi_err(comm, fn, rc);
+    return PMPI_Comm_idup(comm, newcomm, request);
+}
+MPI_ALIAS(Comm_idup_with_info)
 
 int mpi_idup_finish(struct mpi_req *mr)
 {

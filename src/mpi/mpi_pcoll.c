@@ -6,9 +6,12 @@
  * request, which then completes through MPI_Wait/MPI_Test like any other and may be
  * started again. The init call takes the collective's place in the communicator's order
  * (its tags), so starts in different orders on different processes still match. The
- * info argument is checked and otherwise unused.
+ * info argument is checked and otherwise unused. The count, displacement and datatype
+ * arrays are copied at init: a program (or a binding that converts MPI_Count arrays
+ * for the call, as mpi4py does for the _c forms) may free its own copy after the init.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "mpi/mpi_impl.h"
 
@@ -37,8 +40,7 @@ enum pc_kind {
     PC_NALLTOALLW,
 };
 
-/* The arguments of one persistent collective (arrays are the caller's: MPI forbids
- * changing them while the request lives). */
+/* The arguments of one persistent collective (the arrays point into `own`). */
 struct mpi_pcoll {
     int kind;
     const void *sbuf;
@@ -51,6 +53,7 @@ struct mpi_pcoll {
     MPI_Op op;
     MPI_Comm comm;
     struct mpi_type *sref, *rref; /* held so the program may free its types */
+    void *own;                    /* the copies of the arrays, one allocation */
     int has_seq;                  /* an intra-communicator: seq is the call's number */
     uint32_t seq;
 };
@@ -59,6 +62,7 @@ void mpi_pcoll_free(struct mpi_pcoll *pc)
 {
     if (pc->sref) mpi_type_unref(pc->sref);
     if (pc->rref) mpi_type_unref(pc->rref);
+    free(pc->own);
     free(pc);
 }
 
@@ -156,6 +160,85 @@ int mpi_pcoll_start(struct mpi_req *mr)
     return MPI_SUCCESS;
 }
 
+/* Neighbour counts of a topology communicator (0, 0 without one: the start fails). */
+static void pc_degrees(MPI_Comm comm, int *in, int *out)
+{
+    int kind = MPI_UNDEFINED, nd = 0, rank = 0, w = 0;
+    *in = *out = 0;
+    PMPI_Topo_test(comm, &kind);
+    if (kind == MPI_CART && PMPI_Cartdim_get(comm, &nd) == MPI_SUCCESS) {
+        *in = *out = 2 * nd;
+    } else if (kind == MPI_GRAPH && PMPI_Comm_rank(comm, &rank) == MPI_SUCCESS &&
+               PMPI_Graph_neighbors_count(comm, rank, in) == MPI_SUCCESS) {
+        *out = *in;
+    } else if (kind == MPI_DIST_GRAPH) {
+        PMPI_Dist_graph_neighbors_count(comm, in, out, &w);
+    }
+}
+
+/* Copies of p's arrays into one allocation (pc->own); MPI_SUCCESS or MPI_ERR_NO_MEM. */
+static int pc_copy_arrays(struct mpi_pcoll *pc, struct mpi_comm *c)
+{
+    int k = pc->kind, n = 0, ns = 0, nr = 0, rank = 0;
+    PMPI_Comm_rank(pc->comm, &rank);
+    if (c->inter)
+        PMPI_Comm_remote_size(pc->comm, &n);
+    else
+        PMPI_Comm_size(pc->comm, &n);
+    switch (k) {
+    case PC_RS: /* one count per member of the local group */
+        PMPI_Comm_size(pc->comm, &nr);
+        break;
+    case PC_GATHERV: /* significant at the root only */
+        nr = (c->inter ? pc->root == MPI_ROOT : pc->root == rank) ? n : 0;
+        break;
+    case PC_SCATTERV:
+        ns = (c->inter ? pc->root == MPI_ROOT : pc->root == rank) ? n : 0;
+        break;
+    case PC_ALLGATHERV:
+        nr = n;
+        break;
+    case PC_ALLTOALLV:
+    case PC_ALLTOALLW:
+        ns = nr = n;
+        break;
+    case PC_NALLGATHERV:
+        pc_degrees(pc->comm, &nr, &ns);
+        ns = 0;
+        break;
+    case PC_NALLTOALLV:
+    case PC_NALLTOALLW:
+        pc_degrees(pc->comm, &nr, &ns);
+        break;
+    default:
+        return MPI_SUCCESS;
+    }
+    size_t need = 2 * (size_t)(ns + nr) * (sizeof(MPI_Aint) + sizeof(int) + sizeof(MPI_Datatype));
+    need += 64; /* each copy starts 8-aligned */
+    char *m = malloc(need);
+    if (m == NULL) return MPI_ERR_NO_MEM;
+    pc->own = m;
+#define PC_DUP(field, cnt)                                                                         \
+    do {                                                                                           \
+        if (pc->field != NULL && (cnt) > 0) {                                                      \
+            size_t b = (size_t)(cnt) * sizeof *pc->field;                                          \
+            memcpy(m, pc->field, b);                                                               \
+            pc->field = (void *)m;                                                                 \
+            m += (b + 7) & ~(size_t)7;                                                             \
+        }                                                                                          \
+    } while (0)
+    PC_DUP(scounts, ns);
+    PC_DUP(sdispls, ns);
+    PC_DUP(sadispls, ns);
+    PC_DUP(stypes, ns);
+    PC_DUP(rcounts, nr);
+    PC_DUP(rdispls, nr);
+    PC_DUP(radispls, nr);
+    PC_DUP(rtypes, nr);
+#undef PC_DUP
+    return MPI_SUCCESS;
+}
+
 /* Make the inactive persistent request of p (copied). */
 static int pc_init(const char *fn, const struct mpi_pcoll *p, MPI_Info info, MPI_Request *req)
 {
@@ -170,6 +253,12 @@ static int pc_init(const char *fn, const struct mpi_pcoll *p, MPI_Info info, MPI
         return mpi_err(p->comm, fn, MPI_ERR_NO_MEM);
     }
     *pc = *p;
+    pc->own = NULL;
+    if (pc_copy_arrays(pc, mpi_comm_get(p->comm)) != MPI_SUCCESS) {
+        free(pc);
+        mpi_req_release(mr);
+        return mpi_err(p->comm, fn, MPI_ERR_NO_MEM);
+    }
     /* which kinds name one send / one receive datatype */
     int k = p->kind, w = k == PC_ALLTOALLW || k == PC_NALLTOALLW;
     pc->sref = k >= PC_GATHER && !w ? mpi_type_get(p->stype) : NULL;

@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
@@ -55,10 +56,18 @@ int rma_acc_resolve(MPI_Op op, MPI_Datatype dt, struct rma_acc *a)
     /* Elements travel packed (esize bytes); a pair type with padding after its data
      * (MPI_DOUBLE_INT, MPI_LONG_INT, MPI_LONG_DOUBLE_INT) is reduced one element at a
      * time in its own layout (rma_apply). MPI_SHORT_INT, whose padding splits it in two
-     * pieces, is not supported. */
-    if (t->nblk > 1) return MPI_ERR_TYPE;
+     * pieces, is put together element by element (rma_pair_feed). */
+    if (t->nblk > 1 && dt != MPI_SHORT_INT) return MPI_ERR_TYPE;
     *a = (struct rma_acc){
         .op = op, .dt = dt, .esize = (size_t)t->size, .ext = (size_t)mpi_type_extent(t)};
+    if (dt == MPI_SHORT_INT) {
+        struct si {
+            short v;
+            int i;
+        };
+        a->split = sizeof(short);
+        a->off2 = offsetof(struct si, i);
+    }
     if (op == MPI_REPLACE || op == MPI_NO_OP) return MPI_SUCCESS;
     if (op < MPI_MAX || op > MPI_MAXLOC) return MPI_ERR_OP; /* user operations: not in RMA */
     int rc = mpi_op_resolve(op, dt, &a->o);
@@ -174,6 +183,61 @@ void rma_apply(struct rma_ctl *ctl, const struct rma_acc *a, char *tgt, const ch
         k += m;
     }
     rma_spin_unlock(&ctl->acc);
+}
+
+void rma_acc_lock(struct rma_ctl *ctl)
+{
+    rma_spin_lock(&ctl->acc);
+}
+
+void rma_acc_unlock(struct rma_ctl *ctl)
+{
+    rma_spin_unlock(&ctl->acc);
+}
+
+/*
+ * n bytes of an operation on a split pair type (MPI_SHORT_INT): tgt and src are where
+ * the next n bytes of the packed element stream live at the target and the origin, res
+ * (or NULL) where their old values go. A whole element is applied at once in its own
+ * layout, so every element is updated atomically (the caller holds the target's lock).
+ */
+void rma_pair_feed(struct rma_pair *st, const struct rma_acc *a, char *tgt, const char *src,
+                   size_t n, char *res)
+{
+    size_t es = a->esize, sp = a->split;
+    while (n > 0) {
+        if (st->have == 0) {
+            st->t1 = tgt;
+            st->res = res;
+        }
+        if (st->have == sp) st->t2 = tgt;
+        size_t end = st->have < sp ? sp : es, m = end - st->have < n ? end - st->have : n;
+        memcpy(st->val + st->have, src, m);
+        st->have += m;
+        tgt += m;
+        src += m;
+        if (res) res += m;
+        n -= m;
+        if (st->have < es) continue;
+        _Alignas(16) char cur[32] = {0}, in[32] = {0};
+        memcpy(cur, st->t1, sp);
+        memcpy(cur + a->off2, st->t2, es - sp);
+        if (st->res) {
+            memcpy(st->res, cur, sp);
+            memcpy(st->res + sp, cur + a->off2, es - sp);
+        }
+        if (a->op != MPI_NO_OP) {
+            memcpy(in, st->val, sp);
+            memcpy(in + a->off2, st->val + sp, es - sp);
+            if (a->op == MPI_REPLACE)
+                memcpy(cur, in, sizeof cur);
+            else
+                a->o.fn(in, cur, 1, a->o.dt);
+            memcpy(st->t1, cur, sp);
+            memcpy(st->t2, cur + a->off2, es - sp);
+        }
+        st->have = 0;
+    }
 }
 
 /* Compare-and-swap of one element; the old value goes to res. */

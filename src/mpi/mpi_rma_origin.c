@@ -209,10 +209,17 @@ int rma_am_op(struct mpi_win *w, int r, int kind, const char *obuf, const struct
             size_t rem = it_cur(&ti, &to);
             if (rem == 0) break;
             size_t used = dlen + (data ? (ns + 1) * sizeof *seg : 0);
+            /* A split pair type's record holds whole elements (the target applies each
+             * at once): it ends on an element's end while room for one more is left,
+             * and a segment never runs past the element it is in. */
+            if (a && a->split && dlen % es == 0 &&
+                (ns + 2 > RMA_MAXSEG || used + 2 * sizeof *seg + es > room))
+                break;
             if (used >= room) break;
             size_t avail = (room - used) / es * es;
             if (avail == 0) break;
             size_t n = rem < avail ? rem : avail;
+            if (a && a->split && n > es - dlen % es) n = es - dlen % es;
             seg[ns++] = (struct rma_seg){toff + (uint64_t)to, n};
             it_adv(&ti, n);
             dlen += n;
@@ -263,11 +270,21 @@ void rma_direct_op(struct rma_ctl *ctl, int kind, char *obuf, const struct mpi_t
     it_start(&oi, ot, ocount);
     it_start(&ti, tt, tcount);
     size_t s = 0;
+    struct rma_pair pair = {0};
+    int split = a && a->split && (kind == RK_ACC || kind == RK_GACC);
+    if (split) rma_acc_lock(ctl); /* whole elements, atomically (rma_pair_feed) */
     for (;;) {
         MPI_Aint oo, to;
         size_t ro = it_cur(&oi, &oo), rt = it_cur(&ti, &to);
         if (ro == 0 || rt == 0) break;
         size_t n = ro < rt ? ro : rt;
+        if (split) {
+            rma_pair_feed(&pair, a, tbase + to, obuf + oo, n, res ? res + s : NULL);
+            it_adv(&oi, n);
+            it_adv(&ti, n);
+            s += n;
+            continue;
+        }
         switch (kind) {
         case RK_PUT:
             memcpy(tbase + to, obuf + oo, n);
@@ -286,6 +303,7 @@ void rma_direct_op(struct rma_ctl *ctl, int kind, char *obuf, const struct mpi_t
         it_adv(&ti, n);
         s += n;
     }
+    if (split) rma_acc_unlock(ctl);
 }
 
 /* Put or Get by cross-memory attach. TERN_ERR_UNSUPPORTED when the kernel forbids it. */

@@ -135,6 +135,14 @@ static void rma_am_one(int src, const void *payload, size_t len)
     case RK_PUT:
     case RK_ACC:
         if (rest != total) goto bad;
+        if (h.kind == RK_ACC && a.split) { /* whole elements, atomically */
+            struct rma_pair pair = {0};
+            rma_acc_lock(w->myctl);
+            for (uint32_t i = 0; i < h.nseg; p += seg[i].len, i++)
+                rma_pair_feed(&pair, &a, rma_taddr(w, seg[i].off, seg[i].len), p, seg[i].len, NULL);
+            rma_acc_unlock(w->myctl);
+            return;
+        }
         for (uint32_t i = 0; i < h.nseg; i++) {
             char *t = rma_taddr(w, seg[i].off, seg[i].len);
             if (h.kind == RK_PUT)
@@ -149,13 +157,21 @@ static void rma_am_one(int src, const void *payload, size_t len)
         if (total > sizeof rma_scratch || (h.kind == RK_GACC && rest != total) ||
             (h.kind == RK_GET && rest != 0))
             goto bad;
+        struct rma_pair pair = {0};
+        int split = h.kind == RK_GACC && a.split;
+        if (split) rma_acc_lock(w->myctl); /* whole elements, atomically */
         for (uint32_t i = 0, o = 0; i < h.nseg; o += (uint32_t)seg[i].len, i++) {
             char *t = rma_taddr(w, seg[i].off, seg[i].len);
+            if (split) {
+                rma_pair_feed(&pair, &a, t, p + o, seg[i].len, rma_scratch + o);
+                continue;
+            }
             if (h.kind == RK_GET)
                 memcpy(rma_scratch + o, t, seg[i].len);
             else
                 rma_apply(w->myctl, &a, t, p + o, seg[i].len, rma_scratch + o);
         }
+        if (split) rma_acc_unlock(w->myctl);
         rma_reply(src, &r, rma_scratch, total);
         return;
     case RK_CAS:

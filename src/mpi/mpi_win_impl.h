@@ -170,7 +170,23 @@ struct rma_acc {
     size_t ext; /* the element's extent: above esize for pair types with padding */
     int intsum; /* MPI_SUM on an integer type: fetch-add */
     struct coll_op o;
+    /* MPI_SHORT_INT, whose padding splits an element in two pieces: the packed element
+     * is the first piece (split bytes) then the second, which the layout holds at off2.
+     * Its updates go element by element under the target's lock (rma_pair_feed). */
+    size_t split, off2;
 };
+
+/* Feeds the packed element stream of an operation on a split pair type to rma_pair_feed
+ * in any cut (the pieces in order); one per operation, under the target's lock. */
+struct rma_pair {
+    size_t have;         /* bytes of the current packed element seen */
+    char *t1, *t2, *res; /* its target pieces and where its old value goes */
+    char val[16];        /* the origin's packed element */
+};
+void rma_pair_feed(struct rma_pair *st, const struct rma_acc *a, char *tgt, const char *src,
+                   size_t n, char *res);
+void rma_acc_lock(struct rma_ctl *ctl);
+void rma_acc_unlock(struct rma_ctl *ctl);
 
 #define WIN_CHECK(fn, h)                                                                           \
     struct mpi_win *w = rma_win_get(h);                                                            \

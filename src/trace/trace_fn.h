@@ -1446,6 +1446,7 @@ enum trace_fn {
     TRACE_FN_MPI_Group_range_excl,
     TRACE_FN_MPI_Comm_create_group,
     TRACE_FN_MPI_Comm_idup,
+    TRACE_FN_MPI_Comm_idup_with_info,
     TRACE_FN_MPI_Comm_dup_with_info,
     TRACE_FN_MPI_Comm_set_info,
     TRACE_FN_MPI_Comm_get_info,

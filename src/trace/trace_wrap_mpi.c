@@ -272,6 +272,7 @@ int tern__pmpi_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *n
 int tern__pmpi_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup);
 int tern__pmpi_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm);
 int tern__pmpi_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request);
+int tern__pmpi_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request);
 int tern__pmpi_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm);
 int tern__pmpi_Comm_set_info(MPI_Comm comm, MPI_Info info);
 int tern__pmpi_Comm_get_info(MPI_Comm comm, MPI_Info *info_used);
@@ -3236,6 +3237,17 @@ __attribute__((weak)) int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Re
     trace_enter(TRACE_FN_MPI_Comm_idup, &a_, __builtin_return_address(0));
     int rc_ = tern__pmpi_Comm_idup(comm, newcomm, request);
     trace_leave(TRACE_FN_MPI_Comm_idup, (int)rc_);
+    return rc_;
+}
+
+__attribute__((weak)) int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request)
+{
+    if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Comm_idup_with_info(comm, info, newcomm, request);
+    struct trace_args a_ = TRACE_ARGS_INIT;
+    trace_mpi_comm(&a_, comm);
+    trace_enter(TRACE_FN_MPI_Comm_idup_with_info, &a_, __builtin_return_address(0));
+    int rc_ = tern__pmpi_Comm_idup_with_info(comm, info, newcomm, request);
+    trace_leave(TRACE_FN_MPI_Comm_idup_with_info, (int)rc_);
     return rc_;
 }
 

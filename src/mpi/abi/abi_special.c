@@ -798,6 +798,16 @@ ABI_EXPORT(int, Comm_idup, (abi_Comm_t comm, abi_Comm_t *newcomm, abi_Request_t 
     return abi_err_out(rc);
 }
 
+ABI_EXPORT(int, Comm_idup_with_info,
+           (abi_Comm_t comm, abi_Info_t info, abi_Comm_t *newcomm, abi_Request_t *request))
+{
+    if (!newcomm || !request) return abi_err_out(MPI_ERR_ARG);
+    MPI_Request r = MPI_REQUEST_NULL;
+    int rc = PMPI_Comm_idup_with_info(abi_in_Comm(comm), abi_in_Info(info), idup_slot(newcomm), &r);
+    *request = abi_out_Request(r);
+    return abi_err_out(rc);
+}
+
 /* MPI 4.1's status accessors: the ABI's status fields are public, so these need nothing
  * of tern. */
 #define STATUS_FIELD(Name, field)                                                                  \

@@ -794,6 +794,8 @@ static inline int abi_commtype_in(int v)
     switch (v) {
     case -32766: return MPI_UNDEFINED;
     case 221: return MPI_COMM_TYPE_SHARED;
+    case 222: return MPI_COMM_TYPE_HW_UNGUIDED;
+    case 223: return MPI_COMM_TYPE_HW_GUIDED;
     default: return v;
     }
 }
@@ -802,6 +804,8 @@ static inline int abi_commtype_out(int v)
     switch (v) {
     case MPI_UNDEFINED: return -32766;
     case MPI_COMM_TYPE_SHARED: return 221;
+    case MPI_COMM_TYPE_HW_UNGUIDED: return 222;
+    case MPI_COMM_TYPE_HW_GUIDED: return 223;
     default: return v;
     }
 }
