@@ -286,6 +286,14 @@ static struct {
 } ofi = {.waitfd = -1, .epfd = -1};
 
 static int ofi_wakefd = -1;
+/* Passthru mode: a thread sleeps in ofi_sleep_wait (set and cleared under the library's
+ * lock by ofi_sleep_begin/_end), and whether it chose the short nap. */
+static int ofi_sleeping, ofi_sleep_nap;
+static void ofi_wake_self(void);
+static inline int ofi_long_sleeper(void)
+{
+    return ofi.passthru && ofi_sleeping && !ofi_sleep_nap;
+}
 
 /* Ask libfabric once for the RDM endpoints it offers and pick one. */
 static struct fi_info *ofi_probe(void)
@@ -724,6 +732,9 @@ static int ofi_post_send(int dest, struct ofi_ctx *c, size_t len)
             ofi.n_copy++;
         ofi.inflight++;
         if (ofi.txpend[dest]++ == 0) ofi.txmoved[dest] = ofi_now_ms();
+        /* Passthru: another thread asleep in ofi_sleep_wait chose its length before this
+         * send existed (ofi_sleep_begin); wake it so that it takes the short nap. */
+        if (ofi_long_sleeper()) ofi_wake_self();
         return 0;
     }
     UTIL_DEBUG(3, "ofi: send to %d: %s", dest, fi_strerror((int)-rc));
@@ -1353,6 +1364,10 @@ static void ofi_sleep_begin(void)
     for (int i = 0; i < OFI_TRYWAIT_TRIES; i++) {
         if (ofi.repost == NULL && fi_trywait(ofi.fabric, &f, 1) == FI_SUCCESS) {
             ofi_sleep_ok = 1;
+            /* Read here, under the library's lock: ofi_sleep_wait runs without it. */
+            ofi_sleep_nap = ofi.passthru && (ofi.inflight > 0 || ofi.nctl > 0 || ofi.reading ||
+                                             ofi.tx_again || ofi.repost || ofi.ctlq);
+            ofi_sleeping = 1;
             ofi.n_sleep++;
             return;
         }
@@ -1374,11 +1389,10 @@ static void ofi_sleep_wait(int timeout_ms)
      * whose send the tcp provider still held (1 run in 3-6 of mp.threads with minute-long
      * sleeps hung: both ranks asleep, a 256-byte send pending). While sends, FINs or reads
      * are under way, or a send found no room, the sleep is a short nap, so progress
-     * moves them on; an idle rank still sleeps in full. */
-    if (ofi.passthru &&
-        (ofi.inflight > 0 || ofi.nctl > 0 || ofi.reading || ofi.tx_again || ofi.repost ||
-         ofi.ctlq) &&
-        (timeout_ms < 0 || timeout_ms > OFI_PASSTHRU_NAP_MS))
+     * moves them on; an idle rank still sleeps in full. The choice is made in
+     * ofi_sleep_begin under the lock; a send posted meanwhile by another thread wakes
+     * this one (ofi_post_send). */
+    if (ofi_sleep_nap && (timeout_ms < 0 || timeout_ms > OFI_PASSTHRU_NAP_MS))
         timeout_ms = OFI_PASSTHRU_NAP_MS;
     struct epoll_event ev[2];
     int k = epoll_wait(ofi.epfd, ev, 2, timeout_ms);
@@ -1393,6 +1407,7 @@ static void ofi_sleep_wait(int timeout_ms)
 static void ofi_sleep_end(void)
 {
     ofi_sleep_ok = 0;
+    ofi_sleeping = 0;
 }
 
 static void ofi_wake_self(void)
