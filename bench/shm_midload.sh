@@ -36,10 +36,10 @@ if [ -z "${SIZES:-}" ]; then
 fi
 [ $# -gt 0 ] || set -- "$ROOT/build"
 
+. "$ROOT/bench/load.sh"
 TMP=$(mktemp -d)
-hogs=()
 cleanup() {
-    for h in "${hogs[@]}"; do kill "$h" 2>/dev/null; done
+    load_stop
     rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -75,10 +75,7 @@ if [[ ,$LIBS, == *,mpich4,* ]] && command -v mpicc.mpich >/dev/null; then
     }
 fi
 
-for _ in $(seq 1 "$LOAD"); do
-    sh -c 'while :; do :; done' &
-    hogs+=($!)
-done
+load_start "$LOAD"
 echo "# load average before: $(cut -d' ' -f1-3 /proc/loadavg); busy loops beside: $LOAD"
 n=${#names[@]}
 for r in $(seq 0 $((ROUNDS - 1))); do

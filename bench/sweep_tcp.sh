@@ -26,10 +26,10 @@ ITERS=${ITERS:-1000}
 BUDGET=${BUDGET:-16M}
 LIBS=${LIBS:-tern,ompi,mpich}
 LOAD=${LOAD:-0}
+. bench/load.sh
 TMP=$(mktemp -d)
-busy=()
 cleanup() {
-    for p in "${busy[@]}"; do kill "$p" 2>/dev/null; done
+    load_stop
     rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -43,10 +43,7 @@ have() { command -v "$1" >/dev/null 2>&1; }
 have mpicc.openmpi && mpicc.openmpi -std=gnu11 -O2 -Ibench bench/mpi_pingpong.c -o "$TMP/pp.ompi"
 have mpicc.mpich && mpicc.mpich -std=gnu11 -O2 -Ibench bench/mpi_pingpong.c -o "$TMP/pp.mpich"
 
-for i in $(seq "$LOAD"); do
-    (while :; do :; done) &
-    busy+=($!)
-done
+load_start "$LOAD"
 
 SZ=(-m 0 -M "$MAX" -p)
 [ -n "${SIZES:-}" ] && SZ=(-s "$SIZES")
