@@ -286,13 +286,16 @@ static struct {
 } ofi = {.waitfd = -1, .epfd = -1};
 
 static int ofi_wakefd = -1;
-/* Passthru mode: a thread sleeps in ofi_sleep_wait (set and cleared under the library's
- * lock by ofi_sleep_begin/_end), and whether it chose the short nap. */
-static int ofi_sleeping, ofi_sleep_nap;
+/* Whether a thread may sleep in ofi_sleep_wait, and how long: set by ofi_sleep_begin and
+ * cleared by ofi_sleep_end, both under the library's lock (ofi_sleep_wait runs without
+ * it and only reads it). A nap is the short sleep of passthru mode (see ofi_sleep_wait). */
+enum ofi_sleep { OFI_AWAKE, OFI_SLEEP_FULL, OFI_SLEEP_NAP };
+static enum ofi_sleep ofi_sleep_state;
 static void ofi_wake_self(void);
+/* A thread sleeps its full length in passthru mode: a send posted now must wake it. */
 static inline int ofi_long_sleeper(void)
 {
-    return ofi.passthru && ofi_sleeping && !ofi_sleep_nap;
+    return ofi.passthru && ofi_sleep_state == OFI_SLEEP_FULL;
 }
 
 /* Ask libfabric once for the RDM endpoints it offers and pick one. */
@@ -1343,8 +1346,6 @@ static int ofi_busy(void)
  * first, and then the sleep is skipped. With threads, sleep_wait runs outside the
  * core's lock and touches only the epoll set and the eventfd.
  */
-static int ofi_sleep_ok;
-
 /*
  * fi_trywait refuses while the provider has work it has not progressed (under
  * tcp;ofi_rxm: bytes its tcp layer has read ahead, completions of its own inner queue),
@@ -1359,15 +1360,14 @@ static int ofi_sleep_ok;
 static void ofi_sleep_begin(void)
 {
     struct fid *f = &ofi.cq->fid;
-    ofi_sleep_ok = 0;
+    ofi_sleep_state = OFI_AWAKE;
     if (ofi.waitfd < 0) return;
     for (int i = 0; i < OFI_TRYWAIT_TRIES; i++) {
         if (ofi.repost == NULL && fi_trywait(ofi.fabric, &f, 1) == FI_SUCCESS) {
-            ofi_sleep_ok = 1;
             /* Read here, under the library's lock: ofi_sleep_wait runs without it. */
-            ofi_sleep_nap = ofi.passthru && (ofi.inflight > 0 || ofi.nctl > 0 || ofi.reading ||
-                                             ofi.tx_again || ofi.repost || ofi.ctlq);
-            ofi_sleeping = 1;
+            int nap = ofi.passthru && (ofi.inflight > 0 || ofi.nctl > 0 || ofi.reading ||
+                                       ofi.tx_again || ofi.repost || ofi.ctlq);
+            ofi_sleep_state = nap ? OFI_SLEEP_NAP : OFI_SLEEP_FULL;
             ofi.n_sleep++;
             return;
         }
@@ -1384,7 +1384,8 @@ static void ofi_sleep_begin(void)
 
 static void ofi_sleep_wait(int timeout_ms)
 {
-    if (!ofi_sleep_ok) return;
+    enum ofi_sleep state = ofi_sleep_state;
+    if (state == OFI_AWAKE) return;
     /* In rxm's passthru mode the completion queue's fd was seen not to wake a process
      * whose send the tcp provider still held (1 run in 3-6 of mp.threads with minute-long
      * sleeps hung: both ranks asleep, a 256-byte send pending). While sends, FINs or reads
@@ -1392,7 +1393,7 @@ static void ofi_sleep_wait(int timeout_ms)
      * moves them on; an idle rank still sleeps in full. The choice is made in
      * ofi_sleep_begin under the lock; a send posted meanwhile by another thread wakes
      * this one (ofi_post_send). */
-    if (ofi_sleep_nap && (timeout_ms < 0 || timeout_ms > OFI_PASSTHRU_NAP_MS))
+    if (state == OFI_SLEEP_NAP && (timeout_ms < 0 || timeout_ms > OFI_PASSTHRU_NAP_MS))
         timeout_ms = OFI_PASSTHRU_NAP_MS;
     struct epoll_event ev[2];
     int k = epoll_wait(ofi.epfd, ev, 2, timeout_ms);
@@ -1406,8 +1407,7 @@ static void ofi_sleep_wait(int timeout_ms)
 
 static void ofi_sleep_end(void)
 {
-    ofi_sleep_ok = 0;
-    ofi_sleeping = 0;
+    ofi_sleep_state = OFI_AWAKE;
 }
 
 static void ofi_wake_self(void)
