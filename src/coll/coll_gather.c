@@ -362,6 +362,7 @@ int coll_alltoall(struct coll_sched *s, const void *sbuf, void *rbuf, size_t byt
     enum coll_alg alg;
     rc = coll_select(COLL_ALLTOALL, bytes, p, &alg);
     if (rc) return rc;
+    s->bulk = 1;
     if (alg == COLL_ALG_BRUCK) {
         /* Bruck reads every input block (into scratch) before it writes any output. */
         alltoall_bruck(s, sbuf == TERN_IN_PLACE ? rbuf : sbuf, rbuf, bytes);
@@ -399,6 +400,7 @@ int coll_alltoallv(struct coll_sched *s, const void *sbuf, const size_t *scounts
         scounts = rcounts;
         sdispls = rdispls;
     }
+    s->bulk = 1;
     alltoall_pairwise(s, src, rbuf, scounts, sdispls, rcounts, rdispls, unit, 0);
     return s->err;
 }

@@ -111,7 +111,7 @@ static int core_block_loop(core_done_fn done, const void *arg)
     if (__builtin_expect(core_mt, 0))
         return core_block_mt(done, arg, done == core_req_done || done == core_any_done);
     struct core_waiter w;
-    core_wait_begin(&w, CORE_WAIT_MSG);
+    core_wait_begin(&w, core.wait_bulk ? CORE_WAIT_BULK : CORE_WAIT_MSG);
     for (;;) {
         int spun;
         enum core_round r = core_wait_round(&w, done, arg, &spun);

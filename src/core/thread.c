@@ -170,7 +170,7 @@ static int core_block_mt_locked(core_done_fn done, const void *arg, int reqs_onl
     /* The same policy as the single-threaded path (wait.h), so TERN_TCP_SPIN_* and the
      * load check hold here too; only the ways to yield and sleep differ. */
     struct core_waiter w;
-    core_wait_begin(&w, CORE_WAIT_MSG);
+    core_wait_begin(&w, core.wait_bulk ? CORE_WAIT_BULK : CORE_WAIT_MSG);
     for (;;) {
         int spun;
         enum core_round r = core_wait_round(&w, done, arg, &spun);
