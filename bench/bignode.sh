@@ -179,8 +179,12 @@ rows = list(csv.DictReader(open(sys.argv[1])))
 first = ["shmem_kB", "barrier", "allreduce_8B", "alltoall_2KiB"]
 seen = {r["phase"] for r in rows}
 phases = [p for p in first if p in seen] + sorted(seen - set(first))
-fig, axes = plt.subplots(1, len(phases), figsize=(3 * len(phases), 3), squeeze=False)
-for ax, ph in zip(axes[0], phases):
+ncol = min(len(phases), 4)
+nrow = (len(phases) + ncol - 1) // ncol
+fig, axes = plt.subplots(nrow, ncol, figsize=(3.2 * ncol, 2.8 * nrow), squeeze=False)
+for ax in axes.flat[len(phases):]:
+    ax.set_visible(False)
+for ax, ph in zip(axes.flat, phases):
     for lib in ("tern", "base", "openmpi"):
         pts = sorted((int(r["p"]), float(r["us"])) for r in rows if r["phase"] == ph and r["lib"] == lib)
         pts = [(a, b) for a, b in pts if b > 0]
@@ -188,7 +192,7 @@ for ax, ph in zip(axes[0], phases):
             ax.plot([a for a, _ in pts], [b for _, b in pts], marker="o", label=lib)
     ax.set_title("shared memory (kB)" if ph == "shmem_kB" else ph + " (us)")
     ax.set_xscale("log", base=2); ax.set_yscale("log"); ax.set_xlabel("ranks")
-axes[0][0].legend()
+axes[0][0].legend(fontsize="small")
 fig.tight_layout(); fig.savefig(sys.argv[2])
 print("plot written to", sys.argv[2])
 EOF
