@@ -364,10 +364,9 @@ int coll_sched_run(struct coll_sched *s, int rc)
         const struct tern_comm *saved_comm = core.doing.comm;
         core.doing.what = s->name;
         core.doing.comm = s->comm;
-        int saved_bulk = core.wait_bulk;
+        /* Consumed by the wait's start (under the critical section with threads). */
         core.wait_bulk = s->bulk;
         rc = core_block(coll_blocking_done, s);
-        core.wait_bulk = saved_bulk;
         core.doing.what = saved_what;
         core.doing.comm = saved_comm;
         /* Unlink s: other threads may have pushed theirs meanwhile (not a stack). */
