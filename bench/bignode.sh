@@ -4,14 +4,20 @@
 #
 #   bench/bignode.sh [--no-build]     env: BUILD_DIR (default build), NPS ("64 128 256"),
 #                                          ITERS (barrier/allreduce calls, default 200),
-#                                          BIGNODE_FORCE=1 (skip the memory guard below)
+#                                          BIGNODE_FORCE=1 (skip the memory guard below),
+#                                          BASE_BUILD (a second tern build tree, e.g. main's,
+#                                          run as "base" in the same run), LOAD (N busy
+#                                          loops beside the runs: a loaded machine on demand)
 # Phases (bench/mpi_bignode.c, the slowest rank): launch (launcher start -> main), init
 # (MPI_Init: PMI exchange and transport set-up), comm_split, comm_dup, barrier and 8-byte
-# allreduce (per call), 2 KiB-per-peer alltoall (per call), finalize (the slowest rank
-# entering MPI_Finalize -> the launcher's exit), total (the launcher's whole run).
-# Prints one table per rank count with ratio = openmpi / tern (> 1: tern faster), writes
-# bench/results/<stamp>-bignode.csv (lib,p,phase,us) and a text plot of time against p;
-# with python3-matplotlib, also <stamp>-bignode.png.
+# allreduce (per call), 2 KiB-per-peer alltoall (per call), shmem_kB (the node's Shmem
+# after the all-to-alls less before the launch, in kB, not us: other jobs' segments count
+# too, so read it on a quiet machine), finalize (the slowest rank entering MPI_Finalize ->
+# the launcher's exit), total (the launcher's whole run).
+# Prints one table per rank count with ratio = openmpi / tern (> 1: tern faster or
+# smaller), writes bench/results/<stamp>-bignode.csv (lib,p,phase,us) and a text plot of
+# time against p; with python3-matplotlib, also <stamp>-bignode.png (memory and the
+# collectives' times against p).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${BUILD_DIR:-build}
@@ -22,17 +28,32 @@ stamp=$(date +%Y-%m-%d-%H%M%S)
 csv=bench/results/$stamp-bignode.csv
 txt=bench/results/$stamp-bignode.txt
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+
+loadpids=()
+stop_load() {
+  for p in "${loadpids[@]}"; do kill "$p" 2>/dev/null; done
+  loadpids=()
+}
+trap 'stop_load; rm -rf "$tmp"' EXIT
 
 if [ "${1:-}" != "--no-build" ]; then
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-  ninja -C "$build" -j2 ternrun terncc tern_mpi >/dev/null || exit 1
+  ninja -C "$build" -j2 ternrun tern_mpi_names >/dev/null || exit 1
 fi
 "$build/bin/terncc" -O2 bench/mpi_bignode.c -o "$build/bench-mpi/mpi_bignode.tern" || exit 1
+base=${BASE_BUILD:-}
+libs="tern"
+if [ -n "$base" ]; then
+  [ -x "$base/bin/terncc" ] && [ -x "$base/bin/ternrun" ] ||
+    { echo "bignode.sh: BASE_BUILD=$base has no bin/terncc and bin/ternrun" >&2; exit 1; }
+  "$base/bin/terncc" -O2 bench/mpi_bignode.c -o "$tmp/mpi_bignode.base" || exit 1
+  libs="tern base"
+fi
 have_ompi=0
 if command -v mpicc.openmpi >/dev/null && command -v mpirun.openmpi >/dev/null; then
   mpicc.openmpi -O2 bench/mpi_bignode.c -o "$build/bench-mpi/mpi_bignode.openmpi" && have_ompi=1
 fi
+[ $have_ompi = 1 ] && libs="$libs openmpi"
 
 # Memory guard: the shm transport touches at most one page of slots per talking pair (two
 # after a full lap) and each process's send pool (TERN_SHM_CELLS x 8 KiB + TERN_SHM_BIG_CELLS
@@ -50,18 +71,22 @@ tern_fits() {
 
 run() { # lib np -> phase lines in $tmp/lib.np
   local lib=$1 np=$2 out=$tmp/$1.$2 t0 t1
-  if [ "$lib" = tern ] && ! tern_fits "$np"; then
+  if [ "$lib" != openmpi ] && ! tern_fits "$np"; then
     echo "NOTE: tern -n $np skipped: its worst-case shm (slots per pair, a pool per process) exceeds half of MemAvailable (BIGNODE_FORCE=1 to run)" >&2
     : >"$out"
     return
   fi
+  export BIGNODE_SHMEM0
+  BIGNODE_SHMEM0=$(awk '/^Shmem:/ { print $2 }' /proc/meminfo)
   t0=$(date +%s.%N)
   case $lib in
-  tern) BIGNODE_T0=$t0 timeout 900 "$build/bin/ternrun" -n "$np" -x BIGNODE_T0 --timeout 880 \
-          "$build/bench-mpi/mpi_bignode.tern" "$iters" >"$out.raw" 2>"$out.err" ;;
+  tern) BIGNODE_T0=$t0 timeout 900 "$build/bin/ternrun" -n "$np" -x BIGNODE_T0 -x BIGNODE_SHMEM0 \
+          --timeout 880 "$build/bench-mpi/mpi_bignode.tern" "$iters" >"$out.raw" 2>"$out.err" ;;
+  base) BIGNODE_T0=$t0 timeout 900 "$base/bin/ternrun" -n "$np" -x BIGNODE_T0 -x BIGNODE_SHMEM0 \
+          --timeout 880 "$tmp/mpi_bignode.base" "$iters" >"$out.raw" 2>"$out.err" ;;
   openmpi) BIGNODE_T0=$t0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 900 \
-          mpirun.openmpi --oversubscribe --mca btl self,vader -x BIGNODE_T0 -n "$np" \
-          "$build/bench-mpi/mpi_bignode.openmpi" "$iters" >"$out.raw" 2>"$out.err" ;;
+          mpirun.openmpi --oversubscribe --mca btl self,vader -x BIGNODE_T0 -x BIGNODE_SHMEM0 \
+          -n "$np" "$build/bench-mpi/mpi_bignode.openmpi" "$iters" >"$out.raw" 2>"$out.err" ;;
   esac
   local rc=$?
   t1=$(date +%s.%N)
@@ -76,32 +101,47 @@ run() { # lib np -> phase lines in $tmp/lib.np
     END { printf "total %.2f\n", (t1 - t0) * 1e6 }' "$out.raw" >"$out"
 }
 
+# LOAD busy loops stand in for other jobs (a loaded machine on demand; started after the
+# builds, stopped at exit).
+for _ in $(seq 1 "${LOAD:-0}"); do
+  sh -c 'while :; do :; done' &
+  loadpids+=($!)
+done
+
 {
   echo "tern many-ranks comparison - $stamp - $(hostname)"
   echo "repo: $(git rev-parse --short HEAD 2>/dev/null); load at start: $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "cpu: $(nproc) online CPUs (every run is oversubscribed); $iters barrier/allreduce calls"
+  echo "busy loops beside the runs (LOAD): ${LOAD:-0}; libraries: $libs${base:+ (base: $base)}"
   echo "Times in microseconds, slowest rank (loops: per call). ratio = openmpi / tern (> 1: tern faster)."
   echo "lib,p,phase,us" >"$csv"
   for np in $nps; do
-    run tern "$np"
-    [ $have_ompi = 1 ] && run openmpi "$np"
-    for lib in tern openmpi; do
+    for lib in $libs; do
+      run "$lib" "$np"
+    done
+    for lib in $libs; do
       [ -f "$tmp/$lib.$np" ] && awk -v lib=$lib -v np=$np '{ printf "%s,%s,%s,%s\n", lib, np, $1, $2 }' \
         "$tmp/$lib.$np" >>"$csv"
     done
     echo
     echo "== $np ranks on $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg) =="
-    touch "$tmp/openmpi.$np"
-    awk '
+    touch "$tmp/openmpi.$np" "$tmp/base.$np"
+    awk -v hasbase="${base:+1}" '
       FILENAME ~ /\/tern\./ { t[$1] = $2; order[++n] = $1; next }
+      FILENAME ~ /\/base\./ { b[$1] = $2; next }
       { o[$1] = $2 }
+      function ratio(x, y) { return (y > 0 && x != "") ? sprintf("%.2f", x / y) : "n/a" }
       END {
-        printf "%-14s %14s %14s %8s\n", "phase", "tern", "openmpi", "ratio"
+        printf "%-14s %14s %14s %8s", "phase", "tern", "openmpi", "ratio"
+        if (hasbase) printf " %14s %8s", "base", "ratio"
+        printf "\n"
         for (i = 1; i <= n; i++) {
-          k = order[i]; r = (k in o && t[k] > 0) ? sprintf("%.2f", o[k] / t[k]) : "n/a"
-          printf "%-14s %14s %14s %8s\n", k, t[k], (k in o ? o[k] : "n/a"), r
+          k = order[i]
+          printf "%-14s %14s %14s %8s", k, t[k], (k in o ? o[k] : "n/a"), ratio(o[k], t[k])
+          if (hasbase) printf " %14s %8s", (k in b ? b[k] : "n/a"), ratio(o[k], b[k])
+          printf "\n"
         }
-      }' "$tmp/tern.$np" "$tmp/openmpi.$np"
+      }' "$tmp/tern.$np" "$tmp/base.$np" "$tmp/openmpi.$np"
   done
 
   # Time against p, one row per (phase, lib): a text plot on a log scale, so growth
@@ -123,22 +163,36 @@ run() { # lib np -> phase lines in $tmp/lib.np
     }' "$csv"
 } | tee "$txt"
 
-if python3 -c 'import matplotlib' 2>/dev/null; then
-  python3 - "$csv" "${csv%.csv}.png" <<'EOF'
+# A Python with matplotlib (python3-matplotlib; the first python3 on PATH may be another).
+py=
+for c in python3 /usr/bin/python3; do
+  if command -v "$c" >/dev/null && "$c" -c 'import matplotlib' 2>/dev/null; then py=$c; break; fi
+done
+if [ -n "$py" ]; then
+  "$py" - "$csv" "${csv%.csv}.png" <<'EOF'
 import csv, sys
 import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 rows = list(csv.DictReader(open(sys.argv[1])))
-phases = sorted({r["phase"] for r in rows})
-fig, axes = plt.subplots(1, len(phases), figsize=(3 * len(phases), 3), squeeze=False)
-for ax, ph in zip(axes[0], phases):
-    for lib in ("tern", "openmpi"):
+# Memory first, then the collectives, then the rest of the phases.
+first = ["shmem_kB", "barrier", "allreduce_8B", "alltoall_2KiB"]
+seen = {r["phase"] for r in rows}
+phases = [p for p in first if p in seen] + sorted(seen - set(first))
+ncol = min(len(phases), 4)
+nrow = (len(phases) + ncol - 1) // ncol
+fig, axes = plt.subplots(nrow, ncol, figsize=(3.2 * ncol, 2.8 * nrow), squeeze=False)
+for ax in axes.flat[len(phases):]:
+    ax.set_visible(False)
+for ax, ph in zip(axes.flat, phases):
+    for lib in ("tern", "base", "openmpi"):
         pts = sorted((int(r["p"]), float(r["us"])) for r in rows if r["phase"] == ph and r["lib"] == lib)
+        pts = [(a, b) for a, b in pts if b > 0]
         if pts:
             ax.plot([a for a, _ in pts], [b for _, b in pts], marker="o", label=lib)
-    ax.set_title(ph); ax.set_xscale("log", base=2); ax.set_yscale("log"); ax.set_xlabel("ranks")
-axes[0][0].set_ylabel("us"); axes[0][0].legend()
+    ax.set_title("shared memory (kB)" if ph == "shmem_kB" else ph + " (us)")
+    ax.set_xscale("log", base=2); ax.set_yscale("log"); ax.set_xlabel("ranks")
+axes[0][0].legend(fontsize="small")
 fig.tight_layout(); fig.savefig(sys.argv[2])
 print("plot written to", sys.argv[2])
 EOF

@@ -10,6 +10,8 @@
  * before it started the launcher. Rank 0 prints one line per phase, "name microseconds"
  * (the slowest rank; loops: per call), then "fini_start <epoch s>": the moment the
  * slowest rank entered MPI_Finalize, from which the script times finalize and exit.
+ * With BIGNODE_SHMEM0 (the node's Shmem in kB before the launch) it also prints
+ * "shmem_kB <kB>": the node's shared memory after the all-to-alls, less that value.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -22,6 +24,19 @@ static double wall(void)
     struct timeval tv;
     gettimeofday(&tv, NULL);
     return (double)tv.tv_sec + (double)tv.tv_usec * 1e-6;
+}
+
+/* Shmem of /proc/meminfo in kB (-1: unreadable). */
+static long shmem_kb(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (f == NULL) return -1;
+    char line[128];
+    long kb = -1;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "Shmem: %ld kB", &kb) == 1) break;
+    fclose(f);
+    return kb;
 }
 
 /* The slowest rank's value, printed by rank 0 in microseconds. */
@@ -91,6 +106,14 @@ int main(int argc, char **argv)
     for (int i = 0; i < a2a; i++)
         MPI_Alltoall(sb, (int)blk, MPI_CHAR, rb, (int)blk, MPI_CHAR, dup);
     report("alltoall_2KiB", (wall() - t) / a2a);
+    /* The node's shared memory now, less the value the script read before the launch
+     * (BIGNODE_SHMEM0, kB): what this job's segments hold after the all-to-alls. */
+    MPI_Barrier(dup);
+    const char *shm0 = getenv("BIGNODE_SHMEM0");
+    if (me == 0 && shm0) {
+        long now = shmem_kb();
+        if (now >= 0) printf("shmem_kB %ld\n", now - atol(shm0));
+    }
     for (int i = 0; i < p; i++)
         if ((unsigned char)rb[(size_t)i * blk + blk - 1] != (unsigned char)((i + me) & 0xff)) {
             fprintf(stderr, "mpi_bignode: alltoall block %d wrong at rank %d\n", i, me);

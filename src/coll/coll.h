@@ -134,7 +134,8 @@ struct coll_sched {
     core_req_t **out; /* requests of the round under way */
     int nout, outcap;
     int err;
-    int heap;                     /* the schedule itself was malloc'ed (non-blocking) */
+    int heap; /* the schedule itself was malloc'ed (non-blocking) */
+    int bulk; /* an all-to-all by messages: waited for as CORE_WAIT_BULK (core/wait.h) */
     void *tmp[COLL_MAX_TMP];      /* scratch buffers, back to the cache with the schedule */
     size_t tmpsize[COLL_MAX_TMP]; /* their capacities */
     int ntmp;

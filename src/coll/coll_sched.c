@@ -45,7 +45,8 @@ void coll_sched_init(struct coll_sched *s, struct tern_comm *comm)
     s->ntmp = 0;
     s->req = NULL;
     s->next = NULL;
-    s->heap = 0;                  /* the caller sets it for a malloc'ed schedule */
+    s->heap = 0; /* the caller sets it for a malloc'ed schedule */
+    s->bulk = 0;
     s->err = coll_config_error(); /* a bad tuning file fails every collective alike */
 }
 
@@ -363,6 +364,8 @@ int coll_sched_run(struct coll_sched *s, int rc)
         const struct tern_comm *saved_comm = core.doing.comm;
         core.doing.what = s->name;
         core.doing.comm = s->comm;
+        /* Consumed by the wait's start (under the critical section with threads). */
+        core.wait_bulk = s->bulk;
         rc = core_block(coll_blocking_done, s);
         core.doing.what = saved_what;
         core.doing.comm = saved_comm;

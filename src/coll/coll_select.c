@@ -48,17 +48,13 @@ static const struct coll_rule coll_rules_multinode[] = {
     {COLL_ALLREDUCE, ANYP, 64 << 10, COLL_ALG_HIER},
 };
 
-/* Ranks outnumber the node's cores (core.oversubscribed): looked at after a tuning
- * file, before the main table. An all-to-all of small blocks is then bounded by how
- * often every rank must be scheduled, not by bytes: the windowed linear schedule waits
- * on p - 1 partners, Bruck's on log2 p (carrying p/2 blocks each round). Measured
- * (bench/shm_memory.sh's 2 KiB all-to-all, 2 cores, loaded, same runs; bignode2 in
- * docs/PERFORMANCE.md): Bruck 0.21-0.25 s vs linear 0.35-0.36 s at 32 ranks, faster in 5
- * of 6 pairs at 64, 3.8-7.6 s vs 9.6-14.9 s for 10 calls at 128; at 8 KiB and 64 ranks
- * it lost (2.9 vs 2.2 s). A node whose cores are not shared keeps the main table. */
-static const struct coll_rule coll_rules_oversub[] = {
-    {COLL_ALLTOALL, 8, INT_MAX, 2 << 10, COLL_ALG_BRUCK},
-};
+/* Ranks outnumbering the node's cores (core.oversubscribed) once had their own rule here,
+ * Bruck for all-to-all blocks up to 2 KiB, measured only on a loaded machine with waits that
+ * slept right after spinning. Since an all-to-all's waits yield first (CORE_WAIT_BULK,
+ * core/wait.h), the main table's windowed linear schedule beats it, quiet and loaded:
+ * 2 KiB blocks at 32 / 64 / 128 ranks on 2 cores, quiet, 2.8-3.6 / 15.3-16.2 / 61-67 ms
+ * per call vs Bruck's 3.6-4.2 / 17.4-22.4 / 76-79 ms; with 8 busy loops beside, 10-12 /
+ * 30-31 ms vs 46 / 75-81 ms at 32 / 64 (docs/PERFORMANCE.md). */
 
 /* First matching line wins. */
 static const struct coll_rule coll_rules[] = {
@@ -337,10 +333,6 @@ int coll_select_topo(enum coll_kind kind, size_t bytes, int p, int multinode, en
                                     kind, bytes, p, alg))
         return 0;
     if (coll_rule_find(coll_tuned, (size_t)coll_ntuned, kind, bytes, p, alg)) return 0;
-    if (core.oversubscribed &&
-        coll_rule_find(coll_rules_oversub, sizeof coll_rules_oversub / sizeof coll_rules_oversub[0],
-                       kind, bytes, p, alg))
-        return 0;
     if (coll_rule_find(coll_rules, sizeof coll_rules / sizeof coll_rules[0], kind, bytes, p, alg))
         return 0;
     return TERN_ERR_INTERNAL; /* every kind ends with a catch-all line */

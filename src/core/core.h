@@ -299,6 +299,10 @@ struct core_state {
     int nfailed;             /* peers known failed */
     struct core_doing doing; /* what the caller waits in (diag.c reads it) */
     int kernel_wait;         /* every sleeping transport has CORE_CAP_KERNEL_WAIT */
+    /* The next core_block waits for a blocking all-to-all's schedule: its waits are
+     * CORE_WAIT_BULK (wait.h). Set just before that wait by coll_sched_run; the wait
+     * reads and clears it as it starts. */
+    int wait_bulk;
 };
 
 extern struct core_state core;

@@ -111,7 +111,10 @@ static int core_block_loop(core_done_fn done, const void *arg)
     if (__builtin_expect(core_mt, 0))
         return core_block_mt(done, arg, done == core_req_done || done == core_any_done);
     struct core_waiter w;
-    core_wait_begin(&w, CORE_WAIT_MSG);
+    /* Consumed here: a wait nested inside this one (a failure hook's) is a plain one. */
+    enum core_wait_kind kind = core.wait_bulk ? CORE_WAIT_BULK : CORE_WAIT_MSG;
+    core.wait_bulk = 0;
+    core_wait_begin(&w, kind);
     for (;;) {
         int spun;
         enum core_round r = core_wait_round(&w, done, arg, &spun);

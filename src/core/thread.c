@@ -170,7 +170,10 @@ static int core_block_mt_locked(core_done_fn done, const void *arg, int reqs_onl
     /* The same policy as the single-threaded path (wait.h), so TERN_TCP_SPIN_* and the
      * load check hold here too; only the ways to yield and sleep differ. */
     struct core_waiter w;
-    core_wait_begin(&w, CORE_WAIT_MSG);
+    /* Consumed here: a wait nested inside this one (a failure hook's) is a plain one. */
+    enum core_wait_kind kind = core.wait_bulk ? CORE_WAIT_BULK : CORE_WAIT_MSG;
+    core.wait_bulk = 0;
+    core_wait_begin(&w, kind);
     for (;;) {
         int spun;
         enum core_round r = core_wait_round(&w, done, arg, &spun);

@@ -25,6 +25,11 @@ enum core_wait_phase core_wait_decide(const struct core_wait_policy *p, long pol
 void core_wait_policy_make(const struct util_tunables *t, enum core_wait_kind kind, int kernel_wait,
                            int oversubscribed, int free_core, struct core_wait_policy *out)
 {
+    int ratio = t->oversub_sleep_ratio;
+    if (kind == CORE_WAIT_BULK) { /* a message wait, with its own ratio */
+        kind = CORE_WAIT_MSG;
+        ratio = t->oversub_bulk_sleep_ratio;
+    }
     if (kind == CORE_WAIT_MSG && kernel_wait) {
         /* The kernel wakes a sleeper as data comes: yielding buys nothing. Spinning by
          * time only while a core is free, so that it never takes the peer's CPU. */
@@ -43,10 +48,12 @@ void core_wait_policy_make(const struct util_tunables *t, enum core_wait_kind ki
     /* Many ranks per core: a yield rarely hands the CPU to the one peer that will raise
      * what we wait for (it is one of many runnable), so yielding thousands of times only
      * burns the slices the others need; a sleeper leaves the run queue and its peer's
-     * doorbell wakes exactly it. Measured at 16 ranks on 2 cores: barrier 5-10x faster. */
-    if (kind == CORE_WAIT_MSG && t->oversub_sleep_ratio > 0 &&
-        oversubscribed >= t->oversub_sleep_ratio)
-        out->yield_polls = 0;
+     * doorbell wakes exactly it. Measured at 16 ranks on 2 cores: barrier 5-10x faster.
+     * Not so in an all-to-all, where every rank has frames coming from many peers: a
+     * yield then mostly hands the CPU to a rank with work, while every sleeper costs its
+     * senders a futex wake per frame and itself a wake-up (2 KiB blocks, 32-128 ranks on
+     * 2 cores, quiet: 1.3-1.6x faster yielding; docs/PERFORMANCE.md). */
+    if (kind == CORE_WAIT_MSG && ratio > 0 && oversubscribed >= ratio) out->yield_polls = 0;
     out->spin_s = 0;
 }
 

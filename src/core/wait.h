@@ -35,6 +35,10 @@ enum core_wait_phase { CORE_WAIT_SPIN, CORE_WAIT_YIELD, CORE_WAIT_SLEEP };
 enum core_wait_kind {
     CORE_WAIT_MSG, /* frames: the caller sleeps on the transports' doorbells */
     CORE_WAIT_MEM, /* a store to memory, which rings no doorbell: core_wait_idle naps */
+    /* Frames from many peers at once (a blocking all-to-all's schedule, core.wait_bulk):
+     * as CORE_WAIT_MSG, but ranks outnumbering cores skip yielding only from
+     * TERN_OVERSUB_BULK_SLEEP_RATIO ranks per core (default: never). */
+    CORE_WAIT_BULK,
 };
 
 struct core_wait_policy {

@@ -74,6 +74,25 @@ static void test_policy(void)
     CHECK_EQ(core_wait_decide(&p, 16, 0, 1), CORE_WAIT_SLEEP);
     core_wait_policy_make(&t, CORE_WAIT_MEM, 0, 128, 1, &p);
     CHECK_EQ(p.yield_polls, 2000);
+    /* An all-to-all's waits (CORE_WAIT_BULK) have their own ratio: 0 yields at any ratio,
+     * a value acts as TERN_OVERSUB_SLEEP_RATIO does; otherwise they are message waits. */
+    t.oversub_bulk_sleep_ratio = 0;
+    core_wait_policy_make(&t, CORE_WAIT_BULK, 0, 64, 1, &p);
+    CHECK_EQ(p.spin_polls, 16);
+    CHECK_EQ(p.yield_polls, 2000);
+    CHECK_EQ(core_wait_decide(&p, 16, 0, 1), CORE_WAIT_YIELD);
+    CHECK_EQ(core_wait_decide(&p, 2016, 0, 1), CORE_WAIT_SLEEP);
+    t.oversub_bulk_sleep_ratio = 8;
+    core_wait_policy_make(&t, CORE_WAIT_BULK, 0, 7, 1, &p);
+    CHECK_EQ(p.yield_polls, 2000);
+    core_wait_policy_make(&t, CORE_WAIT_BULK, 0, 8, 1, &p);
+    CHECK_EQ(p.yield_polls, 0);
+    core_wait_policy_make(&t, CORE_WAIT_BULK, 0, 0, 1, &p);
+    CHECK_EQ(p.spin_polls, 4000);
+    CHECK_EQ(p.yield_polls, 2000);
+    core_wait_policy_make(&t, CORE_WAIT_BULK, 1, 0, 1, &p); /* tcp alone: as MSG */
+    CHECK_EQ(p.yield_polls, 0);
+    CHECK(p.spin_s > 49e-6 && p.spin_s < 51e-6);
     t.oversub_sleep_ratio = 0;
     core_wait_policy_make(&t, CORE_WAIT_MSG, 0, 128, 1, &p);
     CHECK_EQ(p.yield_polls, 2000);
@@ -154,6 +173,8 @@ static void test_yield_lost(void)
     t.yield_lost_us = 50;
     struct core_wait_policy p;
     core_wait_policy_make(&t, CORE_WAIT_MSG, 0, 0, 1, &p);
+    CHECK(p.lost_s > 49e-6 && p.lost_s < 51e-6);
+    core_wait_policy_make(&t, CORE_WAIT_BULK, 0, 0, 1, &p);
     CHECK(p.lost_s > 49e-6 && p.lost_s < 51e-6);
     /* Ranks outnumbering cores yield to each other; memory waits and tcp-only waits do
      * not yield by this rule; 0 turns it off. */
