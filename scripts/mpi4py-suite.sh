@@ -81,9 +81,9 @@ if [ $full = 1 ]; then
     # Left out so that the run ends (docs/MPI.md says why): test_util_pool's executor
     # spawns its workers (MPI_Comm_spawn, not supported) in a thread and waits for them
     # for ever; test_dynproc's rank 1 waits for a port name rank 0 cannot open (no
-    # MPI_Open_port); test_ulfm's Iagree needs a native MPIX_Comm_iagree (tern has none).
+    # MPI_Open_port).
     for t in $(cd "$src/test" && ls test_*.py | sed 's/\.py$//' |
-      grep -v -e '^test_util_pool$' -e '^test_dynproc$' -e '^test_ulfm$'); do
+      grep -v -e '^test_util_pool$' -e '^test_dynproc$'); do
       suite "$np" "$t" -i "$t"
     done
   done

@@ -145,8 +145,11 @@ struct coll_sched {
     core_req_t *inline_out[COLL_INLINE_REQS];
 };
 
-/* Prepare a schedule for one collective call on comm (takes the next tag). */
+/* Prepare a schedule for one blocking collective call on comm (takes the next tag). */
 void coll_sched_init(struct coll_sched *s, struct tern_comm *comm);
+/* The same for a blocking (nonblocking 0) or non-blocking call: s->heap is set to
+ * nonblocking (the caller malloc'ed s), and the tag is the next of that kind's numbers. */
+void coll_sched_init_as(struct coll_sched *s, struct tern_comm *comm, int nonblocking);
 /* Scratch memory owned by the schedule; NULL (and s->err set) when out of memory. */
 void *coll_sched_tmp(struct coll_sched *s, size_t bytes);
 /* Append steps. Sends and receives of 0 bytes are skipped (both sides skip alike);

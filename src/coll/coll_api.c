@@ -62,9 +62,8 @@ static inline size_t coll_sum(const size_t *v, int n)
         s = malloc(sizeof *s);                                                                     \
         if (s == NULL) return TERN_ERR_NOMEM;                                                      \
     }                                                                                              \
-    coll_sched_init(s, comm);                                                                      \
-    s->name = __func__;                                                                            \
-    s->heap = req != NULL
+    coll_sched_init_as(s, comm, req != NULL);                                                      \
+    s->name = __func__
 
 static int coll_api_end(struct coll_sched *s, int rc, tern_request_t *req)
 {

@@ -18,9 +18,15 @@
 #include "coll/coll.h"
 
 /* Collective tags have bit 30 set so they never meet the few fixed internal tags the
- * communicator code uses on the same context. */
+ * communicator code uses on the same context. Blocking and non-blocking collectives are
+ * numbered apart (bit 29 marks the latter), so each kind matches in its own order: MPI asks
+ * for one order of all collectives on a communicator, but programs that start a
+ * non-blocking one on some ranks before a blocking one and after it on others (mpi4py's
+ * ULFM test does with MPI_Iallreduce and MPI_Barrier) work with MPICH and Open MPI, whose
+ * blocking collectives use tags of their own, and so they do here (mpi.mixed_order). */
 #define COLL_TAG_BASE 0x40000000
-#define COLL_TAG_MASK 0x3fffffff
+#define COLL_TAG_NB   0x20000000
+#define COLL_TAG_MASK 0x1fffffff
 
 static struct coll_sched *coll_active;   /* non-blocking schedules under way */
 static struct coll_sched *coll_blocking; /* blocking ones (one per thread in one) */
@@ -29,11 +35,17 @@ static int coll_failhook_added;
 
 void coll_sched_init(struct coll_sched *s, struct tern_comm *comm)
 {
+    coll_sched_init_as(s, comm, 0);
+}
+
+void coll_sched_init_as(struct coll_sched *s, struct tern_comm *comm, int nonblocking)
+{
     s->name = "collective";
     s->comm = comm;
     s->parent = NULL;
     s->ctx = (uint16_t)(comm->ctx + 1);
-    s->tag = COLL_TAG_BASE | (int)(comm->coll_seq++ & COLL_TAG_MASK);
+    s->tag = nonblocking ? COLL_TAG_BASE | COLL_TAG_NB | (int)(comm->coll_nbseq++ & COLL_TAG_MASK)
+                         : COLL_TAG_BASE | (int)(comm->coll_seq++ & COLL_TAG_MASK);
     memset(&s->op, 0, sizeof s->op);
     s->steps = s->inline_steps;
     s->nsteps = 0;
@@ -45,7 +57,7 @@ void coll_sched_init(struct coll_sched *s, struct tern_comm *comm)
     s->ntmp = 0;
     s->req = NULL;
     s->next = NULL;
-    s->heap = 0; /* the caller sets it for a malloc'ed schedule */
+    s->heap = nonblocking; /* a non-blocking call's schedule is malloc'ed */
     s->bulk = 0;
     s->err = coll_config_error(); /* a bad tuning file fails every collective alike */
 }

@@ -180,7 +180,8 @@ struct tern_comm {
     int size;
     int *world_of;       /* comm rank -> world rank; NULL: identity (world) */
     int *comm_of;        /* world rank -> comm rank or -1; NULL: identity */
-    uint32_t coll_seq;   /* collectives started on this communicator */
+    uint32_t coll_seq;   /* blocking collectives started on this communicator */
+    uint32_t coll_nbseq; /* non-blocking (and persistent) ones: numbered apart (coll_sched.c) */
     int agree_tag;       /* added to comm.c's internal tags (MPI_Comm_create_group's tag:
                             concurrent calls on one parent stay apart); usually 0 */
     void *coll_shm;      /* the collectives' shared region (coll_shm.c), or NULL */

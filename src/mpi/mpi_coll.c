@@ -112,8 +112,7 @@ static struct coll_sched *mpi_cx_sched(struct mpi_cx *x)
 {
     struct coll_sched *s = &x->stack;
     if (x->req && (s = malloc(sizeof *s)) == NULL) return NULL;
-    coll_sched_init(s, x->c->tc);
-    s->heap = x->req != NULL;
+    coll_sched_init_as(s, x->c->tc, x->req != NULL);
     return s;
 }
 

@@ -135,13 +135,14 @@ int mpi_pcoll_start(struct mpi_req *mr)
     MPI_Request h;
     /* MPI 4.0: persistent collectives match in the order of their init calls, whatever
      * the order of the starts. The collective's tags come from its number on the
-     * communicator (coll_sched_init), so every start reuses the number the init took. */
+     * communicator among the non-blocking ones (coll_sched_init_as), so every start reuses
+     * the number the init took. */
     struct mpi_pcoll *pc = mr->pcoll;
     struct mpi_comm *c = pc->has_seq ? mpi_comm_get(pc->comm) : NULL;
-    uint32_t saved = c ? c->tc->coll_seq : 0;
-    if (c) c->tc->coll_seq = pc->seq;
+    uint32_t saved = c ? c->tc->coll_nbseq : 0;
+    if (c) c->tc->coll_nbseq = pc->seq;
     int rc = pc_call(pc, &h);
-    if (c) c->tc->coll_seq = saved;
+    if (c) c->tc->coll_nbseq = saved;
     if (rc) return rc; /* reported by the MPI_I* call already */
     struct mpi_req *t = mpi_req_at(h);
     if (mr->utype) mpi_type_unref(mr->utype); /* the previous start's */
@@ -268,7 +269,7 @@ static int pc_init(const char *fn, const struct mpi_pcoll *p, MPI_Info info, MPI
     struct mpi_comm *c = mpi_comm_get(p->comm);
     if (!c->inter) { /* its place among the communicator's collectives */
         pc->has_seq = 1;
-        pc->seq = c->tc->coll_seq++;
+        pc->seq = c->tc->coll_nbseq++;
     }
     mr->persistent = 1;
     mr->active = 0;

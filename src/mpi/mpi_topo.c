@@ -548,9 +548,8 @@ static int nb_exchange(const char *fn, MPI_Comm comm, struct mpi_comm *c, int ni
         if (ut) mpi_type_unref(ut);
         return mpi_err(comm, fn, MPI_ERR_NO_MEM);
     }
-    coll_sched_init(s, c->tc);
+    coll_sched_init_as(s, c->tc, req != NULL);
     s->name = fn;
-    s->heap = req != NULL;
     char *rp = rnc ? tmp + spack : NULL; /* tmp is NULL when nothing is packed */
     for (int i = 0; i < nin; i++) {
         if (in[i] == MPI_PROC_NULL) continue;
