@@ -326,8 +326,10 @@ static void report_tag(struct report_text *t, int tag)
 {
     if (tag == TERN_ANY_TAG)
         rt_printf(t, "any tag");
+    else if (tag >= 0x40000000 && (tag & 0x20000000)) /* src/coll/coll_sched.c's numbering */
+        rt_printf(t, "non-blocking collective tag %d", tag & 0x1fffffff);
     else if (tag >= 0x40000000)
-        rt_printf(t, "collective tag %d", tag & 0x3fffffff);
+        rt_printf(t, "collective tag %d", tag & 0x1fffffff);
     else
         rt_printf(t, "tag %d", tag);
 }
