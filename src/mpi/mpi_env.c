@@ -85,9 +85,22 @@ static const char *const mpi_err_text[MPI_ERR_LASTCLASS + 1] = {
     [MPI_ERR_PROC_FAILED] = "MPI_ERR_PROC_FAILED: a process involved in the operation has failed",
 };
 
+static const char mpi_tunable_text[] =
+    "MPI_ERR_OTHER: a TERN_* environment variable has a value tern cannot use (stderr names "
+    "it; `ternrun --info` lists every tunable with its kind and range)";
+
+/* The text of a predefined code (a class or MPI_ERR_TERN_TUNABLE), or NULL. */
+static const char *mpi_code_text(int code)
+{
+    if (code == MPI_ERR_TERN_TUNABLE) return mpi_tunable_text;
+    return (unsigned)code <= MPI_ERR_LASTCLASS ? mpi_err_text[code] : NULL;
+}
+
 int mpi_from_tern(int terr)
 {
     switch (terr) {
+    case TERN_ERR_TUNABLE:
+        return MPI_ERR_TERN_TUNABLE;
     case TERN_OK:
         return MPI_SUCCESS;
     case TERN_ERR_INVAL:
@@ -156,7 +169,7 @@ int mpi_err(MPI_Comm comm, const char *fn, int code)
             nanosleep(&ts, NULL);
         }
     }
-    const char *text = (unsigned)code <= MPI_ERR_LASTCLASS ? mpi_err_text[code] : NULL;
+    const char *text = mpi_code_text(code);
     if (text == NULL) text = "unknown error";
     char msg[512];
     snprintf(msg, sizeof msg, "%s: %s", fn, text);
@@ -171,8 +184,8 @@ int PMPI_Error_string(int errorcode, char *string, int *resultlen)
     CORE_CS_SCOPE();
     if (string == NULL || resultlen == NULL)
         return mpi_err(MPI_COMM_WORLD, "MPI_Error_string", MPI_ERR_ARG);
-    const char *t = (unsigned)errorcode <= MPI_ERR_LASTCLASS ? mpi_err_text[errorcode]
-                                                             : mpi_user_err_text(errorcode);
+    const char *t = (unsigned)errorcode <= MPI_ERR_LASTCODE ? mpi_code_text(errorcode)
+                                                            : mpi_user_err_text(errorcode);
     if (t == NULL) t = "unknown error code";
     snprintf(string, MPI_MAX_ERROR_STRING, "%s", t);
     *resultlen = (int)strlen(string);
@@ -183,7 +196,9 @@ MPI_ALIAS(Error_string)
 int PMPI_Error_class(int errorcode, int *errorclass)
 {
     CORE_CS_SCOPE();
-    int cls = (unsigned)errorcode <= MPI_ERR_LASTCODE ? errorcode : mpi_user_err_class(errorcode);
+    int cls = errorcode == MPI_ERR_TERN_TUNABLE         ? MPI_ERR_OTHER
+              : (unsigned)errorcode <= MPI_ERR_LASTCODE ? errorcode
+                                                        : mpi_user_err_class(errorcode);
     if (errorclass == NULL || cls < 0)
         return mpi_err(MPI_COMM_WORLD, "MPI_Error_class", MPI_ERR_ARG);
     *errorclass = cls;

@@ -35,8 +35,12 @@
  * handler: abort the job (MPI_ERRORS_ARE_FATAL), call the user's handler, or just return
  * the code (MPI_ERRORS_RETURN). MPI_SUCCESS passes through untouched. */
 int mpi_err(MPI_Comm comm, const char *fn, int code);
-/* The MPI error class of a tern error code. */
+/* The MPI error code of a tern error code: an MPI error class, or MPI_ERR_TERN_TUNABLE. */
 int mpi_from_tern(int terr);
+/* tern's one predefined error code that is not a class: MPI_Init found a TERN_* environment
+ * value it cannot use (TERN_ERR_TUNABLE). Its class is MPI_ERR_OTHER; MPI_Error_string says
+ * what happened. Below MPI_ERR_LASTCODE, far above the classes. */
+#define MPI_ERR_TERN_TUNABLE (MPI_ERR_LASTCODE - 1)
 /* The highest error code in use (MPI_LASTUSEDCODE, grown by MPI_Add_error_*). */
 extern int mpi_lastusedcode;
 /* An info handle a call may take: MPI_INFO_NULL, MPI_INFO_ENV or a live one. */

@@ -6,6 +6,7 @@
  * pointers and predefined ones keep their standard values, MPI_Status fields and counts
  * (wildcards, MPI_PROC_NULL, MPI_STATUS(ES)_IGNORE, Waitall/Waitany/Testsome),
  * collectives with MPI_IN_PLACE and a user operation that checks its datatype argument,
+ * persistent Alltoallw and Neighbor_alltoallw (datatype arrays freed after the init),
  * derived datatypes (vector, struct, envelope/contents), communicator split/dup/compare,
  * attributes with copy/delete callbacks, predefined attributes, error classes through
  * MPI_ERRORS_RETURN and a user error handler, added error classes, generalized requests,
@@ -216,9 +217,51 @@ static void check_coll(void)
     OK(MPI_Alltoallw(sa, cnt, dsp, ty, ra, cnt, dsp, ty, MPI_COMM_WORLD));
     for (int i = 0; i < size; i++)
         CHECK(ra[i] == i * 100 + me);
+    /* Persistent Alltoallw: the ABI datatype array is freed after the init, and each
+     * start moves the buffers' current contents. */
+    MPI_Request pr = MPI_REQUEST_NULL;
+    OK(MPI_Alltoallw_init(sa, cnt, dsp, ty, ra, cnt, dsp, ty, MPI_COMM_WORLD, MPI_INFO_NULL, &pr));
+    CHECK(pr != MPI_REQUEST_NULL);
+    free(ty);
+    ty = NULL;
+    for (int round = 0; round < 2; round++) {
+        for (int i = 0; i < size; i++)
+            sa[i] = round * 1000 + me * 100 + i, ra[i] = -1;
+        OK(MPI_Start(&pr));
+        OK(MPI_Wait(&pr, MPI_STATUS_IGNORE));
+        for (int i = 0; i < size; i++)
+            CHECK(ra[i] == round * 1000 + i * 100 + me);
+    }
+    OK(MPI_Request_free(&pr));
+    CHECK(pr == MPI_REQUEST_NULL);
+    /* Persistent Neighbor_alltoallw on a periodic ring: the left and right neighbours'
+     * values arrive, one as MPI_INT and one as a contiguous type of one int. */
+    int dims[1] = {size}, periods[1] = {1};
+    MPI_Comm ring;
+    OK(MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &ring));
+    int left = 0, right = 0, rme = 0;
+    OK(MPI_Comm_rank(ring, &rme));
+    OK(MPI_Cart_shift(ring, 0, 1, &left, &right));
+    MPI_Datatype one;
+    OK(MPI_Type_contiguous(1, MPI_INT, &one));
+    OK(MPI_Type_commit(&one));
+    int nsend[2], nrecv[2] = {-1, -1}, ncnt[2] = {1, 1};
+    MPI_Aint ndsp[2] = {0, sizeof(int)};
+    MPI_Datatype *nty = malloc(2 * sizeof(MPI_Datatype));
+    nty[0] = MPI_INT, nty[1] = one;
+    OK(MPI_Neighbor_alltoallw_init(nsend, ncnt, ndsp, nty, nrecv, ncnt, ndsp, nty, ring,
+                                   MPI_INFO_NULL, &pr));
+    free(nty);
+    nsend[0] = rme * 10 + 1, nsend[1] = rme * 10 + 2; /* to left, to right */
+    OK(MPI_Start(&pr));
+    OK(MPI_Wait(&pr, MPI_STATUS_IGNORE));
+    /* from the left neighbour its "to right" value, from the right one its "to left" */
+    CHECK(nrecv[0] == left * 10 + 2 && nrecv[1] == right * 10 + 1);
+    OK(MPI_Request_free(&pr));
+    OK(MPI_Type_free(&one));
+    OK(MPI_Comm_free(&ring));
     free(cnt);
     free(dsp);
-    free(ty);
     free(sa);
     free(ra);
 }

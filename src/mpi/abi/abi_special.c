@@ -187,12 +187,16 @@ static int comm_peers(MPI_Comm c)
     return n;
 }
 
-/* MPI_Alltoallw and MPI_Ialltoallw (tern reads the datatype arrays during the call only:
- * it builds its schedule's types there). */
+/* How an alltoallw wrapper calls tern: blocking, non-blocking or persistent (init). */
+enum w_mode { W_BLOCKING, W_NONBLOCKING, W_INIT };
+
+/* MPI_Alltoallw, MPI_Ialltoallw and MPI_Alltoallw_init (tern reads the datatype arrays
+ * during the call only: the first two build their schedule's types there, the init
+ * copies the arrays into its persistent request). */
 static int alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
                      const abi_Datatype_t sendtypes[], void *recvbuf, const int recvcounts[],
                      const int rdispls[], const abi_Datatype_t recvtypes[], abi_Comm_t comm,
-                     abi_Request_t *request)
+                     enum w_mode mode, abi_Info_t info, abi_Request_t *request)
 {
     MPI_Comm c = abi_in_Comm(comm);
     void *sb = abi_buf_in(sendbuf);
@@ -204,11 +208,19 @@ static int alltoallw(const void *sendbuf, const int sendcounts[], const int sdis
     }
     int rc = MPI_ERR_NO_MEM;
     MPI_Request r = MPI_REQUEST_NULL;
-    if (n < 0 || (rt && (st || sb == MPI_IN_PLACE)))
-        rc = request
-                 ? PMPI_Ialltoallw(sb, sendcounts, sdispls, st, recvbuf, recvcounts, rdispls, rt, c,
-                                   &r)
-                 : PMPI_Alltoallw(sb, sendcounts, sdispls, st, recvbuf, recvcounts, rdispls, rt, c);
+    if (n < 0 || (rt && (st || sb == MPI_IN_PLACE))) switch (mode) {
+        case W_BLOCKING:
+            rc = PMPI_Alltoallw(sb, sendcounts, sdispls, st, recvbuf, recvcounts, rdispls, rt, c);
+            break;
+        case W_NONBLOCKING:
+            rc = PMPI_Ialltoallw(sb, sendcounts, sdispls, st, recvbuf, recvcounts, rdispls, rt, c,
+                                 request ? &r : NULL);
+            break;
+        case W_INIT:
+            rc = PMPI_Alltoallw_init(sb, sendcounts, sdispls, st, recvbuf, recvcounts, rdispls, rt,
+                                     c, abi_in_Info(info), request ? &r : NULL);
+            break;
+        }
     if (request) *request = abi_out_Request(r);
     if (st) types_done(st, s1);
     if (rt) types_done(rt, s2);
@@ -221,7 +233,7 @@ ABI_EXPORT(int, Alltoallw,
             const int rdispls[], const abi_Datatype_t recvtypes[], abi_Comm_t comm))
 {
     return alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
-                     recvtypes, comm, NULL);
+                     recvtypes, comm, W_BLOCKING, NULL, NULL);
 }
 
 ABI_EXPORT(int, Ialltoallw,
@@ -231,7 +243,17 @@ ABI_EXPORT(int, Ialltoallw,
             abi_Request_t *request))
 {
     return alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
-                     recvtypes, comm, request);
+                     recvtypes, comm, W_NONBLOCKING, NULL, request);
+}
+
+ABI_EXPORT(int, Alltoallw_init,
+           (const void *sendbuf, const int sendcounts[], const int sdispls[],
+            const abi_Datatype_t sendtypes[], void *recvbuf, const int recvcounts[],
+            const int rdispls[], const abi_Datatype_t recvtypes[], abi_Comm_t comm, abi_Info_t info,
+            abi_Request_t *request))
+{
+    return alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                     recvtypes, comm, W_INIT, info, request);
 }
 
 /* MPI_Neighbor_alltoallw and MPI_Ineighbor_alltoallw read outdegree send types and
@@ -262,8 +284,8 @@ static int neighbor_counts(MPI_Comm c, int *in, int *out)
 static int neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
                               const abi_Datatype_t sendtypes[], void *recvbuf,
                               const int recvcounts[], const MPI_Aint rdispls[],
-                              const abi_Datatype_t recvtypes[], abi_Comm_t comm,
-                              abi_Request_t *request)
+                              const abi_Datatype_t recvtypes[], abi_Comm_t comm, enum w_mode mode,
+                              abi_Info_t info, abi_Request_t *request)
 {
     MPI_Comm c = abi_in_Comm(comm);
     int in = 0, out = 0;
@@ -272,11 +294,21 @@ static int neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const
     MPI_Datatype *st = types_in(sendtypes, out, s1), *rt = types_in(recvtypes, in, s2);
     int rc = MPI_ERR_NO_MEM;
     MPI_Request r = MPI_REQUEST_NULL;
-    if (st && rt)
-        rc = request ? PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, st, recvbuf,
-                                                recvcounts, rdispls, rt, c, &r)
-                     : PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, st, recvbuf,
-                                               recvcounts, rdispls, rt, c);
+    if (st && rt) switch (mode) {
+        case W_BLOCKING:
+            rc = PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, st, recvbuf, recvcounts,
+                                         rdispls, rt, c);
+            break;
+        case W_NONBLOCKING:
+            rc = PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, st, recvbuf, recvcounts,
+                                          rdispls, rt, c, request ? &r : NULL);
+            break;
+        case W_INIT:
+            rc = PMPI_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, st, recvbuf, recvcounts,
+                                              rdispls, rt, c, abi_in_Info(info),
+                                              request ? &r : NULL);
+            break;
+        }
     if (request) *request = abi_out_Request(r);
     if (st) types_done(st, s1);
     if (rt) types_done(rt, s2);
@@ -289,7 +321,7 @@ ABI_EXPORT(int, Neighbor_alltoallw,
             const MPI_Aint rdispls[], const abi_Datatype_t recvtypes[], abi_Comm_t comm))
 {
     return neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
-                              recvtypes, comm, NULL);
+                              recvtypes, comm, W_BLOCKING, NULL, NULL);
 }
 
 ABI_EXPORT(int, Ineighbor_alltoallw,
@@ -299,7 +331,17 @@ ABI_EXPORT(int, Ineighbor_alltoallw,
             abi_Request_t *request))
 {
     return neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
-                              recvtypes, comm, request);
+                              recvtypes, comm, W_NONBLOCKING, NULL, request);
+}
+
+ABI_EXPORT(int, Neighbor_alltoallw_init,
+           (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+            const abi_Datatype_t sendtypes[], void *recvbuf, const int recvcounts[],
+            const MPI_Aint rdispls[], const abi_Datatype_t recvtypes[], abi_Comm_t comm,
+            abi_Info_t info, abi_Request_t *request))
+{
+    return neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                              recvtypes, comm, W_INIT, info, request);
 }
 
 /* MPI_Type_create_darray: the distribution constants differ (MPI_DISTRIBUTE_*). */

@@ -53,6 +53,7 @@ SPECIAL = {
     'MPI_Request_get_status_any', 'MPI_Request_get_status_some', 'MPI_Type_create_darray',
     'MPI_Neighbor_alltoallw', 'MPI_Ineighbor_alltoallw', 'MPI_Keyval_create',
     'MPI_Comm_idup', 'MPI_Comm_idup_with_info',
+    'MPI_Alltoallw_init', 'MPI_Neighbor_alltoallw_init',
 }
 
 # (parameter type, name) -> conversion of an int argument or int* result.
