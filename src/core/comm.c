@@ -50,6 +50,7 @@ int core_comm_init_builtin(void)
     tern__comm_self.rank = 0;
     tern__comm_self.size = 1;
     core_ctx_mark(2, 1);
+    core_ctx_mark(CORE_CTX_PORTS, 1); /* taken by no agreement (mpi_port.c makes it) */
     /* Self maps rank 0 to me; world ranks map back only for me. */
     tern__comm_self.world_of = malloc(sizeof(int));
     tern__comm_self.comm_of = malloc((size_t)core.size * sizeof(int));

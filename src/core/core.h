@@ -172,6 +172,9 @@ _Static_assert(offsetof(struct tern_request, lay) <= 128,
 /* The ctx of a receive no matching queue knows (conversations keep their own FIFO):
  * core_peer_failed leaves it to the layer that owns it. */
 #define CORE_CTX_NONE 0xffff
+/* The context pair every process reserves at start for MPI's ports (src/mpi/mpi_port.c):
+ * a world-sized communicator no user message reaches, made without an agreement. */
+#define CORE_CTX_PORTS (CORE_CTX_MAX - 2)
 
 struct tern_comm {
     uint32_t magic;

@@ -75,13 +75,6 @@ MPI_STUB_COMM(Comm_spawn,
               (const char *command, char *argv[], int maxprocs, MPI_Info info, int root,
                MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]),
               comm, 0)
-MPI_STUB(Close_port, (const char *port_name), MPI_COMM_WORLD)
-MPI_STUB_COMM(Comm_accept,
-              (const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm),
-              comm, 0)
-MPI_STUB_COMM(Comm_connect,
-              (const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm),
-              comm, 0)
 MPI_STUB_COMM(Comm_disconnect, (MPI_Comm * comm), comm ? *comm : MPI_COMM_NULL, 0)
 MPI_STUB(Comm_join, (int fd, MPI_Comm *intercomm), MPI_COMM_WORLD)
 MPI_STUB_COMM(Comm_spawn_multiple,
@@ -179,7 +172,6 @@ MPI_STUB(File_write_shared,
          (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status),
          MPI_COMM_WORLD)
 MPI_STUB(Lookup_name, (const char *service_name, MPI_Info info, char *port_name), MPI_COMM_WORLD)
-MPI_STUB(Open_port, (MPI_Info info, char *port_name), MPI_COMM_WORLD)
 MPI_STUB(Publish_name, (const char *service_name, MPI_Info info, const char *port_name),
          MPI_COMM_WORLD)
 MPI_STUB(Register_datarep,

@@ -1,0 +1,172 @@
+/*
+ * mpi_port.c - MPI ports inside one job: MPI_Open_port, MPI_Close_port, MPI_Comm_accept
+ * and MPI_Comm_connect join two groups of one job's processes (two disjoint
+ * communicators, e.g. the two halves of a split) into an intercommunicator.
+ *
+ * A port name is "tern-port:<job>:<world rank>:<serial>" (the opener's world rank and its
+ * count of ports). The connecting root sends its world rank to the port's owner on the
+ * port communicator (a world-sized communicator on a context every process reserves at
+ * start, CORE_CTX_PORTS, which no user message can reach), with the port's serial as tag;
+ * the accepting root takes one such request per MPI_Comm_accept. Both groups then build
+ * the intercommunicator as MPI_Intercomm_create does, with the port communicator as the
+ * bridge between the roots. A port of another job (ports across jobs need a connection
+ * between two jobs' processes, which tern does not make) or one this process did not open
+ * is MPI_ERR_PORT. The name service (MPI_Publish_name, ...), MPI_Comm_join and
+ * MPI_Comm_spawn stay unsupported (mpi_stubs.c).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi/mpi_comm_impl.h"
+#include "mpi/mpi_impl.h"
+
+#define PORT_PREFIX   "tern-port:"
+#define PORT_OPEN_MAX 64
+/* Tags on the port communicator: a connect request, then the intercommunicator's set-up. */
+#define PORT_TAG_REQ(serial)   ((int)(2 * ((serial)&0xfffffff)))
+#define PORT_TAG_BUILD(serial) ((int)(2 * ((serial)&0xfffffff) + 1))
+
+static unsigned port_serial;               /* ports this process opened */
+static unsigned port_open[PORT_OPEN_MAX];  /* serials of the open ones; 0: a free slot */
+static MPI_Comm port_comm = MPI_COMM_NULL; /* the bridge (CORE_CTX_PORTS) */
+static char port_job[64];                  /* this job, as port names carry it */
+
+static const char *port_jobid(void)
+{
+    if (port_job[0] == '\0') {
+        const char *j = getenv("TERN_JOBID");
+        snprintf(port_job, sizeof port_job, "%s", j && *j && !strchr(j, ':') ? j : "job");
+    }
+    return port_job;
+}
+
+/* The port communicator, made on first use (no agreement: every process reserved its
+ * context at start). */
+static int port_bridge(MPI_Comm *out)
+{
+    if (port_comm == MPI_COMM_NULL) {
+        struct tern_comm *tc = NULL;
+        int *w = malloc((size_t)core.size * sizeof(int)), rc = MPI_ERR_NO_MEM;
+        for (int i = 0; w != NULL && i < core.size; i++)
+            w[i] = i;
+        if (w) rc = mpi_from_tern(core_comm_make(CORE_CTX_PORTS, core.rank, core.size, w, &tc));
+        free(w);
+        if (rc == 0) rc = mpi_comm_wrap(tc, NULL, &port_comm);
+        if (rc) return rc;
+        mpi_comm_get(port_comm)->errh = MPI_ERRORS_RETURN;
+    }
+    *out = port_comm;
+    return MPI_SUCCESS;
+}
+
+/* The owner (world rank) and serial a port name gives; MPI_ERR_PORT when it names no
+ * port of this job. */
+static int port_parse(const char *name, int *owner, unsigned *serial)
+{
+    if (name == NULL || strncmp(name, PORT_PREFIX, strlen(PORT_PREFIX)) != 0) return MPI_ERR_PORT;
+    const char *job = name + strlen(PORT_PREFIX), *colon = strchr(job, ':');
+    if (colon == NULL || (size_t)(colon - job) != strlen(port_jobid()) ||
+        strncmp(job, port_jobid(), (size_t)(colon - job)) != 0)
+        return MPI_ERR_PORT;
+    int r, n = 0;
+    unsigned s;
+    if (sscanf(colon + 1, "%d:%u%n", &r, &s, &n) != 2 || colon[1 + n] != '\0' || r < 0 ||
+        r >= core.size || s == 0)
+        return MPI_ERR_PORT;
+    *owner = r;
+    *serial = s;
+    return MPI_SUCCESS;
+}
+
+static int port_slot(unsigned serial)
+{
+    for (int i = 0; i < PORT_OPEN_MAX; i++)
+        if (port_open[i] == serial) return i;
+    return -1;
+}
+
+int PMPI_Open_port(MPI_Info info, char *port_name)
+{
+    CORE_CS_SCOPE();
+    static const char fn[] = "MPI_Open_port";
+    (void)info;
+    if (mpi_state()) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_OTHER);
+    if (port_name == NULL) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+    int i = port_slot(0);
+    if (i < 0) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_NO_MEM); /* PORT_OPEN_MAX open */
+    port_open[i] = ++port_serial;
+    snprintf(port_name, MPI_MAX_PORT_NAME, PORT_PREFIX "%s:%d:%u", port_jobid(), core.rank,
+             port_open[i]);
+    return MPI_SUCCESS;
+}
+MPI_ALIAS(Open_port)
+
+int PMPI_Close_port(const char *port_name)
+{
+    CORE_CS_SCOPE();
+    static const char fn[] = "MPI_Close_port";
+    int owner, i = -1;
+    unsigned serial;
+    if (port_parse(port_name, &owner, &serial) == MPI_SUCCESS && owner == core.rank)
+        i = port_slot(serial);
+    if (i < 0) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_PORT);
+    port_open[i] = 0;
+    return MPI_SUCCESS;
+}
+MPI_ALIAS(Close_port)
+
+/* Accept (accept = 1) or connect: the root finds the other root's world rank and tells
+ * its group whether that worked; then both groups build the intercommunicator. */
+static int port_join(const char *fn, const char *port_name, int root, MPI_Comm comm,
+                     MPI_Comm *newcomm, int accept)
+{
+    COMM_CHECK(fn, comm, newcomm);
+    if (c->inter) return mpi_err(comm, fn, MPI_ERR_COMM);
+    if (root < 0 || root >= c->tc->size) return mpi_err(comm, fn, MPI_ERR_ROOT);
+    MPI_Comm bridge;
+    int rc = port_bridge(&bridge);
+    if (rc) return mpi_err(comm, fn, rc);
+    int got[2] = {MPI_SUCCESS, -1}; /* the root's verdict, the other root's world rank */
+    unsigned serial = 0;
+    if (c->tc->rank == root) {
+        int owner;
+        got[0] = port_parse(port_name, &owner, &serial);
+        if (got[0] == MPI_SUCCESS && accept && (owner != core.rank || port_slot(serial) < 0))
+            got[0] = MPI_ERR_PORT; /* only the process that opened a port accepts on it */
+        if (got[0] == MPI_SUCCESS && accept)
+            got[0] = PMPI_Recv(&got[1], 1, MPI_INT, MPI_ANY_SOURCE, PORT_TAG_REQ(serial), bridge,
+                               MPI_STATUS_IGNORE);
+        else if (got[0] == MPI_SUCCESS) {
+            int me = core.rank;
+            got[1] = owner;
+            got[0] = PMPI_Send(&me, 1, MPI_INT, owner, PORT_TAG_REQ(serial), bridge);
+        }
+    }
+    /* Every member learns the serial too: it makes the set-up's tag. */
+    int tell[3] = {got[0], got[1], (int)serial};
+    rc = PMPI_Bcast(tell, 3, MPI_INT, root, comm);
+    if (rc == MPI_SUCCESS) rc = tell[0];
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Intercomm_create(comm, root, bridge, tell[1], PORT_TAG_BUILD((unsigned)tell[2]),
+                                   newcomm);
+    return rc == MPI_SUCCESS ? MPI_SUCCESS : mpi_err(comm, fn, rc);
+}
+
+int PMPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm,
+                     MPI_Comm *newcomm)
+{
+    CORE_CS_SCOPE();
+    (void)info;
+    return port_join("MPI_Comm_accept", port_name, root, comm, newcomm, 1);
+}
+MPI_ALIAS(Comm_accept)
+
+int PMPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm,
+                      MPI_Comm *newcomm)
+{
+    CORE_CS_SCOPE();
+    (void)info;
+    return port_join("MPI_Comm_connect", port_name, root, comm, newcomm, 0);
+}
+MPI_ALIAS(Comm_connect)
