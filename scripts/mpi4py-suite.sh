@@ -59,8 +59,11 @@ if [ ! -f "$src/test/main.py" ]; then
   exit 1
 fi
 
-# Known not to pass on tern (docs/MPI.md): pickling derived datatypes never ends.
-exclude="-e test_datatype.TestDatatypePickle"
+# Known not to pass on tern (docs/MPI.md): pickling derived datatypes never ends;
+# test_dynproc's testJoin calls MPI_Comm_join (not supported) on two ranks, which then
+# skip the test's last Barrier, so from 3 ranks on the third waits there for ever.
+# (-x: test names, fnmatch'ed with * around; -e would match module file names only)
+exclude="-x test_datatype.TestDatatypePickle -x test_dynproc.TestDPM.testJoin"
 # One job per file and count: its summary line, or what failed.
 suite() { # NP NAME INCLUDES...
   np=$1 name=$2
