@@ -32,11 +32,16 @@ static unsigned port_open[PORT_OPEN_MAX];  /* serials of the open ones; 0: a fre
 static MPI_Comm port_comm = MPI_COMM_NULL; /* the bridge (CORE_CTX_PORTS) */
 static char port_job[64];                  /* this job, as port names carry it */
 
+/* The job's name in port names: the launcher's key-value space name (unique per job; it
+ * also names the job's shared-memory segments), with ':' (the names' separator) as '_'. */
 static const char *port_jobid(void)
 {
     if (port_job[0] == '\0') {
-        const char *j = getenv("TERN_JOBID");
-        snprintf(port_job, sizeof port_job, "%s", j && *j && !strchr(j, ':') ? j : "job");
+        const char *k = core.boot.kvsname[0] ? core.boot.kvsname : "job";
+        size_t n = 0;
+        for (; k[n] != '\0' && n + 1 < sizeof port_job; n++)
+            port_job[n] = k[n] == ':' ? '_' : k[n];
+        port_job[n] = '\0';
     }
     return port_job;
 }
