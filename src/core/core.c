@@ -133,7 +133,7 @@ static int core_transports_open(void)
     }
     struct tl_env env = {.boot = b,
                          .recv = core_frame_recv,
-                         .failed = core_peer_failed,
+                         .failed = core_peer_news,
                          .place = core_frame_place,
                          .placed = core_frame_placed,
                          .place_head = sizeof(struct core_data),

@@ -505,6 +505,9 @@ int core_frame_place(int src, const void *head, size_t hlen, size_t len, struct 
 void core_frame_placed(int src, const void *head, size_t hlen, size_t len);
 void core_frame_sent(void *cookie, int err);
 void core_peer_failed(int rank); /* up-call: the transport lost `rank` */
+/* Up-call and launcher news: `rank` died. Inside core_health it is acted on at the end,
+ * after what the transports hold from it is received (progress.c); elsewhere at once. */
+void core_peer_news(int rank);
 void core_pend_drain(void);
 /* Send an active message (gathered from iov, at most 7 pieces and core_am_room(dest)
  * bytes) to the handler registered under `handler` on dest; ordered with every other

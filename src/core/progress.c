@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE
 #include <sched.h>
+#include <stdlib.h>
 #include <time.h>
 
 #include "core/core_tl.h"
@@ -23,13 +24,72 @@ static double core_now(void)
     return core_diag_now();
 }
 
+/* At most this many polls of every transport before a death is acted on: enough for a
+ * dead peer's full ring (32 frames a poll), bounded when live peers keep sending. */
+#define CORE_NEWS_DRAIN_ROUNDS 256
+
+/* Deaths heard during core_health, acted on at its end (core_peer_news). */
+static int *core_news;
+static int core_news_n, core_news_cap, core_news_defer;
+
+void core_peer_news(int rank)
+{
+    if (core.peers[rank].failed) return;
+    if (core_news_defer) {
+        for (int i = 0; i < core_news_n; i++)
+            if (core_news[i] == rank) return;
+        if (core_news_n == core_news_cap) {
+            int cap = core_news_cap ? 2 * core_news_cap : 16;
+            int *p = realloc(core_news, (size_t)cap * sizeof *p);
+            if (p == NULL) goto now; /* no room to defer: act at once */
+            core_news = p;
+            core_news_cap = cap;
+        }
+        core_news[core_news_n++] = rank;
+        return;
+    }
+now:
+    core_peer_failed(rank);
+}
+
+/*
+ * A dead rank's last frames may still wait in its ring or my socket when the launcher's
+ * news of its death, or a transport's liveness check, tells of it: an acknowledgement it
+ * sent just before dying, a message a survivor will still receive. The news wins that
+ * race whenever this rank was asleep or descheduled, and acted on at once it would fail
+ * a synchronous send the dead rank had received. So core_health first gathers the news,
+ * then takes in what the transports hold, then fails the dead ranks' operations. Not
+ * when called from inside a transport's poll (in_progress): nothing can be polled there.
+ * A transport that finds a loss in its own receive path (tcp at a closed socket) has
+ * read all there was and reports it directly (core_peer_failed).
+ */
 int core_health(void)
 {
     unsigned long seen = core.ncomplete;
     core.health_last = core_now();
-    int rc = boot_poll(&core.boot, core_peer_failed);
+    int outer = !core_news_defer;
+    core_news_defer = 1;
+    int rc = boot_poll(&core.boot, core_peer_news);
     for (int i = 0; i < core.ntls; i++)
         core.tls[i]->health();
+    if (outer) {
+        core_news_defer = 0;
+        if (core_news_n && !core.in_progress) {
+            core.in_progress = 1;
+            for (int round = 0; round < CORE_NEWS_DRAIN_ROUNDS; round++) {
+                int n = 0;
+                for (int i = 0; i < core.ntls; i++) {
+                    int k = core.tls[i]->poll();
+                    if (k > 0) n += k;
+                }
+                if (n == 0) break;
+            }
+            core.in_progress = 0;
+        }
+        /* core_peer_failed may run hooks that wait, and so come back here. */
+        while (core_news_n > 0)
+            core_peer_failed(core_news[--core_news_n]);
+    }
     if (rc) core.launcher_gone = 1;
     if (__builtin_expect(core_mt, 0) && (rc || core.ncomplete != seen))
         core_mt_wake(CORE_WAKE_DONE);
@@ -49,8 +109,8 @@ int core_progress(void)
     int n = 0;
     if (core.in_progress) return 0;
     unsigned long seen = core.ncomplete;
+    core_health_maybe(); /* before in_progress: news of a death first drains (core_peer_news) */
     core.in_progress = 1;
-    core_health_maybe();
     for (int i = 0; i < core.ntls; i++) {
         int k = core.tls[i]->poll();
         if (k > 0) n += k;
