@@ -78,6 +78,8 @@ enum core_am_id {
     CORE_AM_SHMEM_REP = 3,       /* SHMEM: the target's answer: ack, data, fetched value */
     CORE_AM_RMA_REQ = 4,         /* MPI windows: origin -> target */
     CORE_AM_RMA_REP = 5,         /* MPI windows: target -> origin */
+    CORE_AM_MPI_NAME_REQ = 6,    /* MPI name service: a request to world rank 0 */
+    CORE_AM_MPI_NAME_REP = 7,    /* and its answer */
     CORE_AM_MPI_CANCEL_REQ = 10, /* MPI_Cancel of a send: sender -> receiver */
     CORE_AM_MPI_CANCEL_REP = 11, /* and its answer */
     CORE_AM_CONV = 12,           /* conversations: every message of that layer */

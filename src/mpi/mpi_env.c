@@ -306,6 +306,7 @@ static int mpi_setup(int fresh)
     int rc = fresh ? conv_init() : 0;
     if (rc == 0 && (mpi_type_init() || mpi_comm_init())) rc = TERN_ERR_NOMEM;
     if (rc == 0 && mpi_cancel_init()) rc = TERN_ERR_EXISTS; /* MPI_Cancel of sends */
+    if (rc == 0 && mpi_name_init()) rc = TERN_ERR_EXISTS;   /* MPI_Publish_name, ... */
     return rc;
 }
 
@@ -363,6 +364,7 @@ int PMPI_Finalize(void)
     void *b;
     int sz;
     PMPI_Buffer_detach(&b, &sz);
+    mpi_name_quiesce();
     mpi_win_fini();
     mpi_p2p_fini();
     mpi_coll_fini();

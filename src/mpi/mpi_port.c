@@ -11,12 +11,15 @@
  * the intercommunicator as MPI_Intercomm_create does, with the port communicator as the
  * bridge between the roots. A port of another job (ports across jobs need a connection
  * between two jobs' processes, which tern does not make) or one this process did not open
- * is MPI_ERR_PORT. The name service (MPI_Publish_name, ...), MPI_Comm_join and
- * MPI_Comm_spawn stay unsupported (mpi_stubs.c).
+ * is MPI_ERR_PORT. MPI_Comm_join works the same way between two processes of the job that
+ * share a connected socket (below). The name service (MPI_Publish_name, ...) is
+ * mpi_name.c; MPI_Comm_spawn stays unsupported (mpi_stubs.c).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mpi/mpi_comm_impl.h"
 #include "mpi/mpi_impl.h"
@@ -47,8 +50,8 @@ static const char *port_jobid(void)
 }
 
 /* The port communicator, made on first use (no agreement: every process reserved its
- * context at start). */
-static int port_bridge(MPI_Comm *out)
+ * context at start). Also the name service's at finalize (mpi_name.c). */
+int mpi_port_bridge(MPI_Comm *out)
 {
     if (port_comm == MPI_COMM_NULL) {
         struct tern_comm *tc = NULL;
@@ -130,7 +133,7 @@ static int port_join(const char *fn, const char *port_name, int root, MPI_Comm c
     if (c->inter) return mpi_err(comm, fn, MPI_ERR_COMM);
     if (root < 0 || root >= c->tc->size) return mpi_err(comm, fn, MPI_ERR_ROOT);
     MPI_Comm bridge;
-    int rc = port_bridge(&bridge);
+    int rc = mpi_port_bridge(&bridge);
     if (rc) return mpi_err(comm, fn, rc);
     int got[2] = {MPI_SUCCESS, -1}; /* the root's verdict, the other root's world rank */
     unsigned serial = 0;
@@ -175,3 +178,61 @@ int PMPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm c
     return port_join("MPI_Comm_connect", port_name, root, comm, newcomm, 0);
 }
 MPI_ALIAS(Comm_connect)
+
+/* ---- MPI_Comm_join ------------------------------------------------------------------
+ * Both ends of a connected socket call it. Each writes one fixed-size record (its job's
+ * name, its world rank and how many joins it made) and reads the other's; two processes
+ * of this job then build an intercommunicator of one process on each side over the port
+ * communicator, with a tag made from the lower rank's count (so that joins between the
+ * same two processes, one after the other, never take each other's set-up). A process of
+ * another job, or anything that is not a tern process, is MPI_ERR_PORT (ports across
+ * jobs are not supported); a socket that fails is MPI_ERR_OTHER. */
+#define JOIN_REC    128
+#define JOIN_TAG(n) ((int)(0x20000000u | ((n)&0xfffffffu))) /* above every port tag */
+#define JOIN_PREFIX "tern-join:"
+
+static unsigned join_count; /* joins this process made */
+
+static int join_io(int fd, char *buf, int writing)
+{
+    size_t done = 0;
+    while (done < JOIN_REC) {
+        ssize_t n = writing ? write(fd, buf + done, JOIN_REC - done)
+                            : read(fd, buf + done, JOIN_REC - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return MPI_ERR_OTHER;
+        done += (size_t)n;
+    }
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_join(int fd, MPI_Comm *intercomm)
+{
+    CORE_CS_SCOPE();
+    static const char fn[] = "MPI_Comm_join";
+    if (mpi_state()) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_OTHER);
+    if (intercomm == NULL || fd < 0) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+    char mine[JOIN_REC] = {0}, theirs[JOIN_REC + 1] = {0};
+    unsigned count = ++join_count;
+    snprintf(mine, sizeof mine, JOIN_PREFIX "%s:%d:%u", port_jobid(), core.rank, count);
+    /* Both write first: a record fits any socket buffer, so neither blocks the other. */
+    int rc = join_io(fd, mine, 1);
+    if (rc == MPI_SUCCESS) rc = join_io(fd, theirs, 0);
+    if (rc) return mpi_err(MPI_COMM_WORLD, fn, rc);
+    const char *job = theirs + strlen(JOIN_PREFIX), *colon = strchr(job, ':');
+    int peer, n = 0;
+    unsigned pcount;
+    if (strncmp(theirs, JOIN_PREFIX, strlen(JOIN_PREFIX)) != 0 || colon == NULL ||
+        (size_t)(colon - job) != strlen(port_jobid()) ||
+        strncmp(job, port_jobid(), (size_t)(colon - job)) != 0 ||
+        sscanf(colon + 1, "%d:%u%n", &peer, &pcount, &n) != 2 || colon[1 + n] != '\0' || peer < 0 ||
+        peer >= core.size || peer == core.rank)
+        return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_PORT);
+    MPI_Comm bridge;
+    rc = mpi_port_bridge(&bridge);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Intercomm_create(MPI_COMM_SELF, 0, bridge, peer,
+                                   JOIN_TAG(core.rank < peer ? count : pcount), intercomm);
+    return rc == MPI_SUCCESS ? MPI_SUCCESS : mpi_err(MPI_COMM_WORLD, fn, rc);
+}
+MPI_ALIAS(Comm_join)

@@ -1,6 +1,6 @@
 /*
  * mpi_stubs.c - MPI 3.1 entry points tern does not implement: parallel I/O (MPI_File_*,
- * MPI_Register_datarep) and dynamic processes (spawn, ports, name publishing). They exist so
+ * MPI_Register_datarep) and dynamic processes (spawn). They exist so
  * programs that mention them link (the mpi.symbols test checks every MPI 3.1 function has a
  * symbol); a call reports MPI_ERR_UNSUPPORTED_OPERATION, naming the function, through the error
  * handler of the communicator involved (MPI_COMM_WORLD's when there is none). See docs/MPI.md.
@@ -76,7 +76,6 @@ MPI_STUB_COMM(Comm_spawn,
                MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]),
               comm, 0)
 MPI_STUB_COMM(Comm_disconnect, (MPI_Comm * comm), comm ? *comm : MPI_COMM_NULL, 0)
-MPI_STUB(Comm_join, (int fd, MPI_Comm *intercomm), MPI_COMM_WORLD)
 MPI_STUB_COMM(Comm_spawn_multiple,
               (int count, char *array_of_commands[], char **array_of_argv[],
                const int array_of_maxprocs[], const MPI_Info array_of_info[], int root,
@@ -171,13 +170,8 @@ MPI_STUB(File_write_ordered_end, (MPI_File fh, const void *buf, MPI_Status *stat
 MPI_STUB(File_write_shared,
          (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status),
          MPI_COMM_WORLD)
-MPI_STUB(Lookup_name, (const char *service_name, MPI_Info info, char *port_name), MPI_COMM_WORLD)
-MPI_STUB(Publish_name, (const char *service_name, MPI_Info info, const char *port_name),
-         MPI_COMM_WORLD)
 MPI_STUB(Register_datarep,
          (const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn,
           MPI_Datarep_conversion_function *write_conversion_fn,
           MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state),
-         MPI_COMM_WORLD)
-MPI_STUB(Unpublish_name, (const char *service_name, MPI_Info info, const char *port_name),
          MPI_COMM_WORLD)

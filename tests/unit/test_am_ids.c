@@ -75,9 +75,10 @@ static void test_reinit(void)
 
 static void test_ids_distinct(void)
 {
-    const int ids[] = {
-        CORE_AM_SHMEM_REQ,      CORE_AM_SHMEM_REP,      CORE_AM_RMA_REQ, CORE_AM_RMA_REP,
-        CORE_AM_MPI_CANCEL_REQ, CORE_AM_MPI_CANCEL_REP, CORE_AM_CONV,    CORE_AM_TEST};
+    const int ids[] = {CORE_AM_SHMEM_REQ,   CORE_AM_SHMEM_REP,      CORE_AM_RMA_REQ,
+                       CORE_AM_RMA_REP,     CORE_AM_MPI_CANCEL_REQ, CORE_AM_MPI_CANCEL_REP,
+                       CORE_AM_CONV,        CORE_AM_TEST,           CORE_AM_MPI_NAME_REQ,
+                       CORE_AM_MPI_NAME_REP};
     int n = (int)(sizeof ids / sizeof ids[0]);
     for (int i = 0; i < n; i++) {
         CHECK(ids[i] >= 0 && ids[i] < CORE_AM_MAX);

@@ -1,0 +1,222 @@
+/*
+ * mpi_name.c - the MPI name service inside one job: MPI_Publish_name, MPI_Lookup_name and
+ * MPI_Unpublish_name.
+ *
+ * World rank 0 keeps the job's table of service names and the port names published under
+ * them. A request (publish, look up, unpublish) is an active message to rank 0, answered
+ * by one back (through the loopback when rank 0 asks itself); rank 0 answers from any
+ * call that makes progress, as MPI_Cancel's receiver does. So the names need no launcher
+ * support and work under any launcher (ternrun, Slurm's PMI, a singleton). They live as
+ * long as the job, as ports do: a service of another job cannot be looked up (ports
+ * across jobs are unsupported, mpi_port.c).
+ *
+ * Errors (the standard's classes): publishing a service that is published already is
+ * MPI_ERR_SERVICE; looking up one that is not is MPI_ERR_NAME; unpublishing one that is
+ * not published, or under another port name, is MPI_ERR_SERVICE. A service name or port
+ * name longer than MPI_MAX_PORT_NAME - 1 characters is MPI_ERR_ARG. If rank 0 has died,
+ * the call fails with MPI_ERR_PROC_FAILED.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#include "mpi/mpi_impl.h"
+
+enum { NAME_AM_REQ = CORE_AM_MPI_NAME_REQ, NAME_AM_REP = CORE_AM_MPI_NAME_REP };
+enum { NAME_PUBLISH = 1, NAME_LOOKUP = 2, NAME_UNPUBLISH = 3 };
+#define NAME_SERVER  0 /* the world rank that keeps the table */
+#define NAME_MAX_LEN (MPI_MAX_PORT_NAME - 1)
+
+/* Request and answer: the header, then the service name and the port name (no NULs). */
+struct name_msg {
+    uint32_t seq;
+    uint8_t op;
+    uint8_t rc; /* answer: 0 done, else NAME_E_* */
+    uint16_t slen, plen;
+    uint16_t pad;
+};
+enum { NAME_E_OK = 0, NAME_E_TAKEN, NAME_E_UNKNOWN };
+
+struct name_entry {
+    struct name_entry *next;
+    char *service, *port;
+};
+
+static struct name_entry *name_table; /* at NAME_SERVER only */
+
+/* The one request this process waits for (the calls block under the critical section). */
+static struct {
+    uint32_t seq;
+    int answered;
+    uint8_t rc;
+    char port[MPI_MAX_PORT_NAME];
+} name_wait;
+
+static struct name_entry **name_find(const char *service, size_t slen)
+{
+    struct name_entry **pp = &name_table;
+    for (; *pp; pp = &(*pp)->next)
+        if (strlen((*pp)->service) == slen && memcmp((*pp)->service, service, slen) == 0) break;
+    return pp;
+}
+
+static char *name_dup(const char *s, size_t n)
+{
+    char *d = malloc(n + 1);
+    if (d) {
+        memcpy(d, s, n);
+        d[n] = '\0';
+    }
+    return d;
+}
+
+/* At the server: carry out one request. Returns the answer's code; *port is the port
+ * name of a lookup. */
+static uint8_t name_serve(uint8_t op, const char *svc, size_t slen, const char *port, size_t plen,
+                          const char **found)
+{
+    struct name_entry **pp = name_find(svc, slen), *e = *pp;
+    *found = "";
+    switch (op) {
+    case NAME_PUBLISH: {
+        if (e) return NAME_E_TAKEN;
+        e = calloc(1, sizeof *e);
+        if (e) e->service = name_dup(svc, slen);
+        if (e && e->service) e->port = name_dup(port, plen);
+        if (e == NULL || e->port == NULL) {
+            if (e) free(e->service);
+            free(e);
+            return NAME_E_UNKNOWN; /* out of memory at the server: not published */
+        }
+        e->next = name_table;
+        name_table = e;
+        return NAME_E_OK;
+    }
+    case NAME_LOOKUP:
+        if (e == NULL) return NAME_E_UNKNOWN;
+        *found = e->port;
+        return NAME_E_OK;
+    default: /* NAME_UNPUBLISH */
+        if (e == NULL || strlen(e->port) != plen || memcmp(e->port, port, plen) != 0)
+            return NAME_E_UNKNOWN;
+        *pp = e->next;
+        free(e->service);
+        free(e->port);
+        free(e);
+        return NAME_E_OK;
+    }
+}
+
+static void name_am_req(int src, const void *p, size_t n)
+{
+    struct name_msg m;
+    if (n < sizeof m) return;
+    memcpy(&m, p, sizeof m);
+    if (sizeof m + m.slen + m.plen != n) return;
+    const char *svc = (const char *)p + sizeof m, *port = svc + m.slen, *found;
+    m.rc = name_serve(m.op, svc, m.slen, port, m.plen, &found);
+    m.slen = 0;
+    m.plen = (uint16_t)strlen(found);
+    struct iovec v[2] = {{&m, sizeof m}, {(void *)found, m.plen}};
+    (void)core_am_sendv(src, NAME_AM_REP, v, m.plen ? 2 : 1);
+}
+
+static void name_am_rep(int src, const void *p, size_t n)
+{
+    struct name_msg m;
+    if (src != NAME_SERVER || n < sizeof m) return;
+    memcpy(&m, p, sizeof m);
+    if (m.seq != name_wait.seq || sizeof m + m.plen != n || m.plen > NAME_MAX_LEN) return;
+    memcpy(name_wait.port, (const char *)p + sizeof m, m.plen);
+    name_wait.port[m.plen] = '\0';
+    name_wait.rc = m.rc;
+    name_wait.answered = 1;
+}
+
+/*
+ * Finalize ends in the launcher's fence, where nothing is progressed: world rank 0 must
+ * not get there while another process still waits for an answer from it. A barrier that
+ * progresses (on the port communicator, apart from the program's own collectives) comes
+ * first: every request was answered before its sender entered it. Its error (a dead
+ * process, failures tolerated) is not the program's: nobody can be waiting on the dead.
+ */
+void mpi_name_quiesce(void)
+{
+    MPI_Comm bridge;
+    if (core.size > 1 && mpi_port_bridge(&bridge) == MPI_SUCCESS) (void)PMPI_Barrier(bridge);
+}
+
+/* At finalize: what is still published goes with the job. */
+static void name_fini(void)
+{
+    while (name_table) {
+        struct name_entry *e = name_table;
+        name_table = e->next;
+        free(e->service);
+        free(e->port);
+        free(e);
+    }
+}
+
+int mpi_name_init(void)
+{
+    return core_am_register(NAME_AM_REQ, name_am_req) ||
+                   core_am_register(NAME_AM_REP, name_am_rep) || core_atfini(name_fini)
+               ? MPI_ERR_INTERN
+               : MPI_SUCCESS;
+}
+
+static int name_answered(const void *arg)
+{
+    (void)arg;
+    return name_wait.answered || core.peers[NAME_SERVER].failed;
+}
+
+/* One request to the server; on success a lookup's port name is in name_wait.port. */
+static int name_ask(const char *fn, uint8_t op, const char *service, const char *port,
+                    int fail_class)
+{
+    if (mpi_state()) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_OTHER);
+    if (service == NULL || (op != NAME_LOOKUP && port == NULL))
+        return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+    size_t slen = strlen(service), plen = op == NAME_LOOKUP ? 0 : strlen(port);
+    if (slen == 0 || slen > NAME_MAX_LEN || plen > NAME_MAX_LEN)
+        return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
+    struct name_msg m = {
+        .seq = ++name_wait.seq, .op = op, .slen = (uint16_t)slen, .plen = (uint16_t)plen};
+    name_wait.answered = 0;
+    struct iovec v[3] = {{&m, sizeof m}, {(void *)service, slen}, {(void *)port, plen}};
+    int rc = core_am_sendv(NAME_SERVER, NAME_AM_REQ, v, plen ? 3 : 2);
+    if (rc == 0) rc = core_block(name_answered, NULL);
+    if (rc == 0 && !name_wait.answered) rc = TERN_ERR_PEER_FAILED; /* the server died */
+    if (rc) return mpi_err(MPI_COMM_WORLD, fn, mpi_from_tern(rc));
+    if (name_wait.rc != NAME_E_OK) return mpi_err(MPI_COMM_WORLD, fn, fail_class);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name)
+{
+    CORE_CS_SCOPE();
+    (void)info;
+    return name_ask("MPI_Publish_name", NAME_PUBLISH, service_name, port_name, MPI_ERR_SERVICE);
+}
+MPI_ALIAS(Publish_name)
+
+int PMPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name)
+{
+    CORE_CS_SCOPE();
+    (void)info;
+    if (port_name == NULL) return mpi_err(MPI_COMM_WORLD, "MPI_Lookup_name", MPI_ERR_ARG);
+    int rc = name_ask("MPI_Lookup_name", NAME_LOOKUP, service_name, NULL, MPI_ERR_NAME);
+    if (rc == MPI_SUCCESS) memcpy(port_name, name_wait.port, strlen(name_wait.port) + 1);
+    return rc;
+}
+MPI_ALIAS(Lookup_name)
+
+int PMPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name)
+{
+    CORE_CS_SCOPE();
+    (void)info;
+    return name_ask("MPI_Unpublish_name", NAME_UNPUBLISH, service_name, port_name, MPI_ERR_SERVICE);
+}
+MPI_ALIAS(Unpublish_name)
