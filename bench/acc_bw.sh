@@ -27,7 +27,7 @@ if command -v mpicc.mpich >/dev/null; then
 fi
 if command -v mpicc.openmpi >/dev/null; then
     CC[ompi]=mpicc.openmpi
-    RUN[ompi]="mpirun.openmpi --oversubscribe -n"
+    RUN[ompi]="mpirun.openmpi --allow-run-as-root --oversubscribe -n"
 fi
 impls="tern"
 for m in mpich ompi; do [ -n "${CC[$m]:-}" ] && impls="$impls $m"; done
