@@ -124,31 +124,68 @@ static void rma_spin_unlock(_Atomic uint32_t *l)
         if (res) memcpy(res, &old, sizeof old);                                                    \
     } while (0)
 
-/*
- * target[i] = target[i] op src[i] for n bytes (whole elements); the old values go to res
- * when it is not NULL. src and res may be unaligned; target is window memory.
- */
-void rma_apply(struct rma_ctl *ctl, const struct rma_acc *a, char *tgt, const char *src, size_t n,
-               char *res)
+/* rma_apply where other processes may update the same memory: CPU atomics per element,
+ * or the target's accumulate lock. */
+/* Element by element with CPU atomics: tgt aligned to es, es 1, 2, 4 or 8. */
+static void rma_apply_atomic(const struct rma_acc *a, char *tgt, const char *src, size_t n,
+                             char *res)
 {
     size_t es = a->esize;
-    if (rma_atomic_ok(es, tgt)) {
-        for (size_t k = 0; k < n; k += es, tgt += es, src += es, res = res ? res + es : NULL) {
-            switch (es) {
-            case 1:
-                RMA_ELEM(uint8_t);
-                break;
-            case 2:
-                RMA_ELEM(uint16_t);
-                break;
-            case 4:
-                RMA_ELEM(uint32_t);
-                break;
-            default:
-                RMA_ELEM(uint64_t);
-                break;
-            }
+    for (size_t k = 0; k < n; k += es, tgt += es, src += es, res = res ? res + es : NULL) {
+        switch (es) {
+        case 1:
+            RMA_ELEM(uint8_t);
+            break;
+        case 2:
+            RMA_ELEM(uint16_t);
+            break;
+        case 4:
+            RMA_ELEM(uint32_t);
+            break;
+        default:
+            RMA_ELEM(uint64_t);
+            break;
         }
+    }
+}
+
+/*
+ * MPI_SUM on 1-, 2- or 4-byte integers over the 8-byte words from tgt (8-aligned, n a
+ * multiple of 8): one compare-and-swap per word, which adds its 8, 4 or 2 elements lane
+ * by lane with no carry from one element into the next. Each element is still updated
+ * atomically, as the per-element fetch-adds of other operations on it are (x86 and
+ * AArch64 order locked accesses of different sizes to one location).
+ */
+static void rma_sum_words(size_t es, char *tgt, const char *src, size_t n, char *res)
+{
+    const uint64_t hi = es == 1   ? 0x8080808080808080ull
+                        : es == 2 ? 0x8000800080008000ull
+                                  : 0x8000000080000000ull;
+    for (size_t k = 0; k < n; k += 8) {
+        uint64_t *tp = (uint64_t *)(void *)(tgt + k), sv, old, nw;
+        memcpy(&sv, src + k, sizeof sv);
+        old = __atomic_load_n(tp, __ATOMIC_RELAXED);
+        do {
+            nw = ((old & ~hi) + (sv & ~hi)) ^ ((old ^ sv) & hi);
+        } while (!__atomic_compare_exchange_n(tp, &old, nw, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED));
+        if (res) memcpy(res + k, &old, sizeof old);
+    }
+}
+
+static void rma_apply_shared(struct rma_ctl *ctl, const struct rma_acc *a, char *tgt,
+                             const char *src, size_t n, char *res)
+{
+    size_t es = a->esize;
+    if (rma_atomic_ok(es, tgt) && a->intsum && es < 8 && n >= 64) {
+        size_t head = (8 - ((uintptr_t)tgt & 7)) & 7, mid = (n - head) & ~(size_t)7;
+        rma_apply_atomic(a, tgt, src, head, res);
+        rma_sum_words(es, tgt + head, src + head, mid, res ? res + head : NULL);
+        rma_apply_atomic(a, tgt + head + mid, src + head + mid, n - head - mid,
+                         res ? res + head + mid : NULL);
+        return;
+    }
+    if (rma_atomic_ok(es, tgt)) {
+        rma_apply_atomic(a, tgt, src, n, res);
         return;
     }
     /* Under the target's lock, through aligned scratch (the reduction loops assume
@@ -183,6 +220,58 @@ void rma_apply(struct rma_ctl *ctl, const struct rma_acc *a, char *tgt, const ch
         k += m;
     }
     rma_spin_unlock(&ctl->acc);
+}
+
+/*
+ * As rma_apply, for the one party that makes every update of the memory: the owner of a
+ * window of user memory (MPI_Win_create, dynamic), whose accumulates are all applied by
+ * its own process (the AM handler, and its own operations on itself) one at a time under
+ * the core's lock. No other process writes there, so the reduction runs as one vector
+ * loop with plain loads and stores: no per-element CPU atomic, no lock.
+ */
+static void rma_apply_owned(struct rma_ctl *ctl, const struct rma_acc *a, char *tgt,
+                            const char *src, size_t n, char *res)
+{
+    size_t es = a->esize;
+    if (a->ext != es && a->op != MPI_REPLACE && a->op != MPI_NO_OP) {
+        rma_apply_shared(ctl, a, tgt, src, n, res); /* padded pair types, per element */
+        return;
+    }
+    if (res) memcpy(res, tgt, n);
+    if (a->op == MPI_NO_OP) return;
+    if (a->op == MPI_REPLACE) {
+        memcpy(tgt, src, n);
+        return;
+    }
+    size_t al = es & (~es + 1); /* what the reduction loops may assume */
+    if (al > 16) al = 16;
+    if (((uintptr_t)tgt & (al - 1)) == 0 && ((uintptr_t)src & (al - 1)) == 0) {
+        a->o.fn(src, tgt, n / es, a->o.dt);
+        return;
+    }
+    _Alignas(64) char cur[4096], in[4096];
+    for (size_t k = 0; k < n;) {
+        size_t m = n - k < sizeof cur ? n - k : sizeof cur;
+        m -= m % es;
+        memcpy(cur, tgt + k, m);
+        memcpy(in, src + k, m);
+        a->o.fn(in, cur, m / es, a->o.dt);
+        memcpy(tgt + k, cur, m);
+        k += m;
+    }
+}
+
+/*
+ * target[i] = target[i] op src[i] for n bytes (whole elements); the old values go to res
+ * when it is not NULL. src and res may be unaligned; target is window memory.
+ */
+void rma_apply(struct rma_ctl *ctl, const struct rma_acc *a, char *tgt, const char *src, size_t n,
+               char *res)
+{
+    if (a->owned)
+        rma_apply_owned(ctl, a, tgt, src, n, res);
+    else
+        rma_apply_shared(ctl, a, tgt, src, n, res);
 }
 
 void rma_acc_lock(struct rma_ctl *ctl)
@@ -301,6 +390,7 @@ int rma_accumulate(const char *fn, const void *obuf, int oc, MPI_Datatype odt, v
     if (basic == MPI_DATATYPE_NULL || ot->basic != basic || (rt && rt->basic != basic))
         return mpi_err(w->comm, fn, MPI_ERR_TYPE);
     if ((rc = rma_acc_resolve(op, basic, &a))) return mpi_err(w->comm, fn, rc);
+    a.owned = rma_owner_updates(w);
     if (op == MPI_NO_OP && !fetch) return MPI_SUCCESS;
     if (r == MPI_PROC_NULL) return MPI_SUCCESS;
     if ((rc = rma_chk_target(w, r, disp, tt, tc, &toff))) return mpi_err(w->comm, fn, rc);

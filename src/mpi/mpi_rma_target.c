@@ -130,6 +130,7 @@ static void rma_am_one(int src, const void *payload, size_t len)
     if ((h.kind == RK_ACC || h.kind == RK_GACC || h.kind == RK_CAS) &&
         rma_acc_resolve(h.op, h.dt, &a) != MPI_SUCCESS)
         goto bad;
+    a.owned = rma_owner_updates(w);
     struct rma_hdr r = {.ctx = h.ctx, .kind = RK_DATA, .token = h.token, .roff = h.roff};
     switch (h.kind) {
     case RK_PUT:

@@ -174,6 +174,9 @@ struct rma_acc {
      * is the first piece (split bytes) then the second, which the layout holds at off2.
      * Its updates go element by element under the target's lock (rma_pair_feed). */
     size_t split, off2;
+    /* Set by the caller when the window's owner makes every update of the memory
+     * (windows of user memory): plain vector loops then, no atomics (rma_apply_owned). */
+    int owned;
 };
 
 /* Feeds the packed element stream of an operation on a split pair type to rma_pair_feed
@@ -187,6 +190,13 @@ void rma_pair_feed(struct rma_pair *st, const struct rma_acc *a, char *tgt, cons
                    size_t n, char *res);
 void rma_acc_lock(struct rma_ctl *ctl);
 void rma_acc_unlock(struct rma_ctl *ctl);
+
+/* Every update of the window's memory is made by its owner's process (user memory:
+ * others reach it by AM only), so accumulates there need no atomics. */
+static inline int rma_owner_updates(const struct mpi_win *w)
+{
+    return w->flavor == MPI_WIN_FLAVOR_CREATE || w->flavor == MPI_WIN_FLAVOR_DYNAMIC;
+}
 
 #define WIN_CHECK(fn, h)                                                                           \
     struct mpi_win *w = rma_win_get(h);                                                            \
