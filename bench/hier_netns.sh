@@ -6,7 +6,10 @@
 # run, alternating, REPS times each. Needs root (ip netns); prints the median of the
 # runs per cell and ratio = flat / hierarchical (> 1: hierarchical faster).
 #   bench/hier_netns.sh       env: BUILD_DIR (default build), NODES (2), PER (4),
-#                                  REPS (3), SCALE (iterations scale for tern_coll, 0.2)
+#                                  REPS (3), SCALE (iterations scale for tern_coll, 0.2),
+#                                  SIZES (e.g. 1K,4K,16K,64K: instead of the short table,
+#                                  tern_coll --csv at these sizes for OPS, default
+#                                  bcast,allreduce; the median of t_med per cell)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${BUILD_DIR:-build}
@@ -53,12 +56,40 @@ spec=${spec%,}
   echo "Mean us per call, slowest rank, median of $reps runs each (alternating). ratio = flat / hier (> 1: hierarchical faster)."
   for r in $(seq 1 "$reps"); do
     for h in 1 0; do
+      if [ -n "${SIZES:-}" ]; then
+        set -- --csv -s "$SIZES" -o "${OPS:-bcast,allreduce}" -t 3
+      else
+        set -- "$scale"
+      fi
       timeout 600 "$build/bin/ternrun" --launch-agent 'ip netns exec {host}' -x TERN_TCP_IF=tern0 \
-        -x TERN_COLL_HIER=$h -H "$spec" --timeout 580 "$build/bench/tern_coll" "$scale" \
+        -x TERN_COLL_HIER=$h -H "$spec" --timeout 580 "$build/bench/tern_coll" "$@" \
         >"$tmp/$h.$r" 2>"$tmp/$h.$r.err" || echo "NOTE: run $r TERN_COLL_HIER=$h failed: $(tail -1 "$tmp/$h.$r.err")"
     done
   done
   echo
+  if [ -n "${SIZES:-}" ]; then
+    # CSV rows: lib,pattern,mode,nprocs,bytes,iters,trials,t_min_us,t_med_us,...
+    awk -F, '
+      $1 == "lib" || /^#/ || NF < 9 { next }
+      { split(FILENAME, f, "/"); split(f[length(f)], hr, "."); h = hr[1]; key = $2 " " $5
+        if (!(key in seen)) { seen[key] = 1; keys[++n] = key }
+        c = ++cnt[h, key]; v[h, key, c] = $9 + 0 }
+      function med(h, key,   m, i, j, t, a) {
+        m = cnt[h, key]; if (m == 0) return ""
+        for (i = 1; i <= m; i++) a[i] = v[h, key, i]
+        for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+        return a[int((m + 1) / 2)]
+      }
+      END {
+        printf "%-10s %-8s %12s %12s %8s\n", "op", "bytes", "hier", "flat", "ratio"
+        for (i = 1; i <= n; i++) {
+          split(keys[i], kk, " "); a = med(1, keys[i]); b = med(0, keys[i])
+          r = (a != "" && b != "" && a > 0) ? sprintf("%.2f", b / a) : "n/a"
+          printf "%-10s %-8s %12s %12s %8s\n", kk[1], kk[2], a, b, r
+        }
+      }' "$tmp"/1.? "$tmp"/0.?
+    exit 0
+  fi
   awk -v reps="$reps" '
     /^#/ || /^op/ { next }
     { split(FILENAME, f, "/"); split(f[length(f)], hr, "."); h = hr[1]

@@ -503,6 +503,24 @@ static int coll_shm_kids(int v, int p, int K, int *kids)
     return n;
 }
 
+/* We (v, in the tree rooted at rank 0) have raised our partial of call k: ring the
+ * parent only if all its children's partials are now there. A parent rung by each child
+ * in turn wakes, finds some still missing and sleeps again: with ranks outnumbering cores
+ * that was a context switch and a futex call per child. The fence orders our raise before
+ * our look at the siblings' flags, so of children raising at once the last (in the
+ * fences' total order) sees all the others and rings. */
+static void coll_shm_ring_parent(struct coll_sched *s, struct coll_shm *m, int v, uint64_t k,
+                                 size_t n)
+{
+    int parent = coll_shm_parent(v, m->radix);
+    int sib[COLL_SHM_MAX_KIDS];
+    int ns = coll_shm_kids(parent, m->p, m->radix, sib);
+    atomic_thread_fence(memory_order_seq_cst);
+    for (int i = 0; i < ns; i++)
+        if (sib[i] != v && !coll_shm_has(m, sib[i], k, n, 2 * k)) return;
+    coll_shm_ring1(s->comm, parent);
+}
+
 /* Barrier, reduce and allreduce up the tree rooted at rank 0 (the contiguous ranges need
  * real rank order) and, for barrier and allreduce, down again. Rank 0's data slot holds
  * the result; a reduce to another root has that root copy it from there. */
@@ -539,7 +557,7 @@ static int coll_shm_tree_reduce(struct coll_sched *s, struct coll_shm *m, struct
                 coll_shm_ring1(s->comm, root);
         } else {
             coll_shm_raise(m, k, n, 2 * k);
-            coll_shm_ring1(s->comm, coll_shm_parent(me, K));
+            coll_shm_ring_parent(s, m, me, k, n);
         }
         if (!down && me != root) {
             coll_shm_finish(s, m, k); /* a reduce reads nothing here */
