@@ -124,7 +124,7 @@ struct shm_chan {
     size_t cur_len;                  /* consumer: length of the peeked frame */
     uint32_t cur_lines;              /* consumer: slots the peeked frame takes */
     int cur_ctrl;                    /* consumer: the peeked frame is a control frame */
-    int lines_sent;                  /* producer: a frame ran over several slots once */
+    uint64_t cont_end; /* producer: one past the last continuation slot written (0: none) */
 };
 
 /* Bytes of a channel of nlines slots. */
@@ -372,21 +372,22 @@ static inline int shm_chan_push_ctrl(struct shm_chan *c, const struct iovec *iov
         if (rc) return rc;
     }
     struct shm_line *line = &c->lines[slot];
-    /* The slot after this frame is where the consumer looks next. Once frames have run
-     * over several slots, its sequence word may hold a continuation's data from an
-     * earlier lap; should those bytes read as the very value that slot has when full,
-     * overwrite them (with a consumed slot's value) before this frame is published. Only
-     * this producer writes the slots, and such a slot was consumed (a continuation of a
-     * frame not yet consumed would leave no room for this one), so no reader is misled. */
-    if (c->lines_sent) {
-        uint64_t after = c->line_pos + k;
+    /* The slot after this frame is where the consumer looks next. If a lap ago it was a
+     * continuation slot (every slot of a lap is written, so older data is gone), its
+     * sequence word holds frame data; should those bytes read as the very value that slot
+     * has when full, overwrite them (with a consumed slot's value) before this frame is
+     * published. Only this producer writes the slots, and such a slot was consumed (a
+     * continuation of a frame not yet consumed would leave no room for this one), so no
+     * reader is misled. Traffic of one-slot frames skips the check a lap after the last
+     * longer frame. */
+    uint64_t after = c->line_pos + k;
+    if (__builtin_expect(c->cont_end != 0 && after - c->nlines < c->cont_end, 0)) {
         _Atomic uint32_t *sq = &c->lines[after & (c->nlines - 1)].seq;
-        if (__builtin_expect(
-                atomic_load_explicit(sq, memory_order_relaxed) == (uint32_t)(after + 1), 0))
+        if (atomic_load_explicit(sq, memory_order_relaxed) == (uint32_t)(after + 1))
             atomic_store_explicit(sq, (uint32_t)(after + 1 - c->nlines), memory_order_relaxed);
     }
     if (total <= SHM_LINE_INLINE || (flags & SHM_LEN_LINES)) {
-        c->lines_sent |= k > 1;
+        if (k > 1) c->cont_end = after;
         shm_iov_gather(line->data, iov, iovcnt);
     } else {
         uint32_t id;
