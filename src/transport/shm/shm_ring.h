@@ -62,7 +62,7 @@
  * instead. The consumer writes nothing into the slots it releases: stale data in a
  * continuation slot could look like a frame in a later lap only at the slot right after
  * a frame (the one the consumer reads next), and the producer checks that slot's
- * sequence word before it publishes each frame (once any frame ran over several slots).
+ * sequence word before it publishes a frame (within a lap of a frame over several slots).
  *
  * Up to 64 slots (4088 bytes; at most half the ring, so 4088 B with the default 128
  * slots): every message up to 4072 bytes stays out of the cells. History: 20 slots while
