@@ -19,9 +19,9 @@ int main(int argc, char **argv)
     CHECK_OK(tern_init(&argc, &argv));
     mp_rank = tern_rank();
     int size = tern_size(), me = mp_rank;
-    /* 2040 B goes in slots; 2100 and 3000 B in small cells; 30 KiB in a big cell while a
-     * rendezvous to that peer is in flight, else by rendezvous. */
-    static const size_t sizes[NSIZES] = {2100, 3000, 30000, 2040};
+    /* 3000 B goes in slots (frames up to 4088 B); 4500 and 6000 B in small cells; 30 KiB
+     * in a big cell while a rendezvous to that peer is in flight, else by rendezvous. */
+    static const size_t sizes[NSIZES] = {4500, 6000, 30000, 3000};
     size_t max = 30000;
     unsigned char *out = malloc((size_t)size * max), *in = malloc((size_t)size * max);
     tern_request_t *rq = malloc(2 * (size_t)size * sizeof *rq);

@@ -70,7 +70,8 @@
 
 #define SHM_MAGIC 0x7465726eu /* "tern" */
 #define SHM_VERSION                                                                                \
-    4u /* 3: channels on first use, a pool of cells per process; 4: packed small rings */
+    5u /* 3: channels on first use, a pool of cells per process; 4: packed small rings;            \
+          5: the consumer leaves continuation slots as they are */
 #define SHM_HDR_SIZE 4096u
 
 /*

@@ -59,22 +59,23 @@
  * next lines (which carry no sequence word of their own; the first slot's release store
  * publishes them all), so the receiver reads a few adjacent lines instead of a slot plus
  * a cell. A frame that would wrap around the end of the slot ring goes to a cell
- * instead. When it releases such a frame, the consumer writes each continuation slot's
- * sequence word with the value a consumed slot of that position has, so stale data can
- * never look like a frame in a later lap.
+ * instead. The consumer writes nothing into the slots it releases: stale data in a
+ * continuation slot could look like a frame in a later lap only at the slot right after
+ * a frame (the one the consumer reads next), and the producer checks that slot's
+ * sequence word before it publishes a frame (within a lap of a frame over several slots).
  *
- * Twenty slots (1272 bytes) keep every message up to 1256 bytes out of the cells: a
- * 256-byte message in a cell cost a slot, five cell lines and a cell's return, and the
- * cells sit far from the slots (measured 2026-11-25: 256 B ping-pong 0.229 -> 0.167 us,
- * 1 KiB stream 0.140 -> 0.104 us per message). Larger frames go to cells, whose frames
- * pay one slot and no per-line release: the consumer's release store into every
- * continuation slot makes the producer's next write of it a transfer of the whole line,
- * which from about 1.3 KiB costs more than the cell's return (measured 2026-11-26, same
- * run, 20 against 32 slots: 1533 B ping-pong 0.773 -> 0.734 us, 1790 B 0.880 -> 0.758,
- * 1533 B stream 0.382 -> 0.319 us per message; 8 slots lost 15% at 512 B; 64 slots for
- * lone 2-4 KiB frames lost 25% at 2 KiB).
+ * Up to 64 slots (4088 bytes; at most half the ring, so 4088 B with the default 128
+ * slots): every message up to 4072 bytes stays out of the cells. History: 20 slots while
+ * the consumer still wrote each continuation slot's sequence word on release (which made
+ * the producer's next write of it a transfer of the whole line back, from about 1.3 KiB
+ * dearer than a cell's return); since the consumer writes no slot, a frame in slots
+ * costs the lines of its data only. Measured 2026-11-27 (bench/shm_midload.sh, MPI
+ * ping-pong one-way, chrt, same run, 20 -> 64 slots): 1280 B 0.97 -> 0.72 us, 2 KiB
+ * 1.09 -> 0.99, 3 KiB 1.25 -> 1.16, 4093 B 1.47 -> 1.31; streams within 3 %. Before
+ * that: a 256-byte message in a cell cost a slot, five cell lines and a cell's return
+ * (256 B ping-pong 0.229 -> 0.167 us in slots, measured 2026-11-25).
  */
-#define SHM_FRAME_LINES 20
+#define SHM_FRAME_LINES 64
 
 /* Make [addr, addr + len) writable memory that exists (0), or fail (nonzero). */
 typedef int (*shm_touch_fn)(void *addr, size_t len);
@@ -123,6 +124,7 @@ struct shm_chan {
     size_t cur_len;                  /* consumer: length of the peeked frame */
     uint32_t cur_lines;              /* consumer: slots the peeked frame takes */
     int cur_ctrl;                    /* consumer: the peeked frame is a control frame */
+    uint64_t cont_end; /* producer: one past the last continuation slot written (0: none) */
 };
 
 /* Bytes of a channel of nlines slots. */
@@ -370,7 +372,22 @@ static inline int shm_chan_push_ctrl(struct shm_chan *c, const struct iovec *iov
         if (rc) return rc;
     }
     struct shm_line *line = &c->lines[slot];
+    /* The slot after this frame is where the consumer looks next. If a lap ago it was a
+     * continuation slot (every slot of a lap is written, so older data is gone), its
+     * sequence word holds frame data; should those bytes read as the very value that slot
+     * has when full, overwrite them (with a consumed slot's value) before this frame is
+     * published. Only this producer writes the slots, and such a slot was consumed (a
+     * continuation of a frame not yet consumed would leave no room for this one), so no
+     * reader is misled. Traffic of one-slot frames skips the check a lap after the last
+     * longer frame. */
+    uint64_t after = c->line_pos + k;
+    if (__builtin_expect(c->cont_end != 0 && after - c->nlines < c->cont_end, 0)) {
+        _Atomic uint32_t *sq = &c->lines[after & (c->nlines - 1)].seq;
+        if (atomic_load_explicit(sq, memory_order_relaxed) == (uint32_t)(after + 1))
+            atomic_store_explicit(sq, (uint32_t)(after + 1 - c->nlines), memory_order_relaxed);
+    }
     if (total <= SHM_LINE_INLINE || (flags & SHM_LEN_LINES)) {
+        if (k > 1) c->cont_end = after;
         shm_iov_gather(line->data, iov, iovcnt);
     } else {
         uint32_t id;
@@ -443,11 +460,9 @@ static inline int shm_chan_peek(struct shm_chan *c, const void **data, size_t *l
 static inline void shm_chan_release(struct shm_chan *c)
 {
     if (c->cur_lines > 1) {
-        for (uint32_t i = 1; i < c->cur_lines; i++) {
-            uint64_t pos = c->line_pos + i;
-            atomic_store_explicit(&c->lines[pos & (c->nlines - 1)].seq, (uint32_t)(pos + 1),
-                                  memory_order_relaxed);
-        }
+        /* The continuation slots are left as they are: the producer keeps stale bytes from
+         * reading as a frame (shm_chan_push_ctrl), so the consumer writes no slot, and the
+         * producer's next lap takes the lines back without fetching them. */
         c->line_pos += c->cur_lines;
     } else {
         if (c->cur_cell != SHM_CELL_NONE) {
