@@ -10,6 +10,8 @@
 #   tern ofi2    the same with TERN_OFI_LIBRARY=$OFI_LIB (default: the libfabric the MPICH
 #                wheel bundles, a newer build whose tcp provider is RDM itself, no ofi_rxm);
 #                OFI_LIB= (empty) leaves the column out
+#   tern ofi2    or, with OFI_LIB= (empty) and OFI_BEFORE="VAR=VALUE ...", tern ofi with those
+#                settings (an earlier default: a before/after pair in the same run)
 # Prints one-way time (us) from 0 B to 64 KiB and bandwidth (GB/s) from 64 KiB to 64 MiB,
 # with ratios (> 1: tern ofi better); writes bench/results/<stamp>-ofi.txt.
 # env: OFI_X="VAR=VALUE ..." extra variables for the tern ofi runs (e.g. the settings of an
@@ -27,6 +29,8 @@ ofilib=${OFI_LIB-$venv/lib/mpich/libfabric.so.1}
 iters=${ITERS:-2000}
 ofix=()
 for v in ${OFI_X:-}; do ofix+=(-x "$v"); done
+before=()
+for v in ${OFI_BEFORE:-}; do before+=(-x "$v"); done
 mkdir -p bench/results "$build/bench-mpi"
 stamp=$(date +%Y-%m-%d-%H%M%S)
 out=bench/results/$stamp-ofi.txt
@@ -53,6 +57,9 @@ one() {
     timeout 900 "$build/bin/ternrun" -n 2 -x TERN_TRANSPORTS=self,ofi -x FI_PROVIDER=tcp \
       -x TERN_OFI_LIBRARY="$ofilib" "${ofix[@]}" "$build/bench/tern_pingpong" "${args[@]}" \
       > "$tmp/$name.ofi2.csv" 2>/dev/null
+  elif [ ${#before[@]} -gt 0 ]; then
+    timeout 900 "$build/bin/ternrun" -n 2 -x TERN_TRANSPORTS=self,ofi -x FI_PROVIDER=tcp \
+      "${before[@]}" "$build/bench/tern_pingpong" "${args[@]}" > "$tmp/$name.ofi2.csv" 2>/dev/null
   fi
   timeout 900 "$build/bin/ternrun" -n 2 -x TERN_TRANSPORTS=self,tcp \
     "$build/bench/tern_pingpong" "${args[@]}" > "$tmp/$name.tcp.csv" 2>/dev/null
@@ -100,7 +107,11 @@ for round in $(seq "$rounds"); do
   {
     echo "tern ofi comparison (provider tcp;ofi_rxm) - $stamp - $(hostname); load $(cut -d' ' -f1-3 /proc/loadavg)"
     echo "latency: one-way us, ratio other/tern-ofi; bandwidth: GB/s, ratio tern-ofi/other; > 1: tern ofi better"
-    echo "tern-ofi2: TERN_OFI_LIBRARY=${ofilib:-(none)}; x2/tcp: tern-ofi2 against tern-tcp"
+    if [ -z "$ofilib" ] && [ -n "${OFI_BEFORE:-}" ]; then
+      echo "tern-ofi2: tern-ofi with $OFI_BEFORE (before); x2/tcp: tern-ofi2 against tern-tcp"
+    else
+      echo "tern-ofi2: TERN_OFI_LIBRARY=${ofilib:-(none)}; x2/tcp: tern-ofi2 against tern-tcp"
+    fi
     [ -n "${OFI_X:-}" ] && echo "tern-ofi, tern-ofi2 with: $OFI_X"
     table lat "$lat" lat
     table bw "$bw" bw
