@@ -12,7 +12,7 @@
 # and the ratio on/off is taken of those medians and, beside it, of the minima. On a
 # loaded machine compare only the ratios of one run.
 #
-#   bench/trace_overhead.sh BUILD [BUILD_WITHOUT_TRACER]     (REPEAT=5, SOR_P=256, GJ_N=1000)
+#   bench/trace_overhead.sh BUILD [BUILD_WITHOUT_TRACER]     (REPEAT=5, SOR_P=256, GJ_N=500)
 #
 # BEFORE_LIB=DIR also runs BUILD's programs with the libtern.so in DIR (a copy of an older
 # build's lib/; the programs' RUNPATH gives way to LD_LIBRARY_PATH), off and on, in the same
@@ -22,7 +22,7 @@ build=${1:?usage: trace_overhead.sh BUILD [BUILD_WITHOUT_TRACER]}
 plain=${2:-}
 repeat=${REPEAT:-5}
 sor_p=${SOR_P:-256}
-gj_n=${GJ_N:-1000}
+gj_n=${GJ_N:-500}
 tdir=$(mktemp -d "${TMPDIR:-/tmp}/tern-trace-bench.XXXXXX")
 out=$(mktemp "${TMPDIR:-/tmp}/tern-trace-bench-out.XXXXXX")
 trap 'rm -rf "$tdir" "$out"' EXIT
