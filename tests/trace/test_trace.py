@@ -4,9 +4,9 @@ back and checked against what the program is known to do.
 
   test_trace.py BUILD SRC WORK known TRANSPORT   trace_known.c at 3 ranks (calls, args,
                                                  messages), the Chrome JSON, the gen check
-  test_trace.py BUILD SRC WORK known TRANSPORT mono   the same with TERN_TRACE_CLOCK=mono (and
-                                                     TERN_TRACE_ADJACENT_NS=1 ms: shared stamps)
-                                                 (time stamps from clock_gettime)
+  test_trace.py BUILD SRC WORK known TRANSPORT mono   the same with TERN_TRACE_CLOCK=mono
+                                                 (time stamps from clock_gettime) and
+                                                 TERN_TRACE_ADJACENT_NS=1 ms (shared stamps)
   test_trace.py BUILD SRC WORK otf2 TRANSPORT    the same job's OTF2 archive, through
                                                  otf2-print (77 when it or tern-otf2 is missing)
   test_trace.py BUILD SRC WORK die TRANSPORT     mpi_proc_fail at 3 ranks, the last killed:
