@@ -2,7 +2,7 @@
  * overlap.c - partners exchange a block each iteration, next to computation.
  *
  * Ranks pair up (0 with 1, 2 with 3, ...; an odd last rank only computes). Each iteration
- * computes, then exchanges -n bytes (default 16 KiB, an eager size on shared memory)
+ * computes, then exchanges -n bytes (default 8 KiB, an eager size on shared memory)
  * with the partner. Before: the computation, then a blocking MPI_Sendrecv. After
  * (--after): the exchange is started with MPI_Irecv + MPI_Isend before the computation
  * and completed by MPI_Waitall after it, which `ternbench advise` suggests (overlap).
@@ -21,7 +21,7 @@ int main(int argc, char **argv)
 {
     struct advice_opts o;
     MPI_Init(&argc, &argv);
-    if (advice_parse(argc, argv, &o, 16384)) {
+    if (advice_parse(argc, argv, &o, 8192)) {
         MPI_Finalize();
         return 2;
     }
