@@ -17,7 +17,7 @@
 # Environment: BUILD_DIR (default build), NP (ranks, default 3), TRIALS (timed runs of
 # each form, interleaved; the fastest counts, default 7), ITERS (default 1000), COMPUTE_US
 # (computation between iterations, default 50), PROGRAMS (default "gather_bcast sendloop
-# smallmsgs"), WORK (kept directory for traces, advice and models; default a temporary
+# smallmsgs overlap"), WORK (kept directory for traces, advice and models; default a temporary
 # one). Timings on a shared machine are loaded numbers: the ratio predicted/measured within
 # one run is what to read.
 set -eu
@@ -27,7 +27,7 @@ NP=${NP:-3}
 TRIALS=${TRIALS:-7}
 ITERS=${ITERS:-1000}
 COMPUTE_US=${COMPUTE_US:-50}
-PROGRAMS=${PROGRAMS:-"gather_bcast sendloop smallmsgs"}
+PROGRAMS=${PROGRAMS:-"gather_bcast sendloop smallmsgs overlap"}
 PY=${PYTHON:-/usr/bin/python3}
 [ -x "$PY" ] || PY=python3
 
@@ -35,7 +35,7 @@ PY=${PYTHON:-/usr/bin/python3}
     cmake -S "$ROOT" -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 # ternbench's drivers only when the models are to be fitted here
 cmake --build "$BUILD_DIR" --target ternrun advice_gather_bcast advice_sendloop \
-    advice_smallmsgs $([ -n "${MODELS:-}" ] || echo ternbench) >/dev/null
+    advice_smallmsgs advice_overlap $([ -n "${MODELS:-}" ] || echo ternbench) >/dev/null
 
 if [ -n "${WORK:-}" ]; then
     mkdir -p "$WORK"
@@ -52,6 +52,7 @@ expect() {
     gather_bcast) echo "collective Allgather" ;;
     sendloop) echo "alltoallv Alltoallv" ;;
     smallmsgs) echo "batching small" ;;
+    overlap) echo "overlap blocking" ;;
     *) echo "? ?" ;;
     esac
 }

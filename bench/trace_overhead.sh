@@ -1,17 +1,18 @@
 #!/bin/sh
 # trace_overhead.sh - what tern's tracer costs (docs/TRACING.md): MPI ping-pong one-way
-# latency at 8 B and 64 KiB (2 ranks), an 8-byte MPI_Allreduce at 2 and 4 ranks, and one
-# application (examples/sor, P=SOR_P, 2 ranks), with tracing off and on in a build with the
-# tracer, and off in a build without it (cmake -DTERN_TRACING=OFF) when given. The
-# configurations alternate (off, on, off, on, ...) REPEAT times each, so a change of the
-# machine's load falls on both. The micro-benchmarks run many short trials (200 x 300
-# ping-pongs) and keep the fastest: on a loaded machine that is a trial neither rank was
-# preempted in, the cost of the code rather than of the scheduler. Each line is the median
-# over repeats of a run's fastest trial (sor: its whole time, 300 iterations of P=SOR_P),
+# latency at 8 B and 64 KiB (2 ranks), an 8-byte MPI_Allreduce at 2 and 4 ranks, and two
+# applications at 2 ranks (examples/sor, P=SOR_P, solved to convergence; examples/
+# gauss_jordan, n=GJ_N: a pivot search and broadcast per column), with tracing off and on
+# in a build with the tracer, and off in a build without it (cmake -DTERN_TRACING=OFF)
+# when given. The configurations alternate (off, on, off, on, ...) REPEAT times each, so a
+# change of the machine's load falls on both. The micro-benchmarks run many short trials
+# (200 x 300 ping-pongs) and keep the fastest: on a loaded machine that is a trial neither
+# rank was preempted in, the cost of the code rather than of the scheduler. Each line is
+# the median over repeats of a run's fastest trial (the applications: their whole time),
 # and the ratio on/off is taken of those medians and, beside it, of the minima. On a
 # loaded machine compare only the ratios of one run.
 #
-#   bench/trace_overhead.sh BUILD [BUILD_WITHOUT_TRACER]     (REPEAT=5, SOR_P=96)
+#   bench/trace_overhead.sh BUILD [BUILD_WITHOUT_TRACER]     (REPEAT=5, SOR_P=256, GJ_N=500)
 #
 # BEFORE_LIB=DIR also runs BUILD's programs with the libtern.so in DIR (a copy of an older
 # build's lib/; the programs' RUNPATH gives way to LD_LIBRARY_PATH), off and on, in the same
@@ -20,7 +21,8 @@ set -eu
 build=${1:?usage: trace_overhead.sh BUILD [BUILD_WITHOUT_TRACER]}
 plain=${2:-}
 repeat=${REPEAT:-5}
-sor_p=${SOR_P:-96}
+sor_p=${SOR_P:-256}
+gj_n=${GJ_N:-500}
 tdir=$(mktemp -d "${TMPDIR:-/tmp}/tern-trace-bench.XXXXXX")
 out=$(mktemp "${TMPDIR:-/tmp}/tern-trace-bench-out.XXXXXX")
 trap 'rm -rf "$tdir" "$out"' EXIT
@@ -44,8 +46,11 @@ one() {
     a4=$("$@" "$b/bin/ternrun" -n 4 "$b/bench/mpi_coll" -o allreduce -s 8 -t 50 -i 200 --csv |
         awk -F, '$2 == "allreduce" { print $8 }')
     rm -f "$tdir"/tern-trace.*
-    sor=$("$@" "$b/bin/ternrun" -n 2 "$b/bin/sor" "$sor_p" 0 maxit=300 |
+    sor=$("$@" "$b/bin/ternrun" -n 2 "$b/bin/sor" "$sor_p" 0 |
         sed -n 's/.* in \([0-9.]*\) s .*/\1/p')
+    rm -f "$tdir"/tern-trace.*
+    gj=$("$@" "$b/bin/ternrun" -n 2 "$b/bin/gauss_jordan" "$gj_n" 0 |
+        sed -n 's/.*processes: \([0-9.]*\) s .*/\1/p')
     rm -f "$tdir"/tern-trace.*
     {
         echo "$label pingpong8 $pp"
@@ -53,6 +58,7 @@ one() {
         echo "$label allreduce8.p2 $a2"
         echo "$label allreduce8.p4 $a4"
         echo "$label sor.p2 $sor"
+        echo "$label gj.p2 $gj"
     } >>"$out"
 }
 
@@ -71,10 +77,10 @@ done
 awk '
 { v[$1 " " $2] = v[$1 " " $2] " " $3 }
 END {
-    split("pingpong8 pingpong64k allreduce8.p2 allreduce8.p4 sor.p2", benches, " ")
+    split("pingpong8 pingpong64k allreduce8.p2 allreduce8.p4 sor.p2 gj.p2", benches, " ")
     split("no-tracer before-off before-on off on", labels, " ")
     printf "%-14s %-10s %12s %12s\n", "bench", "build/run", "median", "min"
-    for (b = 1; b <= 5; b++) {
+    for (b = 1; b <= 6; b++) {
         for (l = 1; l <= 5; l++) {
             k = labels[l] " " benches[b]
             if (!(k in v)) continue
@@ -93,6 +99,6 @@ END {
         if ((no in med) && med[no] > 0 && mn[no] > 0)
             printf "%-14s off/none   %12.3f %12.3f\n", benches[b], med[off] / med[no], mn[off] / mn[no]
     }
-    print "# pingpong: one-way us; allreduce: us per call; sor: seconds of the whole solve"
+    print "# pingpong: one-way us; allreduce: us per call; sor, gj: seconds of the whole solve"
 }' "$out"
 echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -12,7 +12,7 @@ in front of each:
           is the wrapper.
 
 A wrapper tests trace_on (one predicted branch) and jumps to the real function when
-tracing is off; on, it records enter (with the arguments that matter, chosen here by
+tracing is off; on, it jumps to trace_on_<name>, which records enter (with the arguments that matter, chosen here by
 parameter name and type) and leave. The prototypes come from the C preprocessor's
 view of the headers, so X-macro families (SHMEM's typed functions) are covered too.
 
@@ -196,7 +196,7 @@ def p2p_mpi(named):
             any(c in p for c, _ in MPI_COUNT_PAIRS if c not in ('count', 'incount'))):
         return None
     # a send's ENTER is written after its frame has left (trace_mpi_send_in)
-    return ('trace_mpi_%s_in(%%s, comm, %s, tag, count, datatype, __builtin_return_address(0));'
+    return ('trace_mpi_%s_in(%%s, comm, %s, tag, count, datatype, site_);'
             % ('send' if peer == 'dest' else 'p2p', peer))
 
 
@@ -250,34 +250,37 @@ def args_shmem(name, named):
 
 
 def wrapper(ret, name, real, params, attrs, named, variadic, weak, fnid, arg_lines, enter=None):
+    """The public function: tracing off, a test of trace_on and a jump to the real function
+    (nothing else: the recording is in a function of its own, trace_on_<name>, so the
+    public one needs no stack frame or saved registers); on, a jump to trace_on_<name> with
+    the caller's address."""
     args = ', '.join(n for _, n in named)
     is_void = ret == 'void'
     noreturn = 'noreturn' in attrs
     out = []
-    out.append('%s%s %s(%s)' % ('__attribute__((weak)) ' if weak else '', ret, name, params))
-    out.append('{')
+    head = '%s%s %s(%s)' % ('__attribute__((weak)) ' if weak else '', ret, name, params)
     if variadic or name in QUIET:
+        out.append(head)
+        out.append('{')
         if is_void or noreturn:
             out.append('    %s(%s);' % (real, args))
         else:
             out.append('    return %s(%s);' % (real, args))
         out.append('}')
         return '\n'.join(out)
-    if is_void:
-        out.append('    if (__builtin_expect(!trace_on, 1)) {')
-        out.append('        %s(%s);' % (real, args))
-        if not noreturn:
-            out.append('        return;')
-        out.append('    }')
-    else:
-        out.append('    if (__builtin_expect(!trace_on, 1)) return %s(%s);' % (real, args))
+    on = 'trace_on_' + name
+    oparams = (params + ', ' if params.strip() != 'void' else '') + 'const void *site_'
+    oargs = (args + ', ' if args else '') + '__builtin_return_address(0)'
+    out.append('static __attribute__((noinline%s)) %s %s(%s)' %
+               (', noreturn' if noreturn else '', ret, on, oparams))
+    out.append('{')
     if enter:
         out.append('    ' + enter % fnid)
     else:
         out.append('    struct trace_args a_ = TRACE_ARGS_INIT;')
         for line in arg_lines:
             out.append('    ' + line)
-        out.append('    trace_enter(%s, &a_, __builtin_return_address(0));' % fnid)
+        out.append('    trace_enter(%s, &a_, site_);' % fnid)
     if noreturn:
         out.append('    %s(%s);' % (real, args))
     elif is_void:
@@ -288,6 +291,18 @@ def wrapper(ret, name, real, params, attrs, named, variadic, weak, fnid, arg_lin
         rc = '(int)rc_' if ret == 'int' else '0'
         out.append('    trace_leave%s(%s, %s);' % ('_in' if enter else '', fnid, rc))
         out.append('    return rc_;')
+    out.append('}')
+    out.append('')
+    out.append(head)
+    out.append('{')
+    if is_void or noreturn:
+        out.append('    if (__builtin_expect(!trace_on, 1))')
+        out.append('        %s(%s);' % (real, args))
+        out.append('    else')
+        out.append('        %s(%s);' % (on, oargs))
+    else:
+        out.append('    if (__builtin_expect(!trace_on, 1)) return %s(%s);' % (real, args))
+        out.append('    return %s(%s);' % (on, oargs))
     out.append('}')
     return '\n'.join(out)
 

@@ -61,6 +61,7 @@ static uint32_t trace_cap; /* units per buffer */
 static uint64_t trace_written, trace_lost;
 int trace_muted; /* the clock ping-pongs are not traced */
 int trace_tsc;   /* ticks are the CPU's constant-rate counter, else CLOCK_MONOTONIC ns */
+uint64_t trace_adj_ticks;
 
 /* Whether the counter ticks at one rate on every CPU, in every power state, forever: x86's
  * invariant TSC (CPUID 0x80000007 EDX bit 8, Linux's constant_tsc + nonstop_tsc), or
@@ -202,6 +203,7 @@ void trace_leave_rec(struct trace_buf *b, uint64_t t, uint16_t fn, int rc)
         return;
     trace_commit(b, trace_head(b, t, TRACE_LEAVE, fn, rc, 0));
     b->open = b->done = TRACE_NOPOS;
+    b->after_leave = 1;
 }
 
 void trace_leave(uint16_t fn, int rc)
@@ -362,6 +364,24 @@ static void trace_write_maps(void)
     free(out);
 }
 
+/* ns nanoseconds in ticks, from the rate since (tick0, ns0): at least 2 ms of it (a
+ * threshold only, so a rough rate does). */
+static uint64_t trace_ns_to_ticks(long ns, uint64_t tick0, int64_t ns0)
+{
+    if (ns <= 0) return 0;
+    if (!trace_tsc) return (uint64_t)ns;
+    uint64_t tick1;
+    int64_t ns1;
+    trace_pair(&tick1, &ns1);
+    if (ns1 - ns0 < 2000000) {
+        struct timespec d = {0, (long)(2000000 - (ns1 - ns0))};
+        nanosleep(&d, NULL);
+        trace_pair(&tick1, &ns1);
+    }
+    if (ns1 <= ns0 || tick1 <= tick0) return 0;
+    return (uint64_t)((double)ns * (double)(tick1 - tick0) / (double)(ns1 - ns0));
+}
+
 void trace_start(void)
 {
     const char *dir = util_tun.trace;
@@ -416,6 +436,7 @@ void trace_start(void)
     }
     trace_write_maps();
     trace_sync(TRACE_CLOCK_INIT);
+    trace_adj_ticks = trace_ns_to_ticks(util_tun.trace_adjacent_ns, h.start_tick, h.start_ns);
     trace_on = 1;
 }
 

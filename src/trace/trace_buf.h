@@ -32,6 +32,9 @@
 #define TRACE_ROOM_MSG   5 /* a message (up to 3 units) and a leave (up to 2) */
 #define TRACE_ROOM_LEAVE 2 /* a LEAVE record with its absolute time */
 
+#define TRACE_DEFER_SITES 16 /* call sites whose sends' gaps are remembered */
+#define TRACE_DEFER_AFTER 2  /* short gaps in a row before a site's sends are deferred */
+
 struct trace_buf;
 /* A send's ENTER, stamped at the call's entry and written once its frame has left (by the
  * send's message hook, or by whatever record comes first): the look-ups and stores of the
@@ -55,6 +58,14 @@ struct trace_buf {
     uint64_t chunk_t; /* last_t when the buffer was last empty: the chunk's t0 */
     uint64_t enter_t; /* the open (or pending) ENTER's stamp */
     int pend;         /* p holds an ENTER not written yet */
+    /* A send's entry shared with the call before it (trace_mpi_send_in): */
+    int after_leave; /* the last record written was a call's LEAVE, at last_t */
+    int defer;       /* the pending ENTER's stamp is last_t, to be checked when written */
+    unsigned dslot;  /* the deferred send's place in dsite */
+    /* Per call site (a small table by return address): how many times in a row a send
+     * from there came within trace_adj_ticks of the call before it. */
+    const void *dsite[TRACE_DEFER_SITES];
+    uint8_t dok[TRACE_DEFER_SITES];
     struct trace_pend p;
     struct trace_buf *next; /* every buffer, for trace_stop */
 };
@@ -62,6 +73,8 @@ struct trace_buf {
 extern __thread struct trace_buf *trace_tls __attribute__((tls_model("initial-exec")));
 extern int trace_tsc;
 extern int trace_muted;
+/* TERN_TRACE_ADJACENT_NS in ticks (trace_start); 0: a send always reads the clock. */
+extern uint64_t trace_adj_ticks;
 /* The slow way to `need` units of room: the thread's first buffer, or a full one written
  * out. NULL when no buffer can be had. */
 struct trace_buf *trace_room(struct trace_buf *b, uint32_t need);
@@ -141,6 +154,7 @@ static inline void trace_commit(struct trace_buf *b, unsigned units)
     b->u[b->n].units = (uint8_t)units;
     b->n += units;
     b->nrec++;
+    b->after_leave = 0;
 }
 
 /* An ENTER record (the buffer has TRACE_ROOM_ENTER units free). */
@@ -186,6 +200,7 @@ static inline void trace_leave_join(struct trace_buf *b, uint32_t at, int32_t dt
     b->n++;
     b->nrec++;
     b->open = b->done = TRACE_NOPOS;
+    b->after_leave = 1;
 }
 
 void trace_leave_rec(struct trace_buf *b, uint64_t t, uint16_t fn, int rc);

@@ -47,13 +47,37 @@ void trace_mpi_send_write(struct trace_buf *b);
 
 /* The entry of an MPI send (MPI_Send, MPI_Isend, ...): only the stamp and the arguments now;
  * the ENTER is written by trace_mpi_send_write once the frame has left (struct trace_pend).
- * The room for it is taken now. */
+ * The room for it is taken now.
+ *
+ * The stamp: a send that comes right after the thread's last call returned (the last
+ * record is that call's LEAVE) from a call site whose last TRACE_DEFER_AFTER sends each
+ * came within trace_adj_ticks of the call before takes that LEAVE's stamp without reading
+ * the clock; trace_mpi_send_write reads it once the frame has left and checks that the
+ * gap was short (docs/TRACING.md, "Cost"). In a ping-pong this takes one of the two clock
+ * reads between a message's arrival and the reply's departure off that path. */
 static inline void trace_mpi_send_in(uint16_t fn, int comm, int peer, int tag, int count,
                                      int datatype, const void *site)
 {
     struct trace_buf *b = trace_buf_room(TRACE_ROOM_ENTER);
     if (b == NULL) return;
-    b->enter_t = trace_ticks();
+    unsigned h = (unsigned)((uintptr_t)site >> 2) % TRACE_DEFER_SITES;
+    if (b->after_leave && b->dsite[h] == site && b->dok[h] >= TRACE_DEFER_AFTER) {
+        b->enter_t = b->last_t;
+        b->defer = 1;
+        b->dslot = h;
+    } else {
+        uint64_t t = trace_ticks();
+        b->enter_t = t;
+        if (b->dsite[h] != site) {
+            b->dsite[h] = site;
+            b->dok[h] = 0;
+        }
+        if (b->after_leave && t - b->last_t < trace_adj_ticks)
+            b->dok[h] += b->dok[h] < TRACE_DEFER_AFTER;
+        else
+            b->dok[h] = 0;
+    }
+    b->after_leave = 0;
     b->p.write = trace_mpi_send_write;
     b->p.site = site;
     b->p.comm = comm;

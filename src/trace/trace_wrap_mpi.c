@@ -496,15 +496,20 @@ __attribute__((weak)) int MPI_Finalize(void)
     return tern__pmpi_Finalize();
 }
 
-__attribute__((weak)) int MPI_Abort(MPI_Comm comm, int errorcode)
+static __attribute__((noinline)) int trace_on_MPI_Abort(MPI_Comm comm, int errorcode, const void *site_)
 {
-    if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Abort(comm, errorcode);
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    trace_enter(TRACE_FN_MPI_Abort, &a_, __builtin_return_address(0));
+    trace_enter(TRACE_FN_MPI_Abort, &a_, site_);
     int rc_ = tern__pmpi_Abort(comm, errorcode);
     trace_leave(TRACE_FN_MPI_Abort, (int)rc_);
     return rc_;
+}
+
+__attribute__((weak)) int MPI_Abort(MPI_Comm comm, int errorcode)
+{
+    if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Abort(comm, errorcode);
+    return trace_on_MPI_Abort(comm, errorcode, __builtin_return_address(0));
 }
 
 __attribute__((weak)) double MPI_Wtime(void)
@@ -527,14 +532,19 @@ __attribute__((weak)) int MPI_Get_library_version(char *version, int *resultlen)
     return tern__pmpi_Get_library_version(version, resultlen);
 }
 
-__attribute__((weak)) int MPI_Get_processor_name(char *name, int *resultlen)
+static __attribute__((noinline)) int trace_on_MPI_Get_processor_name(char *name, int *resultlen, const void *site_)
 {
-    if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Get_processor_name(name, resultlen);
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Get_processor_name, &a_, __builtin_return_address(0));
+    trace_enter(TRACE_FN_MPI_Get_processor_name, &a_, site_);
     int rc_ = tern__pmpi_Get_processor_name(name, resultlen);
     trace_leave(TRACE_FN_MPI_Get_processor_name, (int)rc_);
     return rc_;
+}
+
+__attribute__((weak)) int MPI_Get_processor_name(char *name, int *resultlen)
+{
+    if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Get_processor_name(name, resultlen);
+    return trace_on_MPI_Get_processor_name(name, resultlen, __builtin_return_address(0));
 }
 
 __attribute__((weak)) int MPI_Query_thread(int *provided)
@@ -547,24 +557,34 @@ __attribute__((weak)) int MPI_Is_thread_main(int *flag)
     return tern__pmpi_Is_thread_main(flag);
 }
 
+static __attribute__((noinline)) int trace_on_MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr, const void *site_)
+{
+    struct trace_args a_ = TRACE_ARGS_INIT;
+    trace_enter(TRACE_FN_MPI_Alloc_mem, &a_, site_);
+    int rc_ = tern__pmpi_Alloc_mem(size, info, baseptr);
+    trace_leave(TRACE_FN_MPI_Alloc_mem, (int)rc_);
+    return rc_;
+}
+
 __attribute__((weak)) int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Alloc_mem(size, info, baseptr);
+    return trace_on_MPI_Alloc_mem(size, info, baseptr, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Free_mem(void *base, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Alloc_mem, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Alloc_mem(size, info, baseptr);
-    trace_leave(TRACE_FN_MPI_Alloc_mem, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Free_mem, &a_, site_);
+    int rc_ = tern__pmpi_Free_mem(base);
+    trace_leave(TRACE_FN_MPI_Free_mem, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Free_mem(void *base)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Free_mem(base);
-    struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Free_mem, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Free_mem(base);
-    trace_leave(TRACE_FN_MPI_Free_mem, (int)rc_);
-    return rc_;
+    return trace_on_MPI_Free_mem(base, __builtin_return_address(0));
 }
 
 __attribute__((weak)) int MPI_Error_string(int errorcode, char *string, int *resultlen)
@@ -577,139 +597,204 @@ __attribute__((weak)) int MPI_Error_class(int errorcode, int *errorclass)
     return tern__pmpi_Error_class(errorcode, errorclass);
 }
 
+static __attribute__((noinline)) int trace_on_MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler, const void *site_)
+{
+    struct trace_args a_ = TRACE_ARGS_INIT;
+    trace_mpi_comm(&a_, comm);
+    trace_enter(TRACE_FN_MPI_Comm_set_errhandler, &a_, site_);
+    int rc_ = tern__pmpi_Comm_set_errhandler(comm, errhandler);
+    trace_leave(TRACE_FN_MPI_Comm_set_errhandler, (int)rc_);
+    return rc_;
+}
+
 __attribute__((weak)) int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Comm_set_errhandler(comm, errhandler);
+    return trace_on_MPI_Comm_set_errhandler(comm, errhandler, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    trace_enter(TRACE_FN_MPI_Comm_set_errhandler, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Comm_set_errhandler(comm, errhandler);
-    trace_leave(TRACE_FN_MPI_Comm_set_errhandler, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Comm_get_errhandler, &a_, site_);
+    int rc_ = tern__pmpi_Comm_get_errhandler(comm, errhandler);
+    trace_leave(TRACE_FN_MPI_Comm_get_errhandler, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Comm_get_errhandler(comm, errhandler);
+    return trace_on_MPI_Comm_get_errhandler(comm, errhandler, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    trace_enter(TRACE_FN_MPI_Comm_get_errhandler, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Comm_get_errhandler(comm, errhandler);
-    trace_leave(TRACE_FN_MPI_Comm_get_errhandler, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Errhandler_set, &a_, site_);
+    int rc_ = tern__pmpi_Errhandler_set(comm, errhandler);
+    trace_leave(TRACE_FN_MPI_Errhandler_set, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Errhandler_set(comm, errhandler);
+    return trace_on_MPI_Errhandler_set(comm, errhandler, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    trace_enter(TRACE_FN_MPI_Errhandler_set, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Errhandler_set(comm, errhandler);
-    trace_leave(TRACE_FN_MPI_Errhandler_set, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Errhandler_get, &a_, site_);
+    int rc_ = tern__pmpi_Errhandler_get(comm, errhandler);
+    trace_leave(TRACE_FN_MPI_Errhandler_get, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Errhandler_get(comm, errhandler);
+    return trace_on_MPI_Errhandler_get(comm, errhandler, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Comm_create_errhandler(MPI_Comm_errhandler_function * fn, MPI_Errhandler *errhandler, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_mpi_comm(&a_, comm);
-    trace_enter(TRACE_FN_MPI_Errhandler_get, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Errhandler_get(comm, errhandler);
-    trace_leave(TRACE_FN_MPI_Errhandler_get, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Comm_create_errhandler, &a_, site_);
+    int rc_ = tern__pmpi_Comm_create_errhandler(fn, errhandler);
+    trace_leave(TRACE_FN_MPI_Comm_create_errhandler, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function * fn, MPI_Errhandler *errhandler)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Comm_create_errhandler(fn, errhandler);
+    return trace_on_MPI_Comm_create_errhandler(fn, errhandler, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Errhandler_free(MPI_Errhandler * errhandler, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Comm_create_errhandler, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Comm_create_errhandler(fn, errhandler);
-    trace_leave(TRACE_FN_MPI_Comm_create_errhandler, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Errhandler_free, &a_, site_);
+    int rc_ = tern__pmpi_Errhandler_free(errhandler);
+    trace_leave(TRACE_FN_MPI_Errhandler_free, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Errhandler_free(MPI_Errhandler * errhandler)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Errhandler_free(errhandler);
+    return trace_on_MPI_Errhandler_free(errhandler, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Errhandler_free, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Errhandler_free(errhandler);
-    trace_leave(TRACE_FN_MPI_Errhandler_free, (int)rc_);
+    trace_mpi_comm(&a_, comm);
+    trace_enter(TRACE_FN_MPI_Comm_call_errhandler, &a_, site_);
+    int rc_ = tern__pmpi_Comm_call_errhandler(comm, errorcode);
+    trace_leave(TRACE_FN_MPI_Comm_call_errhandler, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Comm_call_errhandler(comm, errorcode);
+    return trace_on_MPI_Comm_call_errhandler(comm, errorcode, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Info_create(MPI_Info * info, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_mpi_comm(&a_, comm);
-    trace_enter(TRACE_FN_MPI_Comm_call_errhandler, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Comm_call_errhandler(comm, errorcode);
-    trace_leave(TRACE_FN_MPI_Comm_call_errhandler, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Info_create, &a_, site_);
+    int rc_ = tern__pmpi_Info_create(info);
+    trace_leave(TRACE_FN_MPI_Info_create, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Info_create(MPI_Info * info)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Info_create(info);
+    return trace_on_MPI_Info_create(info, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Info_set(MPI_Info info, const char *key, const char *value, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Info_create, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Info_create(info);
-    trace_leave(TRACE_FN_MPI_Info_create, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Info_set, &a_, site_);
+    int rc_ = tern__pmpi_Info_set(info, key, value);
+    trace_leave(TRACE_FN_MPI_Info_set, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Info_set(MPI_Info info, const char *key, const char *value)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Info_set(info, key, value);
+    return trace_on_MPI_Info_set(info, key, value, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Info_set, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Info_set(info, key, value);
-    trace_leave(TRACE_FN_MPI_Info_set, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Info_get, &a_, site_);
+    int rc_ = tern__pmpi_Info_get(info, key, valuelen, value, flag);
+    trace_leave(TRACE_FN_MPI_Info_get, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Info_get(info, key, valuelen, value, flag);
+    return trace_on_MPI_Info_get(info, key, valuelen, value, flag, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Info_free(MPI_Info * info, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Info_get, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Info_get(info, key, valuelen, value, flag);
-    trace_leave(TRACE_FN_MPI_Info_get, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Info_free, &a_, site_);
+    int rc_ = tern__pmpi_Info_free(info);
+    trace_leave(TRACE_FN_MPI_Info_free, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Info_free(MPI_Info * info)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Info_free(info);
+    return trace_on_MPI_Info_free(info, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Info_dup(MPI_Info info, MPI_Info *newinfo, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Info_free, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Info_free(info);
-    trace_leave(TRACE_FN_MPI_Info_free, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Info_dup, &a_, site_);
+    int rc_ = tern__pmpi_Info_dup(info, newinfo);
+    trace_leave(TRACE_FN_MPI_Info_dup, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Info_dup(info, newinfo);
+    return trace_on_MPI_Info_dup(info, newinfo, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Info_get_nkeys(MPI_Info info, int *nkeys, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Info_dup, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Info_dup(info, newinfo);
-    trace_leave(TRACE_FN_MPI_Info_dup, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Info_get_nkeys, &a_, site_);
+    int rc_ = tern__pmpi_Info_get_nkeys(info, nkeys);
+    trace_leave(TRACE_FN_MPI_Info_get_nkeys, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Info_get_nkeys(MPI_Info info, int *nkeys)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Info_get_nkeys(info, nkeys);
-    struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Info_get_nkeys, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Info_get_nkeys(info, nkeys);
-    trace_leave(TRACE_FN_MPI_Info_get_nkeys, (int)rc_);
-    return rc_;
+    return trace_on_MPI_Info_get_nkeys(info, nkeys, __builtin_return_address(0));
 }
 
 __attribute__((weak)) int MPI_Pcontrol(const int level, ...)
@@ -717,4608 +802,6738 @@ __attribute__((weak)) int MPI_Pcontrol(const int level, ...)
     return tern__pmpi_Pcontrol(level);
 }
 
+static __attribute__((noinline)) int trace_on_MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, const void *site_)
+{
+    trace_mpi_send_in(TRACE_FN_MPI_Send, comm, dest, tag, count, datatype, site_);
+    int rc_ = tern__pmpi_Send(buf, count, datatype, dest, tag, comm);
+    trace_leave_in(TRACE_FN_MPI_Send, (int)rc_);
+    return rc_;
+}
+
 __attribute__((weak)) int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Send(buf, count, datatype, dest, tag, comm);
-    trace_mpi_send_in(TRACE_FN_MPI_Send, comm, dest, tag, count, datatype, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Send(buf, count, datatype, dest, tag, comm);
-    trace_leave_in(TRACE_FN_MPI_Send, (int)rc_);
+    return trace_on_MPI_Send(buf, count, datatype, dest, tag, comm, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, const void *site_)
+{
+    trace_mpi_send_in(TRACE_FN_MPI_Ssend, comm, dest, tag, count, datatype, site_);
+    int rc_ = tern__pmpi_Ssend(buf, count, datatype, dest, tag, comm);
+    trace_leave_in(TRACE_FN_MPI_Ssend, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Ssend(buf, count, datatype, dest, tag, comm);
-    trace_mpi_send_in(TRACE_FN_MPI_Ssend, comm, dest, tag, count, datatype, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Ssend(buf, count, datatype, dest, tag, comm);
-    trace_leave_in(TRACE_FN_MPI_Ssend, (int)rc_);
+    return trace_on_MPI_Ssend(buf, count, datatype, dest, tag, comm, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, const void *site_)
+{
+    trace_mpi_send_in(TRACE_FN_MPI_Rsend, comm, dest, tag, count, datatype, site_);
+    int rc_ = tern__pmpi_Rsend(buf, count, datatype, dest, tag, comm);
+    trace_leave_in(TRACE_FN_MPI_Rsend, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Rsend(buf, count, datatype, dest, tag, comm);
-    trace_mpi_send_in(TRACE_FN_MPI_Rsend, comm, dest, tag, count, datatype, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Rsend(buf, count, datatype, dest, tag, comm);
-    trace_leave_in(TRACE_FN_MPI_Rsend, (int)rc_);
+    return trace_on_MPI_Rsend(buf, count, datatype, dest, tag, comm, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, const void *site_)
+{
+    trace_mpi_send_in(TRACE_FN_MPI_Bsend, comm, dest, tag, count, datatype, site_);
+    int rc_ = tern__pmpi_Bsend(buf, count, datatype, dest, tag, comm);
+    trace_leave_in(TRACE_FN_MPI_Bsend, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Bsend(buf, count, datatype, dest, tag, comm);
-    trace_mpi_send_in(TRACE_FN_MPI_Bsend, comm, dest, tag, count, datatype, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Bsend(buf, count, datatype, dest, tag, comm);
-    trace_leave_in(TRACE_FN_MPI_Bsend, (int)rc_);
+    return trace_on_MPI_Bsend(buf, count, datatype, dest, tag, comm, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Buffer_attach(void *buffer, int size, const void *site_)
+{
+    struct trace_args a_ = TRACE_ARGS_INIT;
+    trace_enter(TRACE_FN_MPI_Buffer_attach, &a_, site_);
+    int rc_ = tern__pmpi_Buffer_attach(buffer, size);
+    trace_leave(TRACE_FN_MPI_Buffer_attach, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Buffer_attach(void *buffer, int size)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Buffer_attach(buffer, size);
+    return trace_on_MPI_Buffer_attach(buffer, size, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Buffer_detach(void *buffer_addr, int *size, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Buffer_attach, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Buffer_attach(buffer, size);
-    trace_leave(TRACE_FN_MPI_Buffer_attach, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Buffer_detach, &a_, site_);
+    int rc_ = tern__pmpi_Buffer_detach(buffer_addr, size);
+    trace_leave(TRACE_FN_MPI_Buffer_detach, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Buffer_detach(void *buffer_addr, int *size)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Buffer_detach(buffer_addr, size);
-    struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Buffer_detach, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Buffer_detach(buffer_addr, size);
-    trace_leave(TRACE_FN_MPI_Buffer_detach, (int)rc_);
+    return trace_on_MPI_Buffer_detach(buffer_addr, size, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status, const void *site_)
+{
+    trace_mpi_p2p_in(TRACE_FN_MPI_Recv, comm, source, tag, count, datatype, site_);
+    int rc_ = tern__pmpi_Recv(buf, count, datatype, source, tag, comm, status);
+    trace_leave_in(TRACE_FN_MPI_Recv, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Recv(buf, count, datatype, source, tag, comm, status);
-    trace_mpi_p2p_in(TRACE_FN_MPI_Recv, comm, source, tag, count, datatype, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Recv(buf, count, datatype, source, tag, comm, status);
-    trace_leave_in(TRACE_FN_MPI_Recv, (int)rc_);
+    return trace_on_MPI_Recv(buf, count, datatype, source, tag, comm, status, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request, const void *site_)
+{
+    trace_mpi_send_in(TRACE_FN_MPI_Isend, comm, dest, tag, count, datatype, site_);
+    int rc_ = tern__pmpi_Isend(buf, count, datatype, dest, tag, comm, request);
+    trace_leave_in(TRACE_FN_MPI_Isend, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Isend(buf, count, datatype, dest, tag, comm, request);
-    trace_mpi_send_in(TRACE_FN_MPI_Isend, comm, dest, tag, count, datatype, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Isend(buf, count, datatype, dest, tag, comm, request);
-    trace_leave_in(TRACE_FN_MPI_Isend, (int)rc_);
+    return trace_on_MPI_Isend(buf, count, datatype, dest, tag, comm, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request, const void *site_)
+{
+    trace_mpi_send_in(TRACE_FN_MPI_Issend, comm, dest, tag, count, datatype, site_);
+    int rc_ = tern__pmpi_Issend(buf, count, datatype, dest, tag, comm, request);
+    trace_leave_in(TRACE_FN_MPI_Issend, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Issend(buf, count, datatype, dest, tag, comm, request);
-    trace_mpi_send_in(TRACE_FN_MPI_Issend, comm, dest, tag, count, datatype, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Issend(buf, count, datatype, dest, tag, comm, request);
-    trace_leave_in(TRACE_FN_MPI_Issend, (int)rc_);
+    return trace_on_MPI_Issend(buf, count, datatype, dest, tag, comm, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request, const void *site_)
+{
+    trace_mpi_send_in(TRACE_FN_MPI_Irsend, comm, dest, tag, count, datatype, site_);
+    int rc_ = tern__pmpi_Irsend(buf, count, datatype, dest, tag, comm, request);
+    trace_leave_in(TRACE_FN_MPI_Irsend, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Irsend(buf, count, datatype, dest, tag, comm, request);
-    trace_mpi_send_in(TRACE_FN_MPI_Irsend, comm, dest, tag, count, datatype, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Irsend(buf, count, datatype, dest, tag, comm, request);
-    trace_leave_in(TRACE_FN_MPI_Irsend, (int)rc_);
+    return trace_on_MPI_Irsend(buf, count, datatype, dest, tag, comm, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request, const void *site_)
+{
+    trace_mpi_send_in(TRACE_FN_MPI_Ibsend, comm, dest, tag, count, datatype, site_);
+    int rc_ = tern__pmpi_Ibsend(buf, count, datatype, dest, tag, comm, request);
+    trace_leave_in(TRACE_FN_MPI_Ibsend, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Ibsend(buf, count, datatype, dest, tag, comm, request);
-    trace_mpi_send_in(TRACE_FN_MPI_Ibsend, comm, dest, tag, count, datatype, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Ibsend(buf, count, datatype, dest, tag, comm, request);
-    trace_leave_in(TRACE_FN_MPI_Ibsend, (int)rc_);
+    return trace_on_MPI_Ibsend(buf, count, datatype, dest, tag, comm, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request, const void *site_)
+{
+    trace_mpi_p2p_in(TRACE_FN_MPI_Irecv, comm, source, tag, count, datatype, site_);
+    int rc_ = tern__pmpi_Irecv(buf, count, datatype, source, tag, comm, request);
+    trace_leave_in(TRACE_FN_MPI_Irecv, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Irecv(buf, count, datatype, source, tag, comm, request);
-    trace_mpi_p2p_in(TRACE_FN_MPI_Irecv, comm, source, tag, count, datatype, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Irecv(buf, count, datatype, source, tag, comm, request);
-    trace_leave_in(TRACE_FN_MPI_Irecv, (int)rc_);
+    return trace_on_MPI_Irecv(buf, count, datatype, source, tag, comm, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status, const void *site_)
+{
+    struct trace_args a_ = TRACE_ARGS_INIT;
+    trace_mpi_comm(&a_, comm);
+    a_.peer = trace_mpi_rank(comm, dest);
+    a_.tag = sendtag;
+    a_.bytes += trace_mpi_bytes(sendcount, sendtype);
+    a_.bytes += trace_mpi_bytes(recvcount, recvtype);
+    trace_enter(TRACE_FN_MPI_Sendrecv, &a_, site_);
+    int rc_ = tern__pmpi_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+    trace_leave(TRACE_FN_MPI_Sendrecv, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+    return trace_on_MPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
     a_.peer = trace_mpi_rank(comm, dest);
     a_.tag = sendtag;
-    a_.bytes += trace_mpi_bytes(sendcount, sendtype);
-    a_.bytes += trace_mpi_bytes(recvcount, recvtype);
-    trace_enter(TRACE_FN_MPI_Sendrecv, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
-    trace_leave(TRACE_FN_MPI_Sendrecv, (int)rc_);
+    a_.bytes += trace_mpi_bytes(count, datatype);
+    trace_enter(TRACE_FN_MPI_Sendrecv_replace, &a_, site_);
+    int rc_ = tern__pmpi_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
+    trace_leave(TRACE_FN_MPI_Sendrecv_replace, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
+    return trace_on_MPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    a_.peer = trace_mpi_rank(comm, dest);
-    a_.tag = sendtag;
-    a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_Sendrecv_replace, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
-    trace_leave(TRACE_FN_MPI_Sendrecv_replace, (int)rc_);
+    a_.peer = trace_mpi_rank(comm, source);
+    a_.tag = tag;
+    trace_enter(TRACE_FN_MPI_Probe, &a_, site_);
+    int rc_ = tern__pmpi_Probe(source, tag, comm, status);
+    trace_leave(TRACE_FN_MPI_Probe, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Probe(source, tag, comm, status);
+    return trace_on_MPI_Probe(source, tag, comm, status, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
     a_.peer = trace_mpi_rank(comm, source);
     a_.tag = tag;
-    trace_enter(TRACE_FN_MPI_Probe, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Probe(source, tag, comm, status);
-    trace_leave(TRACE_FN_MPI_Probe, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Iprobe, &a_, site_);
+    int rc_ = tern__pmpi_Iprobe(source, tag, comm, flag, status);
+    trace_leave(TRACE_FN_MPI_Iprobe, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Iprobe(source, tag, comm, flag, status);
+    return trace_on_MPI_Iprobe(source, tag, comm, flag, status, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_mpi_comm(&a_, comm);
-    a_.peer = trace_mpi_rank(comm, source);
-    a_.tag = tag;
-    trace_enter(TRACE_FN_MPI_Iprobe, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Iprobe(source, tag, comm, flag, status);
-    trace_leave(TRACE_FN_MPI_Iprobe, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Get_count, &a_, site_);
+    int rc_ = tern__pmpi_Get_count(status, datatype, count);
+    trace_leave(TRACE_FN_MPI_Get_count, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Get_count(status, datatype, count);
+    return trace_on_MPI_Get_count(status, datatype, count, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Get_count, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Get_count(status, datatype, count);
-    trace_leave(TRACE_FN_MPI_Get_count, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Get_elements, &a_, site_);
+    int rc_ = tern__pmpi_Get_elements(status, datatype, count);
+    trace_leave(TRACE_FN_MPI_Get_elements, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Get_elements(status, datatype, count);
+    return trace_on_MPI_Get_elements(status, datatype, count, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Wait(MPI_Request * request, MPI_Status *status, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Get_elements, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Get_elements(status, datatype, count);
-    trace_leave(TRACE_FN_MPI_Get_elements, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Wait, &a_, site_);
+    int rc_ = tern__pmpi_Wait(request, status);
+    trace_leave(TRACE_FN_MPI_Wait, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Wait(MPI_Request * request, MPI_Status *status)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Wait(request, status);
+    return trace_on_MPI_Wait(request, status, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Waitall(int count, MPI_Request requests[], MPI_Status *statuses, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Wait, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Wait(request, status);
-    trace_leave(TRACE_FN_MPI_Wait, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Waitall, &a_, site_);
+    int rc_ = tern__pmpi_Waitall(count, requests, statuses);
+    trace_leave(TRACE_FN_MPI_Waitall, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Waitall(int count, MPI_Request requests[], MPI_Status *statuses)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Waitall(count, requests, statuses);
+    return trace_on_MPI_Waitall(count, requests, statuses, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *status, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Waitall, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Waitall(count, requests, statuses);
-    trace_leave(TRACE_FN_MPI_Waitall, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Waitany, &a_, site_);
+    int rc_ = tern__pmpi_Waitany(count, requests, index, status);
+    trace_leave(TRACE_FN_MPI_Waitany, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *status)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Waitany(count, requests, index, status);
+    return trace_on_MPI_Waitany(count, requests, index, status, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices[], MPI_Status *statuses, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Waitany, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Waitany(count, requests, index, status);
-    trace_leave(TRACE_FN_MPI_Waitany, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Waitsome, &a_, site_);
+    int rc_ = tern__pmpi_Waitsome(incount, requests, outcount, indices, statuses);
+    trace_leave(TRACE_FN_MPI_Waitsome, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices[], MPI_Status *statuses)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Waitsome(incount, requests, outcount, indices, statuses);
+    return trace_on_MPI_Waitsome(incount, requests, outcount, indices, statuses, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Test(MPI_Request * request, int *flag, MPI_Status *status, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Waitsome, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Waitsome(incount, requests, outcount, indices, statuses);
-    trace_leave(TRACE_FN_MPI_Waitsome, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Test, &a_, site_);
+    int rc_ = tern__pmpi_Test(request, flag, status);
+    trace_leave(TRACE_FN_MPI_Test, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Test(MPI_Request * request, int *flag, MPI_Status *status)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Test(request, flag, status);
+    return trace_on_MPI_Test(request, flag, status, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status *statuses, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Test, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Test(request, flag, status);
-    trace_leave(TRACE_FN_MPI_Test, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Testall, &a_, site_);
+    int rc_ = tern__pmpi_Testall(count, requests, flag, statuses);
+    trace_leave(TRACE_FN_MPI_Testall, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status *statuses)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Testall(count, requests, flag, statuses);
+    return trace_on_MPI_Testall(count, requests, flag, statuses, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Testany(int count, MPI_Request requests[], int *index, int *flag, MPI_Status *status, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Testall, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Testall(count, requests, flag, statuses);
-    trace_leave(TRACE_FN_MPI_Testall, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Testany, &a_, site_);
+    int rc_ = tern__pmpi_Testany(count, requests, index, flag, status);
+    trace_leave(TRACE_FN_MPI_Testany, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Testany(int count, MPI_Request requests[], int *index, int *flag, MPI_Status *status)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Testany(count, requests, index, flag, status);
+    return trace_on_MPI_Testany(count, requests, index, flag, status, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Testsome(int incount, MPI_Request requests[], int *outcount, int indices[], MPI_Status *statuses, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Testany, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Testany(count, requests, index, flag, status);
-    trace_leave(TRACE_FN_MPI_Testany, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Testsome, &a_, site_);
+    int rc_ = tern__pmpi_Testsome(incount, requests, outcount, indices, statuses);
+    trace_leave(TRACE_FN_MPI_Testsome, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Testsome(int incount, MPI_Request requests[], int *outcount, int indices[], MPI_Status *statuses)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Testsome(incount, requests, outcount, indices, statuses);
+    return trace_on_MPI_Testsome(incount, requests, outcount, indices, statuses, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Request_free(MPI_Request * request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Testsome, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Testsome(incount, requests, outcount, indices, statuses);
-    trace_leave(TRACE_FN_MPI_Testsome, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Request_free, &a_, site_);
+    int rc_ = tern__pmpi_Request_free(request);
+    trace_leave(TRACE_FN_MPI_Request_free, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Request_free(MPI_Request * request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Request_free(request);
+    return trace_on_MPI_Request_free(request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Request_free, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Request_free(request);
-    trace_leave(TRACE_FN_MPI_Request_free, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Request_get_status, &a_, site_);
+    int rc_ = tern__pmpi_Request_get_status(request, flag, status);
+    trace_leave(TRACE_FN_MPI_Request_get_status, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Request_get_status(request, flag, status);
+    return trace_on_MPI_Request_get_status(request, flag, status, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Cancel(MPI_Request * request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Request_get_status, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Request_get_status(request, flag, status);
-    trace_leave(TRACE_FN_MPI_Request_get_status, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Cancel, &a_, site_);
+    int rc_ = tern__pmpi_Cancel(request);
+    trace_leave(TRACE_FN_MPI_Cancel, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Cancel(MPI_Request * request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Cancel(request);
+    return trace_on_MPI_Cancel(request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Test_cancelled(const MPI_Status *status, int *flag, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Cancel, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Cancel(request);
-    trace_leave(TRACE_FN_MPI_Cancel, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Test_cancelled, &a_, site_);
+    int rc_ = tern__pmpi_Test_cancelled(status, flag);
+    trace_leave(TRACE_FN_MPI_Test_cancelled, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Test_cancelled(const MPI_Status *status, int *flag)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Test_cancelled(status, flag);
-    struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Test_cancelled, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Test_cancelled(status, flag);
-    trace_leave(TRACE_FN_MPI_Test_cancelled, (int)rc_);
+    return trace_on_MPI_Test_cancelled(status, flag, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request, const void *site_)
+{
+    trace_mpi_send_in(TRACE_FN_MPI_Send_init, comm, dest, tag, count, datatype, site_);
+    int rc_ = tern__pmpi_Send_init(buf, count, datatype, dest, tag, comm, request);
+    trace_leave_in(TRACE_FN_MPI_Send_init, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Send_init(buf, count, datatype, dest, tag, comm, request);
-    trace_mpi_send_in(TRACE_FN_MPI_Send_init, comm, dest, tag, count, datatype, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Send_init(buf, count, datatype, dest, tag, comm, request);
-    trace_leave_in(TRACE_FN_MPI_Send_init, (int)rc_);
+    return trace_on_MPI_Send_init(buf, count, datatype, dest, tag, comm, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request, const void *site_)
+{
+    trace_mpi_send_in(TRACE_FN_MPI_Ssend_init, comm, dest, tag, count, datatype, site_);
+    int rc_ = tern__pmpi_Ssend_init(buf, count, datatype, dest, tag, comm, request);
+    trace_leave_in(TRACE_FN_MPI_Ssend_init, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Ssend_init(buf, count, datatype, dest, tag, comm, request);
-    trace_mpi_send_in(TRACE_FN_MPI_Ssend_init, comm, dest, tag, count, datatype, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Ssend_init(buf, count, datatype, dest, tag, comm, request);
-    trace_leave_in(TRACE_FN_MPI_Ssend_init, (int)rc_);
+    return trace_on_MPI_Ssend_init(buf, count, datatype, dest, tag, comm, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request, const void *site_)
+{
+    trace_mpi_send_in(TRACE_FN_MPI_Rsend_init, comm, dest, tag, count, datatype, site_);
+    int rc_ = tern__pmpi_Rsend_init(buf, count, datatype, dest, tag, comm, request);
+    trace_leave_in(TRACE_FN_MPI_Rsend_init, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Rsend_init(buf, count, datatype, dest, tag, comm, request);
-    trace_mpi_send_in(TRACE_FN_MPI_Rsend_init, comm, dest, tag, count, datatype, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Rsend_init(buf, count, datatype, dest, tag, comm, request);
-    trace_leave_in(TRACE_FN_MPI_Rsend_init, (int)rc_);
+    return trace_on_MPI_Rsend_init(buf, count, datatype, dest, tag, comm, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request, const void *site_)
+{
+    trace_mpi_send_in(TRACE_FN_MPI_Bsend_init, comm, dest, tag, count, datatype, site_);
+    int rc_ = tern__pmpi_Bsend_init(buf, count, datatype, dest, tag, comm, request);
+    trace_leave_in(TRACE_FN_MPI_Bsend_init, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Bsend_init(buf, count, datatype, dest, tag, comm, request);
-    trace_mpi_send_in(TRACE_FN_MPI_Bsend_init, comm, dest, tag, count, datatype, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Bsend_init(buf, count, datatype, dest, tag, comm, request);
-    trace_leave_in(TRACE_FN_MPI_Bsend_init, (int)rc_);
+    return trace_on_MPI_Bsend_init(buf, count, datatype, dest, tag, comm, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request, const void *site_)
+{
+    trace_mpi_p2p_in(TRACE_FN_MPI_Recv_init, comm, source, tag, count, datatype, site_);
+    int rc_ = tern__pmpi_Recv_init(buf, count, datatype, source, tag, comm, request);
+    trace_leave_in(TRACE_FN_MPI_Recv_init, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Recv_init(buf, count, datatype, source, tag, comm, request);
-    trace_mpi_p2p_in(TRACE_FN_MPI_Recv_init, comm, source, tag, count, datatype, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Recv_init(buf, count, datatype, source, tag, comm, request);
-    trace_leave_in(TRACE_FN_MPI_Recv_init, (int)rc_);
+    return trace_on_MPI_Recv_init(buf, count, datatype, source, tag, comm, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Start(MPI_Request * request, const void *site_)
+{
+    struct trace_args a_ = TRACE_ARGS_INIT;
+    trace_enter(TRACE_FN_MPI_Start, &a_, site_);
+    int rc_ = tern__pmpi_Start(request);
+    trace_leave(TRACE_FN_MPI_Start, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Start(MPI_Request * request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Start(request);
+    return trace_on_MPI_Start(request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Startall(int count, MPI_Request requests[], const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Start, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Start(request);
-    trace_leave(TRACE_FN_MPI_Start, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Startall, &a_, site_);
+    int rc_ = tern__pmpi_Startall(count, requests);
+    trace_leave(TRACE_FN_MPI_Startall, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Startall(int count, MPI_Request requests[])
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Startall(count, requests);
+    return trace_on_MPI_Startall(count, requests, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Startall, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Startall(count, requests);
-    trace_leave(TRACE_FN_MPI_Startall, (int)rc_);
+    trace_mpi_comm(&a_, comm);
+    a_.peer = trace_mpi_rank(comm, dest);
+    a_.tag = tag;
+    a_.bytes += trace_mpi_bytes(count, datatype);
+    trace_enter(TRACE_FN_MPI_Send_c, &a_, site_);
+    int rc_ = tern__pmpi_Send_c(buf, count, datatype, dest, tag, comm);
+    trace_leave(TRACE_FN_MPI_Send_c, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Send_c(buf, count, datatype, dest, tag, comm);
+    return trace_on_MPI_Send_c(buf, count, datatype, dest, tag, comm, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
     a_.peer = trace_mpi_rank(comm, dest);
     a_.tag = tag;
     a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_Send_c, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Send_c(buf, count, datatype, dest, tag, comm);
-    trace_leave(TRACE_FN_MPI_Send_c, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Ssend_c, &a_, site_);
+    int rc_ = tern__pmpi_Ssend_c(buf, count, datatype, dest, tag, comm);
+    trace_leave(TRACE_FN_MPI_Ssend_c, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Ssend_c(buf, count, datatype, dest, tag, comm);
+    return trace_on_MPI_Ssend_c(buf, count, datatype, dest, tag, comm, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
     a_.peer = trace_mpi_rank(comm, dest);
     a_.tag = tag;
     a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_Ssend_c, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Ssend_c(buf, count, datatype, dest, tag, comm);
-    trace_leave(TRACE_FN_MPI_Ssend_c, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Rsend_c, &a_, site_);
+    int rc_ = tern__pmpi_Rsend_c(buf, count, datatype, dest, tag, comm);
+    trace_leave(TRACE_FN_MPI_Rsend_c, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Rsend_c(buf, count, datatype, dest, tag, comm);
+    return trace_on_MPI_Rsend_c(buf, count, datatype, dest, tag, comm, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
     a_.peer = trace_mpi_rank(comm, dest);
     a_.tag = tag;
     a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_Rsend_c, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Rsend_c(buf, count, datatype, dest, tag, comm);
-    trace_leave(TRACE_FN_MPI_Rsend_c, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Bsend_c, &a_, site_);
+    int rc_ = tern__pmpi_Bsend_c(buf, count, datatype, dest, tag, comm);
+    trace_leave(TRACE_FN_MPI_Bsend_c, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Bsend_c(buf, count, datatype, dest, tag, comm);
+    return trace_on_MPI_Bsend_c(buf, count, datatype, dest, tag, comm, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    a_.peer = trace_mpi_rank(comm, dest);
+    a_.peer = trace_mpi_rank(comm, source);
     a_.tag = tag;
     a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_Bsend_c, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Bsend_c(buf, count, datatype, dest, tag, comm);
-    trace_leave(TRACE_FN_MPI_Bsend_c, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Recv_c, &a_, site_);
+    int rc_ = tern__pmpi_Recv_c(buf, count, datatype, source, tag, comm, status);
+    trace_leave(TRACE_FN_MPI_Recv_c, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Recv_c(buf, count, datatype, source, tag, comm, status);
+    return trace_on_MPI_Recv_c(buf, count, datatype, source, tag, comm, status, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    a_.peer = trace_mpi_rank(comm, source);
+    a_.peer = trace_mpi_rank(comm, dest);
     a_.tag = tag;
     a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_Recv_c, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Recv_c(buf, count, datatype, source, tag, comm, status);
-    trace_leave(TRACE_FN_MPI_Recv_c, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Isend_c, &a_, site_);
+    int rc_ = tern__pmpi_Isend_c(buf, count, datatype, dest, tag, comm, request);
+    trace_leave(TRACE_FN_MPI_Isend_c, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Isend_c(buf, count, datatype, dest, tag, comm, request);
+    return trace_on_MPI_Isend_c(buf, count, datatype, dest, tag, comm, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
     a_.peer = trace_mpi_rank(comm, dest);
     a_.tag = tag;
     a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_Isend_c, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Isend_c(buf, count, datatype, dest, tag, comm, request);
-    trace_leave(TRACE_FN_MPI_Isend_c, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Issend_c, &a_, site_);
+    int rc_ = tern__pmpi_Issend_c(buf, count, datatype, dest, tag, comm, request);
+    trace_leave(TRACE_FN_MPI_Issend_c, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Issend_c(buf, count, datatype, dest, tag, comm, request);
+    return trace_on_MPI_Issend_c(buf, count, datatype, dest, tag, comm, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
     a_.peer = trace_mpi_rank(comm, dest);
     a_.tag = tag;
     a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_Issend_c, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Issend_c(buf, count, datatype, dest, tag, comm, request);
-    trace_leave(TRACE_FN_MPI_Issend_c, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Irsend_c, &a_, site_);
+    int rc_ = tern__pmpi_Irsend_c(buf, count, datatype, dest, tag, comm, request);
+    trace_leave(TRACE_FN_MPI_Irsend_c, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Irsend_c(buf, count, datatype, dest, tag, comm, request);
+    return trace_on_MPI_Irsend_c(buf, count, datatype, dest, tag, comm, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
     a_.peer = trace_mpi_rank(comm, dest);
     a_.tag = tag;
     a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_Irsend_c, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Irsend_c(buf, count, datatype, dest, tag, comm, request);
-    trace_leave(TRACE_FN_MPI_Irsend_c, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Ibsend_c, &a_, site_);
+    int rc_ = tern__pmpi_Ibsend_c(buf, count, datatype, dest, tag, comm, request);
+    trace_leave(TRACE_FN_MPI_Ibsend_c, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Ibsend_c(buf, count, datatype, dest, tag, comm, request);
+    return trace_on_MPI_Ibsend_c(buf, count, datatype, dest, tag, comm, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    a_.peer = trace_mpi_rank(comm, dest);
+    a_.peer = trace_mpi_rank(comm, source);
     a_.tag = tag;
     a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_Ibsend_c, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Ibsend_c(buf, count, datatype, dest, tag, comm, request);
-    trace_leave(TRACE_FN_MPI_Ibsend_c, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Irecv_c, &a_, site_);
+    int rc_ = tern__pmpi_Irecv_c(buf, count, datatype, source, tag, comm, request);
+    trace_leave(TRACE_FN_MPI_Irecv_c, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Irecv_c(buf, count, datatype, source, tag, comm, request);
+    return trace_on_MPI_Irecv_c(buf, count, datatype, source, tag, comm, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    a_.peer = trace_mpi_rank(comm, source);
-    a_.tag = tag;
-    a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_Irecv_c, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Irecv_c(buf, count, datatype, source, tag, comm, request);
-    trace_leave(TRACE_FN_MPI_Irecv_c, (int)rc_);
+    a_.peer = trace_mpi_rank(comm, dest);
+    a_.tag = sendtag;
+    a_.bytes += trace_mpi_bytes(sendcount, sendtype);
+    a_.bytes += trace_mpi_bytes(recvcount, recvtype);
+    trace_enter(TRACE_FN_MPI_Sendrecv_c, &a_, site_);
+    int rc_ = tern__pmpi_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+    trace_leave(TRACE_FN_MPI_Sendrecv_c, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+    return trace_on_MPI_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
     a_.peer = trace_mpi_rank(comm, dest);
-    a_.tag = sendtag;
-    a_.bytes += trace_mpi_bytes(sendcount, sendtype);
-    a_.bytes += trace_mpi_bytes(recvcount, recvtype);
-    trace_enter(TRACE_FN_MPI_Sendrecv_c, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
-    trace_leave(TRACE_FN_MPI_Sendrecv_c, (int)rc_);
+    a_.tag = tag;
+    a_.bytes += trace_mpi_bytes(count, datatype);
+    trace_enter(TRACE_FN_MPI_Send_init_c, &a_, site_);
+    int rc_ = tern__pmpi_Send_init_c(buf, count, datatype, dest, tag, comm, request);
+    trace_leave(TRACE_FN_MPI_Send_init_c, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Send_init_c(buf, count, datatype, dest, tag, comm, request);
+    return trace_on_MPI_Send_init_c(buf, count, datatype, dest, tag, comm, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    a_.peer = trace_mpi_rank(comm, dest);
+    a_.peer = trace_mpi_rank(comm, source);
     a_.tag = tag;
     a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_Send_init_c, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Send_init_c(buf, count, datatype, dest, tag, comm, request);
-    trace_leave(TRACE_FN_MPI_Send_init_c, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Recv_init_c, &a_, site_);
+    int rc_ = tern__pmpi_Recv_init_c(buf, count, datatype, source, tag, comm, request);
+    trace_leave(TRACE_FN_MPI_Recv_init_c, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Recv_init_c(buf, count, datatype, source, tag, comm, request);
+    return trace_on_MPI_Recv_init_c(buf, count, datatype, source, tag, comm, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_mpi_comm(&a_, comm);
-    a_.peer = trace_mpi_rank(comm, source);
-    a_.tag = tag;
-    a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_Recv_init_c, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Recv_init_c(buf, count, datatype, source, tag, comm, request);
-    trace_leave(TRACE_FN_MPI_Recv_init_c, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Get_count_c, &a_, site_);
+    int rc_ = tern__pmpi_Get_count_c(status, datatype, count);
+    trace_leave(TRACE_FN_MPI_Get_count_c, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Get_count_c(status, datatype, count);
+    return trace_on_MPI_Get_count_c(status, datatype, count, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Comm_rank(MPI_Comm comm, int *rank, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Get_count_c, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Get_count_c(status, datatype, count);
-    trace_leave(TRACE_FN_MPI_Get_count_c, (int)rc_);
+    trace_mpi_comm(&a_, comm);
+    trace_enter(TRACE_FN_MPI_Comm_rank, &a_, site_);
+    int rc_ = tern__pmpi_Comm_rank(comm, rank);
+    trace_leave(TRACE_FN_MPI_Comm_rank, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Comm_rank(MPI_Comm comm, int *rank)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Comm_rank(comm, rank);
+    return trace_on_MPI_Comm_rank(comm, rank, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Comm_size(MPI_Comm comm, int *size, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    trace_enter(TRACE_FN_MPI_Comm_rank, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Comm_rank(comm, rank);
-    trace_leave(TRACE_FN_MPI_Comm_rank, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Comm_size, &a_, site_);
+    int rc_ = tern__pmpi_Comm_size(comm, size);
+    trace_leave(TRACE_FN_MPI_Comm_size, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Comm_size(MPI_Comm comm, int *size)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Comm_size(comm, size);
+    return trace_on_MPI_Comm_size(comm, size, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    trace_enter(TRACE_FN_MPI_Comm_size, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Comm_size(comm, size);
-    trace_leave(TRACE_FN_MPI_Comm_size, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Comm_dup, &a_, site_);
+    int rc_ = tern__pmpi_Comm_dup(comm, newcomm);
+    trace_leave(TRACE_FN_MPI_Comm_dup, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Comm_dup(comm, newcomm);
+    return trace_on_MPI_Comm_dup(comm, newcomm, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    trace_enter(TRACE_FN_MPI_Comm_dup, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Comm_dup(comm, newcomm);
-    trace_leave(TRACE_FN_MPI_Comm_dup, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Comm_split, &a_, site_);
+    int rc_ = tern__pmpi_Comm_split(comm, color, key, newcomm);
+    trace_leave(TRACE_FN_MPI_Comm_split, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Comm_split(comm, color, key, newcomm);
+    return trace_on_MPI_Comm_split(comm, color, key, newcomm, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    trace_enter(TRACE_FN_MPI_Comm_split, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Comm_split(comm, color, key, newcomm);
-    trace_leave(TRACE_FN_MPI_Comm_split, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Comm_split_type, &a_, site_);
+    int rc_ = tern__pmpi_Comm_split_type(comm, split_type, key, info, newcomm);
+    trace_leave(TRACE_FN_MPI_Comm_split_type, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Comm_split_type(comm, split_type, key, info, newcomm);
+    return trace_on_MPI_Comm_split_type(comm, split_type, key, info, newcomm, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Comm_free(MPI_Comm * comm, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_mpi_comm(&a_, comm);
-    trace_enter(TRACE_FN_MPI_Comm_split_type, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Comm_split_type(comm, split_type, key, info, newcomm);
-    trace_leave(TRACE_FN_MPI_Comm_split_type, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Comm_free, &a_, site_);
+    int rc_ = tern__pmpi_Comm_free(comm);
+    trace_leave(TRACE_FN_MPI_Comm_free, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Comm_free(MPI_Comm * comm)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Comm_free(comm);
+    return trace_on_MPI_Comm_free(comm, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Comm_free, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Comm_free(comm);
-    trace_leave(TRACE_FN_MPI_Comm_free, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Comm_compare, &a_, site_);
+    int rc_ = tern__pmpi_Comm_compare(comm1, comm2, result);
+    trace_leave(TRACE_FN_MPI_Comm_compare, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Comm_compare(comm1, comm2, result);
+    return trace_on_MPI_Comm_compare(comm1, comm2, result, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Comm_group(MPI_Comm comm, MPI_Group *group, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Comm_compare, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Comm_compare(comm1, comm2, result);
-    trace_leave(TRACE_FN_MPI_Comm_compare, (int)rc_);
+    trace_mpi_comm(&a_, comm);
+    trace_enter(TRACE_FN_MPI_Comm_group, &a_, site_);
+    int rc_ = tern__pmpi_Comm_group(comm, group);
+    trace_leave(TRACE_FN_MPI_Comm_group, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Comm_group(comm, group);
+    return trace_on_MPI_Comm_group(comm, group, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    trace_enter(TRACE_FN_MPI_Comm_group, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Comm_group(comm, group);
-    trace_leave(TRACE_FN_MPI_Comm_group, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Comm_create, &a_, site_);
+    int rc_ = tern__pmpi_Comm_create(comm, group, newcomm);
+    trace_leave(TRACE_FN_MPI_Comm_create, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Comm_create(comm, group, newcomm);
+    return trace_on_MPI_Comm_create(comm, group, newcomm, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    trace_enter(TRACE_FN_MPI_Comm_create, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Comm_create(comm, group, newcomm);
-    trace_leave(TRACE_FN_MPI_Comm_create, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Comm_get_name, &a_, site_);
+    int rc_ = tern__pmpi_Comm_get_name(comm, comm_name, resultlen);
+    trace_leave(TRACE_FN_MPI_Comm_get_name, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Comm_get_name(comm, comm_name, resultlen);
+    return trace_on_MPI_Comm_get_name(comm, comm_name, resultlen, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Comm_set_name(MPI_Comm comm, const char *comm_name, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    trace_enter(TRACE_FN_MPI_Comm_get_name, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Comm_get_name(comm, comm_name, resultlen);
-    trace_leave(TRACE_FN_MPI_Comm_get_name, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Comm_set_name, &a_, site_);
+    int rc_ = tern__pmpi_Comm_set_name(comm, comm_name);
+    trace_leave(TRACE_FN_MPI_Comm_set_name, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Comm_set_name(comm, comm_name);
+    return trace_on_MPI_Comm_set_name(comm, comm_name, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Comm_test_inter(MPI_Comm comm, int *flag, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    trace_enter(TRACE_FN_MPI_Comm_set_name, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Comm_set_name(comm, comm_name);
-    trace_leave(TRACE_FN_MPI_Comm_set_name, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Comm_test_inter, &a_, site_);
+    int rc_ = tern__pmpi_Comm_test_inter(comm, flag);
+    trace_leave(TRACE_FN_MPI_Comm_test_inter, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Comm_test_inter(MPI_Comm comm, int *flag)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Comm_test_inter(comm, flag);
+    return trace_on_MPI_Comm_test_inter(comm, flag, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Comm_get_parent(MPI_Comm * parent, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_mpi_comm(&a_, comm);
-    trace_enter(TRACE_FN_MPI_Comm_test_inter, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Comm_test_inter(comm, flag);
-    trace_leave(TRACE_FN_MPI_Comm_test_inter, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Comm_get_parent, &a_, site_);
+    int rc_ = tern__pmpi_Comm_get_parent(parent);
+    trace_leave(TRACE_FN_MPI_Comm_get_parent, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Comm_get_parent(MPI_Comm * parent)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Comm_get_parent(parent);
+    return trace_on_MPI_Comm_get_parent(parent, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Comm_get_parent, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Comm_get_parent(parent);
-    trace_leave(TRACE_FN_MPI_Comm_get_parent, (int)rc_);
+    trace_mpi_comm(&a_, comm);
+    trace_enter(TRACE_FN_MPI_Comm_get_attr, &a_, site_);
+    int rc_ = tern__pmpi_Comm_get_attr(comm, comm_keyval, attribute_val, flag);
+    trace_leave(TRACE_FN_MPI_Comm_get_attr, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Comm_get_attr(comm, comm_keyval, attribute_val, flag);
+    return trace_on_MPI_Comm_get_attr(comm, comm_keyval, attribute_val, flag, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    trace_enter(TRACE_FN_MPI_Comm_get_attr, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Comm_get_attr(comm, comm_keyval, attribute_val, flag);
-    trace_leave(TRACE_FN_MPI_Comm_get_attr, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Attr_get, &a_, site_);
+    int rc_ = tern__pmpi_Attr_get(comm, keyval, attribute_val, flag);
+    trace_leave(TRACE_FN_MPI_Attr_get, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Attr_get(comm, keyval, attribute_val, flag);
+    return trace_on_MPI_Attr_get(comm, keyval, attribute_val, flag, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Comm_create_keyval(MPI_Comm_copy_attr_function * copy_fn, MPI_Comm_delete_attr_function *delete_fn, int *keyval, void *extra_state, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_mpi_comm(&a_, comm);
-    trace_enter(TRACE_FN_MPI_Attr_get, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Attr_get(comm, keyval, attribute_val, flag);
-    trace_leave(TRACE_FN_MPI_Attr_get, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Comm_create_keyval, &a_, site_);
+    int rc_ = tern__pmpi_Comm_create_keyval(copy_fn, delete_fn, keyval, extra_state);
+    trace_leave(TRACE_FN_MPI_Comm_create_keyval, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function * copy_fn, MPI_Comm_delete_attr_function *delete_fn, int *keyval, void *extra_state)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Comm_create_keyval(copy_fn, delete_fn, keyval, extra_state);
+    return trace_on_MPI_Comm_create_keyval(copy_fn, delete_fn, keyval, extra_state, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Comm_free_keyval(int *keyval, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Comm_create_keyval, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Comm_create_keyval(copy_fn, delete_fn, keyval, extra_state);
-    trace_leave(TRACE_FN_MPI_Comm_create_keyval, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Comm_free_keyval, &a_, site_);
+    int rc_ = tern__pmpi_Comm_free_keyval(keyval);
+    trace_leave(TRACE_FN_MPI_Comm_free_keyval, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Comm_free_keyval(int *keyval)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Comm_free_keyval(keyval);
+    return trace_on_MPI_Comm_free_keyval(keyval, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Comm_set_attr(MPI_Comm comm, int keyval, void *attribute_val, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Comm_free_keyval, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Comm_free_keyval(keyval);
-    trace_leave(TRACE_FN_MPI_Comm_free_keyval, (int)rc_);
+    trace_mpi_comm(&a_, comm);
+    trace_enter(TRACE_FN_MPI_Comm_set_attr, &a_, site_);
+    int rc_ = tern__pmpi_Comm_set_attr(comm, keyval, attribute_val);
+    trace_leave(TRACE_FN_MPI_Comm_set_attr, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Comm_set_attr(MPI_Comm comm, int keyval, void *attribute_val)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Comm_set_attr(comm, keyval, attribute_val);
+    return trace_on_MPI_Comm_set_attr(comm, keyval, attribute_val, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Comm_delete_attr(MPI_Comm comm, int keyval, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    trace_enter(TRACE_FN_MPI_Comm_set_attr, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Comm_set_attr(comm, keyval, attribute_val);
-    trace_leave(TRACE_FN_MPI_Comm_set_attr, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Comm_delete_attr, &a_, site_);
+    int rc_ = tern__pmpi_Comm_delete_attr(comm, keyval);
+    trace_leave(TRACE_FN_MPI_Comm_delete_attr, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Comm_delete_attr(MPI_Comm comm, int keyval)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Comm_delete_attr(comm, keyval);
+    return trace_on_MPI_Comm_delete_attr(comm, keyval, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Group_size(MPI_Group group, int *size, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_mpi_comm(&a_, comm);
-    trace_enter(TRACE_FN_MPI_Comm_delete_attr, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Comm_delete_attr(comm, keyval);
-    trace_leave(TRACE_FN_MPI_Comm_delete_attr, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Group_size, &a_, site_);
+    int rc_ = tern__pmpi_Group_size(group, size);
+    trace_leave(TRACE_FN_MPI_Group_size, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Group_size(MPI_Group group, int *size)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Group_size(group, size);
+    return trace_on_MPI_Group_size(group, size, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Group_rank(MPI_Group group, int *rank, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Group_size, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Group_size(group, size);
-    trace_leave(TRACE_FN_MPI_Group_size, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Group_rank, &a_, site_);
+    int rc_ = tern__pmpi_Group_rank(group, rank);
+    trace_leave(TRACE_FN_MPI_Group_rank, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Group_rank(MPI_Group group, int *rank)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Group_rank(group, rank);
+    return trace_on_MPI_Group_rank(group, rank, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Group_rank, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Group_rank(group, rank);
-    trace_leave(TRACE_FN_MPI_Group_rank, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Group_incl, &a_, site_);
+    int rc_ = tern__pmpi_Group_incl(group, n, ranks, newgroup);
+    trace_leave(TRACE_FN_MPI_Group_incl, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Group_incl(group, n, ranks, newgroup);
+    return trace_on_MPI_Group_incl(group, n, ranks, newgroup, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Group_incl, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Group_incl(group, n, ranks, newgroup);
-    trace_leave(TRACE_FN_MPI_Group_incl, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Group_excl, &a_, site_);
+    int rc_ = tern__pmpi_Group_excl(group, n, ranks, newgroup);
+    trace_leave(TRACE_FN_MPI_Group_excl, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Group_excl(group, n, ranks, newgroup);
+    return trace_on_MPI_Group_excl(group, n, ranks, newgroup, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Group_excl, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Group_excl(group, n, ranks, newgroup);
-    trace_leave(TRACE_FN_MPI_Group_excl, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Group_range_incl, &a_, site_);
+    int rc_ = tern__pmpi_Group_range_incl(group, n, ranges, newgroup);
+    trace_leave(TRACE_FN_MPI_Group_range_incl, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Group_range_incl(group, n, ranges, newgroup);
+    return trace_on_MPI_Group_range_incl(group, n, ranges, newgroup, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[], const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Group_range_incl, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Group_range_incl(group, n, ranges, newgroup);
-    trace_leave(TRACE_FN_MPI_Group_range_incl, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Group_translate_ranks, &a_, site_);
+    int rc_ = tern__pmpi_Group_translate_ranks(group1, n, ranks1, group2, ranks2);
+    trace_leave(TRACE_FN_MPI_Group_translate_ranks, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[])
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Group_translate_ranks(group1, n, ranks1, group2, ranks2);
+    return trace_on_MPI_Group_translate_ranks(group1, n, ranks1, group2, ranks2, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Group_translate_ranks, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Group_translate_ranks(group1, n, ranks1, group2, ranks2);
-    trace_leave(TRACE_FN_MPI_Group_translate_ranks, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Group_compare, &a_, site_);
+    int rc_ = tern__pmpi_Group_compare(group1, group2, result);
+    trace_leave(TRACE_FN_MPI_Group_compare, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Group_compare(group1, group2, result);
+    return trace_on_MPI_Group_compare(group1, group2, result, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Group_free(MPI_Group * group, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Group_compare, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Group_compare(group1, group2, result);
-    trace_leave(TRACE_FN_MPI_Group_compare, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Group_free, &a_, site_);
+    int rc_ = tern__pmpi_Group_free(group);
+    trace_leave(TRACE_FN_MPI_Group_free, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Group_free(MPI_Group * group)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Group_free(group);
+    return trace_on_MPI_Group_free(group, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Comm_c2f(MPI_Comm comm, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Group_free, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Group_free(group);
-    trace_leave(TRACE_FN_MPI_Group_free, (int)rc_);
+    trace_mpi_comm(&a_, comm);
+    trace_enter(TRACE_FN_MPI_Comm_c2f, &a_, site_);
+    int rc_ = tern__pmpi_Comm_c2f(comm);
+    trace_leave(TRACE_FN_MPI_Comm_c2f, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Comm_c2f(MPI_Comm comm)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Comm_c2f(comm);
+    return trace_on_MPI_Comm_c2f(comm, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) MPI_Comm trace_on_MPI_Comm_f2c(MPI_Fint comm, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_mpi_comm(&a_, comm);
-    trace_enter(TRACE_FN_MPI_Comm_c2f, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Comm_c2f(comm);
-    trace_leave(TRACE_FN_MPI_Comm_c2f, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Comm_f2c, &a_, site_);
+    MPI_Comm rc_ = tern__pmpi_Comm_f2c(comm);
+    trace_leave(TRACE_FN_MPI_Comm_f2c, 0);
     return rc_;
 }
 
 __attribute__((weak)) MPI_Comm MPI_Comm_f2c(MPI_Fint comm)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Comm_f2c(comm);
+    return trace_on_MPI_Comm_f2c(comm, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Type_size(MPI_Datatype datatype, int *size, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Comm_f2c, &a_, __builtin_return_address(0));
-    MPI_Comm rc_ = tern__pmpi_Comm_f2c(comm);
-    trace_leave(TRACE_FN_MPI_Comm_f2c, 0);
+    trace_enter(TRACE_FN_MPI_Type_size, &a_, site_);
+    int rc_ = tern__pmpi_Type_size(datatype, size);
+    trace_leave(TRACE_FN_MPI_Type_size, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Type_size(MPI_Datatype datatype, int *size)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Type_size(datatype, size);
+    return trace_on_MPI_Type_size(datatype, size, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Type_size, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Type_size(datatype, size);
-    trace_leave(TRACE_FN_MPI_Type_size, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Type_size_c, &a_, site_);
+    int rc_ = tern__pmpi_Type_size_c(datatype, size);
+    trace_leave(TRACE_FN_MPI_Type_size_c, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Type_size_c(datatype, size);
+    return trace_on_MPI_Type_size_c(datatype, size, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Type_size_c, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Type_size_c(datatype, size);
-    trace_leave(TRACE_FN_MPI_Type_size_c, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Type_size_x, &a_, site_);
+    int rc_ = tern__pmpi_Type_size_x(datatype, size);
+    trace_leave(TRACE_FN_MPI_Type_size_x, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Type_size_x(datatype, size);
+    return trace_on_MPI_Type_size_x(datatype, size, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Type_size_x, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Type_size_x(datatype, size);
-    trace_leave(TRACE_FN_MPI_Type_size_x, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Type_get_extent, &a_, site_);
+    int rc_ = tern__pmpi_Type_get_extent(datatype, lb, extent);
+    trace_leave(TRACE_FN_MPI_Type_get_extent, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Type_get_extent(datatype, lb, extent);
+    return trace_on_MPI_Type_get_extent(datatype, lb, extent, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Type_get_extent, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Type_get_extent(datatype, lb, extent);
-    trace_leave(TRACE_FN_MPI_Type_get_extent, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Type_get_true_extent, &a_, site_);
+    int rc_ = tern__pmpi_Type_get_true_extent(datatype, true_lb, true_extent);
+    trace_leave(TRACE_FN_MPI_Type_get_true_extent, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Type_get_true_extent(datatype, true_lb, true_extent);
+    return trace_on_MPI_Type_get_true_extent(datatype, true_lb, true_extent, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Type_get_true_extent, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Type_get_true_extent(datatype, true_lb, true_extent);
-    trace_leave(TRACE_FN_MPI_Type_get_true_extent, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Type_get_name, &a_, site_);
+    int rc_ = tern__pmpi_Type_get_name(datatype, type_name, resultlen);
+    trace_leave(TRACE_FN_MPI_Type_get_name, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Type_get_name(datatype, type_name, resultlen);
+    return trace_on_MPI_Type_get_name(datatype, type_name, resultlen, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Type_set_name(MPI_Datatype datatype, const char *type_name, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Type_get_name, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Type_get_name(datatype, type_name, resultlen);
-    trace_leave(TRACE_FN_MPI_Type_get_name, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Type_set_name, &a_, site_);
+    int rc_ = tern__pmpi_Type_set_name(datatype, type_name);
+    trace_leave(TRACE_FN_MPI_Type_set_name, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Type_set_name(datatype, type_name);
+    return trace_on_MPI_Type_set_name(datatype, type_name, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Type_set_name, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Type_set_name(datatype, type_name);
-    trace_leave(TRACE_FN_MPI_Type_set_name, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Type_contiguous, &a_, site_);
+    int rc_ = tern__pmpi_Type_contiguous(count, oldtype, newtype);
+    trace_leave(TRACE_FN_MPI_Type_contiguous, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Type_contiguous(count, oldtype, newtype);
+    return trace_on_MPI_Type_contiguous(count, oldtype, newtype, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype *newtype, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Type_contiguous, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Type_contiguous(count, oldtype, newtype);
-    trace_leave(TRACE_FN_MPI_Type_contiguous, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Type_vector, &a_, site_);
+    int rc_ = tern__pmpi_Type_vector(count, blocklength, stride, oldtype, newtype);
+    trace_leave(TRACE_FN_MPI_Type_vector, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Type_vector(count, blocklength, stride, oldtype, newtype);
+    return trace_on_MPI_Type_vector(count, blocklength, stride, oldtype, newtype, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Type_vector, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Type_vector(count, blocklength, stride, oldtype, newtype);
-    trace_leave(TRACE_FN_MPI_Type_vector, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Type_create_hvector, &a_, site_);
+    int rc_ = tern__pmpi_Type_create_hvector(count, blocklength, stride, oldtype, newtype);
+    trace_leave(TRACE_FN_MPI_Type_create_hvector, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Type_create_hvector(count, blocklength, stride, oldtype, newtype);
+    return trace_on_MPI_Type_create_hvector(count, blocklength, stride, oldtype, newtype, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Type_indexed(int count, const int blocklengths[], const int displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Type_create_hvector, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Type_create_hvector(count, blocklength, stride, oldtype, newtype);
-    trace_leave(TRACE_FN_MPI_Type_create_hvector, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Type_indexed, &a_, site_);
+    int rc_ = tern__pmpi_Type_indexed(count, blocklengths, displacements, oldtype, newtype);
+    trace_leave(TRACE_FN_MPI_Type_indexed, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Type_indexed(int count, const int blocklengths[], const int displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Type_indexed(count, blocklengths, displacements, oldtype, newtype);
+    return trace_on_MPI_Type_indexed(count, blocklengths, displacements, oldtype, newtype, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Type_create_hindexed(int count, const int blocklengths[], const MPI_Aint displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Type_indexed, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Type_indexed(count, blocklengths, displacements, oldtype, newtype);
-    trace_leave(TRACE_FN_MPI_Type_indexed, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Type_create_hindexed, &a_, site_);
+    int rc_ = tern__pmpi_Type_create_hindexed(count, blocklengths, displacements, oldtype, newtype);
+    trace_leave(TRACE_FN_MPI_Type_create_hindexed, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Type_create_hindexed(int count, const int blocklengths[], const MPI_Aint displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Type_create_hindexed(count, blocklengths, displacements, oldtype, newtype);
+    return trace_on_MPI_Type_create_hindexed(count, blocklengths, displacements, oldtype, newtype, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Type_create_indexed_block(int count, int blocklength, const int displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Type_create_hindexed, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Type_create_hindexed(count, blocklengths, displacements, oldtype, newtype);
-    trace_leave(TRACE_FN_MPI_Type_create_hindexed, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Type_create_indexed_block, &a_, site_);
+    int rc_ = tern__pmpi_Type_create_indexed_block(count, blocklength, displacements, oldtype, newtype);
+    trace_leave(TRACE_FN_MPI_Type_create_indexed_block, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Type_create_indexed_block(int count, int blocklength, const int displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Type_create_indexed_block(count, blocklength, displacements, oldtype, newtype);
+    return trace_on_MPI_Type_create_indexed_block(count, blocklength, displacements, oldtype, newtype, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Type_create_indexed_block, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Type_create_indexed_block(count, blocklength, displacements, oldtype, newtype);
-    trace_leave(TRACE_FN_MPI_Type_create_indexed_block, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Type_create_hindexed_block, &a_, site_);
+    int rc_ = tern__pmpi_Type_create_hindexed_block(count, blocklength, displacements, oldtype, newtype);
+    trace_leave(TRACE_FN_MPI_Type_create_hindexed_block, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Type_create_hindexed_block(count, blocklength, displacements, oldtype, newtype);
+    return trace_on_MPI_Type_create_hindexed_block(count, blocklength, displacements, oldtype, newtype, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Type_create_struct(int count, const int blocklengths[], const MPI_Aint displacements[], const MPI_Datatype types[], MPI_Datatype *newtype, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Type_create_hindexed_block, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Type_create_hindexed_block(count, blocklength, displacements, oldtype, newtype);
-    trace_leave(TRACE_FN_MPI_Type_create_hindexed_block, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Type_create_struct, &a_, site_);
+    int rc_ = tern__pmpi_Type_create_struct(count, blocklengths, displacements, types, newtype);
+    trace_leave(TRACE_FN_MPI_Type_create_struct, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Type_create_struct(int count, const int blocklengths[], const MPI_Aint displacements[], const MPI_Datatype types[], MPI_Datatype *newtype)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Type_create_struct(count, blocklengths, displacements, types, newtype);
+    return trace_on_MPI_Type_create_struct(count, blocklengths, displacements, types, newtype, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Type_create_struct, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Type_create_struct(count, blocklengths, displacements, types, newtype);
-    trace_leave(TRACE_FN_MPI_Type_create_struct, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Type_create_resized, &a_, site_);
+    int rc_ = tern__pmpi_Type_create_resized(oldtype, lb, extent, newtype);
+    trace_leave(TRACE_FN_MPI_Type_create_resized, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Type_create_resized(oldtype, lb, extent, newtype);
+    return trace_on_MPI_Type_create_resized(oldtype, lb, extent, newtype, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[], const int starts[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Type_create_resized, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Type_create_resized(oldtype, lb, extent, newtype);
-    trace_leave(TRACE_FN_MPI_Type_create_resized, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Type_create_subarray, &a_, site_);
+    int rc_ = tern__pmpi_Type_create_subarray(ndims, sizes, subsizes, starts, order, oldtype, newtype);
+    trace_leave(TRACE_FN_MPI_Type_create_subarray, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[], const int starts[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Type_create_subarray(ndims, sizes, subsizes, starts, order, oldtype, newtype);
+    return trace_on_MPI_Type_create_subarray(ndims, sizes, subsizes, starts, order, oldtype, newtype, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Type_create_subarray, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Type_create_subarray(ndims, sizes, subsizes, starts, order, oldtype, newtype);
-    trace_leave(TRACE_FN_MPI_Type_create_subarray, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Type_dup, &a_, site_);
+    int rc_ = tern__pmpi_Type_dup(oldtype, newtype);
+    trace_leave(TRACE_FN_MPI_Type_dup, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Type_dup(oldtype, newtype);
+    return trace_on_MPI_Type_dup(oldtype, newtype, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Type_commit(MPI_Datatype * datatype, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Type_dup, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Type_dup(oldtype, newtype);
-    trace_leave(TRACE_FN_MPI_Type_dup, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Type_commit, &a_, site_);
+    int rc_ = tern__pmpi_Type_commit(datatype);
+    trace_leave(TRACE_FN_MPI_Type_commit, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Type_commit(MPI_Datatype * datatype)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Type_commit(datatype);
+    return trace_on_MPI_Type_commit(datatype, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Type_free(MPI_Datatype * datatype, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Type_commit, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Type_commit(datatype);
-    trace_leave(TRACE_FN_MPI_Type_commit, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Type_free, &a_, site_);
+    int rc_ = tern__pmpi_Type_free(datatype);
+    trace_leave(TRACE_FN_MPI_Type_free, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Type_free(MPI_Datatype * datatype)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Type_free(datatype);
+    return trace_on_MPI_Type_free(datatype, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Get_address(const void *location, MPI_Aint *address, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Type_free, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Type_free(datatype);
-    trace_leave(TRACE_FN_MPI_Type_free, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Get_address, &a_, site_);
+    int rc_ = tern__pmpi_Get_address(location, address);
+    trace_leave(TRACE_FN_MPI_Get_address, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Get_address(const void *location, MPI_Aint *address)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Get_address(location, address);
+    return trace_on_MPI_Get_address(location, address, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Address(void *location, MPI_Aint *address, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Get_address, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Get_address(location, address);
-    trace_leave(TRACE_FN_MPI_Get_address, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Address, &a_, site_);
+    int rc_ = tern__pmpi_Address(location, address);
+    trace_leave(TRACE_FN_MPI_Address, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Address(void *location, MPI_Aint *address)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Address(location, address);
+    return trace_on_MPI_Address(location, address, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) MPI_Aint trace_on_MPI_Aint_add(MPI_Aint base, MPI_Aint disp, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Address, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Address(location, address);
-    trace_leave(TRACE_FN_MPI_Address, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Aint_add, &a_, site_);
+    MPI_Aint rc_ = tern__pmpi_Aint_add(base, disp);
+    trace_leave(TRACE_FN_MPI_Aint_add, 0);
     return rc_;
 }
 
 __attribute__((weak)) MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Aint_add(base, disp);
+    return trace_on_MPI_Aint_add(base, disp, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) MPI_Aint trace_on_MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Aint_add, &a_, __builtin_return_address(0));
-    MPI_Aint rc_ = tern__pmpi_Aint_add(base, disp);
-    trace_leave(TRACE_FN_MPI_Aint_add, 0);
+    trace_enter(TRACE_FN_MPI_Aint_diff, &a_, site_);
+    MPI_Aint rc_ = tern__pmpi_Aint_diff(addr1, addr2);
+    trace_leave(TRACE_FN_MPI_Aint_diff, 0);
     return rc_;
 }
 
 __attribute__((weak)) MPI_Aint MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Aint_diff(addr1, addr2);
+    return trace_on_MPI_Aint_diff(addr1, addr2, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize, int *position, MPI_Comm comm, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Aint_diff, &a_, __builtin_return_address(0));
-    MPI_Aint rc_ = tern__pmpi_Aint_diff(addr1, addr2);
-    trace_leave(TRACE_FN_MPI_Aint_diff, 0);
+    trace_mpi_comm(&a_, comm);
+    a_.bytes += trace_mpi_bytes(incount, datatype);
+    trace_enter(TRACE_FN_MPI_Pack, &a_, site_);
+    int rc_ = tern__pmpi_Pack(inbuf, incount, datatype, outbuf, outsize, position, comm);
+    trace_leave(TRACE_FN_MPI_Pack, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize, int *position, MPI_Comm comm)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Pack(inbuf, incount, datatype, outbuf, outsize, position, comm);
+    return trace_on_MPI_Pack(inbuf, incount, datatype, outbuf, outsize, position, comm, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount, MPI_Datatype datatype, MPI_Comm comm, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    a_.bytes += trace_mpi_bytes(incount, datatype);
-    trace_enter(TRACE_FN_MPI_Pack, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Pack(inbuf, incount, datatype, outbuf, outsize, position, comm);
-    trace_leave(TRACE_FN_MPI_Pack, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Unpack, &a_, site_);
+    int rc_ = tern__pmpi_Unpack(inbuf, insize, position, outbuf, outcount, datatype, comm);
+    trace_leave(TRACE_FN_MPI_Unpack, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount, MPI_Datatype datatype, MPI_Comm comm)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Unpack(inbuf, insize, position, outbuf, outcount, datatype, comm);
+    return trace_on_MPI_Unpack(inbuf, insize, position, outbuf, outcount, datatype, comm, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    trace_enter(TRACE_FN_MPI_Unpack, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Unpack(inbuf, insize, position, outbuf, outcount, datatype, comm);
-    trace_leave(TRACE_FN_MPI_Unpack, (int)rc_);
+    a_.bytes += trace_mpi_bytes(incount, datatype);
+    trace_enter(TRACE_FN_MPI_Pack_size, &a_, site_);
+    int rc_ = tern__pmpi_Pack_size(incount, datatype, comm, size);
+    trace_leave(TRACE_FN_MPI_Pack_size, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Pack_size(incount, datatype, comm, size);
+    return trace_on_MPI_Pack_size(incount, datatype, comm, size, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Op_create(MPI_User_function * user_fn, int commute, MPI_Op *op, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_mpi_comm(&a_, comm);
-    a_.bytes += trace_mpi_bytes(incount, datatype);
-    trace_enter(TRACE_FN_MPI_Pack_size, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Pack_size(incount, datatype, comm, size);
-    trace_leave(TRACE_FN_MPI_Pack_size, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Op_create, &a_, site_);
+    int rc_ = tern__pmpi_Op_create(user_fn, commute, op);
+    trace_leave(TRACE_FN_MPI_Op_create, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Op_create(MPI_User_function * user_fn, int commute, MPI_Op *op)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Op_create(user_fn, commute, op);
+    return trace_on_MPI_Op_create(user_fn, commute, op, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Op_free(MPI_Op * op, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Op_create, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Op_create(user_fn, commute, op);
-    trace_leave(TRACE_FN_MPI_Op_create, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Op_free, &a_, site_);
+    int rc_ = tern__pmpi_Op_free(op);
+    trace_leave(TRACE_FN_MPI_Op_free, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Op_free(MPI_Op * op)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Op_free(op);
+    return trace_on_MPI_Op_free(op, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Op_commutative(MPI_Op op, int *commute, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Op_free, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Op_free(op);
-    trace_leave(TRACE_FN_MPI_Op_free, (int)rc_);
+    a_.op = trace_mpi_op(op);
+    trace_enter(TRACE_FN_MPI_Op_commutative, &a_, site_);
+    int rc_ = tern__pmpi_Op_commutative(op, commute);
+    trace_leave(TRACE_FN_MPI_Op_commutative, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Op_commutative(MPI_Op op, int *commute)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Op_commutative(op, commute);
+    return trace_on_MPI_Op_commutative(op, commute, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     a_.op = trace_mpi_op(op);
-    trace_enter(TRACE_FN_MPI_Op_commutative, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Op_commutative(op, commute);
-    trace_leave(TRACE_FN_MPI_Op_commutative, (int)rc_);
+    a_.bytes += trace_mpi_bytes(count, datatype);
+    trace_enter(TRACE_FN_MPI_Reduce_local, &a_, site_);
+    int rc_ = tern__pmpi_Reduce_local(inbuf, inoutbuf, count, datatype, op);
+    trace_leave(TRACE_FN_MPI_Reduce_local, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Reduce_local(inbuf, inoutbuf, count, datatype, op);
+    return trace_on_MPI_Reduce_local(inbuf, inoutbuf, count, datatype, op, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Barrier(MPI_Comm comm, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    a_.op = trace_mpi_op(op);
-    a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_Reduce_local, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Reduce_local(inbuf, inoutbuf, count, datatype, op);
-    trace_leave(TRACE_FN_MPI_Reduce_local, (int)rc_);
+    trace_mpi_comm(&a_, comm);
+    trace_enter(TRACE_FN_MPI_Barrier, &a_, site_);
+    int rc_ = tern__pmpi_Barrier(comm);
+    trace_leave(TRACE_FN_MPI_Barrier, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Barrier(MPI_Comm comm)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Barrier(comm);
+    return trace_on_MPI_Barrier(comm, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    trace_enter(TRACE_FN_MPI_Barrier, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Barrier(comm);
-    trace_leave(TRACE_FN_MPI_Barrier, (int)rc_);
+    a_.root = trace_mpi_rank(comm, root);
+    a_.bytes += trace_mpi_bytes(count, datatype);
+    trace_enter(TRACE_FN_MPI_Bcast, &a_, site_);
+    int rc_ = tern__pmpi_Bcast(buffer, count, datatype, root, comm);
+    trace_leave(TRACE_FN_MPI_Bcast, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Bcast(buffer, count, datatype, root, comm);
+    return trace_on_MPI_Bcast(buffer, count, datatype, root, comm, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
     a_.root = trace_mpi_rank(comm, root);
+    a_.op = trace_mpi_op(op);
     a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_Bcast, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Bcast(buffer, count, datatype, root, comm);
-    trace_leave(TRACE_FN_MPI_Bcast, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Reduce, &a_, site_);
+    int rc_ = tern__pmpi_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+    trace_leave(TRACE_FN_MPI_Reduce, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+    return trace_on_MPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    a_.root = trace_mpi_rank(comm, root);
     a_.op = trace_mpi_op(op);
     a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_Reduce, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
-    trace_leave(TRACE_FN_MPI_Reduce, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Allreduce, &a_, site_);
+    int rc_ = tern__pmpi_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+    trace_leave(TRACE_FN_MPI_Allreduce, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+    return trace_on_MPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    a_.op = trace_mpi_op(op);
-    a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_Allreduce, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
-    trace_leave(TRACE_FN_MPI_Allreduce, (int)rc_);
+    a_.root = trace_mpi_rank(comm, root);
+    a_.bytes += trace_mpi_bytes(sendcount, sendtype);
+    a_.bytes += trace_mpi_bytes(recvcount, recvtype);
+    trace_enter(TRACE_FN_MPI_Gather, &a_, site_);
+    int rc_ = tern__pmpi_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    trace_leave(TRACE_FN_MPI_Gather, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    return trace_on_MPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
     a_.root = trace_mpi_rank(comm, root);
     a_.bytes += trace_mpi_bytes(sendcount, sendtype);
-    a_.bytes += trace_mpi_bytes(recvcount, recvtype);
-    trace_enter(TRACE_FN_MPI_Gather, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    trace_leave(TRACE_FN_MPI_Gather, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Gatherv, &a_, site_);
+    int rc_ = tern__pmpi_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+    trace_leave(TRACE_FN_MPI_Gatherv, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+    return trace_on_MPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
     a_.root = trace_mpi_rank(comm, root);
     a_.bytes += trace_mpi_bytes(sendcount, sendtype);
-    trace_enter(TRACE_FN_MPI_Gatherv, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
-    trace_leave(TRACE_FN_MPI_Gatherv, (int)rc_);
+    a_.bytes += trace_mpi_bytes(recvcount, recvtype);
+    trace_enter(TRACE_FN_MPI_Scatter, &a_, site_);
+    int rc_ = tern__pmpi_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    trace_leave(TRACE_FN_MPI_Scatter, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    return trace_on_MPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
     a_.root = trace_mpi_rank(comm, root);
-    a_.bytes += trace_mpi_bytes(sendcount, sendtype);
     a_.bytes += trace_mpi_bytes(recvcount, recvtype);
-    trace_enter(TRACE_FN_MPI_Scatter, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    trace_leave(TRACE_FN_MPI_Scatter, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Scatterv, &a_, site_);
+    int rc_ = tern__pmpi_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    trace_leave(TRACE_FN_MPI_Scatterv, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    return trace_on_MPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    a_.root = trace_mpi_rank(comm, root);
+    a_.bytes += trace_mpi_bytes(sendcount, sendtype);
     a_.bytes += trace_mpi_bytes(recvcount, recvtype);
-    trace_enter(TRACE_FN_MPI_Scatterv, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    trace_leave(TRACE_FN_MPI_Scatterv, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Allgather, &a_, site_);
+    int rc_ = tern__pmpi_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    trace_leave(TRACE_FN_MPI_Allgather, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    return trace_on_MPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
     a_.bytes += trace_mpi_bytes(sendcount, sendtype);
-    a_.bytes += trace_mpi_bytes(recvcount, recvtype);
-    trace_enter(TRACE_FN_MPI_Allgather, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    trace_leave(TRACE_FN_MPI_Allgather, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Allgatherv, &a_, site_);
+    int rc_ = tern__pmpi_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+    trace_leave(TRACE_FN_MPI_Allgatherv, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+    return trace_on_MPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
     a_.bytes += trace_mpi_bytes(sendcount, sendtype);
-    trace_enter(TRACE_FN_MPI_Allgatherv, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
-    trace_leave(TRACE_FN_MPI_Allgatherv, (int)rc_);
+    a_.bytes += trace_mpi_bytes(recvcount, recvtype);
+    trace_enter(TRACE_FN_MPI_Alltoall, &a_, site_);
+    int rc_ = tern__pmpi_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    trace_leave(TRACE_FN_MPI_Alltoall, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    return trace_on_MPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    a_.bytes += trace_mpi_bytes(sendcount, sendtype);
-    a_.bytes += trace_mpi_bytes(recvcount, recvtype);
-    trace_enter(TRACE_FN_MPI_Alltoall, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    trace_leave(TRACE_FN_MPI_Alltoall, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Alltoallv, &a_, site_);
+    int rc_ = tern__pmpi_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+    trace_leave(TRACE_FN_MPI_Alltoallv, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+    return trace_on_MPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    trace_enter(TRACE_FN_MPI_Alltoallv, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
-    trace_leave(TRACE_FN_MPI_Alltoallv, (int)rc_);
+    a_.op = trace_mpi_op(op);
+    trace_enter(TRACE_FN_MPI_Reduce_scatter, &a_, site_);
+    int rc_ = tern__pmpi_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+    trace_leave(TRACE_FN_MPI_Reduce_scatter, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+    return trace_on_MPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
     a_.op = trace_mpi_op(op);
-    trace_enter(TRACE_FN_MPI_Reduce_scatter, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
-    trace_leave(TRACE_FN_MPI_Reduce_scatter, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Reduce_scatter_block, &a_, site_);
+    int rc_ = tern__pmpi_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
+    trace_leave(TRACE_FN_MPI_Reduce_scatter_block, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
+    return trace_on_MPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
     a_.op = trace_mpi_op(op);
-    trace_enter(TRACE_FN_MPI_Reduce_scatter_block, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
-    trace_leave(TRACE_FN_MPI_Reduce_scatter_block, (int)rc_);
+    a_.bytes += trace_mpi_bytes(count, datatype);
+    trace_enter(TRACE_FN_MPI_Scan, &a_, site_);
+    int rc_ = tern__pmpi_Scan(sendbuf, recvbuf, count, datatype, op, comm);
+    trace_leave(TRACE_FN_MPI_Scan, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Scan(sendbuf, recvbuf, count, datatype, op, comm);
+    return trace_on_MPI_Scan(sendbuf, recvbuf, count, datatype, op, comm, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
     a_.op = trace_mpi_op(op);
     a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_Scan, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Scan(sendbuf, recvbuf, count, datatype, op, comm);
-    trace_leave(TRACE_FN_MPI_Scan, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Exscan, &a_, site_);
+    int rc_ = tern__pmpi_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
+    trace_leave(TRACE_FN_MPI_Exscan, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
+    return trace_on_MPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Ibarrier(MPI_Comm comm, MPI_Request *request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    a_.op = trace_mpi_op(op);
-    a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_Exscan, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
-    trace_leave(TRACE_FN_MPI_Exscan, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Ibarrier, &a_, site_);
+    int rc_ = tern__pmpi_Ibarrier(comm, request);
+    trace_leave(TRACE_FN_MPI_Ibarrier, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Ibarrier(comm, request);
+    return trace_on_MPI_Ibarrier(comm, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    trace_enter(TRACE_FN_MPI_Ibarrier, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Ibarrier(comm, request);
-    trace_leave(TRACE_FN_MPI_Ibarrier, (int)rc_);
+    a_.root = trace_mpi_rank(comm, root);
+    a_.bytes += trace_mpi_bytes(count, datatype);
+    trace_enter(TRACE_FN_MPI_Ibcast, &a_, site_);
+    int rc_ = tern__pmpi_Ibcast(buffer, count, datatype, root, comm, request);
+    trace_leave(TRACE_FN_MPI_Ibcast, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Ibcast(buffer, count, datatype, root, comm, request);
+    return trace_on_MPI_Ibcast(buffer, count, datatype, root, comm, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
     a_.root = trace_mpi_rank(comm, root);
+    a_.op = trace_mpi_op(op);
     a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_Ibcast, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Ibcast(buffer, count, datatype, root, comm, request);
-    trace_leave(TRACE_FN_MPI_Ibcast, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Ireduce, &a_, site_);
+    int rc_ = tern__pmpi_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
+    trace_leave(TRACE_FN_MPI_Ireduce, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
+    return trace_on_MPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    a_.root = trace_mpi_rank(comm, root);
     a_.op = trace_mpi_op(op);
     a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_Ireduce, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
-    trace_leave(TRACE_FN_MPI_Ireduce, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Iallreduce, &a_, site_);
+    int rc_ = tern__pmpi_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
+    trace_leave(TRACE_FN_MPI_Iallreduce, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
+    return trace_on_MPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    a_.op = trace_mpi_op(op);
-    a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_Iallreduce, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
-    trace_leave(TRACE_FN_MPI_Iallreduce, (int)rc_);
+    a_.root = trace_mpi_rank(comm, root);
+    a_.bytes += trace_mpi_bytes(sendcount, sendtype);
+    a_.bytes += trace_mpi_bytes(recvcount, recvtype);
+    trace_enter(TRACE_FN_MPI_Igather, &a_, site_);
+    int rc_ = tern__pmpi_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+    trace_leave(TRACE_FN_MPI_Igather, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+    return trace_on_MPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
     a_.root = trace_mpi_rank(comm, root);
     a_.bytes += trace_mpi_bytes(sendcount, sendtype);
-    a_.bytes += trace_mpi_bytes(recvcount, recvtype);
-    trace_enter(TRACE_FN_MPI_Igather, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-    trace_leave(TRACE_FN_MPI_Igather, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Igatherv, &a_, site_);
+    int rc_ = tern__pmpi_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
+    trace_leave(TRACE_FN_MPI_Igatherv, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
+    return trace_on_MPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
     a_.root = trace_mpi_rank(comm, root);
     a_.bytes += trace_mpi_bytes(sendcount, sendtype);
-    trace_enter(TRACE_FN_MPI_Igatherv, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
-    trace_leave(TRACE_FN_MPI_Igatherv, (int)rc_);
+    a_.bytes += trace_mpi_bytes(recvcount, recvtype);
+    trace_enter(TRACE_FN_MPI_Iscatter, &a_, site_);
+    int rc_ = tern__pmpi_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+    trace_leave(TRACE_FN_MPI_Iscatter, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+    return trace_on_MPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
     a_.root = trace_mpi_rank(comm, root);
-    a_.bytes += trace_mpi_bytes(sendcount, sendtype);
     a_.bytes += trace_mpi_bytes(recvcount, recvtype);
-    trace_enter(TRACE_FN_MPI_Iscatter, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-    trace_leave(TRACE_FN_MPI_Iscatter, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Iscatterv, &a_, site_);
+    int rc_ = tern__pmpi_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+    trace_leave(TRACE_FN_MPI_Iscatterv, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+    return trace_on_MPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    a_.root = trace_mpi_rank(comm, root);
+    a_.bytes += trace_mpi_bytes(sendcount, sendtype);
     a_.bytes += trace_mpi_bytes(recvcount, recvtype);
-    trace_enter(TRACE_FN_MPI_Iscatterv, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-    trace_leave(TRACE_FN_MPI_Iscatterv, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Iallgather, &a_, site_);
+    int rc_ = tern__pmpi_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+    trace_leave(TRACE_FN_MPI_Iallgather, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+    return trace_on_MPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
     a_.bytes += trace_mpi_bytes(sendcount, sendtype);
-    a_.bytes += trace_mpi_bytes(recvcount, recvtype);
-    trace_enter(TRACE_FN_MPI_Iallgather, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-    trace_leave(TRACE_FN_MPI_Iallgather, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Iallgatherv, &a_, site_);
+    int rc_ = tern__pmpi_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+    trace_leave(TRACE_FN_MPI_Iallgatherv, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+    return trace_on_MPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
     a_.bytes += trace_mpi_bytes(sendcount, sendtype);
-    trace_enter(TRACE_FN_MPI_Iallgatherv, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
-    trace_leave(TRACE_FN_MPI_Iallgatherv, (int)rc_);
+    a_.bytes += trace_mpi_bytes(recvcount, recvtype);
+    trace_enter(TRACE_FN_MPI_Ialltoall, &a_, site_);
+    int rc_ = tern__pmpi_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+    trace_leave(TRACE_FN_MPI_Ialltoall, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+    return trace_on_MPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    a_.bytes += trace_mpi_bytes(sendcount, sendtype);
-    a_.bytes += trace_mpi_bytes(recvcount, recvtype);
-    trace_enter(TRACE_FN_MPI_Ialltoall, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-    trace_leave(TRACE_FN_MPI_Ialltoall, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Alltoallw, &a_, site_);
+    int rc_ = tern__pmpi_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+    trace_leave(TRACE_FN_MPI_Alltoallw, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+    return trace_on_MPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    trace_enter(TRACE_FN_MPI_Alltoallw, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
-    trace_leave(TRACE_FN_MPI_Alltoallw, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Ialltoallw, &a_, site_);
+    int rc_ = tern__pmpi_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
+    trace_leave(TRACE_FN_MPI_Ialltoallw, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
+    return trace_on_MPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    trace_enter(TRACE_FN_MPI_Ialltoallw, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
-    trace_leave(TRACE_FN_MPI_Ialltoallw, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Ialltoallv, &a_, site_);
+    int rc_ = tern__pmpi_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
+    trace_leave(TRACE_FN_MPI_Ialltoallv, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
+    return trace_on_MPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    trace_enter(TRACE_FN_MPI_Ialltoallv, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
-    trace_leave(TRACE_FN_MPI_Ialltoallv, (int)rc_);
+    a_.op = trace_mpi_op(op);
+    trace_enter(TRACE_FN_MPI_Ireduce_scatter, &a_, site_);
+    int rc_ = tern__pmpi_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
+    trace_leave(TRACE_FN_MPI_Ireduce_scatter, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
+    return trace_on_MPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
     a_.op = trace_mpi_op(op);
-    trace_enter(TRACE_FN_MPI_Ireduce_scatter, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
-    trace_leave(TRACE_FN_MPI_Ireduce_scatter, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Ireduce_scatter_block, &a_, site_);
+    int rc_ = tern__pmpi_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
+    trace_leave(TRACE_FN_MPI_Ireduce_scatter_block, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
+    return trace_on_MPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
     a_.op = trace_mpi_op(op);
-    trace_enter(TRACE_FN_MPI_Ireduce_scatter_block, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
-    trace_leave(TRACE_FN_MPI_Ireduce_scatter_block, (int)rc_);
+    a_.bytes += trace_mpi_bytes(count, datatype);
+    trace_enter(TRACE_FN_MPI_Iscan, &a_, site_);
+    int rc_ = tern__pmpi_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request);
+    trace_leave(TRACE_FN_MPI_Iscan, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request);
+    return trace_on_MPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
     a_.op = trace_mpi_op(op);
     a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_Iscan, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request);
-    trace_leave(TRACE_FN_MPI_Iscan, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Iexscan, &a_, site_);
+    int rc_ = tern__pmpi_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request);
+    trace_leave(TRACE_FN_MPI_Iexscan, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request);
+    return trace_on_MPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Dims_create(int nnodes, int ndims, int dims[], const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_mpi_comm(&a_, comm);
-    a_.op = trace_mpi_op(op);
-    a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_Iexscan, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request);
-    trace_leave(TRACE_FN_MPI_Iexscan, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Dims_create, &a_, site_);
+    int rc_ = tern__pmpi_Dims_create(nnodes, ndims, dims);
+    trace_leave(TRACE_FN_MPI_Dims_create, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Dims_create(int nnodes, int ndims, int dims[])
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Dims_create(nnodes, ndims, dims);
+    return trace_on_MPI_Dims_create(nnodes, ndims, dims, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm *comm_cart, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Dims_create, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Dims_create(nnodes, ndims, dims);
-    trace_leave(TRACE_FN_MPI_Dims_create, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Cart_create, &a_, site_);
+    int rc_ = tern__pmpi_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart);
+    trace_leave(TRACE_FN_MPI_Cart_create, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm *comm_cart)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart);
+    return trace_on_MPI_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[], const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Cart_create, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart);
-    trace_leave(TRACE_FN_MPI_Cart_create, (int)rc_);
+    trace_mpi_comm(&a_, comm);
+    trace_enter(TRACE_FN_MPI_Cart_coords, &a_, site_);
+    int rc_ = tern__pmpi_Cart_coords(comm, rank, maxdims, coords);
+    trace_leave(TRACE_FN_MPI_Cart_coords, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Cart_coords(comm, rank, maxdims, coords);
+    return trace_on_MPI_Cart_coords(comm, rank, maxdims, coords, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    trace_enter(TRACE_FN_MPI_Cart_coords, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Cart_coords(comm, rank, maxdims, coords);
-    trace_leave(TRACE_FN_MPI_Cart_coords, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Cart_rank, &a_, site_);
+    int rc_ = tern__pmpi_Cart_rank(comm, coords, rank);
+    trace_leave(TRACE_FN_MPI_Cart_rank, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Cart_rank(comm, coords, rank);
+    return trace_on_MPI_Cart_rank(comm, coords, rank, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    trace_enter(TRACE_FN_MPI_Cart_rank, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Cart_rank(comm, coords, rank);
-    trace_leave(TRACE_FN_MPI_Cart_rank, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Cart_shift, &a_, site_);
+    int rc_ = tern__pmpi_Cart_shift(comm, direction, disp, rank_source, rank_dest);
+    trace_leave(TRACE_FN_MPI_Cart_shift, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Cart_shift(comm, direction, disp, rank_source, rank_dest);
+    return trace_on_MPI_Cart_shift(comm, direction, disp, rank_source, rank_dest, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[], const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    trace_enter(TRACE_FN_MPI_Cart_shift, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Cart_shift(comm, direction, disp, rank_source, rank_dest);
-    trace_leave(TRACE_FN_MPI_Cart_shift, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Cart_get, &a_, site_);
+    int rc_ = tern__pmpi_Cart_get(comm, maxdims, dims, periods, coords);
+    trace_leave(TRACE_FN_MPI_Cart_get, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[])
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Cart_get(comm, maxdims, dims, periods, coords);
+    return trace_on_MPI_Cart_get(comm, maxdims, dims, periods, coords, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Cartdim_get(MPI_Comm comm, int *ndims, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    trace_enter(TRACE_FN_MPI_Cart_get, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Cart_get(comm, maxdims, dims, periods, coords);
-    trace_leave(TRACE_FN_MPI_Cart_get, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Cartdim_get, &a_, site_);
+    int rc_ = tern__pmpi_Cartdim_get(comm, ndims);
+    trace_leave(TRACE_FN_MPI_Cartdim_get, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Cartdim_get(MPI_Comm comm, int *ndims)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Cartdim_get(comm, ndims);
+    return trace_on_MPI_Cartdim_get(comm, ndims, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    trace_enter(TRACE_FN_MPI_Cartdim_get, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Cartdim_get(comm, ndims);
-    trace_leave(TRACE_FN_MPI_Cartdim_get, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Cart_sub, &a_, site_);
+    int rc_ = tern__pmpi_Cart_sub(comm, remain_dims, newcomm);
+    trace_leave(TRACE_FN_MPI_Cart_sub, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Cart_sub(comm, remain_dims, newcomm);
+    return trace_on_MPI_Cart_sub(comm, remain_dims, newcomm, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Topo_test(MPI_Comm comm, int *status, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    trace_enter(TRACE_FN_MPI_Cart_sub, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Cart_sub(comm, remain_dims, newcomm);
-    trace_leave(TRACE_FN_MPI_Cart_sub, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Topo_test, &a_, site_);
+    int rc_ = tern__pmpi_Topo_test(comm, status);
+    trace_leave(TRACE_FN_MPI_Topo_test, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Topo_test(MPI_Comm comm, int *status)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Topo_test(comm, status);
+    return trace_on_MPI_Topo_test(comm, status, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    trace_enter(TRACE_FN_MPI_Topo_test, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Topo_test(comm, status);
-    trace_leave(TRACE_FN_MPI_Topo_test, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Win_create, &a_, site_);
+    int rc_ = tern__pmpi_Win_create(base, size, disp_unit, info, comm, win);
+    trace_leave(TRACE_FN_MPI_Win_create, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Win_create(base, size, disp_unit, info, comm, win);
+    return trace_on_MPI_Win_create(base, size, disp_unit, info, comm, win, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    trace_enter(TRACE_FN_MPI_Win_create, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Win_create(base, size, disp_unit, info, comm, win);
-    trace_leave(TRACE_FN_MPI_Win_create, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Win_allocate, &a_, site_);
+    int rc_ = tern__pmpi_Win_allocate(size, disp_unit, info, comm, baseptr, win);
+    trace_leave(TRACE_FN_MPI_Win_allocate, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Win_allocate(size, disp_unit, info, comm, baseptr, win);
+    return trace_on_MPI_Win_allocate(size, disp_unit, info, comm, baseptr, win, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    trace_enter(TRACE_FN_MPI_Win_allocate, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Win_allocate(size, disp_unit, info, comm, baseptr, win);
-    trace_leave(TRACE_FN_MPI_Win_allocate, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Win_allocate_shared, &a_, site_);
+    int rc_ = tern__pmpi_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
+    trace_leave(TRACE_FN_MPI_Win_allocate_shared, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
+    return trace_on_MPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    trace_enter(TRACE_FN_MPI_Win_allocate_shared, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
-    trace_leave(TRACE_FN_MPI_Win_allocate_shared, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Win_create_dynamic, &a_, site_);
+    int rc_ = tern__pmpi_Win_create_dynamic(info, comm, win);
+    trace_leave(TRACE_FN_MPI_Win_create_dynamic, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Win_create_dynamic(info, comm, win);
+    return trace_on_MPI_Win_create_dynamic(info, comm, win, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Win_free(MPI_Win * win, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_mpi_comm(&a_, comm);
-    trace_enter(TRACE_FN_MPI_Win_create_dynamic, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Win_create_dynamic(info, comm, win);
-    trace_leave(TRACE_FN_MPI_Win_create_dynamic, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Win_free, &a_, site_);
+    int rc_ = tern__pmpi_Win_free(win);
+    trace_leave(TRACE_FN_MPI_Win_free, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Win_free(MPI_Win * win)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Win_free(win);
+    return trace_on_MPI_Win_free(win, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Win_fence(int assert, MPI_Win win, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Win_free, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Win_free(win);
-    trace_leave(TRACE_FN_MPI_Win_free, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Win_fence, &a_, site_);
+    int rc_ = tern__pmpi_Win_fence(assert, win);
+    trace_leave(TRACE_FN_MPI_Win_fence, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Win_fence(int assert, MPI_Win win)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Win_fence(assert, win);
+    return trace_on_MPI_Win_fence(assert, win, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Win_fence, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Win_fence(assert, win);
-    trace_leave(TRACE_FN_MPI_Win_fence, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Win_lock, &a_, site_);
+    int rc_ = tern__pmpi_Win_lock(lock_type, rank, assert, win);
+    trace_leave(TRACE_FN_MPI_Win_lock, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Win_lock(lock_type, rank, assert, win);
+    return trace_on_MPI_Win_lock(lock_type, rank, assert, win, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Win_unlock(int rank, MPI_Win win, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Win_lock, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Win_lock(lock_type, rank, assert, win);
-    trace_leave(TRACE_FN_MPI_Win_lock, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Win_unlock, &a_, site_);
+    int rc_ = tern__pmpi_Win_unlock(rank, win);
+    trace_leave(TRACE_FN_MPI_Win_unlock, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Win_unlock(int rank, MPI_Win win)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Win_unlock(rank, win);
+    return trace_on_MPI_Win_unlock(rank, win, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Win_lock_all(int assert, MPI_Win win, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Win_unlock, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Win_unlock(rank, win);
-    trace_leave(TRACE_FN_MPI_Win_unlock, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Win_lock_all, &a_, site_);
+    int rc_ = tern__pmpi_Win_lock_all(assert, win);
+    trace_leave(TRACE_FN_MPI_Win_lock_all, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Win_lock_all(int assert, MPI_Win win)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Win_lock_all(assert, win);
+    return trace_on_MPI_Win_lock_all(assert, win, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Win_unlock_all(MPI_Win win, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Win_lock_all, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Win_lock_all(assert, win);
-    trace_leave(TRACE_FN_MPI_Win_lock_all, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Win_unlock_all, &a_, site_);
+    int rc_ = tern__pmpi_Win_unlock_all(win);
+    trace_leave(TRACE_FN_MPI_Win_unlock_all, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Win_unlock_all(MPI_Win win)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Win_unlock_all(win);
+    return trace_on_MPI_Win_unlock_all(win, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Win_flush(int rank, MPI_Win win, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Win_unlock_all, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Win_unlock_all(win);
-    trace_leave(TRACE_FN_MPI_Win_unlock_all, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Win_flush, &a_, site_);
+    int rc_ = tern__pmpi_Win_flush(rank, win);
+    trace_leave(TRACE_FN_MPI_Win_flush, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Win_flush(int rank, MPI_Win win)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Win_flush(rank, win);
+    return trace_on_MPI_Win_flush(rank, win, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Win_flush_all(MPI_Win win, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Win_flush, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Win_flush(rank, win);
-    trace_leave(TRACE_FN_MPI_Win_flush, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Win_flush_all, &a_, site_);
+    int rc_ = tern__pmpi_Win_flush_all(win);
+    trace_leave(TRACE_FN_MPI_Win_flush_all, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Win_flush_all(MPI_Win win)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Win_flush_all(win);
+    return trace_on_MPI_Win_flush_all(win, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Win_sync(MPI_Win win, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Win_flush_all, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Win_flush_all(win);
-    trace_leave(TRACE_FN_MPI_Win_flush_all, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Win_sync, &a_, site_);
+    int rc_ = tern__pmpi_Win_sync(win);
+    trace_leave(TRACE_FN_MPI_Win_sync, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Win_sync(MPI_Win win)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Win_sync(win);
+    return trace_on_MPI_Win_sync(win, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Win_sync, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Win_sync(win);
-    trace_leave(TRACE_FN_MPI_Win_sync, (int)rc_);
+    a_.bytes += trace_mpi_bytes(origin_count, origin_datatype);
+    trace_enter(TRACE_FN_MPI_Put, &a_, site_);
+    int rc_ = tern__pmpi_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+    trace_leave(TRACE_FN_MPI_Put, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+    return trace_on_MPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     a_.bytes += trace_mpi_bytes(origin_count, origin_datatype);
-    trace_enter(TRACE_FN_MPI_Put, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
-    trace_leave(TRACE_FN_MPI_Put, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Get, &a_, site_);
+    int rc_ = tern__pmpi_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+    trace_leave(TRACE_FN_MPI_Get, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+    return trace_on_MPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
+    a_.op = trace_mpi_op(op);
     a_.bytes += trace_mpi_bytes(origin_count, origin_datatype);
-    trace_enter(TRACE_FN_MPI_Get, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
-    trace_leave(TRACE_FN_MPI_Get, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Accumulate, &a_, site_);
+    int rc_ = tern__pmpi_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+    trace_leave(TRACE_FN_MPI_Accumulate, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+    return trace_on_MPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     a_.op = trace_mpi_op(op);
-    a_.bytes += trace_mpi_bytes(origin_count, origin_datatype);
-    trace_enter(TRACE_FN_MPI_Accumulate, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
-    trace_leave(TRACE_FN_MPI_Accumulate, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Fetch_and_op, &a_, site_);
+    int rc_ = tern__pmpi_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
+    trace_leave(TRACE_FN_MPI_Fetch_and_op, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
+    return trace_on_MPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    a_.op = trace_mpi_op(op);
-    trace_enter(TRACE_FN_MPI_Fetch_and_op, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
-    trace_leave(TRACE_FN_MPI_Fetch_and_op, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Compare_and_swap, &a_, site_);
+    int rc_ = tern__pmpi_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
+    trace_leave(TRACE_FN_MPI_Compare_and_swap, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
+    return trace_on_MPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Compare_and_swap, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
-    trace_leave(TRACE_FN_MPI_Compare_and_swap, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Win_attach, &a_, site_);
+    int rc_ = tern__pmpi_Win_attach(win, base, size);
+    trace_leave(TRACE_FN_MPI_Win_attach, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Win_attach(win, base, size);
+    return trace_on_MPI_Win_attach(win, base, size, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Win_detach(MPI_Win win, const void *base, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Win_attach, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Win_attach(win, base, size);
-    trace_leave(TRACE_FN_MPI_Win_attach, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Win_detach, &a_, site_);
+    int rc_ = tern__pmpi_Win_detach(win, base);
+    trace_leave(TRACE_FN_MPI_Win_detach, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Win_detach(MPI_Win win, const void *base)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Win_detach(win, base);
+    return trace_on_MPI_Win_detach(win, base, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Win_detach, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Win_detach(win, base);
-    trace_leave(TRACE_FN_MPI_Win_detach, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Win_shared_query, &a_, site_);
+    int rc_ = tern__pmpi_Win_shared_query(win, rank, size, disp_unit, baseptr);
+    trace_leave(TRACE_FN_MPI_Win_shared_query, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Win_shared_query(win, rank, size, disp_unit, baseptr);
+    return trace_on_MPI_Win_shared_query(win, rank, size, disp_unit, baseptr, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Win_get_group(MPI_Win win, MPI_Group *group, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Win_shared_query, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Win_shared_query(win, rank, size, disp_unit, baseptr);
-    trace_leave(TRACE_FN_MPI_Win_shared_query, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Win_get_group, &a_, site_);
+    int rc_ = tern__pmpi_Win_get_group(win, group);
+    trace_leave(TRACE_FN_MPI_Win_get_group, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Win_get_group(MPI_Win win, MPI_Group *group)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Win_get_group(win, group);
+    return trace_on_MPI_Win_get_group(win, group, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Win_get_group, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Win_get_group(win, group);
-    trace_leave(TRACE_FN_MPI_Win_get_group, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Win_get_attr, &a_, site_);
+    int rc_ = tern__pmpi_Win_get_attr(win, win_keyval, attribute_val, flag);
+    trace_leave(TRACE_FN_MPI_Win_get_attr, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Win_get_attr(win, win_keyval, attribute_val, flag);
+    return trace_on_MPI_Win_get_attr(win, win_keyval, attribute_val, flag, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Win_get_attr, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Win_get_attr(win, win_keyval, attribute_val, flag);
-    trace_leave(TRACE_FN_MPI_Win_get_attr, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Win_set_errhandler, &a_, site_);
+    int rc_ = tern__pmpi_Win_set_errhandler(win, errhandler);
+    trace_leave(TRACE_FN_MPI_Win_set_errhandler, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Win_set_errhandler(win, errhandler);
+    return trace_on_MPI_Win_set_errhandler(win, errhandler, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Win_set_errhandler, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Win_set_errhandler(win, errhandler);
-    trace_leave(TRACE_FN_MPI_Win_set_errhandler, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Win_get_errhandler, &a_, site_);
+    int rc_ = tern__pmpi_Win_get_errhandler(win, errhandler);
+    trace_leave(TRACE_FN_MPI_Win_get_errhandler, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Win_get_errhandler(win, errhandler);
+    return trace_on_MPI_Win_get_errhandler(win, errhandler, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Win_set_name(MPI_Win win, const char *win_name, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Win_get_errhandler, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Win_get_errhandler(win, errhandler);
-    trace_leave(TRACE_FN_MPI_Win_get_errhandler, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Win_set_name, &a_, site_);
+    int rc_ = tern__pmpi_Win_set_name(win, win_name);
+    trace_leave(TRACE_FN_MPI_Win_set_name, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Win_set_name(MPI_Win win, const char *win_name)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Win_set_name(win, win_name);
+    return trace_on_MPI_Win_set_name(win, win_name, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Win_set_name, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Win_set_name(win, win_name);
-    trace_leave(TRACE_FN_MPI_Win_set_name, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Win_get_name, &a_, site_);
+    int rc_ = tern__pmpi_Win_get_name(win, win_name, resultlen);
+    trace_leave(TRACE_FN_MPI_Win_get_name, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Win_get_name(win, win_name, resultlen);
+    return trace_on_MPI_Win_get_name(win, win_name, resultlen, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Win_post(MPI_Group group, int assert, MPI_Win win, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Win_get_name, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Win_get_name(win, win_name, resultlen);
-    trace_leave(TRACE_FN_MPI_Win_get_name, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Win_post, &a_, site_);
+    int rc_ = tern__pmpi_Win_post(group, assert, win);
+    trace_leave(TRACE_FN_MPI_Win_post, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Win_post(MPI_Group group, int assert, MPI_Win win)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Win_post(group, assert, win);
+    return trace_on_MPI_Win_post(group, assert, win, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Win_start(MPI_Group group, int assert, MPI_Win win, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Win_post, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Win_post(group, assert, win);
-    trace_leave(TRACE_FN_MPI_Win_post, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Win_start, &a_, site_);
+    int rc_ = tern__pmpi_Win_start(group, assert, win);
+    trace_leave(TRACE_FN_MPI_Win_start, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Win_start(MPI_Group group, int assert, MPI_Win win)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Win_start(group, assert, win);
+    return trace_on_MPI_Win_start(group, assert, win, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Win_complete(MPI_Win win, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Win_start, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Win_start(group, assert, win);
-    trace_leave(TRACE_FN_MPI_Win_start, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Win_complete, &a_, site_);
+    int rc_ = tern__pmpi_Win_complete(win);
+    trace_leave(TRACE_FN_MPI_Win_complete, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Win_complete(MPI_Win win)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Win_complete(win);
+    return trace_on_MPI_Win_complete(win, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Win_wait(MPI_Win win, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Win_complete, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Win_complete(win);
-    trace_leave(TRACE_FN_MPI_Win_complete, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Win_wait, &a_, site_);
+    int rc_ = tern__pmpi_Win_wait(win);
+    trace_leave(TRACE_FN_MPI_Win_wait, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Win_wait(MPI_Win win)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Win_wait(win);
+    return trace_on_MPI_Win_wait(win, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Win_test(MPI_Win win, int *flag, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Win_wait, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Win_wait(win);
-    trace_leave(TRACE_FN_MPI_Win_wait, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Win_test, &a_, site_);
+    int rc_ = tern__pmpi_Win_test(win, flag);
+    trace_leave(TRACE_FN_MPI_Win_test, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Win_test(MPI_Win win, int *flag)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Win_test(win, flag);
+    return trace_on_MPI_Win_test(win, flag, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Win_flush_local(int rank, MPI_Win win, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Win_test, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Win_test(win, flag);
-    trace_leave(TRACE_FN_MPI_Win_test, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Win_flush_local, &a_, site_);
+    int rc_ = tern__pmpi_Win_flush_local(rank, win);
+    trace_leave(TRACE_FN_MPI_Win_flush_local, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Win_flush_local(int rank, MPI_Win win)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Win_flush_local(rank, win);
+    return trace_on_MPI_Win_flush_local(rank, win, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Win_flush_local_all(MPI_Win win, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Win_flush_local, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Win_flush_local(rank, win);
-    trace_leave(TRACE_FN_MPI_Win_flush_local, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Win_flush_local_all, &a_, site_);
+    int rc_ = tern__pmpi_Win_flush_local_all(win);
+    trace_leave(TRACE_FN_MPI_Win_flush_local_all, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Win_flush_local_all(MPI_Win win)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Win_flush_local_all(win);
+    return trace_on_MPI_Win_flush_local_all(win, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Win_flush_local_all, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Win_flush_local_all(win);
-    trace_leave(TRACE_FN_MPI_Win_flush_local_all, (int)rc_);
+    a_.op = trace_mpi_op(op);
+    a_.bytes += trace_mpi_bytes(origin_count, origin_datatype);
+    a_.bytes += trace_mpi_bytes(result_count, result_datatype);
+    trace_enter(TRACE_FN_MPI_Get_accumulate, &a_, site_);
+    int rc_ = tern__pmpi_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+    trace_leave(TRACE_FN_MPI_Get_accumulate, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+    return trace_on_MPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    a_.op = trace_mpi_op(op);
-    a_.bytes += trace_mpi_bytes(origin_count, origin_datatype);
-    a_.bytes += trace_mpi_bytes(result_count, result_datatype);
-    trace_enter(TRACE_FN_MPI_Get_accumulate, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
-    trace_leave(TRACE_FN_MPI_Get_accumulate, (int)rc_);
+    trace_mpi_comm(&a_, comm);
+    a_.peer = trace_mpi_rank(comm, source);
+    a_.tag = tag;
+    trace_enter(TRACE_FN_MPI_Mprobe, &a_, site_);
+    int rc_ = tern__pmpi_Mprobe(source, tag, comm, message, status);
+    trace_leave(TRACE_FN_MPI_Mprobe, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Mprobe(source, tag, comm, message, status);
+    return trace_on_MPI_Mprobe(source, tag, comm, message, status, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
     a_.peer = trace_mpi_rank(comm, source);
     a_.tag = tag;
-    trace_enter(TRACE_FN_MPI_Mprobe, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Mprobe(source, tag, comm, message, status);
-    trace_leave(TRACE_FN_MPI_Mprobe, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Improbe, &a_, site_);
+    int rc_ = tern__pmpi_Improbe(source, tag, comm, flag, message, status);
+    trace_leave(TRACE_FN_MPI_Improbe, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Improbe(source, tag, comm, flag, message, status);
+    return trace_on_MPI_Improbe(source, tag, comm, flag, message, status, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_mpi_comm(&a_, comm);
-    a_.peer = trace_mpi_rank(comm, source);
-    a_.tag = tag;
-    trace_enter(TRACE_FN_MPI_Improbe, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Improbe(source, tag, comm, flag, message, status);
-    trace_leave(TRACE_FN_MPI_Improbe, (int)rc_);
+    a_.bytes += trace_mpi_bytes(count, datatype);
+    trace_enter(TRACE_FN_MPI_Mrecv, &a_, site_);
+    int rc_ = tern__pmpi_Mrecv(buf, count, datatype, message, status);
+    trace_leave(TRACE_FN_MPI_Mrecv, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Mrecv(buf, count, datatype, message, status);
+    return trace_on_MPI_Mrecv(buf, count, datatype, message, status, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_Mrecv, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Mrecv(buf, count, datatype, message, status);
-    trace_leave(TRACE_FN_MPI_Mrecv, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Imrecv, &a_, site_);
+    int rc_ = tern__pmpi_Imrecv(buf, count, datatype, message, request);
+    trace_leave(TRACE_FN_MPI_Imrecv, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Imrecv(buf, count, datatype, message, request);
+    return trace_on_MPI_Imrecv(buf, count, datatype, message, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder, MPI_Comm *comm_graph, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_Imrecv, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Imrecv(buf, count, datatype, message, request);
-    trace_leave(TRACE_FN_MPI_Imrecv, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Graph_create, &a_, site_);
+    int rc_ = tern__pmpi_Graph_create(comm_old, nnodes, index, edges, reorder, comm_graph);
+    trace_leave(TRACE_FN_MPI_Graph_create, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder, MPI_Comm *comm_graph)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Graph_create(comm_old, nnodes, index, edges, reorder, comm_graph);
+    return trace_on_MPI_Graph_create(comm_old, nnodes, index, edges, reorder, comm_graph, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Graph_create, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Graph_create(comm_old, nnodes, index, edges, reorder, comm_graph);
-    trace_leave(TRACE_FN_MPI_Graph_create, (int)rc_);
+    trace_mpi_comm(&a_, comm);
+    trace_enter(TRACE_FN_MPI_Graphdims_get, &a_, site_);
+    int rc_ = tern__pmpi_Graphdims_get(comm, nnodes, nedges);
+    trace_leave(TRACE_FN_MPI_Graphdims_get, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Graphdims_get(comm, nnodes, nedges);
+    return trace_on_MPI_Graphdims_get(comm, nnodes, nedges, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int indx[], int edges[], const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    trace_enter(TRACE_FN_MPI_Graphdims_get, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Graphdims_get(comm, nnodes, nedges);
-    trace_leave(TRACE_FN_MPI_Graphdims_get, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Graph_get, &a_, site_);
+    int rc_ = tern__pmpi_Graph_get(comm, maxindex, maxedges, indx, edges);
+    trace_leave(TRACE_FN_MPI_Graph_get, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int indx[], int edges[])
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Graph_get(comm, maxindex, maxedges, indx, edges);
+    return trace_on_MPI_Graph_get(comm, maxindex, maxedges, indx, edges, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    trace_enter(TRACE_FN_MPI_Graph_get, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Graph_get(comm, maxindex, maxedges, indx, edges);
-    trace_leave(TRACE_FN_MPI_Graph_get, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Graph_neighbors_count, &a_, site_);
+    int rc_ = tern__pmpi_Graph_neighbors_count(comm, rank, nneighbors);
+    trace_leave(TRACE_FN_MPI_Graph_neighbors_count, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Graph_neighbors_count(comm, rank, nneighbors);
+    return trace_on_MPI_Graph_neighbors_count(comm, rank, nneighbors, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[], const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    trace_enter(TRACE_FN_MPI_Graph_neighbors_count, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Graph_neighbors_count(comm, rank, nneighbors);
-    trace_leave(TRACE_FN_MPI_Graph_neighbors_count, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Graph_neighbors, &a_, site_);
+    int rc_ = tern__pmpi_Graph_neighbors(comm, rank, maxneighbors, neighbors);
+    trace_leave(TRACE_FN_MPI_Graph_neighbors, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[])
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Graph_neighbors(comm, rank, maxneighbors, neighbors);
+    return trace_on_MPI_Graph_neighbors(comm, rank, maxneighbors, neighbors, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Graph_map(MPI_Comm comm, int nnodes, const int indx[], const int edges[], int *newrank, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    trace_enter(TRACE_FN_MPI_Graph_neighbors, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Graph_neighbors(comm, rank, maxneighbors, neighbors);
-    trace_leave(TRACE_FN_MPI_Graph_neighbors, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Graph_map, &a_, site_);
+    int rc_ = tern__pmpi_Graph_map(comm, nnodes, indx, edges, newrank);
+    trace_leave(TRACE_FN_MPI_Graph_map, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Graph_map(MPI_Comm comm, int nnodes, const int indx[], const int edges[], int *newrank)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Graph_map(comm, nnodes, indx, edges, newrank);
+    return trace_on_MPI_Graph_map(comm, nnodes, indx, edges, newrank, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    trace_enter(TRACE_FN_MPI_Graph_map, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Graph_map(comm, nnodes, indx, edges, newrank);
-    trace_leave(TRACE_FN_MPI_Graph_map, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Cart_map, &a_, site_);
+    int rc_ = tern__pmpi_Cart_map(comm, ndims, dims, periods, newrank);
+    trace_leave(TRACE_FN_MPI_Cart_map, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Cart_map(comm, ndims, dims, periods, newrank);
+    return trace_on_MPI_Cart_map(comm, ndims, dims, periods, newrank, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_mpi_comm(&a_, comm);
-    trace_enter(TRACE_FN_MPI_Cart_map, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Cart_map(comm, ndims, dims, periods, newrank);
-    trace_leave(TRACE_FN_MPI_Cart_map, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Dist_graph_create_adjacent, &a_, site_);
+    int rc_ = tern__pmpi_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph);
+    trace_leave(TRACE_FN_MPI_Dist_graph_create_adjacent, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph);
+    return trace_on_MPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int weights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Dist_graph_create_adjacent, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph);
-    trace_leave(TRACE_FN_MPI_Dist_graph_create_adjacent, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Dist_graph_create, &a_, site_);
+    int rc_ = tern__pmpi_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph);
+    trace_leave(TRACE_FN_MPI_Dist_graph_create, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int weights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph);
+    return trace_on_MPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree, int *weighted, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Dist_graph_create, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph);
-    trace_leave(TRACE_FN_MPI_Dist_graph_create, (int)rc_);
+    trace_mpi_comm(&a_, comm);
+    trace_enter(TRACE_FN_MPI_Dist_graph_neighbors_count, &a_, site_);
+    int rc_ = tern__pmpi_Dist_graph_neighbors_count(comm, indegree, outdegree, weighted);
+    trace_leave(TRACE_FN_MPI_Dist_graph_neighbors_count, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree, int *weighted)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Dist_graph_neighbors_count(comm, indegree, outdegree, weighted);
+    return trace_on_MPI_Dist_graph_neighbors_count(comm, indegree, outdegree, weighted, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree, int destinations[], int destweights[], const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    trace_enter(TRACE_FN_MPI_Dist_graph_neighbors_count, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Dist_graph_neighbors_count(comm, indegree, outdegree, weighted);
-    trace_leave(TRACE_FN_MPI_Dist_graph_neighbors_count, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Dist_graph_neighbors, &a_, site_);
+    int rc_ = tern__pmpi_Dist_graph_neighbors(comm, maxindegree, sources, sourceweights, maxoutdegree, destinations, destweights);
+    trace_leave(TRACE_FN_MPI_Dist_graph_neighbors, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree, int destinations[], int destweights[])
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Dist_graph_neighbors(comm, maxindegree, sources, sourceweights, maxoutdegree, destinations, destweights);
+    return trace_on_MPI_Dist_graph_neighbors(comm, maxindegree, sources, sourceweights, maxoutdegree, destinations, destweights, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    trace_enter(TRACE_FN_MPI_Dist_graph_neighbors, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Dist_graph_neighbors(comm, maxindegree, sources, sourceweights, maxoutdegree, destinations, destweights);
-    trace_leave(TRACE_FN_MPI_Dist_graph_neighbors, (int)rc_);
+    a_.bytes += trace_mpi_bytes(sendcount, sendtype);
+    a_.bytes += trace_mpi_bytes(recvcount, recvtype);
+    trace_enter(TRACE_FN_MPI_Neighbor_allgather, &a_, site_);
+    int rc_ = tern__pmpi_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    trace_leave(TRACE_FN_MPI_Neighbor_allgather, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    return trace_on_MPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
     a_.bytes += trace_mpi_bytes(sendcount, sendtype);
-    a_.bytes += trace_mpi_bytes(recvcount, recvtype);
-    trace_enter(TRACE_FN_MPI_Neighbor_allgather, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    trace_leave(TRACE_FN_MPI_Neighbor_allgather, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Neighbor_allgatherv, &a_, site_);
+    int rc_ = tern__pmpi_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+    trace_leave(TRACE_FN_MPI_Neighbor_allgatherv, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+    return trace_on_MPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
     a_.bytes += trace_mpi_bytes(sendcount, sendtype);
-    trace_enter(TRACE_FN_MPI_Neighbor_allgatherv, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
-    trace_leave(TRACE_FN_MPI_Neighbor_allgatherv, (int)rc_);
+    a_.bytes += trace_mpi_bytes(recvcount, recvtype);
+    trace_enter(TRACE_FN_MPI_Neighbor_alltoall, &a_, site_);
+    int rc_ = tern__pmpi_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    trace_leave(TRACE_FN_MPI_Neighbor_alltoall, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    return trace_on_MPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    a_.bytes += trace_mpi_bytes(sendcount, sendtype);
-    a_.bytes += trace_mpi_bytes(recvcount, recvtype);
-    trace_enter(TRACE_FN_MPI_Neighbor_alltoall, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    trace_leave(TRACE_FN_MPI_Neighbor_alltoall, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Neighbor_alltoallv, &a_, site_);
+    int rc_ = tern__pmpi_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+    trace_leave(TRACE_FN_MPI_Neighbor_alltoallv, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+    return trace_on_MPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    trace_enter(TRACE_FN_MPI_Neighbor_alltoallv, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
-    trace_leave(TRACE_FN_MPI_Neighbor_alltoallv, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Neighbor_alltoallw, &a_, site_);
+    int rc_ = tern__pmpi_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+    trace_leave(TRACE_FN_MPI_Neighbor_alltoallw, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+    return trace_on_MPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    trace_enter(TRACE_FN_MPI_Neighbor_alltoallw, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
-    trace_leave(TRACE_FN_MPI_Neighbor_alltoallw, (int)rc_);
+    a_.bytes += trace_mpi_bytes(sendcount, sendtype);
+    a_.bytes += trace_mpi_bytes(recvcount, recvtype);
+    trace_enter(TRACE_FN_MPI_Ineighbor_allgather, &a_, site_);
+    int rc_ = tern__pmpi_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+    trace_leave(TRACE_FN_MPI_Ineighbor_allgather, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+    return trace_on_MPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
     a_.bytes += trace_mpi_bytes(sendcount, sendtype);
-    a_.bytes += trace_mpi_bytes(recvcount, recvtype);
-    trace_enter(TRACE_FN_MPI_Ineighbor_allgather, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-    trace_leave(TRACE_FN_MPI_Ineighbor_allgather, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Ineighbor_allgatherv, &a_, site_);
+    int rc_ = tern__pmpi_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+    trace_leave(TRACE_FN_MPI_Ineighbor_allgatherv, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+    return trace_on_MPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
     a_.bytes += trace_mpi_bytes(sendcount, sendtype);
-    trace_enter(TRACE_FN_MPI_Ineighbor_allgatherv, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
-    trace_leave(TRACE_FN_MPI_Ineighbor_allgatherv, (int)rc_);
+    a_.bytes += trace_mpi_bytes(recvcount, recvtype);
+    trace_enter(TRACE_FN_MPI_Ineighbor_alltoall, &a_, site_);
+    int rc_ = tern__pmpi_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+    trace_leave(TRACE_FN_MPI_Ineighbor_alltoall, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+    return trace_on_MPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    a_.bytes += trace_mpi_bytes(sendcount, sendtype);
-    a_.bytes += trace_mpi_bytes(recvcount, recvtype);
-    trace_enter(TRACE_FN_MPI_Ineighbor_alltoall, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-    trace_leave(TRACE_FN_MPI_Ineighbor_alltoall, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Ineighbor_alltoallv, &a_, site_);
+    int rc_ = tern__pmpi_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
+    trace_leave(TRACE_FN_MPI_Ineighbor_alltoallv, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
+    return trace_on_MPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    trace_enter(TRACE_FN_MPI_Ineighbor_alltoallv, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
-    trace_leave(TRACE_FN_MPI_Ineighbor_alltoallv, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Ineighbor_alltoallw, &a_, site_);
+    int rc_ = tern__pmpi_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
+    trace_leave(TRACE_FN_MPI_Ineighbor_alltoallw, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
+    return trace_on_MPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_mpi_comm(&a_, comm);
-    trace_enter(TRACE_FN_MPI_Ineighbor_alltoallw, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
-    trace_leave(TRACE_FN_MPI_Ineighbor_alltoallw, (int)rc_);
+    a_.bytes += trace_mpi_bytes(origin_count, origin_datatype);
+    trace_enter(TRACE_FN_MPI_Rput, &a_, site_);
+    int rc_ = tern__pmpi_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
+    trace_leave(TRACE_FN_MPI_Rput, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
+    return trace_on_MPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     a_.bytes += trace_mpi_bytes(origin_count, origin_datatype);
-    trace_enter(TRACE_FN_MPI_Rput, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
-    trace_leave(TRACE_FN_MPI_Rput, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Rget, &a_, site_);
+    int rc_ = tern__pmpi_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
+    trace_leave(TRACE_FN_MPI_Rget, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
+    return trace_on_MPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
+    a_.op = trace_mpi_op(op);
     a_.bytes += trace_mpi_bytes(origin_count, origin_datatype);
-    trace_enter(TRACE_FN_MPI_Rget, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
-    trace_leave(TRACE_FN_MPI_Rget, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Raccumulate, &a_, site_);
+    int rc_ = tern__pmpi_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
+    trace_leave(TRACE_FN_MPI_Raccumulate, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
+    return trace_on_MPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     a_.op = trace_mpi_op(op);
     a_.bytes += trace_mpi_bytes(origin_count, origin_datatype);
-    trace_enter(TRACE_FN_MPI_Raccumulate, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
-    trace_leave(TRACE_FN_MPI_Raccumulate, (int)rc_);
+    a_.bytes += trace_mpi_bytes(result_count, result_datatype);
+    trace_enter(TRACE_FN_MPI_Rget_accumulate, &a_, site_);
+    int rc_ = tern__pmpi_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
+    trace_leave(TRACE_FN_MPI_Rget_accumulate, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
+    return trace_on_MPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Grequest_start(MPI_Grequest_query_function * query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    a_.op = trace_mpi_op(op);
-    a_.bytes += trace_mpi_bytes(origin_count, origin_datatype);
-    a_.bytes += trace_mpi_bytes(result_count, result_datatype);
-    trace_enter(TRACE_FN_MPI_Rget_accumulate, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
-    trace_leave(TRACE_FN_MPI_Rget_accumulate, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Grequest_start, &a_, site_);
+    int rc_ = tern__pmpi_Grequest_start(query_fn, free_fn, cancel_fn, extra_state, request);
+    trace_leave(TRACE_FN_MPI_Grequest_start, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Grequest_start(MPI_Grequest_query_function * query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Grequest_start(query_fn, free_fn, cancel_fn, extra_state, request);
+    return trace_on_MPI_Grequest_start(query_fn, free_fn, cancel_fn, extra_state, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Grequest_complete(MPI_Request request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Grequest_start, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Grequest_start(query_fn, free_fn, cancel_fn, extra_state, request);
-    trace_leave(TRACE_FN_MPI_Grequest_start, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Grequest_complete, &a_, site_);
+    int rc_ = tern__pmpi_Grequest_complete(request);
+    trace_leave(TRACE_FN_MPI_Grequest_complete, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Grequest_complete(MPI_Request request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Grequest_complete(request);
+    return trace_on_MPI_Grequest_complete(request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Status_set_cancelled(MPI_Status * status, int flag, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Grequest_complete, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Grequest_complete(request);
-    trace_leave(TRACE_FN_MPI_Grequest_complete, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Status_set_cancelled, &a_, site_);
+    int rc_ = tern__pmpi_Status_set_cancelled(status, flag);
+    trace_leave(TRACE_FN_MPI_Status_set_cancelled, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Status_set_cancelled(MPI_Status * status, int flag)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Status_set_cancelled(status, flag);
+    return trace_on_MPI_Status_set_cancelled(status, flag, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Status_set_elements(MPI_Status * status, MPI_Datatype datatype, int count, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Status_set_cancelled, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Status_set_cancelled(status, flag);
-    trace_leave(TRACE_FN_MPI_Status_set_cancelled, (int)rc_);
+    a_.bytes += trace_mpi_bytes(count, datatype);
+    trace_enter(TRACE_FN_MPI_Status_set_elements, &a_, site_);
+    int rc_ = tern__pmpi_Status_set_elements(status, datatype, count);
+    trace_leave(TRACE_FN_MPI_Status_set_elements, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Status_set_elements(MPI_Status * status, MPI_Datatype datatype, int count)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Status_set_elements(status, datatype, count);
+    return trace_on_MPI_Status_set_elements(status, datatype, count, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Status_set_elements_x(MPI_Status * status, MPI_Datatype datatype, MPI_Count count, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_Status_set_elements, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Status_set_elements(status, datatype, count);
-    trace_leave(TRACE_FN_MPI_Status_set_elements, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Status_set_elements_x, &a_, site_);
+    int rc_ = tern__pmpi_Status_set_elements_x(status, datatype, count);
+    trace_leave(TRACE_FN_MPI_Status_set_elements_x, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Status_set_elements_x(MPI_Status * status, MPI_Datatype datatype, MPI_Count count)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Status_set_elements_x(status, datatype, count);
+    return trace_on_MPI_Status_set_elements_x(status, datatype, count, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_Status_set_elements_x, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Status_set_elements_x(status, datatype, count);
-    trace_leave(TRACE_FN_MPI_Status_set_elements_x, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Group_union, &a_, site_);
+    int rc_ = tern__pmpi_Group_union(group1, group2, newgroup);
+    trace_leave(TRACE_FN_MPI_Group_union, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Group_union(group1, group2, newgroup);
+    return trace_on_MPI_Group_union(group1, group2, newgroup, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Group_union, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Group_union(group1, group2, newgroup);
-    trace_leave(TRACE_FN_MPI_Group_union, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Group_intersection, &a_, site_);
+    int rc_ = tern__pmpi_Group_intersection(group1, group2, newgroup);
+    trace_leave(TRACE_FN_MPI_Group_intersection, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Group_intersection(group1, group2, newgroup);
+    return trace_on_MPI_Group_intersection(group1, group2, newgroup, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Group_intersection, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Group_intersection(group1, group2, newgroup);
-    trace_leave(TRACE_FN_MPI_Group_intersection, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Group_difference, &a_, site_);
+    int rc_ = tern__pmpi_Group_difference(group1, group2, newgroup);
+    trace_leave(TRACE_FN_MPI_Group_difference, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Group_difference(group1, group2, newgroup);
+    return trace_on_MPI_Group_difference(group1, group2, newgroup, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Group_difference, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Group_difference(group1, group2, newgroup);
-    trace_leave(TRACE_FN_MPI_Group_difference, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Group_range_excl, &a_, site_);
+    int rc_ = tern__pmpi_Group_range_excl(group, n, ranges, newgroup);
+    trace_leave(TRACE_FN_MPI_Group_range_excl, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Group_range_excl(group, n, ranges, newgroup);
+    return trace_on_MPI_Group_range_excl(group, n, ranges, newgroup, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Group_range_excl, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Group_range_excl(group, n, ranges, newgroup);
-    trace_leave(TRACE_FN_MPI_Group_range_excl, (int)rc_);
+    trace_mpi_comm(&a_, comm);
+    a_.tag = tag;
+    trace_enter(TRACE_FN_MPI_Comm_create_group, &a_, site_);
+    int rc_ = tern__pmpi_Comm_create_group(comm, group, tag, newcomm);
+    trace_leave(TRACE_FN_MPI_Comm_create_group, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Comm_create_group(comm, group, tag, newcomm);
+    return trace_on_MPI_Comm_create_group(comm, group, tag, newcomm, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    a_.tag = tag;
-    trace_enter(TRACE_FN_MPI_Comm_create_group, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Comm_create_group(comm, group, tag, newcomm);
-    trace_leave(TRACE_FN_MPI_Comm_create_group, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Comm_idup, &a_, site_);
+    int rc_ = tern__pmpi_Comm_idup(comm, newcomm, request);
+    trace_leave(TRACE_FN_MPI_Comm_idup, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Comm_idup(comm, newcomm, request);
+    return trace_on_MPI_Comm_idup(comm, newcomm, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    trace_enter(TRACE_FN_MPI_Comm_idup, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Comm_idup(comm, newcomm, request);
-    trace_leave(TRACE_FN_MPI_Comm_idup, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Comm_idup_with_info, &a_, site_);
+    int rc_ = tern__pmpi_Comm_idup_with_info(comm, info, newcomm, request);
+    trace_leave(TRACE_FN_MPI_Comm_idup_with_info, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Comm_idup_with_info(comm, info, newcomm, request);
+    return trace_on_MPI_Comm_idup_with_info(comm, info, newcomm, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    trace_enter(TRACE_FN_MPI_Comm_idup_with_info, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Comm_idup_with_info(comm, info, newcomm, request);
-    trace_leave(TRACE_FN_MPI_Comm_idup_with_info, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Comm_dup_with_info, &a_, site_);
+    int rc_ = tern__pmpi_Comm_dup_with_info(comm, info, newcomm);
+    trace_leave(TRACE_FN_MPI_Comm_dup_with_info, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Comm_dup_with_info(comm, info, newcomm);
+    return trace_on_MPI_Comm_dup_with_info(comm, info, newcomm, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Comm_set_info(MPI_Comm comm, MPI_Info info, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    trace_enter(TRACE_FN_MPI_Comm_dup_with_info, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Comm_dup_with_info(comm, info, newcomm);
-    trace_leave(TRACE_FN_MPI_Comm_dup_with_info, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Comm_set_info, &a_, site_);
+    int rc_ = tern__pmpi_Comm_set_info(comm, info);
+    trace_leave(TRACE_FN_MPI_Comm_set_info, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Comm_set_info(comm, info);
+    return trace_on_MPI_Comm_set_info(comm, info, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    trace_enter(TRACE_FN_MPI_Comm_set_info, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Comm_set_info(comm, info);
-    trace_leave(TRACE_FN_MPI_Comm_set_info, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Comm_get_info, &a_, site_);
+    int rc_ = tern__pmpi_Comm_get_info(comm, info_used);
+    trace_leave(TRACE_FN_MPI_Comm_get_info, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Comm_get_info(comm, info_used);
+    return trace_on_MPI_Comm_get_info(comm, info_used, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Comm_remote_size(MPI_Comm comm, int *size, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    trace_enter(TRACE_FN_MPI_Comm_get_info, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Comm_get_info(comm, info_used);
-    trace_leave(TRACE_FN_MPI_Comm_get_info, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Comm_remote_size, &a_, site_);
+    int rc_ = tern__pmpi_Comm_remote_size(comm, size);
+    trace_leave(TRACE_FN_MPI_Comm_remote_size, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Comm_remote_size(MPI_Comm comm, int *size)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Comm_remote_size(comm, size);
+    return trace_on_MPI_Comm_remote_size(comm, size, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    trace_enter(TRACE_FN_MPI_Comm_remote_size, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Comm_remote_size(comm, size);
-    trace_leave(TRACE_FN_MPI_Comm_remote_size, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Comm_remote_group, &a_, site_);
+    int rc_ = tern__pmpi_Comm_remote_group(comm, group);
+    trace_leave(TRACE_FN_MPI_Comm_remote_group, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Comm_remote_group(comm, group);
+    return trace_on_MPI_Comm_remote_group(comm, group, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Win_set_info(MPI_Win win, MPI_Info info, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_mpi_comm(&a_, comm);
-    trace_enter(TRACE_FN_MPI_Comm_remote_group, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Comm_remote_group(comm, group);
-    trace_leave(TRACE_FN_MPI_Comm_remote_group, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Win_set_info, &a_, site_);
+    int rc_ = tern__pmpi_Win_set_info(win, info);
+    trace_leave(TRACE_FN_MPI_Win_set_info, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Win_set_info(MPI_Win win, MPI_Info info)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Win_set_info(win, info);
+    return trace_on_MPI_Win_set_info(win, info, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Win_get_info(MPI_Win win, MPI_Info *info_used, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Win_set_info, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Win_set_info(win, info);
-    trace_leave(TRACE_FN_MPI_Win_set_info, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Win_get_info, &a_, site_);
+    int rc_ = tern__pmpi_Win_get_info(win, info_used);
+    trace_leave(TRACE_FN_MPI_Win_get_info, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Win_get_info(win, info_used);
+    return trace_on_MPI_Win_get_info(win, info_used, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Info_delete(MPI_Info info, const char *key, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Win_get_info, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Win_get_info(win, info_used);
-    trace_leave(TRACE_FN_MPI_Win_get_info, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Info_delete, &a_, site_);
+    int rc_ = tern__pmpi_Info_delete(info, key);
+    trace_leave(TRACE_FN_MPI_Info_delete, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Info_delete(MPI_Info info, const char *key)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Info_delete(info, key);
+    return trace_on_MPI_Info_delete(info, key, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Info_get_nthkey(MPI_Info info, int n, char *key, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Info_delete, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Info_delete(info, key);
-    trace_leave(TRACE_FN_MPI_Info_delete, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Info_get_nthkey, &a_, site_);
+    int rc_ = tern__pmpi_Info_get_nthkey(info, n, key);
+    trace_leave(TRACE_FN_MPI_Info_get_nthkey, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Info_get_nthkey(MPI_Info info, int n, char *key)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Info_get_nthkey(info, n, key);
+    return trace_on_MPI_Info_get_nthkey(info, n, key, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Info_get_nthkey, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Info_get_nthkey(info, n, key);
-    trace_leave(TRACE_FN_MPI_Info_get_nthkey, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Info_get_valuelen, &a_, site_);
+    int rc_ = tern__pmpi_Info_get_valuelen(info, key, valuelen, flag);
+    trace_leave(TRACE_FN_MPI_Info_get_valuelen, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Info_get_valuelen(info, key, valuelen, flag);
+    return trace_on_MPI_Info_get_valuelen(info, key, valuelen, flag, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Add_error_class(int *errorclass, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Info_get_valuelen, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Info_get_valuelen(info, key, valuelen, flag);
-    trace_leave(TRACE_FN_MPI_Info_get_valuelen, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Add_error_class, &a_, site_);
+    int rc_ = tern__pmpi_Add_error_class(errorclass);
+    trace_leave(TRACE_FN_MPI_Add_error_class, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Add_error_class(int *errorclass)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Add_error_class(errorclass);
+    return trace_on_MPI_Add_error_class(errorclass, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Add_error_code(int errorclass, int *errorcode, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Add_error_class, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Add_error_class(errorclass);
-    trace_leave(TRACE_FN_MPI_Add_error_class, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Add_error_code, &a_, site_);
+    int rc_ = tern__pmpi_Add_error_code(errorclass, errorcode);
+    trace_leave(TRACE_FN_MPI_Add_error_code, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Add_error_code(int errorclass, int *errorcode)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Add_error_code(errorclass, errorcode);
+    return trace_on_MPI_Add_error_code(errorclass, errorcode, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Add_error_string(int errorcode, const char *string, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Add_error_code, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Add_error_code(errorclass, errorcode);
-    trace_leave(TRACE_FN_MPI_Add_error_code, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Add_error_string, &a_, site_);
+    int rc_ = tern__pmpi_Add_error_string(errorcode, string);
+    trace_leave(TRACE_FN_MPI_Add_error_string, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Add_error_string(int errorcode, const char *string)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Add_error_string(errorcode, string);
+    return trace_on_MPI_Add_error_string(errorcode, string, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Win_create_keyval(MPI_Win_copy_attr_function * win_copy_attr_fn, MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval, void *extra_state, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Add_error_string, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Add_error_string(errorcode, string);
-    trace_leave(TRACE_FN_MPI_Add_error_string, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Win_create_keyval, &a_, site_);
+    int rc_ = tern__pmpi_Win_create_keyval(win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state);
+    trace_leave(TRACE_FN_MPI_Win_create_keyval, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Win_create_keyval(MPI_Win_copy_attr_function * win_copy_attr_fn, MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval, void *extra_state)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Win_create_keyval(win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state);
+    return trace_on_MPI_Win_create_keyval(win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Win_free_keyval(int *win_keyval, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Win_create_keyval, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Win_create_keyval(win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state);
-    trace_leave(TRACE_FN_MPI_Win_create_keyval, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Win_free_keyval, &a_, site_);
+    int rc_ = tern__pmpi_Win_free_keyval(win_keyval);
+    trace_leave(TRACE_FN_MPI_Win_free_keyval, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Win_free_keyval(int *win_keyval)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Win_free_keyval(win_keyval);
+    return trace_on_MPI_Win_free_keyval(win_keyval, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Win_free_keyval, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Win_free_keyval(win_keyval);
-    trace_leave(TRACE_FN_MPI_Win_free_keyval, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Win_set_attr, &a_, site_);
+    int rc_ = tern__pmpi_Win_set_attr(win, win_keyval, attribute_val);
+    trace_leave(TRACE_FN_MPI_Win_set_attr, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Win_set_attr(win, win_keyval, attribute_val);
+    return trace_on_MPI_Win_set_attr(win, win_keyval, attribute_val, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Win_delete_attr(MPI_Win win, int win_keyval, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Win_set_attr, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Win_set_attr(win, win_keyval, attribute_val);
-    trace_leave(TRACE_FN_MPI_Win_set_attr, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Win_delete_attr, &a_, site_);
+    int rc_ = tern__pmpi_Win_delete_attr(win, win_keyval);
+    trace_leave(TRACE_FN_MPI_Win_delete_attr, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Win_delete_attr(MPI_Win win, int win_keyval)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Win_delete_attr(win, win_keyval);
+    return trace_on_MPI_Win_delete_attr(win, win_keyval, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Win_create_errhandler(MPI_Win_errhandler_function * win_errhandler_fn, MPI_Errhandler *errhandler, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Win_delete_attr, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Win_delete_attr(win, win_keyval);
-    trace_leave(TRACE_FN_MPI_Win_delete_attr, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Win_create_errhandler, &a_, site_);
+    int rc_ = tern__pmpi_Win_create_errhandler(win_errhandler_fn, errhandler);
+    trace_leave(TRACE_FN_MPI_Win_create_errhandler, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Win_create_errhandler(MPI_Win_errhandler_function * win_errhandler_fn, MPI_Errhandler *errhandler)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Win_create_errhandler(win_errhandler_fn, errhandler);
+    return trace_on_MPI_Win_create_errhandler(win_errhandler_fn, errhandler, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Win_call_errhandler(MPI_Win win, int errorcode, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Win_create_errhandler, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Win_create_errhandler(win_errhandler_fn, errhandler);
-    trace_leave(TRACE_FN_MPI_Win_create_errhandler, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Win_call_errhandler, &a_, site_);
+    int rc_ = tern__pmpi_Win_call_errhandler(win, errorcode);
+    trace_leave(TRACE_FN_MPI_Win_call_errhandler, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Win_call_errhandler(MPI_Win win, int errorcode)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Win_call_errhandler(win, errorcode);
+    return trace_on_MPI_Win_call_errhandler(win, errorcode, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Type_create_keyval(MPI_Type_copy_attr_function * type_copy_attr_fn, MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval, void *extra_state, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Win_call_errhandler, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Win_call_errhandler(win, errorcode);
-    trace_leave(TRACE_FN_MPI_Win_call_errhandler, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Type_create_keyval, &a_, site_);
+    int rc_ = tern__pmpi_Type_create_keyval(type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state);
+    trace_leave(TRACE_FN_MPI_Type_create_keyval, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Type_create_keyval(MPI_Type_copy_attr_function * type_copy_attr_fn, MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval, void *extra_state)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Type_create_keyval(type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state);
+    return trace_on_MPI_Type_create_keyval(type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Type_free_keyval(int *type_keyval, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Type_create_keyval, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Type_create_keyval(type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state);
-    trace_leave(TRACE_FN_MPI_Type_create_keyval, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Type_free_keyval, &a_, site_);
+    int rc_ = tern__pmpi_Type_free_keyval(type_keyval);
+    trace_leave(TRACE_FN_MPI_Type_free_keyval, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Type_free_keyval(int *type_keyval)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Type_free_keyval(type_keyval);
+    return trace_on_MPI_Type_free_keyval(type_keyval, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Type_free_keyval, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Type_free_keyval(type_keyval);
-    trace_leave(TRACE_FN_MPI_Type_free_keyval, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Type_set_attr, &a_, site_);
+    int rc_ = tern__pmpi_Type_set_attr(datatype, type_keyval, attribute_val);
+    trace_leave(TRACE_FN_MPI_Type_set_attr, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Type_set_attr(datatype, type_keyval, attribute_val);
+    return trace_on_MPI_Type_set_attr(datatype, type_keyval, attribute_val, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Type_set_attr, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Type_set_attr(datatype, type_keyval, attribute_val);
-    trace_leave(TRACE_FN_MPI_Type_set_attr, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Type_get_attr, &a_, site_);
+    int rc_ = tern__pmpi_Type_get_attr(datatype, type_keyval, attribute_val, flag);
+    trace_leave(TRACE_FN_MPI_Type_get_attr, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Type_get_attr(datatype, type_keyval, attribute_val, flag);
+    return trace_on_MPI_Type_get_attr(datatype, type_keyval, attribute_val, flag, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Type_get_attr, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Type_get_attr(datatype, type_keyval, attribute_val, flag);
-    trace_leave(TRACE_FN_MPI_Type_get_attr, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Type_delete_attr, &a_, site_);
+    int rc_ = tern__pmpi_Type_delete_attr(datatype, type_keyval);
+    trace_leave(TRACE_FN_MPI_Type_delete_attr, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Type_delete_attr(datatype, type_keyval);
+    return trace_on_MPI_Type_delete_attr(datatype, type_keyval, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Keyval_create(MPI_Copy_function * copy_fn, MPI_Delete_function *delete_fn, int *keyval, void *extra_state, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Type_delete_attr, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Type_delete_attr(datatype, type_keyval);
-    trace_leave(TRACE_FN_MPI_Type_delete_attr, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Keyval_create, &a_, site_);
+    int rc_ = tern__pmpi_Keyval_create(copy_fn, delete_fn, keyval, extra_state);
+    trace_leave(TRACE_FN_MPI_Keyval_create, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Keyval_create(MPI_Copy_function * copy_fn, MPI_Delete_function *delete_fn, int *keyval, void *extra_state)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Keyval_create(copy_fn, delete_fn, keyval, extra_state);
+    return trace_on_MPI_Keyval_create(copy_fn, delete_fn, keyval, extra_state, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Keyval_free(int *keyval, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Keyval_create, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Keyval_create(copy_fn, delete_fn, keyval, extra_state);
-    trace_leave(TRACE_FN_MPI_Keyval_create, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Keyval_free, &a_, site_);
+    int rc_ = tern__pmpi_Keyval_free(keyval);
+    trace_leave(TRACE_FN_MPI_Keyval_free, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Keyval_free(int *keyval)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Keyval_free(keyval);
+    return trace_on_MPI_Keyval_free(keyval, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Keyval_free, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Keyval_free(keyval);
-    trace_leave(TRACE_FN_MPI_Keyval_free, (int)rc_);
+    trace_mpi_comm(&a_, comm);
+    trace_enter(TRACE_FN_MPI_Attr_put, &a_, site_);
+    int rc_ = tern__pmpi_Attr_put(comm, keyval, attribute_val);
+    trace_leave(TRACE_FN_MPI_Attr_put, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Attr_put(comm, keyval, attribute_val);
+    return trace_on_MPI_Attr_put(comm, keyval, attribute_val, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Attr_delete(MPI_Comm comm, int keyval, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    trace_enter(TRACE_FN_MPI_Attr_put, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Attr_put(comm, keyval, attribute_val);
-    trace_leave(TRACE_FN_MPI_Attr_put, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Attr_delete, &a_, site_);
+    int rc_ = tern__pmpi_Attr_delete(comm, keyval);
+    trace_leave(TRACE_FN_MPI_Attr_delete, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Attr_delete(MPI_Comm comm, int keyval)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Attr_delete(comm, keyval);
+    return trace_on_MPI_Attr_delete(comm, keyval, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Errhandler_create(MPI_Comm_errhandler_function * comm_errhandler_fn, MPI_Errhandler *errhandler, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_mpi_comm(&a_, comm);
-    trace_enter(TRACE_FN_MPI_Attr_delete, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Attr_delete(comm, keyval);
-    trace_leave(TRACE_FN_MPI_Attr_delete, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Errhandler_create, &a_, site_);
+    int rc_ = tern__pmpi_Errhandler_create(comm_errhandler_fn, errhandler);
+    trace_leave(TRACE_FN_MPI_Errhandler_create, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Errhandler_create(MPI_Comm_errhandler_function * comm_errhandler_fn, MPI_Errhandler *errhandler)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Errhandler_create(comm_errhandler_fn, errhandler);
+    return trace_on_MPI_Errhandler_create(comm_errhandler_fn, errhandler, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Errhandler_create, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Errhandler_create(comm_errhandler_fn, errhandler);
-    trace_leave(TRACE_FN_MPI_Errhandler_create, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Type_create_darray, &a_, site_);
+    int rc_ = tern__pmpi_Type_create_darray(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype);
+    trace_leave(TRACE_FN_MPI_Type_create_darray, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Type_create_darray(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype);
+    return trace_on_MPI_Type_create_darray(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Type_create_darray, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Type_create_darray(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype);
-    trace_leave(TRACE_FN_MPI_Type_create_darray, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Type_extent, &a_, site_);
+    int rc_ = tern__pmpi_Type_extent(datatype, extent);
+    trace_leave(TRACE_FN_MPI_Type_extent, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Type_extent(datatype, extent);
+    return trace_on_MPI_Type_extent(datatype, extent, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Type_extent, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Type_extent(datatype, extent);
-    trace_leave(TRACE_FN_MPI_Type_extent, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Type_lb, &a_, site_);
+    int rc_ = tern__pmpi_Type_lb(datatype, displacement);
+    trace_leave(TRACE_FN_MPI_Type_lb, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Type_lb(datatype, displacement);
+    return trace_on_MPI_Type_lb(datatype, displacement, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Type_lb, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Type_lb(datatype, displacement);
-    trace_leave(TRACE_FN_MPI_Type_lb, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Type_ub, &a_, site_);
+    int rc_ = tern__pmpi_Type_ub(datatype, displacement);
+    trace_leave(TRACE_FN_MPI_Type_ub, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Type_ub(datatype, displacement);
+    return trace_on_MPI_Type_ub(datatype, displacement, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Type_ub, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Type_ub(datatype, displacement);
-    trace_leave(TRACE_FN_MPI_Type_ub, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Type_hvector, &a_, site_);
+    int rc_ = tern__pmpi_Type_hvector(count, blocklength, stride, oldtype, newtype);
+    trace_leave(TRACE_FN_MPI_Type_hvector, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Type_hvector(count, blocklength, stride, oldtype, newtype);
+    return trace_on_MPI_Type_hvector(count, blocklength, stride, oldtype, newtype, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Type_hindexed(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Type_hvector, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Type_hvector(count, blocklength, stride, oldtype, newtype);
-    trace_leave(TRACE_FN_MPI_Type_hvector, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Type_hindexed, &a_, site_);
+    int rc_ = tern__pmpi_Type_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
+    trace_leave(TRACE_FN_MPI_Type_hindexed, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Type_hindexed(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Type_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
+    return trace_on_MPI_Type_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Type_struct(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[], MPI_Datatype array_of_types[], MPI_Datatype *newtype, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Type_hindexed, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Type_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
-    trace_leave(TRACE_FN_MPI_Type_hindexed, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Type_struct, &a_, site_);
+    int rc_ = tern__pmpi_Type_struct(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
+    trace_leave(TRACE_FN_MPI_Type_struct, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Type_struct(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[], MPI_Datatype array_of_types[], MPI_Datatype *newtype)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Type_struct(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
+    return trace_on_MPI_Type_struct(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Type_struct, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Type_struct(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
-    trace_leave(TRACE_FN_MPI_Type_struct, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Type_get_extent_x, &a_, site_);
+    int rc_ = tern__pmpi_Type_get_extent_x(datatype, lb, extent);
+    trace_leave(TRACE_FN_MPI_Type_get_extent_x, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Type_get_extent_x(datatype, lb, extent);
+    return trace_on_MPI_Type_get_extent_x(datatype, lb, extent, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Type_get_extent_x, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Type_get_extent_x(datatype, lb, extent);
-    trace_leave(TRACE_FN_MPI_Type_get_extent_x, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Type_get_true_extent_x, &a_, site_);
+    int rc_ = tern__pmpi_Type_get_true_extent_x(datatype, true_lb, true_extent);
+    trace_leave(TRACE_FN_MPI_Type_get_true_extent_x, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Type_get_true_extent_x(datatype, true_lb, true_extent);
+    return trace_on_MPI_Type_get_true_extent_x(datatype, true_lb, true_extent, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Type_get_true_extent_x, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Type_get_true_extent_x(datatype, true_lb, true_extent);
-    trace_leave(TRACE_FN_MPI_Type_get_true_extent_x, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Get_elements_x, &a_, site_);
+    int rc_ = tern__pmpi_Get_elements_x(status, datatype, count);
+    trace_leave(TRACE_FN_MPI_Get_elements_x, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Get_elements_x(status, datatype, count);
+    return trace_on_MPI_Get_elements_x(status, datatype, count, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Get_elements_x, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Get_elements_x(status, datatype, count);
-    trace_leave(TRACE_FN_MPI_Get_elements_x, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Type_match_size, &a_, site_);
+    int rc_ = tern__pmpi_Type_match_size(typeclass, size, datatype);
+    trace_leave(TRACE_FN_MPI_Type_match_size, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Type_match_size(typeclass, size, datatype);
+    return trace_on_MPI_Type_match_size(typeclass, size, datatype, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Type_create_f90_integer(int r, MPI_Datatype *newtype, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Type_match_size, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Type_match_size(typeclass, size, datatype);
-    trace_leave(TRACE_FN_MPI_Type_match_size, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Type_create_f90_integer, &a_, site_);
+    int rc_ = tern__pmpi_Type_create_f90_integer(r, newtype);
+    trace_leave(TRACE_FN_MPI_Type_create_f90_integer, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Type_create_f90_integer(r, newtype);
+    return trace_on_MPI_Type_create_f90_integer(r, newtype, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Type_create_f90_integer, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Type_create_f90_integer(r, newtype);
-    trace_leave(TRACE_FN_MPI_Type_create_f90_integer, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Type_create_f90_real, &a_, site_);
+    int rc_ = tern__pmpi_Type_create_f90_real(p, r, newtype);
+    trace_leave(TRACE_FN_MPI_Type_create_f90_real, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Type_create_f90_real(p, r, newtype);
+    return trace_on_MPI_Type_create_f90_real(p, r, newtype, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Type_create_f90_real, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Type_create_f90_real(p, r, newtype);
-    trace_leave(TRACE_FN_MPI_Type_create_f90_real, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Type_create_f90_complex, &a_, site_);
+    int rc_ = tern__pmpi_Type_create_f90_complex(p, r, newtype);
+    trace_leave(TRACE_FN_MPI_Type_create_f90_complex, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Type_create_f90_complex(p, r, newtype);
+    return trace_on_MPI_Type_create_f90_complex(p, r, newtype, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses, int *num_datatypes, int *combiner, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Type_create_f90_complex, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Type_create_f90_complex(p, r, newtype);
-    trace_leave(TRACE_FN_MPI_Type_create_f90_complex, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Type_get_envelope, &a_, site_);
+    int rc_ = tern__pmpi_Type_get_envelope(datatype, num_integers, num_addresses, num_datatypes, combiner);
+    trace_leave(TRACE_FN_MPI_Type_get_envelope, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses, int *num_datatypes, int *combiner)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Type_get_envelope(datatype, num_integers, num_addresses, num_datatypes, combiner);
+    return trace_on_MPI_Type_get_envelope(datatype, num_integers, num_addresses, num_datatypes, combiner, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[], const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Type_get_envelope, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Type_get_envelope(datatype, num_integers, num_addresses, num_datatypes, combiner);
-    trace_leave(TRACE_FN_MPI_Type_get_envelope, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Type_get_contents, &a_, site_);
+    int rc_ = tern__pmpi_Type_get_contents(datatype, max_integers, max_addresses, max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes);
+    trace_leave(TRACE_FN_MPI_Type_get_contents, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Type_get_contents(datatype, max_integers, max_addresses, max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes);
+    return trace_on_MPI_Type_get_contents(datatype, max_integers, max_addresses, max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Type_get_contents, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Type_get_contents(datatype, max_integers, max_addresses, max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes);
-    trace_leave(TRACE_FN_MPI_Type_get_contents, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Status_c2f, &a_, site_);
+    int rc_ = tern__pmpi_Status_c2f(c_status, f_status);
+    trace_leave(TRACE_FN_MPI_Status_c2f, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Status_c2f(c_status, f_status);
+    return trace_on_MPI_Status_c2f(c_status, f_status, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Status_c2f, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Status_c2f(c_status, f_status);
-    trace_leave(TRACE_FN_MPI_Status_c2f, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Status_f2c, &a_, site_);
+    int rc_ = tern__pmpi_Status_f2c(f_status, c_status);
+    trace_leave(TRACE_FN_MPI_Status_f2c, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Status_f2c(f_status, c_status);
+    return trace_on_MPI_Status_f2c(f_status, c_status, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_T_category_changed(int *update_number, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Status_f2c, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Status_f2c(f_status, c_status);
-    trace_leave(TRACE_FN_MPI_Status_f2c, (int)rc_);
+    trace_enter(TRACE_FN_MPI_T_category_changed, &a_, site_);
+    int rc_ = tern__pmpi_T_category_changed(update_number);
+    trace_leave(TRACE_FN_MPI_T_category_changed, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_T_category_changed(int *update_number)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_T_category_changed(update_number);
+    return trace_on_MPI_T_category_changed(update_number, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_T_category_get_categories(int cat_index, int len, int indices[], const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_T_category_changed, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_T_category_changed(update_number);
-    trace_leave(TRACE_FN_MPI_T_category_changed, (int)rc_);
+    trace_enter(TRACE_FN_MPI_T_category_get_categories, &a_, site_);
+    int rc_ = tern__pmpi_T_category_get_categories(cat_index, len, indices);
+    trace_leave(TRACE_FN_MPI_T_category_get_categories, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_T_category_get_categories(int cat_index, int len, int indices[])
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_T_category_get_categories(cat_index, len, indices);
+    return trace_on_MPI_T_category_get_categories(cat_index, len, indices, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_T_category_get_cvars(int cat_index, int len, int indices[], const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_T_category_get_categories, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_T_category_get_categories(cat_index, len, indices);
-    trace_leave(TRACE_FN_MPI_T_category_get_categories, (int)rc_);
+    trace_enter(TRACE_FN_MPI_T_category_get_cvars, &a_, site_);
+    int rc_ = tern__pmpi_T_category_get_cvars(cat_index, len, indices);
+    trace_leave(TRACE_FN_MPI_T_category_get_cvars, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_T_category_get_cvars(int cat_index, int len, int indices[])
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_T_category_get_cvars(cat_index, len, indices);
+    return trace_on_MPI_T_category_get_cvars(cat_index, len, indices, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_T_category_get_index(const char *name, int *cat_index, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_T_category_get_cvars, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_T_category_get_cvars(cat_index, len, indices);
-    trace_leave(TRACE_FN_MPI_T_category_get_cvars, (int)rc_);
+    trace_enter(TRACE_FN_MPI_T_category_get_index, &a_, site_);
+    int rc_ = tern__pmpi_T_category_get_index(name, cat_index);
+    trace_leave(TRACE_FN_MPI_T_category_get_index, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_T_category_get_index(const char *name, int *cat_index)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_T_category_get_index(name, cat_index);
+    return trace_on_MPI_T_category_get_index(name, cat_index, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_T_category_get_info(int cat_index, char *name, int *name_len, char *desc, int *desc_len, int *num_cvars, int *num_pvars, int *num_categories, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_T_category_get_index, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_T_category_get_index(name, cat_index);
-    trace_leave(TRACE_FN_MPI_T_category_get_index, (int)rc_);
+    trace_enter(TRACE_FN_MPI_T_category_get_info, &a_, site_);
+    int rc_ = tern__pmpi_T_category_get_info(cat_index, name, name_len, desc, desc_len, num_cvars, num_pvars, num_categories);
+    trace_leave(TRACE_FN_MPI_T_category_get_info, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_T_category_get_info(int cat_index, char *name, int *name_len, char *desc, int *desc_len, int *num_cvars, int *num_pvars, int *num_categories)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_T_category_get_info(cat_index, name, name_len, desc, desc_len, num_cvars, num_pvars, num_categories);
+    return trace_on_MPI_T_category_get_info(cat_index, name, name_len, desc, desc_len, num_cvars, num_pvars, num_categories, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_T_category_get_num(int *num_cat, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_T_category_get_info, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_T_category_get_info(cat_index, name, name_len, desc, desc_len, num_cvars, num_pvars, num_categories);
-    trace_leave(TRACE_FN_MPI_T_category_get_info, (int)rc_);
+    trace_enter(TRACE_FN_MPI_T_category_get_num, &a_, site_);
+    int rc_ = tern__pmpi_T_category_get_num(num_cat);
+    trace_leave(TRACE_FN_MPI_T_category_get_num, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_T_category_get_num(int *num_cat)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_T_category_get_num(num_cat);
+    return trace_on_MPI_T_category_get_num(num_cat, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_T_category_get_pvars(int cat_index, int len, int indices[], const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_T_category_get_num, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_T_category_get_num(num_cat);
-    trace_leave(TRACE_FN_MPI_T_category_get_num, (int)rc_);
+    trace_enter(TRACE_FN_MPI_T_category_get_pvars, &a_, site_);
+    int rc_ = tern__pmpi_T_category_get_pvars(cat_index, len, indices);
+    trace_leave(TRACE_FN_MPI_T_category_get_pvars, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_T_category_get_pvars(int cat_index, int len, int indices[])
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_T_category_get_pvars(cat_index, len, indices);
+    return trace_on_MPI_T_category_get_pvars(cat_index, len, indices, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_T_cvar_get_index(const char *name, int *cvar_index, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_T_category_get_pvars, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_T_category_get_pvars(cat_index, len, indices);
-    trace_leave(TRACE_FN_MPI_T_category_get_pvars, (int)rc_);
+    trace_enter(TRACE_FN_MPI_T_cvar_get_index, &a_, site_);
+    int rc_ = tern__pmpi_T_cvar_get_index(name, cvar_index);
+    trace_leave(TRACE_FN_MPI_T_cvar_get_index, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_T_cvar_get_index(const char *name, int *cvar_index)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_T_cvar_get_index(name, cvar_index);
+    return trace_on_MPI_T_cvar_get_index(name, cvar_index, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_T_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbosity, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *scope, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_T_cvar_get_index, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_T_cvar_get_index(name, cvar_index);
-    trace_leave(TRACE_FN_MPI_T_cvar_get_index, (int)rc_);
+    trace_enter(TRACE_FN_MPI_T_cvar_get_info, &a_, site_);
+    int rc_ = tern__pmpi_T_cvar_get_info(cvar_index, name, name_len, verbosity, datatype, enumtype, desc, desc_len, bind, scope);
+    trace_leave(TRACE_FN_MPI_T_cvar_get_info, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_T_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbosity, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *scope)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_T_cvar_get_info(cvar_index, name, name_len, verbosity, datatype, enumtype, desc, desc_len, bind, scope);
+    return trace_on_MPI_T_cvar_get_info(cvar_index, name, name_len, verbosity, datatype, enumtype, desc, desc_len, bind, scope, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_T_cvar_get_num(int *num_cvar, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_T_cvar_get_info, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_T_cvar_get_info(cvar_index, name, name_len, verbosity, datatype, enumtype, desc, desc_len, bind, scope);
-    trace_leave(TRACE_FN_MPI_T_cvar_get_info, (int)rc_);
+    trace_enter(TRACE_FN_MPI_T_cvar_get_num, &a_, site_);
+    int rc_ = tern__pmpi_T_cvar_get_num(num_cvar);
+    trace_leave(TRACE_FN_MPI_T_cvar_get_num, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_T_cvar_get_num(int *num_cvar)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_T_cvar_get_num(num_cvar);
+    return trace_on_MPI_T_cvar_get_num(num_cvar, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_T_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cvar_handle *handle, int *count, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_T_cvar_get_num, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_T_cvar_get_num(num_cvar);
-    trace_leave(TRACE_FN_MPI_T_cvar_get_num, (int)rc_);
+    trace_enter(TRACE_FN_MPI_T_cvar_handle_alloc, &a_, site_);
+    int rc_ = tern__pmpi_T_cvar_handle_alloc(cvar_index, obj_handle, handle, count);
+    trace_leave(TRACE_FN_MPI_T_cvar_handle_alloc, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_T_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cvar_handle *handle, int *count)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_T_cvar_handle_alloc(cvar_index, obj_handle, handle, count);
+    return trace_on_MPI_T_cvar_handle_alloc(cvar_index, obj_handle, handle, count, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_T_cvar_handle_free(MPI_T_cvar_handle * handle, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_T_cvar_handle_alloc, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_T_cvar_handle_alloc(cvar_index, obj_handle, handle, count);
-    trace_leave(TRACE_FN_MPI_T_cvar_handle_alloc, (int)rc_);
+    trace_enter(TRACE_FN_MPI_T_cvar_handle_free, &a_, site_);
+    int rc_ = tern__pmpi_T_cvar_handle_free(handle);
+    trace_leave(TRACE_FN_MPI_T_cvar_handle_free, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_T_cvar_handle_free(MPI_T_cvar_handle * handle)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_T_cvar_handle_free(handle);
+    return trace_on_MPI_T_cvar_handle_free(handle, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_T_cvar_read(MPI_T_cvar_handle handle, void *buf, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_T_cvar_handle_free, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_T_cvar_handle_free(handle);
-    trace_leave(TRACE_FN_MPI_T_cvar_handle_free, (int)rc_);
+    trace_enter(TRACE_FN_MPI_T_cvar_read, &a_, site_);
+    int rc_ = tern__pmpi_T_cvar_read(handle, buf);
+    trace_leave(TRACE_FN_MPI_T_cvar_read, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_T_cvar_read(MPI_T_cvar_handle handle, void *buf)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_T_cvar_read(handle, buf);
+    return trace_on_MPI_T_cvar_read(handle, buf, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_T_cvar_write(MPI_T_cvar_handle handle, const void *buf, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_T_cvar_read, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_T_cvar_read(handle, buf);
-    trace_leave(TRACE_FN_MPI_T_cvar_read, (int)rc_);
+    trace_enter(TRACE_FN_MPI_T_cvar_write, &a_, site_);
+    int rc_ = tern__pmpi_T_cvar_write(handle, buf);
+    trace_leave(TRACE_FN_MPI_T_cvar_write, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_T_cvar_write(MPI_T_cvar_handle handle, const void *buf)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_T_cvar_write(handle, buf);
+    return trace_on_MPI_T_cvar_write(handle, buf, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_T_enum_get_info(MPI_T_enum enumtype, int *num, char *name, int *name_len, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_T_cvar_write, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_T_cvar_write(handle, buf);
-    trace_leave(TRACE_FN_MPI_T_cvar_write, (int)rc_);
+    trace_enter(TRACE_FN_MPI_T_enum_get_info, &a_, site_);
+    int rc_ = tern__pmpi_T_enum_get_info(enumtype, num, name, name_len);
+    trace_leave(TRACE_FN_MPI_T_enum_get_info, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_T_enum_get_info(MPI_T_enum enumtype, int *num, char *name, int *name_len)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_T_enum_get_info(enumtype, num, name, name_len);
+    return trace_on_MPI_T_enum_get_info(enumtype, num, name, name_len, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_T_enum_get_item(MPI_T_enum enumtype, int indx, int *value, char *name, int *name_len, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_T_enum_get_info, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_T_enum_get_info(enumtype, num, name, name_len);
-    trace_leave(TRACE_FN_MPI_T_enum_get_info, (int)rc_);
+    trace_enter(TRACE_FN_MPI_T_enum_get_item, &a_, site_);
+    int rc_ = tern__pmpi_T_enum_get_item(enumtype, indx, value, name, name_len);
+    trace_leave(TRACE_FN_MPI_T_enum_get_item, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_T_enum_get_item(MPI_T_enum enumtype, int indx, int *value, char *name, int *name_len)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_T_enum_get_item(enumtype, indx, value, name, name_len);
+    return trace_on_MPI_T_enum_get_item(enumtype, indx, value, name, name_len, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_T_finalize(const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_T_enum_get_item, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_T_enum_get_item(enumtype, indx, value, name, name_len);
-    trace_leave(TRACE_FN_MPI_T_enum_get_item, (int)rc_);
+    trace_enter(TRACE_FN_MPI_T_finalize, &a_, site_);
+    int rc_ = tern__pmpi_T_finalize();
+    trace_leave(TRACE_FN_MPI_T_finalize, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_T_finalize(void)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_T_finalize();
+    return trace_on_MPI_T_finalize(__builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_T_init_thread(int required, int *provided, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_T_finalize, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_T_finalize();
-    trace_leave(TRACE_FN_MPI_T_finalize, (int)rc_);
+    trace_enter(TRACE_FN_MPI_T_init_thread, &a_, site_);
+    int rc_ = tern__pmpi_T_init_thread(required, provided);
+    trace_leave(TRACE_FN_MPI_T_init_thread, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_T_init_thread(int required, int *provided)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_T_init_thread(required, provided);
+    return trace_on_MPI_T_init_thread(required, provided, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_T_pvar_get_index(const char *name, int var_class, int *pvar_index, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_T_init_thread, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_T_init_thread(required, provided);
-    trace_leave(TRACE_FN_MPI_T_init_thread, (int)rc_);
+    trace_enter(TRACE_FN_MPI_T_pvar_get_index, &a_, site_);
+    int rc_ = tern__pmpi_T_pvar_get_index(name, var_class, pvar_index);
+    trace_leave(TRACE_FN_MPI_T_pvar_get_index, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_T_pvar_get_index(const char *name, int var_class, int *pvar_index)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_T_pvar_get_index(name, var_class, pvar_index);
+    return trace_on_MPI_T_pvar_get_index(name, var_class, pvar_index, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_T_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosity, int *var_class, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *readonly, int *continuous, int *atomic, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_T_pvar_get_index, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_T_pvar_get_index(name, var_class, pvar_index);
-    trace_leave(TRACE_FN_MPI_T_pvar_get_index, (int)rc_);
+    trace_enter(TRACE_FN_MPI_T_pvar_get_info, &a_, site_);
+    int rc_ = tern__pmpi_T_pvar_get_info(pvar_index, name, name_len, verbosity, var_class, datatype, enumtype, desc, desc_len, bind, readonly, continuous, atomic);
+    trace_leave(TRACE_FN_MPI_T_pvar_get_info, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_T_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosity, int *var_class, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *readonly, int *continuous, int *atomic)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_T_pvar_get_info(pvar_index, name, name_len, verbosity, var_class, datatype, enumtype, desc, desc_len, bind, readonly, continuous, atomic);
+    return trace_on_MPI_T_pvar_get_info(pvar_index, name, name_len, verbosity, var_class, datatype, enumtype, desc, desc_len, bind, readonly, continuous, atomic, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_T_pvar_get_num(int *num_pvar, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_T_pvar_get_info, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_T_pvar_get_info(pvar_index, name, name_len, verbosity, var_class, datatype, enumtype, desc, desc_len, bind, readonly, continuous, atomic);
-    trace_leave(TRACE_FN_MPI_T_pvar_get_info, (int)rc_);
+    trace_enter(TRACE_FN_MPI_T_pvar_get_num, &a_, site_);
+    int rc_ = tern__pmpi_T_pvar_get_num(num_pvar);
+    trace_leave(TRACE_FN_MPI_T_pvar_get_num, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_T_pvar_get_num(int *num_pvar)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_T_pvar_get_num(num_pvar);
+    return trace_on_MPI_T_pvar_get_num(num_pvar, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void *obj_handle, MPI_T_pvar_handle *handle, int *count, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_T_pvar_get_num, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_T_pvar_get_num(num_pvar);
-    trace_leave(TRACE_FN_MPI_T_pvar_get_num, (int)rc_);
+    trace_enter(TRACE_FN_MPI_T_pvar_handle_alloc, &a_, site_);
+    int rc_ = tern__pmpi_T_pvar_handle_alloc(session, pvar_index, obj_handle, handle, count);
+    trace_leave(TRACE_FN_MPI_T_pvar_handle_alloc, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void *obj_handle, MPI_T_pvar_handle *handle, int *count)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_T_pvar_handle_alloc(session, pvar_index, obj_handle, handle, count);
+    return trace_on_MPI_T_pvar_handle_alloc(session, pvar_index, obj_handle, handle, count, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle *handle, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_T_pvar_handle_alloc, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_T_pvar_handle_alloc(session, pvar_index, obj_handle, handle, count);
-    trace_leave(TRACE_FN_MPI_T_pvar_handle_alloc, (int)rc_);
+    trace_enter(TRACE_FN_MPI_T_pvar_handle_free, &a_, site_);
+    int rc_ = tern__pmpi_T_pvar_handle_free(session, handle);
+    trace_leave(TRACE_FN_MPI_T_pvar_handle_free, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle *handle)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_T_pvar_handle_free(session, handle);
+    return trace_on_MPI_T_pvar_handle_free(session, handle, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_T_pvar_handle_free, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_T_pvar_handle_free(session, handle);
-    trace_leave(TRACE_FN_MPI_T_pvar_handle_free, (int)rc_);
+    trace_enter(TRACE_FN_MPI_T_pvar_read, &a_, site_);
+    int rc_ = tern__pmpi_T_pvar_read(session, handle, buf);
+    trace_leave(TRACE_FN_MPI_T_pvar_read, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_T_pvar_read(session, handle, buf);
+    return trace_on_MPI_T_pvar_read(session, handle, buf, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_T_pvar_read, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_T_pvar_read(session, handle, buf);
-    trace_leave(TRACE_FN_MPI_T_pvar_read, (int)rc_);
+    trace_enter(TRACE_FN_MPI_T_pvar_readreset, &a_, site_);
+    int rc_ = tern__pmpi_T_pvar_readreset(session, handle, buf);
+    trace_leave(TRACE_FN_MPI_T_pvar_readreset, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_T_pvar_readreset(session, handle, buf);
+    return trace_on_MPI_T_pvar_readreset(session, handle, buf, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_T_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_T_pvar_readreset, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_T_pvar_readreset(session, handle, buf);
-    trace_leave(TRACE_FN_MPI_T_pvar_readreset, (int)rc_);
+    trace_enter(TRACE_FN_MPI_T_pvar_reset, &a_, site_);
+    int rc_ = tern__pmpi_T_pvar_reset(session, handle);
+    trace_leave(TRACE_FN_MPI_T_pvar_reset, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_T_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_T_pvar_reset(session, handle);
+    return trace_on_MPI_T_pvar_reset(session, handle, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_T_pvar_session_create(MPI_T_pvar_session * session, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_T_pvar_reset, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_T_pvar_reset(session, handle);
-    trace_leave(TRACE_FN_MPI_T_pvar_reset, (int)rc_);
+    trace_enter(TRACE_FN_MPI_T_pvar_session_create, &a_, site_);
+    int rc_ = tern__pmpi_T_pvar_session_create(session);
+    trace_leave(TRACE_FN_MPI_T_pvar_session_create, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_T_pvar_session_create(MPI_T_pvar_session * session)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_T_pvar_session_create(session);
+    return trace_on_MPI_T_pvar_session_create(session, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_T_pvar_session_free(MPI_T_pvar_session * session, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_T_pvar_session_create, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_T_pvar_session_create(session);
-    trace_leave(TRACE_FN_MPI_T_pvar_session_create, (int)rc_);
+    trace_enter(TRACE_FN_MPI_T_pvar_session_free, &a_, site_);
+    int rc_ = tern__pmpi_T_pvar_session_free(session);
+    trace_leave(TRACE_FN_MPI_T_pvar_session_free, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_T_pvar_session_free(MPI_T_pvar_session * session)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_T_pvar_session_free(session);
+    return trace_on_MPI_T_pvar_session_free(session, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_T_pvar_session_free, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_T_pvar_session_free(session);
-    trace_leave(TRACE_FN_MPI_T_pvar_session_free, (int)rc_);
+    trace_enter(TRACE_FN_MPI_T_pvar_start, &a_, site_);
+    int rc_ = tern__pmpi_T_pvar_start(session, handle);
+    trace_leave(TRACE_FN_MPI_T_pvar_start, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_T_pvar_start(session, handle);
+    return trace_on_MPI_T_pvar_start(session, handle, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_T_pvar_start, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_T_pvar_start(session, handle);
-    trace_leave(TRACE_FN_MPI_T_pvar_start, (int)rc_);
+    trace_enter(TRACE_FN_MPI_T_pvar_stop, &a_, site_);
+    int rc_ = tern__pmpi_T_pvar_stop(session, handle);
+    trace_leave(TRACE_FN_MPI_T_pvar_stop, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_T_pvar_stop(session, handle);
+    return trace_on_MPI_T_pvar_stop(session, handle, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void *buf, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_T_pvar_stop, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_T_pvar_stop(session, handle);
-    trace_leave(TRACE_FN_MPI_T_pvar_stop, (int)rc_);
+    trace_enter(TRACE_FN_MPI_T_pvar_write, &a_, site_);
+    int rc_ = tern__pmpi_T_pvar_write(session, handle, buf);
+    trace_leave(TRACE_FN_MPI_T_pvar_write, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void *buf)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_T_pvar_write(session, handle, buf);
+    return trace_on_MPI_T_pvar_write(session, handle, buf, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) MPI_Fint trace_on_MPI_File_c2f(MPI_File file, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_T_pvar_write, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_T_pvar_write(session, handle, buf);
-    trace_leave(TRACE_FN_MPI_T_pvar_write, (int)rc_);
+    trace_enter(TRACE_FN_MPI_File_c2f, &a_, site_);
+    MPI_Fint rc_ = tern__pmpi_File_c2f(file);
+    trace_leave(TRACE_FN_MPI_File_c2f, 0);
     return rc_;
 }
 
 __attribute__((weak)) MPI_Fint MPI_File_c2f(MPI_File file)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_File_c2f(file);
+    return trace_on_MPI_File_c2f(file, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) MPI_File trace_on_MPI_File_f2c(MPI_Fint file, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_File_c2f, &a_, __builtin_return_address(0));
-    MPI_Fint rc_ = tern__pmpi_File_c2f(file);
-    trace_leave(TRACE_FN_MPI_File_c2f, 0);
+    trace_enter(TRACE_FN_MPI_File_f2c, &a_, site_);
+    MPI_File rc_ = tern__pmpi_File_f2c(file);
+    trace_leave(TRACE_FN_MPI_File_f2c, 0);
     return rc_;
 }
 
 __attribute__((weak)) MPI_File MPI_File_f2c(MPI_Fint file)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_File_f2c(file);
+    return trace_on_MPI_File_f2c(file, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) MPI_Fint trace_on_MPI_Type_c2f(MPI_Datatype datatype, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_File_f2c, &a_, __builtin_return_address(0));
-    MPI_File rc_ = tern__pmpi_File_f2c(file);
-    trace_leave(TRACE_FN_MPI_File_f2c, 0);
+    trace_enter(TRACE_FN_MPI_Type_c2f, &a_, site_);
+    MPI_Fint rc_ = tern__pmpi_Type_c2f(datatype);
+    trace_leave(TRACE_FN_MPI_Type_c2f, 0);
     return rc_;
 }
 
 __attribute__((weak)) MPI_Fint MPI_Type_c2f(MPI_Datatype datatype)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Type_c2f(datatype);
+    return trace_on_MPI_Type_c2f(datatype, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) MPI_Datatype trace_on_MPI_Type_f2c(MPI_Fint datatype, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Type_c2f, &a_, __builtin_return_address(0));
-    MPI_Fint rc_ = tern__pmpi_Type_c2f(datatype);
-    trace_leave(TRACE_FN_MPI_Type_c2f, 0);
+    trace_enter(TRACE_FN_MPI_Type_f2c, &a_, site_);
+    MPI_Datatype rc_ = tern__pmpi_Type_f2c(datatype);
+    trace_leave(TRACE_FN_MPI_Type_f2c, 0);
     return rc_;
 }
 
 __attribute__((weak)) MPI_Datatype MPI_Type_f2c(MPI_Fint datatype)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Type_f2c(datatype);
+    return trace_on_MPI_Type_f2c(datatype, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) MPI_Fint trace_on_MPI_Group_c2f(MPI_Group group, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Type_f2c, &a_, __builtin_return_address(0));
-    MPI_Datatype rc_ = tern__pmpi_Type_f2c(datatype);
-    trace_leave(TRACE_FN_MPI_Type_f2c, 0);
+    trace_enter(TRACE_FN_MPI_Group_c2f, &a_, site_);
+    MPI_Fint rc_ = tern__pmpi_Group_c2f(group);
+    trace_leave(TRACE_FN_MPI_Group_c2f, 0);
     return rc_;
 }
 
 __attribute__((weak)) MPI_Fint MPI_Group_c2f(MPI_Group group)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Group_c2f(group);
+    return trace_on_MPI_Group_c2f(group, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) MPI_Group trace_on_MPI_Group_f2c(MPI_Fint group, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Group_c2f, &a_, __builtin_return_address(0));
-    MPI_Fint rc_ = tern__pmpi_Group_c2f(group);
-    trace_leave(TRACE_FN_MPI_Group_c2f, 0);
+    trace_enter(TRACE_FN_MPI_Group_f2c, &a_, site_);
+    MPI_Group rc_ = tern__pmpi_Group_f2c(group);
+    trace_leave(TRACE_FN_MPI_Group_f2c, 0);
     return rc_;
 }
 
 __attribute__((weak)) MPI_Group MPI_Group_f2c(MPI_Fint group)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Group_f2c(group);
+    return trace_on_MPI_Group_f2c(group, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) MPI_Fint trace_on_MPI_Info_c2f(MPI_Info info, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Group_f2c, &a_, __builtin_return_address(0));
-    MPI_Group rc_ = tern__pmpi_Group_f2c(group);
-    trace_leave(TRACE_FN_MPI_Group_f2c, 0);
+    trace_enter(TRACE_FN_MPI_Info_c2f, &a_, site_);
+    MPI_Fint rc_ = tern__pmpi_Info_c2f(info);
+    trace_leave(TRACE_FN_MPI_Info_c2f, 0);
     return rc_;
 }
 
 __attribute__((weak)) MPI_Fint MPI_Info_c2f(MPI_Info info)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Info_c2f(info);
+    return trace_on_MPI_Info_c2f(info, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) MPI_Info trace_on_MPI_Info_f2c(MPI_Fint info, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Info_c2f, &a_, __builtin_return_address(0));
-    MPI_Fint rc_ = tern__pmpi_Info_c2f(info);
-    trace_leave(TRACE_FN_MPI_Info_c2f, 0);
+    trace_enter(TRACE_FN_MPI_Info_f2c, &a_, site_);
+    MPI_Info rc_ = tern__pmpi_Info_f2c(info);
+    trace_leave(TRACE_FN_MPI_Info_f2c, 0);
     return rc_;
 }
 
 __attribute__((weak)) MPI_Info MPI_Info_f2c(MPI_Fint info)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Info_f2c(info);
+    return trace_on_MPI_Info_f2c(info, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) MPI_Fint trace_on_MPI_Request_c2f(MPI_Request request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Info_f2c, &a_, __builtin_return_address(0));
-    MPI_Info rc_ = tern__pmpi_Info_f2c(info);
-    trace_leave(TRACE_FN_MPI_Info_f2c, 0);
+    trace_enter(TRACE_FN_MPI_Request_c2f, &a_, site_);
+    MPI_Fint rc_ = tern__pmpi_Request_c2f(request);
+    trace_leave(TRACE_FN_MPI_Request_c2f, 0);
     return rc_;
 }
 
 __attribute__((weak)) MPI_Fint MPI_Request_c2f(MPI_Request request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Request_c2f(request);
+    return trace_on_MPI_Request_c2f(request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) MPI_Request trace_on_MPI_Request_f2c(MPI_Fint request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Request_c2f, &a_, __builtin_return_address(0));
-    MPI_Fint rc_ = tern__pmpi_Request_c2f(request);
-    trace_leave(TRACE_FN_MPI_Request_c2f, 0);
+    trace_enter(TRACE_FN_MPI_Request_f2c, &a_, site_);
+    MPI_Request rc_ = tern__pmpi_Request_f2c(request);
+    trace_leave(TRACE_FN_MPI_Request_f2c, 0);
     return rc_;
 }
 
 __attribute__((weak)) MPI_Request MPI_Request_f2c(MPI_Fint request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Request_f2c(request);
+    return trace_on_MPI_Request_f2c(request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) MPI_Fint trace_on_MPI_Op_c2f(MPI_Op op, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Request_f2c, &a_, __builtin_return_address(0));
-    MPI_Request rc_ = tern__pmpi_Request_f2c(request);
-    trace_leave(TRACE_FN_MPI_Request_f2c, 0);
+    a_.op = trace_mpi_op(op);
+    trace_enter(TRACE_FN_MPI_Op_c2f, &a_, site_);
+    MPI_Fint rc_ = tern__pmpi_Op_c2f(op);
+    trace_leave(TRACE_FN_MPI_Op_c2f, 0);
     return rc_;
 }
 
 __attribute__((weak)) MPI_Fint MPI_Op_c2f(MPI_Op op)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Op_c2f(op);
+    return trace_on_MPI_Op_c2f(op, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) MPI_Op trace_on_MPI_Op_f2c(MPI_Fint op, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    a_.op = trace_mpi_op(op);
-    trace_enter(TRACE_FN_MPI_Op_c2f, &a_, __builtin_return_address(0));
-    MPI_Fint rc_ = tern__pmpi_Op_c2f(op);
-    trace_leave(TRACE_FN_MPI_Op_c2f, 0);
+    trace_enter(TRACE_FN_MPI_Op_f2c, &a_, site_);
+    MPI_Op rc_ = tern__pmpi_Op_f2c(op);
+    trace_leave(TRACE_FN_MPI_Op_f2c, 0);
     return rc_;
 }
 
 __attribute__((weak)) MPI_Op MPI_Op_f2c(MPI_Fint op)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Op_f2c(op);
+    return trace_on_MPI_Op_f2c(op, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) MPI_Fint trace_on_MPI_Errhandler_c2f(MPI_Errhandler errhandler, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Op_f2c, &a_, __builtin_return_address(0));
-    MPI_Op rc_ = tern__pmpi_Op_f2c(op);
-    trace_leave(TRACE_FN_MPI_Op_f2c, 0);
+    trace_enter(TRACE_FN_MPI_Errhandler_c2f, &a_, site_);
+    MPI_Fint rc_ = tern__pmpi_Errhandler_c2f(errhandler);
+    trace_leave(TRACE_FN_MPI_Errhandler_c2f, 0);
     return rc_;
 }
 
 __attribute__((weak)) MPI_Fint MPI_Errhandler_c2f(MPI_Errhandler errhandler)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Errhandler_c2f(errhandler);
+    return trace_on_MPI_Errhandler_c2f(errhandler, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) MPI_Errhandler trace_on_MPI_Errhandler_f2c(MPI_Fint errhandler, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Errhandler_c2f, &a_, __builtin_return_address(0));
-    MPI_Fint rc_ = tern__pmpi_Errhandler_c2f(errhandler);
-    trace_leave(TRACE_FN_MPI_Errhandler_c2f, 0);
+    trace_enter(TRACE_FN_MPI_Errhandler_f2c, &a_, site_);
+    MPI_Errhandler rc_ = tern__pmpi_Errhandler_f2c(errhandler);
+    trace_leave(TRACE_FN_MPI_Errhandler_f2c, 0);
     return rc_;
 }
 
 __attribute__((weak)) MPI_Errhandler MPI_Errhandler_f2c(MPI_Fint errhandler)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Errhandler_f2c(errhandler);
+    return trace_on_MPI_Errhandler_f2c(errhandler, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) MPI_Fint trace_on_MPI_Win_c2f(MPI_Win win, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Errhandler_f2c, &a_, __builtin_return_address(0));
-    MPI_Errhandler rc_ = tern__pmpi_Errhandler_f2c(errhandler);
-    trace_leave(TRACE_FN_MPI_Errhandler_f2c, 0);
+    trace_enter(TRACE_FN_MPI_Win_c2f, &a_, site_);
+    MPI_Fint rc_ = tern__pmpi_Win_c2f(win);
+    trace_leave(TRACE_FN_MPI_Win_c2f, 0);
     return rc_;
 }
 
 __attribute__((weak)) MPI_Fint MPI_Win_c2f(MPI_Win win)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Win_c2f(win);
+    return trace_on_MPI_Win_c2f(win, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) MPI_Win trace_on_MPI_Win_f2c(MPI_Fint win, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Win_c2f, &a_, __builtin_return_address(0));
-    MPI_Fint rc_ = tern__pmpi_Win_c2f(win);
-    trace_leave(TRACE_FN_MPI_Win_c2f, 0);
+    trace_enter(TRACE_FN_MPI_Win_f2c, &a_, site_);
+    MPI_Win rc_ = tern__pmpi_Win_f2c(win);
+    trace_leave(TRACE_FN_MPI_Win_f2c, 0);
     return rc_;
 }
 
 __attribute__((weak)) MPI_Win MPI_Win_f2c(MPI_Fint win)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Win_f2c(win);
+    return trace_on_MPI_Win_f2c(win, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) MPI_Fint trace_on_MPI_Message_c2f(MPI_Message message, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Win_f2c, &a_, __builtin_return_address(0));
-    MPI_Win rc_ = tern__pmpi_Win_f2c(win);
-    trace_leave(TRACE_FN_MPI_Win_f2c, 0);
+    trace_enter(TRACE_FN_MPI_Message_c2f, &a_, site_);
+    MPI_Fint rc_ = tern__pmpi_Message_c2f(message);
+    trace_leave(TRACE_FN_MPI_Message_c2f, 0);
     return rc_;
 }
 
 __attribute__((weak)) MPI_Fint MPI_Message_c2f(MPI_Message message)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Message_c2f(message);
+    return trace_on_MPI_Message_c2f(message, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) MPI_Message trace_on_MPI_Message_f2c(MPI_Fint message, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Message_c2f, &a_, __builtin_return_address(0));
-    MPI_Fint rc_ = tern__pmpi_Message_c2f(message);
-    trace_leave(TRACE_FN_MPI_Message_c2f, 0);
+    trace_enter(TRACE_FN_MPI_Message_f2c, &a_, site_);
+    MPI_Message rc_ = tern__pmpi_Message_f2c(message);
+    trace_leave(TRACE_FN_MPI_Message_f2c, 0);
     return rc_;
 }
 
 __attribute__((weak)) MPI_Message MPI_Message_f2c(MPI_Fint message)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Message_f2c(message);
+    return trace_on_MPI_Message_f2c(message, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Message_f2c, &a_, __builtin_return_address(0));
-    MPI_Message rc_ = tern__pmpi_Message_f2c(message);
-    trace_leave(TRACE_FN_MPI_Message_f2c, 0);
+    trace_mpi_comm(&a_, comm);
+    trace_enter(TRACE_FN_MPI_File_open, &a_, site_);
+    int rc_ = tern__pmpi_File_open(comm, filename, amode, info, fh);
+    trace_leave(TRACE_FN_MPI_File_open, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_File_open(comm, filename, amode, info, fh);
+    return trace_on_MPI_File_open(comm, filename, amode, info, fh, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_File_close(MPI_File * fh, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_mpi_comm(&a_, comm);
-    trace_enter(TRACE_FN_MPI_File_open, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_File_open(comm, filename, amode, info, fh);
-    trace_leave(TRACE_FN_MPI_File_open, (int)rc_);
+    trace_enter(TRACE_FN_MPI_File_close, &a_, site_);
+    int rc_ = tern__pmpi_File_close(fh);
+    trace_leave(TRACE_FN_MPI_File_close, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_File_close(MPI_File * fh)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_File_close(fh);
+    return trace_on_MPI_File_close(fh, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_File_delete(const char *filename, MPI_Info info, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_File_close, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_File_close(fh);
-    trace_leave(TRACE_FN_MPI_File_close, (int)rc_);
+    trace_enter(TRACE_FN_MPI_File_delete, &a_, site_);
+    int rc_ = tern__pmpi_File_delete(filename, info);
+    trace_leave(TRACE_FN_MPI_File_delete, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_File_delete(const char *filename, MPI_Info info)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_File_delete(filename, info);
+    return trace_on_MPI_File_delete(filename, info, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_File_delete, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_File_delete(filename, info);
-    trace_leave(TRACE_FN_MPI_File_delete, (int)rc_);
+    a_.bytes += trace_mpi_bytes(count, datatype);
+    trace_enter(TRACE_FN_MPI_File_read, &a_, site_);
+    int rc_ = tern__pmpi_File_read(fh, buf, count, datatype, status);
+    trace_leave(TRACE_FN_MPI_File_read, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_File_read(fh, buf, count, datatype, status);
+    return trace_on_MPI_File_read(fh, buf, count, datatype, status, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_File_read, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_File_read(fh, buf, count, datatype, status);
-    trace_leave(TRACE_FN_MPI_File_read, (int)rc_);
+    trace_enter(TRACE_FN_MPI_File_write, &a_, site_);
+    int rc_ = tern__pmpi_File_write(fh, buf, count, datatype, status);
+    trace_leave(TRACE_FN_MPI_File_write, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_File_write(fh, buf, count, datatype, status);
+    return trace_on_MPI_File_write(fh, buf, count, datatype, status, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_File_write, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_File_write(fh, buf, count, datatype, status);
-    trace_leave(TRACE_FN_MPI_File_write, (int)rc_);
+    trace_enter(TRACE_FN_MPI_File_read_at, &a_, site_);
+    int rc_ = tern__pmpi_File_read_at(fh, offset, buf, count, datatype, status);
+    trace_leave(TRACE_FN_MPI_File_read_at, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_File_read_at(fh, offset, buf, count, datatype, status);
+    return trace_on_MPI_File_read_at(fh, offset, buf, count, datatype, status, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_File_read_at, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_File_read_at(fh, offset, buf, count, datatype, status);
-    trace_leave(TRACE_FN_MPI_File_read_at, (int)rc_);
+    trace_enter(TRACE_FN_MPI_File_write_at, &a_, site_);
+    int rc_ = tern__pmpi_File_write_at(fh, offset, buf, count, datatype, status);
+    trace_leave(TRACE_FN_MPI_File_write_at, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_File_write_at(fh, offset, buf, count, datatype, status);
+    return trace_on_MPI_File_write_at(fh, offset, buf, count, datatype, status, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_File_write_at, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_File_write_at(fh, offset, buf, count, datatype, status);
-    trace_leave(TRACE_FN_MPI_File_write_at, (int)rc_);
+    trace_enter(TRACE_FN_MPI_File_read_all, &a_, site_);
+    int rc_ = tern__pmpi_File_read_all(fh, buf, count, datatype, status);
+    trace_leave(TRACE_FN_MPI_File_read_all, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_File_read_all(fh, buf, count, datatype, status);
+    return trace_on_MPI_File_read_all(fh, buf, count, datatype, status, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_File_read_all, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_File_read_all(fh, buf, count, datatype, status);
-    trace_leave(TRACE_FN_MPI_File_read_all, (int)rc_);
+    trace_enter(TRACE_FN_MPI_File_write_all, &a_, site_);
+    int rc_ = tern__pmpi_File_write_all(fh, buf, count, datatype, status);
+    trace_leave(TRACE_FN_MPI_File_write_all, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_File_write_all(fh, buf, count, datatype, status);
+    return trace_on_MPI_File_write_all(fh, buf, count, datatype, status, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_File_write_all, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_File_write_all(fh, buf, count, datatype, status);
-    trace_leave(TRACE_FN_MPI_File_write_all, (int)rc_);
+    trace_enter(TRACE_FN_MPI_File_read_at_all, &a_, site_);
+    int rc_ = tern__pmpi_File_read_at_all(fh, offset, buf, count, datatype, status);
+    trace_leave(TRACE_FN_MPI_File_read_at_all, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_File_read_at_all(fh, offset, buf, count, datatype, status);
+    return trace_on_MPI_File_read_at_all(fh, offset, buf, count, datatype, status, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_File_read_at_all, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_File_read_at_all(fh, offset, buf, count, datatype, status);
-    trace_leave(TRACE_FN_MPI_File_read_at_all, (int)rc_);
+    trace_enter(TRACE_FN_MPI_File_write_at_all, &a_, site_);
+    int rc_ = tern__pmpi_File_write_at_all(fh, offset, buf, count, datatype, status);
+    trace_leave(TRACE_FN_MPI_File_write_at_all, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_File_write_at_all(fh, offset, buf, count, datatype, status);
+    return trace_on_MPI_File_write_at_all(fh, offset, buf, count, datatype, status, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char *datarep, MPI_Info info, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_File_write_at_all, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_File_write_at_all(fh, offset, buf, count, datatype, status);
-    trace_leave(TRACE_FN_MPI_File_write_at_all, (int)rc_);
+    trace_enter(TRACE_FN_MPI_File_set_view, &a_, site_);
+    int rc_ = tern__pmpi_File_set_view(fh, disp, etype, filetype, datarep, info);
+    trace_leave(TRACE_FN_MPI_File_set_view, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char *datarep, MPI_Info info)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_File_set_view(fh, disp, etype, filetype, datarep, info);
+    return trace_on_MPI_File_set_view(fh, disp, etype, filetype, datarep, info, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_File_get_size(MPI_File fh, MPI_Offset *size, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_File_set_view, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_File_set_view(fh, disp, etype, filetype, datarep, info);
-    trace_leave(TRACE_FN_MPI_File_set_view, (int)rc_);
+    trace_enter(TRACE_FN_MPI_File_get_size, &a_, site_);
+    int rc_ = tern__pmpi_File_get_size(fh, size);
+    trace_leave(TRACE_FN_MPI_File_get_size, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_File_get_size(MPI_File fh, MPI_Offset *size)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_File_get_size(fh, size);
+    return trace_on_MPI_File_get_size(fh, size, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_File_set_size(MPI_File fh, MPI_Offset size, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_File_get_size, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_File_get_size(fh, size);
-    trace_leave(TRACE_FN_MPI_File_get_size, (int)rc_);
+    trace_enter(TRACE_FN_MPI_File_set_size, &a_, site_);
+    int rc_ = tern__pmpi_File_set_size(fh, size);
+    trace_leave(TRACE_FN_MPI_File_set_size, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_File_set_size(MPI_File fh, MPI_Offset size)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_File_set_size(fh, size);
+    return trace_on_MPI_File_set_size(fh, size, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_File_seek(MPI_File fh, MPI_Offset offset, int whence, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_File_set_size, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_File_set_size(fh, size);
-    trace_leave(TRACE_FN_MPI_File_set_size, (int)rc_);
+    trace_enter(TRACE_FN_MPI_File_seek, &a_, site_);
+    int rc_ = tern__pmpi_File_seek(fh, offset, whence);
+    trace_leave(TRACE_FN_MPI_File_seek, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_File_seek(fh, offset, whence);
+    return trace_on_MPI_File_seek(fh, offset, whence, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_File_sync(MPI_File fh, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_File_seek, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_File_seek(fh, offset, whence);
-    trace_leave(TRACE_FN_MPI_File_seek, (int)rc_);
+    trace_enter(TRACE_FN_MPI_File_sync, &a_, site_);
+    int rc_ = tern__pmpi_File_sync(fh);
+    trace_leave(TRACE_FN_MPI_File_sync, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_File_sync(MPI_File fh)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_File_sync(fh);
+    return trace_on_MPI_File_sync(fh, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_File_call_errhandler(MPI_File fh, int errorcode, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_File_sync, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_File_sync(fh);
-    trace_leave(TRACE_FN_MPI_File_sync, (int)rc_);
+    trace_enter(TRACE_FN_MPI_File_call_errhandler, &a_, site_);
+    int rc_ = tern__pmpi_File_call_errhandler(fh, errorcode);
+    trace_leave(TRACE_FN_MPI_File_call_errhandler, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_File_call_errhandler(MPI_File fh, int errorcode)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_File_call_errhandler(fh, errorcode);
+    return trace_on_MPI_File_call_errhandler(fh, errorcode, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_File_create_errhandler(MPI_File_errhandler_function * file_errhandler_fn, MPI_Errhandler *errhandler, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_File_call_errhandler, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_File_call_errhandler(fh, errorcode);
-    trace_leave(TRACE_FN_MPI_File_call_errhandler, (int)rc_);
+    trace_enter(TRACE_FN_MPI_File_create_errhandler, &a_, site_);
+    int rc_ = tern__pmpi_File_create_errhandler(file_errhandler_fn, errhandler);
+    trace_leave(TRACE_FN_MPI_File_create_errhandler, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_File_create_errhandler(MPI_File_errhandler_function * file_errhandler_fn, MPI_Errhandler *errhandler)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_File_create_errhandler(file_errhandler_fn, errhandler);
+    return trace_on_MPI_File_create_errhandler(file_errhandler_fn, errhandler, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_File_create_errhandler, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_File_create_errhandler(file_errhandler_fn, errhandler);
-    trace_leave(TRACE_FN_MPI_File_create_errhandler, (int)rc_);
+    trace_enter(TRACE_FN_MPI_File_get_errhandler, &a_, site_);
+    int rc_ = tern__pmpi_File_get_errhandler(file, errhandler);
+    trace_leave(TRACE_FN_MPI_File_get_errhandler, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_File_get_errhandler(file, errhandler);
+    return trace_on_MPI_File_get_errhandler(file, errhandler, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_File_get_errhandler, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_File_get_errhandler(file, errhandler);
-    trace_leave(TRACE_FN_MPI_File_get_errhandler, (int)rc_);
+    trace_enter(TRACE_FN_MPI_File_set_errhandler, &a_, site_);
+    int rc_ = tern__pmpi_File_set_errhandler(file, errhandler);
+    trace_leave(TRACE_FN_MPI_File_set_errhandler, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_File_set_errhandler(file, errhandler);
+    return trace_on_MPI_File_set_errhandler(file, errhandler, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn, MPI_Datarep_conversion_function *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_File_set_errhandler, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_File_set_errhandler(file, errhandler);
-    trace_leave(TRACE_FN_MPI_File_set_errhandler, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Register_datarep, &a_, site_);
+    int rc_ = tern__pmpi_Register_datarep(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state);
+    trace_leave(TRACE_FN_MPI_Register_datarep, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn, MPI_Datarep_conversion_function *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Register_datarep(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state);
+    return trace_on_MPI_Register_datarep(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_File_get_amode(MPI_File fh, int *amode, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Register_datarep, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Register_datarep(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state);
-    trace_leave(TRACE_FN_MPI_Register_datarep, (int)rc_);
+    trace_enter(TRACE_FN_MPI_File_get_amode, &a_, site_);
+    int rc_ = tern__pmpi_File_get_amode(fh, amode);
+    trace_leave(TRACE_FN_MPI_File_get_amode, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_File_get_amode(MPI_File fh, int *amode)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_File_get_amode(fh, amode);
+    return trace_on_MPI_File_get_amode(fh, amode, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_File_get_atomicity(MPI_File fh, int *flag, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_File_get_amode, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_File_get_amode(fh, amode);
-    trace_leave(TRACE_FN_MPI_File_get_amode, (int)rc_);
+    trace_enter(TRACE_FN_MPI_File_get_atomicity, &a_, site_);
+    int rc_ = tern__pmpi_File_get_atomicity(fh, flag);
+    trace_leave(TRACE_FN_MPI_File_get_atomicity, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_File_get_atomicity(MPI_File fh, int *flag)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_File_get_atomicity(fh, flag);
+    return trace_on_MPI_File_get_atomicity(fh, flag, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset *disp, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_File_get_atomicity, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_File_get_atomicity(fh, flag);
-    trace_leave(TRACE_FN_MPI_File_get_atomicity, (int)rc_);
+    trace_enter(TRACE_FN_MPI_File_get_byte_offset, &a_, site_);
+    int rc_ = tern__pmpi_File_get_byte_offset(fh, offset, disp);
+    trace_leave(TRACE_FN_MPI_File_get_byte_offset, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset *disp)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_File_get_byte_offset(fh, offset, disp);
+    return trace_on_MPI_File_get_byte_offset(fh, offset, disp, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_File_get_group(MPI_File fh, MPI_Group *group, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_File_get_byte_offset, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_File_get_byte_offset(fh, offset, disp);
-    trace_leave(TRACE_FN_MPI_File_get_byte_offset, (int)rc_);
+    trace_enter(TRACE_FN_MPI_File_get_group, &a_, site_);
+    int rc_ = tern__pmpi_File_get_group(fh, group);
+    trace_leave(TRACE_FN_MPI_File_get_group, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_File_get_group(MPI_File fh, MPI_Group *group)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_File_get_group(fh, group);
+    return trace_on_MPI_File_get_group(fh, group, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_File_get_info(MPI_File fh, MPI_Info *info_used, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_File_get_group, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_File_get_group(fh, group);
-    trace_leave(TRACE_FN_MPI_File_get_group, (int)rc_);
+    trace_enter(TRACE_FN_MPI_File_get_info, &a_, site_);
+    int rc_ = tern__pmpi_File_get_info(fh, info_used);
+    trace_leave(TRACE_FN_MPI_File_get_info, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_File_get_info(MPI_File fh, MPI_Info *info_used)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_File_get_info(fh, info_used);
+    return trace_on_MPI_File_get_info(fh, info_used, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_File_get_position(MPI_File fh, MPI_Offset *offset, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_File_get_info, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_File_get_info(fh, info_used);
-    trace_leave(TRACE_FN_MPI_File_get_info, (int)rc_);
+    trace_enter(TRACE_FN_MPI_File_get_position, &a_, site_);
+    int rc_ = tern__pmpi_File_get_position(fh, offset);
+    trace_leave(TRACE_FN_MPI_File_get_position, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_File_get_position(MPI_File fh, MPI_Offset *offset)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_File_get_position(fh, offset);
+    return trace_on_MPI_File_get_position(fh, offset, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_File_get_position_shared(MPI_File fh, MPI_Offset *offset, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_File_get_position, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_File_get_position(fh, offset);
-    trace_leave(TRACE_FN_MPI_File_get_position, (int)rc_);
+    trace_enter(TRACE_FN_MPI_File_get_position_shared, &a_, site_);
+    int rc_ = tern__pmpi_File_get_position_shared(fh, offset);
+    trace_leave(TRACE_FN_MPI_File_get_position_shared, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_File_get_position_shared(MPI_File fh, MPI_Offset *offset)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_File_get_position_shared(fh, offset);
+    return trace_on_MPI_File_get_position_shared(fh, offset, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint *extent, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_File_get_position_shared, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_File_get_position_shared(fh, offset);
-    trace_leave(TRACE_FN_MPI_File_get_position_shared, (int)rc_);
+    trace_enter(TRACE_FN_MPI_File_get_type_extent, &a_, site_);
+    int rc_ = tern__pmpi_File_get_type_extent(fh, datatype, extent);
+    trace_leave(TRACE_FN_MPI_File_get_type_extent, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint *extent)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_File_get_type_extent(fh, datatype, extent);
+    return trace_on_MPI_File_get_type_extent(fh, datatype, extent, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_Datatype *filetype, char *datarep, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_File_get_type_extent, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_File_get_type_extent(fh, datatype, extent);
-    trace_leave(TRACE_FN_MPI_File_get_type_extent, (int)rc_);
+    trace_enter(TRACE_FN_MPI_File_get_view, &a_, site_);
+    int rc_ = tern__pmpi_File_get_view(fh, disp, etype, filetype, datarep);
+    trace_leave(TRACE_FN_MPI_File_get_view, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_Datatype *filetype, char *datarep)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_File_get_view(fh, disp, etype, filetype, datarep);
+    return trace_on_MPI_File_get_view(fh, disp, etype, filetype, datarep, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_File_get_view, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_File_get_view(fh, disp, etype, filetype, datarep);
-    trace_leave(TRACE_FN_MPI_File_get_view, (int)rc_);
+    a_.bytes += trace_mpi_bytes(count, datatype);
+    trace_enter(TRACE_FN_MPI_File_iread, &a_, site_);
+    int rc_ = tern__pmpi_File_iread(fh, buf, count, datatype, request);
+    trace_leave(TRACE_FN_MPI_File_iread, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_File_iread(fh, buf, count, datatype, request);
+    return trace_on_MPI_File_iread(fh, buf, count, datatype, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_File_iread_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_File_iread, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_File_iread(fh, buf, count, datatype, request);
-    trace_leave(TRACE_FN_MPI_File_iread, (int)rc_);
+    trace_enter(TRACE_FN_MPI_File_iread_all, &a_, site_);
+    int rc_ = tern__pmpi_File_iread_all(fh, buf, count, datatype, request);
+    trace_leave(TRACE_FN_MPI_File_iread_all, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_File_iread_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_File_iread_all(fh, buf, count, datatype, request);
+    return trace_on_MPI_File_iread_all(fh, buf, count, datatype, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_File_iread_all, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_File_iread_all(fh, buf, count, datatype, request);
-    trace_leave(TRACE_FN_MPI_File_iread_all, (int)rc_);
+    trace_enter(TRACE_FN_MPI_File_iread_at, &a_, site_);
+    int rc_ = tern__pmpi_File_iread_at(fh, offset, buf, count, datatype, request);
+    trace_leave(TRACE_FN_MPI_File_iread_at, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_File_iread_at(fh, offset, buf, count, datatype, request);
+    return trace_on_MPI_File_iread_at(fh, offset, buf, count, datatype, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_File_iread_at, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_File_iread_at(fh, offset, buf, count, datatype, request);
-    trace_leave(TRACE_FN_MPI_File_iread_at, (int)rc_);
+    trace_enter(TRACE_FN_MPI_File_iread_at_all, &a_, site_);
+    int rc_ = tern__pmpi_File_iread_at_all(fh, offset, buf, count, datatype, request);
+    trace_leave(TRACE_FN_MPI_File_iread_at_all, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_File_iread_at_all(fh, offset, buf, count, datatype, request);
+    return trace_on_MPI_File_iread_at_all(fh, offset, buf, count, datatype, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_File_iread_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_File_iread_at_all, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_File_iread_at_all(fh, offset, buf, count, datatype, request);
-    trace_leave(TRACE_FN_MPI_File_iread_at_all, (int)rc_);
+    trace_enter(TRACE_FN_MPI_File_iread_shared, &a_, site_);
+    int rc_ = tern__pmpi_File_iread_shared(fh, buf, count, datatype, request);
+    trace_leave(TRACE_FN_MPI_File_iread_shared, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_File_iread_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_File_iread_shared(fh, buf, count, datatype, request);
+    return trace_on_MPI_File_iread_shared(fh, buf, count, datatype, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_File_iwrite(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_File_iread_shared, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_File_iread_shared(fh, buf, count, datatype, request);
-    trace_leave(TRACE_FN_MPI_File_iread_shared, (int)rc_);
+    trace_enter(TRACE_FN_MPI_File_iwrite, &a_, site_);
+    int rc_ = tern__pmpi_File_iwrite(fh, buf, count, datatype, request);
+    trace_leave(TRACE_FN_MPI_File_iwrite, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_File_iwrite(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_File_iwrite(fh, buf, count, datatype, request);
+    return trace_on_MPI_File_iwrite(fh, buf, count, datatype, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_File_iwrite_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_File_iwrite, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_File_iwrite(fh, buf, count, datatype, request);
-    trace_leave(TRACE_FN_MPI_File_iwrite, (int)rc_);
+    trace_enter(TRACE_FN_MPI_File_iwrite_all, &a_, site_);
+    int rc_ = tern__pmpi_File_iwrite_all(fh, buf, count, datatype, request);
+    trace_leave(TRACE_FN_MPI_File_iwrite_all, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_File_iwrite_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_File_iwrite_all(fh, buf, count, datatype, request);
+    return trace_on_MPI_File_iwrite_all(fh, buf, count, datatype, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_File_iwrite_all, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_File_iwrite_all(fh, buf, count, datatype, request);
-    trace_leave(TRACE_FN_MPI_File_iwrite_all, (int)rc_);
+    trace_enter(TRACE_FN_MPI_File_iwrite_at, &a_, site_);
+    int rc_ = tern__pmpi_File_iwrite_at(fh, offset, buf, count, datatype, request);
+    trace_leave(TRACE_FN_MPI_File_iwrite_at, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_File_iwrite_at(fh, offset, buf, count, datatype, request);
+    return trace_on_MPI_File_iwrite_at(fh, offset, buf, count, datatype, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_File_iwrite_at, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_File_iwrite_at(fh, offset, buf, count, datatype, request);
-    trace_leave(TRACE_FN_MPI_File_iwrite_at, (int)rc_);
+    trace_enter(TRACE_FN_MPI_File_iwrite_at_all, &a_, site_);
+    int rc_ = tern__pmpi_File_iwrite_at_all(fh, offset, buf, count, datatype, request);
+    trace_leave(TRACE_FN_MPI_File_iwrite_at_all, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_File_iwrite_at_all(fh, offset, buf, count, datatype, request);
+    return trace_on_MPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_File_iwrite_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_File_iwrite_at_all, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_File_iwrite_at_all(fh, offset, buf, count, datatype, request);
-    trace_leave(TRACE_FN_MPI_File_iwrite_at_all, (int)rc_);
+    trace_enter(TRACE_FN_MPI_File_iwrite_shared, &a_, site_);
+    int rc_ = tern__pmpi_File_iwrite_shared(fh, buf, count, datatype, request);
+    trace_leave(TRACE_FN_MPI_File_iwrite_shared, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_File_iwrite_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_File_iwrite_shared(fh, buf, count, datatype, request);
+    return trace_on_MPI_File_iwrite_shared(fh, buf, count, datatype, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_File_preallocate(MPI_File fh, MPI_Offset size, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_File_iwrite_shared, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_File_iwrite_shared(fh, buf, count, datatype, request);
-    trace_leave(TRACE_FN_MPI_File_iwrite_shared, (int)rc_);
+    trace_enter(TRACE_FN_MPI_File_preallocate, &a_, site_);
+    int rc_ = tern__pmpi_File_preallocate(fh, size);
+    trace_leave(TRACE_FN_MPI_File_preallocate, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_File_preallocate(MPI_File fh, MPI_Offset size)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_File_preallocate(fh, size);
+    return trace_on_MPI_File_preallocate(fh, size, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_File_read_all_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_File_preallocate, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_File_preallocate(fh, size);
-    trace_leave(TRACE_FN_MPI_File_preallocate, (int)rc_);
+    a_.bytes += trace_mpi_bytes(count, datatype);
+    trace_enter(TRACE_FN_MPI_File_read_all_begin, &a_, site_);
+    int rc_ = tern__pmpi_File_read_all_begin(fh, buf, count, datatype);
+    trace_leave(TRACE_FN_MPI_File_read_all_begin, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_File_read_all_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_File_read_all_begin(fh, buf, count, datatype);
+    return trace_on_MPI_File_read_all_begin(fh, buf, count, datatype, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_File_read_all_end(MPI_File fh, void *buf, MPI_Status *status, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_File_read_all_begin, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_File_read_all_begin(fh, buf, count, datatype);
-    trace_leave(TRACE_FN_MPI_File_read_all_begin, (int)rc_);
+    trace_enter(TRACE_FN_MPI_File_read_all_end, &a_, site_);
+    int rc_ = tern__pmpi_File_read_all_end(fh, buf, status);
+    trace_leave(TRACE_FN_MPI_File_read_all_end, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_File_read_all_end(MPI_File fh, void *buf, MPI_Status *status)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_File_read_all_end(fh, buf, status);
+    return trace_on_MPI_File_read_all_end(fh, buf, status, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_File_read_all_end, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_File_read_all_end(fh, buf, status);
-    trace_leave(TRACE_FN_MPI_File_read_all_end, (int)rc_);
+    a_.bytes += trace_mpi_bytes(count, datatype);
+    trace_enter(TRACE_FN_MPI_File_read_at_all_begin, &a_, site_);
+    int rc_ = tern__pmpi_File_read_at_all_begin(fh, offset, buf, count, datatype);
+    trace_leave(TRACE_FN_MPI_File_read_at_all_begin, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_File_read_at_all_begin(fh, offset, buf, count, datatype);
+    return trace_on_MPI_File_read_at_all_begin(fh, offset, buf, count, datatype, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *status, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_File_read_at_all_begin, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_File_read_at_all_begin(fh, offset, buf, count, datatype);
-    trace_leave(TRACE_FN_MPI_File_read_at_all_begin, (int)rc_);
+    trace_enter(TRACE_FN_MPI_File_read_at_all_end, &a_, site_);
+    int rc_ = tern__pmpi_File_read_at_all_end(fh, buf, status);
+    trace_leave(TRACE_FN_MPI_File_read_at_all_end, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *status)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_File_read_at_all_end(fh, buf, status);
+    return trace_on_MPI_File_read_at_all_end(fh, buf, status, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_File_read_at_all_end, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_File_read_at_all_end(fh, buf, status);
-    trace_leave(TRACE_FN_MPI_File_read_at_all_end, (int)rc_);
+    a_.bytes += trace_mpi_bytes(count, datatype);
+    trace_enter(TRACE_FN_MPI_File_read_ordered, &a_, site_);
+    int rc_ = tern__pmpi_File_read_ordered(fh, buf, count, datatype, status);
+    trace_leave(TRACE_FN_MPI_File_read_ordered, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_File_read_ordered(fh, buf, count, datatype, status);
+    return trace_on_MPI_File_read_ordered(fh, buf, count, datatype, status, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_File_read_ordered_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_File_read_ordered, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_File_read_ordered(fh, buf, count, datatype, status);
-    trace_leave(TRACE_FN_MPI_File_read_ordered, (int)rc_);
+    trace_enter(TRACE_FN_MPI_File_read_ordered_begin, &a_, site_);
+    int rc_ = tern__pmpi_File_read_ordered_begin(fh, buf, count, datatype);
+    trace_leave(TRACE_FN_MPI_File_read_ordered_begin, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_File_read_ordered_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_File_read_ordered_begin(fh, buf, count, datatype);
+    return trace_on_MPI_File_read_ordered_begin(fh, buf, count, datatype, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_File_read_ordered_end(MPI_File fh, void *buf, MPI_Status *status, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_File_read_ordered_begin, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_File_read_ordered_begin(fh, buf, count, datatype);
-    trace_leave(TRACE_FN_MPI_File_read_ordered_begin, (int)rc_);
+    trace_enter(TRACE_FN_MPI_File_read_ordered_end, &a_, site_);
+    int rc_ = tern__pmpi_File_read_ordered_end(fh, buf, status);
+    trace_leave(TRACE_FN_MPI_File_read_ordered_end, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_File_read_ordered_end(MPI_File fh, void *buf, MPI_Status *status)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_File_read_ordered_end(fh, buf, status);
+    return trace_on_MPI_File_read_ordered_end(fh, buf, status, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_File_read_ordered_end, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_File_read_ordered_end(fh, buf, status);
-    trace_leave(TRACE_FN_MPI_File_read_ordered_end, (int)rc_);
+    a_.bytes += trace_mpi_bytes(count, datatype);
+    trace_enter(TRACE_FN_MPI_File_read_shared, &a_, site_);
+    int rc_ = tern__pmpi_File_read_shared(fh, buf, count, datatype, status);
+    trace_leave(TRACE_FN_MPI_File_read_shared, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_File_read_shared(fh, buf, count, datatype, status);
+    return trace_on_MPI_File_read_shared(fh, buf, count, datatype, status, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_File_read_shared, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_File_read_shared(fh, buf, count, datatype, status);
-    trace_leave(TRACE_FN_MPI_File_read_shared, (int)rc_);
+    trace_enter(TRACE_FN_MPI_File_seek_shared, &a_, site_);
+    int rc_ = tern__pmpi_File_seek_shared(fh, offset, whence);
+    trace_leave(TRACE_FN_MPI_File_seek_shared, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_File_seek_shared(fh, offset, whence);
+    return trace_on_MPI_File_seek_shared(fh, offset, whence, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_File_set_atomicity(MPI_File fh, int flag, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_File_seek_shared, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_File_seek_shared(fh, offset, whence);
-    trace_leave(TRACE_FN_MPI_File_seek_shared, (int)rc_);
+    trace_enter(TRACE_FN_MPI_File_set_atomicity, &a_, site_);
+    int rc_ = tern__pmpi_File_set_atomicity(fh, flag);
+    trace_leave(TRACE_FN_MPI_File_set_atomicity, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_File_set_atomicity(MPI_File fh, int flag)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_File_set_atomicity(fh, flag);
+    return trace_on_MPI_File_set_atomicity(fh, flag, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_File_set_info(MPI_File fh, MPI_Info info, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_File_set_atomicity, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_File_set_atomicity(fh, flag);
-    trace_leave(TRACE_FN_MPI_File_set_atomicity, (int)rc_);
+    trace_enter(TRACE_FN_MPI_File_set_info, &a_, site_);
+    int rc_ = tern__pmpi_File_set_info(fh, info);
+    trace_leave(TRACE_FN_MPI_File_set_info, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_File_set_info(MPI_File fh, MPI_Info info)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_File_set_info(fh, info);
+    return trace_on_MPI_File_set_info(fh, info, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_File_write_all_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_File_set_info, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_File_set_info(fh, info);
-    trace_leave(TRACE_FN_MPI_File_set_info, (int)rc_);
+    a_.bytes += trace_mpi_bytes(count, datatype);
+    trace_enter(TRACE_FN_MPI_File_write_all_begin, &a_, site_);
+    int rc_ = tern__pmpi_File_write_all_begin(fh, buf, count, datatype);
+    trace_leave(TRACE_FN_MPI_File_write_all_begin, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_File_write_all_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_File_write_all_begin(fh, buf, count, datatype);
+    return trace_on_MPI_File_write_all_begin(fh, buf, count, datatype, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *status, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_File_write_all_begin, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_File_write_all_begin(fh, buf, count, datatype);
-    trace_leave(TRACE_FN_MPI_File_write_all_begin, (int)rc_);
+    trace_enter(TRACE_FN_MPI_File_write_all_end, &a_, site_);
+    int rc_ = tern__pmpi_File_write_all_end(fh, buf, status);
+    trace_leave(TRACE_FN_MPI_File_write_all_end, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *status)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_File_write_all_end(fh, buf, status);
+    return trace_on_MPI_File_write_all_end(fh, buf, status, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_File_write_all_end, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_File_write_all_end(fh, buf, status);
-    trace_leave(TRACE_FN_MPI_File_write_all_end, (int)rc_);
+    a_.bytes += trace_mpi_bytes(count, datatype);
+    trace_enter(TRACE_FN_MPI_File_write_at_all_begin, &a_, site_);
+    int rc_ = tern__pmpi_File_write_at_all_begin(fh, offset, buf, count, datatype);
+    trace_leave(TRACE_FN_MPI_File_write_at_all_begin, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_File_write_at_all_begin(fh, offset, buf, count, datatype);
+    return trace_on_MPI_File_write_at_all_begin(fh, offset, buf, count, datatype, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status *status, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_File_write_at_all_begin, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_File_write_at_all_begin(fh, offset, buf, count, datatype);
-    trace_leave(TRACE_FN_MPI_File_write_at_all_begin, (int)rc_);
+    trace_enter(TRACE_FN_MPI_File_write_at_all_end, &a_, site_);
+    int rc_ = tern__pmpi_File_write_at_all_end(fh, buf, status);
+    trace_leave(TRACE_FN_MPI_File_write_at_all_end, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status *status)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_File_write_at_all_end(fh, buf, status);
+    return trace_on_MPI_File_write_at_all_end(fh, buf, status, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_File_write_at_all_end, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_File_write_at_all_end(fh, buf, status);
-    trace_leave(TRACE_FN_MPI_File_write_at_all_end, (int)rc_);
+    a_.bytes += trace_mpi_bytes(count, datatype);
+    trace_enter(TRACE_FN_MPI_File_write_ordered, &a_, site_);
+    int rc_ = tern__pmpi_File_write_ordered(fh, buf, count, datatype, status);
+    trace_leave(TRACE_FN_MPI_File_write_ordered, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_File_write_ordered(fh, buf, count, datatype, status);
+    return trace_on_MPI_File_write_ordered(fh, buf, count, datatype, status, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_File_write_ordered_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_File_write_ordered, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_File_write_ordered(fh, buf, count, datatype, status);
-    trace_leave(TRACE_FN_MPI_File_write_ordered, (int)rc_);
+    trace_enter(TRACE_FN_MPI_File_write_ordered_begin, &a_, site_);
+    int rc_ = tern__pmpi_File_write_ordered_begin(fh, buf, count, datatype);
+    trace_leave(TRACE_FN_MPI_File_write_ordered_begin, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_File_write_ordered_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_File_write_ordered_begin(fh, buf, count, datatype);
+    return trace_on_MPI_File_write_ordered_begin(fh, buf, count, datatype, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *status, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_File_write_ordered_begin, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_File_write_ordered_begin(fh, buf, count, datatype);
-    trace_leave(TRACE_FN_MPI_File_write_ordered_begin, (int)rc_);
+    trace_enter(TRACE_FN_MPI_File_write_ordered_end, &a_, site_);
+    int rc_ = tern__pmpi_File_write_ordered_end(fh, buf, status);
+    trace_leave(TRACE_FN_MPI_File_write_ordered_end, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *status)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_File_write_ordered_end(fh, buf, status);
+    return trace_on_MPI_File_write_ordered_end(fh, buf, status, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_File_write_ordered_end, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_File_write_ordered_end(fh, buf, status);
-    trace_leave(TRACE_FN_MPI_File_write_ordered_end, (int)rc_);
+    a_.bytes += trace_mpi_bytes(count, datatype);
+    trace_enter(TRACE_FN_MPI_File_write_shared, &a_, site_);
+    int rc_ = tern__pmpi_File_write_shared(fh, buf, count, datatype, status);
+    trace_leave(TRACE_FN_MPI_File_write_shared, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_File_write_shared(fh, buf, count, datatype, status);
+    return trace_on_MPI_File_write_shared(fh, buf, count, datatype, status, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[], const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_File_write_shared, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_File_write_shared(fh, buf, count, datatype, status);
-    trace_leave(TRACE_FN_MPI_File_write_shared, (int)rc_);
+    trace_mpi_comm(&a_, comm);
+    a_.root = trace_mpi_rank(comm, root);
+    trace_enter(TRACE_FN_MPI_Comm_spawn, &a_, site_);
+    int rc_ = tern__pmpi_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes);
+    trace_leave(TRACE_FN_MPI_Comm_spawn, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[])
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes);
+    return trace_on_MPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm *newintercomm, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_mpi_comm(&a_, comm);
-    a_.root = trace_mpi_rank(comm, root);
-    trace_enter(TRACE_FN_MPI_Comm_spawn, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes);
-    trace_leave(TRACE_FN_MPI_Comm_spawn, (int)rc_);
+    a_.tag = tag;
+    trace_enter(TRACE_FN_MPI_Intercomm_create, &a_, site_);
+    int rc_ = tern__pmpi_Intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm);
+    trace_leave(TRACE_FN_MPI_Intercomm_create, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm *newintercomm)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm);
+    return trace_on_MPI_Intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    a_.tag = tag;
-    trace_enter(TRACE_FN_MPI_Intercomm_create, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm);
-    trace_leave(TRACE_FN_MPI_Intercomm_create, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Intercomm_merge, &a_, site_);
+    int rc_ = tern__pmpi_Intercomm_merge(intercomm, high, newintracomm);
+    trace_leave(TRACE_FN_MPI_Intercomm_merge, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Intercomm_merge(intercomm, high, newintracomm);
+    return trace_on_MPI_Intercomm_merge(intercomm, high, newintracomm, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Close_port(const char *port_name, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Intercomm_merge, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Intercomm_merge(intercomm, high, newintracomm);
-    trace_leave(TRACE_FN_MPI_Intercomm_merge, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Close_port, &a_, site_);
+    int rc_ = tern__pmpi_Close_port(port_name);
+    trace_leave(TRACE_FN_MPI_Close_port, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Close_port(const char *port_name)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Close_port(port_name);
+    return trace_on_MPI_Close_port(port_name, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Close_port, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Close_port(port_name);
-    trace_leave(TRACE_FN_MPI_Close_port, (int)rc_);
+    trace_mpi_comm(&a_, comm);
+    a_.root = trace_mpi_rank(comm, root);
+    trace_enter(TRACE_FN_MPI_Comm_accept, &a_, site_);
+    int rc_ = tern__pmpi_Comm_accept(port_name, info, root, comm, newcomm);
+    trace_leave(TRACE_FN_MPI_Comm_accept, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Comm_accept(port_name, info, root, comm, newcomm);
+    return trace_on_MPI_Comm_accept(port_name, info, root, comm, newcomm, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
     a_.root = trace_mpi_rank(comm, root);
-    trace_enter(TRACE_FN_MPI_Comm_accept, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Comm_accept(port_name, info, root, comm, newcomm);
-    trace_leave(TRACE_FN_MPI_Comm_accept, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Comm_connect, &a_, site_);
+    int rc_ = tern__pmpi_Comm_connect(port_name, info, root, comm, newcomm);
+    trace_leave(TRACE_FN_MPI_Comm_connect, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Comm_connect(port_name, info, root, comm, newcomm);
+    return trace_on_MPI_Comm_connect(port_name, info, root, comm, newcomm, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Comm_disconnect(MPI_Comm * comm, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_mpi_comm(&a_, comm);
-    a_.root = trace_mpi_rank(comm, root);
-    trace_enter(TRACE_FN_MPI_Comm_connect, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Comm_connect(port_name, info, root, comm, newcomm);
-    trace_leave(TRACE_FN_MPI_Comm_connect, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Comm_disconnect, &a_, site_);
+    int rc_ = tern__pmpi_Comm_disconnect(comm);
+    trace_leave(TRACE_FN_MPI_Comm_disconnect, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Comm_disconnect(MPI_Comm * comm)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Comm_disconnect(comm);
+    return trace_on_MPI_Comm_disconnect(comm, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Comm_join(int fd, MPI_Comm *intercomm, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Comm_disconnect, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Comm_disconnect(comm);
-    trace_leave(TRACE_FN_MPI_Comm_disconnect, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Comm_join, &a_, site_);
+    int rc_ = tern__pmpi_Comm_join(fd, intercomm);
+    trace_leave(TRACE_FN_MPI_Comm_join, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Comm_join(int fd, MPI_Comm *intercomm)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Comm_join(fd, intercomm);
+    return trace_on_MPI_Comm_join(fd, intercomm, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[], const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Comm_join, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Comm_join(fd, intercomm);
-    trace_leave(TRACE_FN_MPI_Comm_join, (int)rc_);
+    trace_mpi_comm(&a_, comm);
+    a_.root = trace_mpi_rank(comm, root);
+    trace_enter(TRACE_FN_MPI_Comm_spawn_multiple, &a_, site_);
+    int rc_ = tern__pmpi_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes);
+    trace_leave(TRACE_FN_MPI_Comm_spawn_multiple, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[])
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes);
+    return trace_on_MPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_mpi_comm(&a_, comm);
-    a_.root = trace_mpi_rank(comm, root);
-    trace_enter(TRACE_FN_MPI_Comm_spawn_multiple, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes);
-    trace_leave(TRACE_FN_MPI_Comm_spawn_multiple, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Lookup_name, &a_, site_);
+    int rc_ = tern__pmpi_Lookup_name(service_name, info, port_name);
+    trace_leave(TRACE_FN_MPI_Lookup_name, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Lookup_name(service_name, info, port_name);
+    return trace_on_MPI_Lookup_name(service_name, info, port_name, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Open_port(MPI_Info info, char *port_name, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Lookup_name, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Lookup_name(service_name, info, port_name);
-    trace_leave(TRACE_FN_MPI_Lookup_name, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Open_port, &a_, site_);
+    int rc_ = tern__pmpi_Open_port(info, port_name);
+    trace_leave(TRACE_FN_MPI_Open_port, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Open_port(MPI_Info info, char *port_name)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Open_port(info, port_name);
+    return trace_on_MPI_Open_port(info, port_name, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Open_port, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Open_port(info, port_name);
-    trace_leave(TRACE_FN_MPI_Open_port, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Publish_name, &a_, site_);
+    int rc_ = tern__pmpi_Publish_name(service_name, info, port_name);
+    trace_leave(TRACE_FN_MPI_Publish_name, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Publish_name(service_name, info, port_name);
+    return trace_on_MPI_Publish_name(service_name, info, port_name, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Publish_name, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Publish_name(service_name, info, port_name);
-    trace_leave(TRACE_FN_MPI_Publish_name, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Unpublish_name, &a_, site_);
+    int rc_ = tern__pmpi_Unpublish_name(service_name, info, port_name);
+    trace_leave(TRACE_FN_MPI_Unpublish_name, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Unpublish_name(service_name, info, port_name);
+    return trace_on_MPI_Unpublish_name(service_name, info, port_name, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Pack_external(const char *datarep, const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, MPI_Aint outsize, MPI_Aint *position, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Unpublish_name, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Unpublish_name(service_name, info, port_name);
-    trace_leave(TRACE_FN_MPI_Unpublish_name, (int)rc_);
+    a_.bytes += trace_mpi_bytes(incount, datatype);
+    trace_enter(TRACE_FN_MPI_Pack_external, &a_, site_);
+    int rc_ = tern__pmpi_Pack_external(datarep, inbuf, incount, datatype, outbuf, outsize, position);
+    trace_leave(TRACE_FN_MPI_Pack_external, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Pack_external(const char *datarep, const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, MPI_Aint outsize, MPI_Aint *position)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Pack_external(datarep, inbuf, incount, datatype, outbuf, outsize, position);
+    return trace_on_MPI_Pack_external(datarep, inbuf, incount, datatype, outbuf, outsize, position, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Pack_external_size(const char *datarep, int incount, MPI_Datatype datatype, MPI_Aint *size, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     a_.bytes += trace_mpi_bytes(incount, datatype);
-    trace_enter(TRACE_FN_MPI_Pack_external, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Pack_external(datarep, inbuf, incount, datatype, outbuf, outsize, position);
-    trace_leave(TRACE_FN_MPI_Pack_external, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Pack_external_size, &a_, site_);
+    int rc_ = tern__pmpi_Pack_external_size(datarep, incount, datatype, size);
+    trace_leave(TRACE_FN_MPI_Pack_external_size, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Pack_external_size(const char *datarep, int incount, MPI_Datatype datatype, MPI_Aint *size)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Pack_external_size(datarep, incount, datatype, size);
+    return trace_on_MPI_Pack_external_size(datarep, incount, datatype, size, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    a_.bytes += trace_mpi_bytes(incount, datatype);
-    trace_enter(TRACE_FN_MPI_Pack_external_size, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Pack_external_size(datarep, incount, datatype, size);
-    trace_leave(TRACE_FN_MPI_Pack_external_size, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Unpack_external, &a_, site_);
+    int rc_ = tern__pmpi_Unpack_external(datarep, inbuf, insize, position, outbuf, outcount, datatype);
+    trace_leave(TRACE_FN_MPI_Unpack_external, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Unpack_external(datarep, inbuf, insize, position, outbuf, outcount, datatype);
+    return trace_on_MPI_Unpack_external(datarep, inbuf, insize, position, outbuf, outcount, datatype, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_enter(TRACE_FN_MPI_Unpack_external, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Unpack_external(datarep, inbuf, insize, position, outbuf, outcount, datatype);
-    trace_leave(TRACE_FN_MPI_Unpack_external, (int)rc_);
+    trace_mpi_comm(&a_, comm);
+    a_.peer = trace_mpi_rank(comm, dest);
+    a_.tag = sendtag;
+    a_.bytes += trace_mpi_bytes(sendcount, sendtype);
+    a_.bytes += trace_mpi_bytes(recvcount, recvtype);
+    trace_enter(TRACE_FN_MPI_Isendrecv, &a_, site_);
+    int rc_ = tern__pmpi_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
+    trace_leave(TRACE_FN_MPI_Isendrecv, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
+    return trace_on_MPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
     a_.peer = trace_mpi_rank(comm, dest);
     a_.tag = sendtag;
-    a_.bytes += trace_mpi_bytes(sendcount, sendtype);
-    a_.bytes += trace_mpi_bytes(recvcount, recvtype);
-    trace_enter(TRACE_FN_MPI_Isendrecv, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
-    trace_leave(TRACE_FN_MPI_Isendrecv, (int)rc_);
+    a_.bytes += trace_mpi_bytes(count, datatype);
+    trace_enter(TRACE_FN_MPI_Isendrecv_replace, &a_, site_);
+    int rc_ = tern__pmpi_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
+    trace_leave(TRACE_FN_MPI_Isendrecv_replace, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
+    return trace_on_MPI_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    a_.peer = trace_mpi_rank(comm, dest);
-    a_.tag = sendtag;
-    a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_Isendrecv_replace, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
-    trace_leave(TRACE_FN_MPI_Isendrecv_replace, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Barrier_init, &a_, site_);
+    int rc_ = tern__pmpi_Barrier_init(comm, info, request);
+    trace_leave(TRACE_FN_MPI_Barrier_init, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Barrier_init(comm, info, request);
+    return trace_on_MPI_Barrier_init(comm, info, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    trace_enter(TRACE_FN_MPI_Barrier_init, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Barrier_init(comm, info, request);
-    trace_leave(TRACE_FN_MPI_Barrier_init, (int)rc_);
+    a_.root = trace_mpi_rank(comm, root);
+    a_.bytes += trace_mpi_bytes(count, datatype);
+    trace_enter(TRACE_FN_MPI_Bcast_init, &a_, site_);
+    int rc_ = tern__pmpi_Bcast_init(buffer, count, datatype, root, comm, info, request);
+    trace_leave(TRACE_FN_MPI_Bcast_init, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Bcast_init(buffer, count, datatype, root, comm, info, request);
+    return trace_on_MPI_Bcast_init(buffer, count, datatype, root, comm, info, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
     a_.root = trace_mpi_rank(comm, root);
+    a_.op = trace_mpi_op(op);
     a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_Bcast_init, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Bcast_init(buffer, count, datatype, root, comm, info, request);
-    trace_leave(TRACE_FN_MPI_Bcast_init, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Reduce_init, &a_, site_);
+    int rc_ = tern__pmpi_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
+    trace_leave(TRACE_FN_MPI_Reduce_init, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
+    return trace_on_MPI_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    a_.root = trace_mpi_rank(comm, root);
     a_.op = trace_mpi_op(op);
     a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_Reduce_init, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
-    trace_leave(TRACE_FN_MPI_Reduce_init, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Allreduce_init, &a_, site_);
+    int rc_ = tern__pmpi_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+    trace_leave(TRACE_FN_MPI_Allreduce_init, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+    return trace_on_MPI_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
     a_.op = trace_mpi_op(op);
     a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_Allreduce_init, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
-    trace_leave(TRACE_FN_MPI_Allreduce_init, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Scan_init, &a_, site_);
+    int rc_ = tern__pmpi_Scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+    trace_leave(TRACE_FN_MPI_Scan_init, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+    return trace_on_MPI_Scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
     a_.op = trace_mpi_op(op);
     a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_Scan_init, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
-    trace_leave(TRACE_FN_MPI_Scan_init, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Exscan_init, &a_, site_);
+    int rc_ = tern__pmpi_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+    trace_leave(TRACE_FN_MPI_Exscan_init, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+    return trace_on_MPI_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
     a_.op = trace_mpi_op(op);
-    a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_Exscan_init, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
-    trace_leave(TRACE_FN_MPI_Exscan_init, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Reduce_scatter_block_init, &a_, site_);
+    int rc_ = tern__pmpi_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
+    trace_leave(TRACE_FN_MPI_Reduce_scatter_block_init, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
+    return trace_on_MPI_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
     a_.op = trace_mpi_op(op);
-    trace_enter(TRACE_FN_MPI_Reduce_scatter_block_init, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
-    trace_leave(TRACE_FN_MPI_Reduce_scatter_block_init, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Reduce_scatter_init, &a_, site_);
+    int rc_ = tern__pmpi_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
+    trace_leave(TRACE_FN_MPI_Reduce_scatter_init, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
+    return trace_on_MPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    a_.op = trace_mpi_op(op);
-    trace_enter(TRACE_FN_MPI_Reduce_scatter_init, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
-    trace_leave(TRACE_FN_MPI_Reduce_scatter_init, (int)rc_);
+    a_.root = trace_mpi_rank(comm, root);
+    a_.bytes += trace_mpi_bytes(sendcount, sendtype);
+    a_.bytes += trace_mpi_bytes(recvcount, recvtype);
+    trace_enter(TRACE_FN_MPI_Gather_init, &a_, site_);
+    int rc_ = tern__pmpi_Gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+    trace_leave(TRACE_FN_MPI_Gather_init, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+    return trace_on_MPI_Gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
     a_.root = trace_mpi_rank(comm, root);
     a_.bytes += trace_mpi_bytes(sendcount, sendtype);
     a_.bytes += trace_mpi_bytes(recvcount, recvtype);
-    trace_enter(TRACE_FN_MPI_Gather_init, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
-    trace_leave(TRACE_FN_MPI_Gather_init, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Scatter_init, &a_, site_);
+    int rc_ = tern__pmpi_Scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+    trace_leave(TRACE_FN_MPI_Scatter_init, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+    return trace_on_MPI_Scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    a_.root = trace_mpi_rank(comm, root);
     a_.bytes += trace_mpi_bytes(sendcount, sendtype);
     a_.bytes += trace_mpi_bytes(recvcount, recvtype);
-    trace_enter(TRACE_FN_MPI_Scatter_init, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
-    trace_leave(TRACE_FN_MPI_Scatter_init, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Allgather_init, &a_, site_);
+    int rc_ = tern__pmpi_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+    trace_leave(TRACE_FN_MPI_Allgather_init, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+    return trace_on_MPI_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
     a_.bytes += trace_mpi_bytes(sendcount, sendtype);
     a_.bytes += trace_mpi_bytes(recvcount, recvtype);
-    trace_enter(TRACE_FN_MPI_Allgather_init, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
-    trace_leave(TRACE_FN_MPI_Allgather_init, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Alltoall_init, &a_, site_);
+    int rc_ = tern__pmpi_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+    trace_leave(TRACE_FN_MPI_Alltoall_init, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+    return trace_on_MPI_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
+    a_.root = trace_mpi_rank(comm, root);
     a_.bytes += trace_mpi_bytes(sendcount, sendtype);
-    a_.bytes += trace_mpi_bytes(recvcount, recvtype);
-    trace_enter(TRACE_FN_MPI_Alltoall_init, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
-    trace_leave(TRACE_FN_MPI_Alltoall_init, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Gatherv_init, &a_, site_);
+    int rc_ = tern__pmpi_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
+    trace_leave(TRACE_FN_MPI_Gatherv_init, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
+    return trace_on_MPI_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Scatterv_init(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
     a_.root = trace_mpi_rank(comm, root);
-    a_.bytes += trace_mpi_bytes(sendcount, sendtype);
-    trace_enter(TRACE_FN_MPI_Gatherv_init, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
-    trace_leave(TRACE_FN_MPI_Gatherv_init, (int)rc_);
+    a_.bytes += trace_mpi_bytes(recvcount, recvtype);
+    trace_enter(TRACE_FN_MPI_Scatterv_init, &a_, site_);
+    int rc_ = tern__pmpi_Scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+    trace_leave(TRACE_FN_MPI_Scatterv_init, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Scatterv_init(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+    return trace_on_MPI_Scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    a_.root = trace_mpi_rank(comm, root);
-    a_.bytes += trace_mpi_bytes(recvcount, recvtype);
-    trace_enter(TRACE_FN_MPI_Scatterv_init, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
-    trace_leave(TRACE_FN_MPI_Scatterv_init, (int)rc_);
+    a_.bytes += trace_mpi_bytes(sendcount, sendtype);
+    trace_enter(TRACE_FN_MPI_Allgatherv_init, &a_, site_);
+    int rc_ = tern__pmpi_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+    trace_leave(TRACE_FN_MPI_Allgatherv_init, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+    return trace_on_MPI_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    a_.bytes += trace_mpi_bytes(sendcount, sendtype);
-    trace_enter(TRACE_FN_MPI_Allgatherv_init, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
-    trace_leave(TRACE_FN_MPI_Allgatherv_init, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Alltoallv_init, &a_, site_);
+    int rc_ = tern__pmpi_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+    trace_leave(TRACE_FN_MPI_Alltoallv_init, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+    return trace_on_MPI_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    trace_enter(TRACE_FN_MPI_Alltoallv_init, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
-    trace_leave(TRACE_FN_MPI_Alltoallv_init, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Alltoallw_init, &a_, site_);
+    int rc_ = tern__pmpi_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+    trace_leave(TRACE_FN_MPI_Alltoallw_init, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+    return trace_on_MPI_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    trace_enter(TRACE_FN_MPI_Alltoallw_init, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
-    trace_leave(TRACE_FN_MPI_Alltoallw_init, (int)rc_);
+    a_.bytes += trace_mpi_bytes(sendcount, sendtype);
+    a_.bytes += trace_mpi_bytes(recvcount, recvtype);
+    trace_enter(TRACE_FN_MPI_Neighbor_allgather_init, &a_, site_);
+    int rc_ = tern__pmpi_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+    trace_leave(TRACE_FN_MPI_Neighbor_allgather_init, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+    return trace_on_MPI_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
     a_.bytes += trace_mpi_bytes(sendcount, sendtype);
     a_.bytes += trace_mpi_bytes(recvcount, recvtype);
-    trace_enter(TRACE_FN_MPI_Neighbor_allgather_init, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
-    trace_leave(TRACE_FN_MPI_Neighbor_allgather_init, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Neighbor_alltoall_init, &a_, site_);
+    int rc_ = tern__pmpi_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+    trace_leave(TRACE_FN_MPI_Neighbor_alltoall_init, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+    return trace_on_MPI_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
     a_.bytes += trace_mpi_bytes(sendcount, sendtype);
-    a_.bytes += trace_mpi_bytes(recvcount, recvtype);
-    trace_enter(TRACE_FN_MPI_Neighbor_alltoall_init, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
-    trace_leave(TRACE_FN_MPI_Neighbor_alltoall_init, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Neighbor_allgatherv_init, &a_, site_);
+    int rc_ = tern__pmpi_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+    trace_leave(TRACE_FN_MPI_Neighbor_allgatherv_init, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+    return trace_on_MPI_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    a_.bytes += trace_mpi_bytes(sendcount, sendtype);
-    trace_enter(TRACE_FN_MPI_Neighbor_allgatherv_init, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
-    trace_leave(TRACE_FN_MPI_Neighbor_allgatherv_init, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Neighbor_alltoallv_init, &a_, site_);
+    int rc_ = tern__pmpi_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+    trace_leave(TRACE_FN_MPI_Neighbor_alltoallv_init, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+    return trace_on_MPI_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request, __builtin_return_address(0));
+}
+
+static __attribute__((noinline)) int trace_on_MPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request, const void *site_)
+{
     struct trace_args a_ = TRACE_ARGS_INIT;
     trace_mpi_comm(&a_, comm);
-    trace_enter(TRACE_FN_MPI_Neighbor_alltoallv_init, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
-    trace_leave(TRACE_FN_MPI_Neighbor_alltoallv_init, (int)rc_);
+    trace_enter(TRACE_FN_MPI_Neighbor_alltoallw_init, &a_, site_);
+    int rc_ = tern__pmpi_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+    trace_leave(TRACE_FN_MPI_Neighbor_alltoallw_init, (int)rc_);
     return rc_;
 }
 
 __attribute__((weak)) int MPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     if (__builtin_expect(!trace_on, 1)) return tern__pmpi_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
-    struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_mpi_comm(&a_, comm);
-    trace_enter(TRACE_FN_MPI_Neighbor_alltoallw_init, &a_, __builtin_return_address(0));
-    int rc_ = tern__pmpi_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
-    trace_leave(TRACE_FN_MPI_Neighbor_alltoallw_init, (int)rc_);
-    return rc_;
+    return trace_on_MPI_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, __builtin_return_address(0));
 }

@@ -195,6 +195,31 @@ class SendLoopInOrder(unittest.TestCase):
             self.assertIn("3 processes started" if at_p else "none at p=3", basis)
 
 
+class Overlap(unittest.TestCase):
+    """Two ranks, ten iterations: 50 us of computation, then a blocking MPI_Sendrecv of
+    16 KiB each way (the tracer's bytes: 32 KiB, both). Now one message's T(16 KiB) =
+    1 us + 1.6384 us; overlapped, the computation hides the latency t_s = 1 us of each:
+    20 calls x 1 us over 2 ranks = 10 us saved."""
+
+    def test_sendrecv_hides_the_latency(self):
+        calls, t = [], 0.0
+        for i in range(10):
+            t += 50e-6
+            for r in range(2):
+                calls.append(Call(r, "mpi", "MPI_Sendrecv", t, t + 3e-6, peer=1 - r, tag=i,
+                                  comm=0, comm_size=2, bytes=2 * 16384, site="ov.c:50"))
+            t += 3e-6
+        tr = Trace(2, calls, [], 0.0, t + 50e-6)
+        adv = [a for a in advise.advise(tr, models()) if a.kind == "overlap"]
+        self.assertEqual(len(adv), 1)
+        a = adv[0]
+        self.assertEqual(a.count, 20)
+        self.assertAlmostEqual(a.now_model, 1e-6 + 1e-10 * 16384, delta=1e-12)
+        self.assertAlmostEqual(a.after_model, 1e-10 * 16384, delta=1e-12)
+        self.assertAlmostEqual(a.saving, 10e-6, delta=1e-12)
+        self.assertIn("latency only", a.basis[0])
+
+
 class LoadModels(unittest.TestCase):
     def test_files_and_errors(self):
         with tempfile.TemporaryDirectory() as d:

@@ -5,7 +5,8 @@ back and checked against what the program is known to do.
   test_trace.py BUILD SRC WORK known TRANSPORT   trace_known.c at 3 ranks (calls, args,
                                                  messages), the Chrome JSON, the gen check
   test_trace.py BUILD SRC WORK known TRANSPORT mono   the same with TERN_TRACE_CLOCK=mono
-                                                 (time stamps from clock_gettime)
+                                                 (time stamps from clock_gettime) and
+                                                 TERN_TRACE_ADJACENT_NS=1 ms (shared stamps)
   test_trace.py BUILD SRC WORK otf2 TRANSPORT    the same job's OTF2 archive, through
                                                  otf2-print (77 when it or tern-otf2 is missing)
   test_trace.py BUILD SRC WORK die TRANSPORT     mpi_proc_fail at 3 ranks, the last killed:
@@ -63,7 +64,12 @@ def known():
     tdir = os.path.join(WORK, "known.%s.%s" % (TRANSPORT, CLOCK))
     # mono: ticks are ns, and a pause of 2.3 s makes a gap a 32-bit delta cannot hold
     pause = 2300 if CLOCK == "mono" else 0
-    rc = run("trace_known", tdir, {"TRACE_KNOWN_PAUSE_MS": str(pause)} if pause else {})
+    env = {"TRACE_KNOWN_PAUSE_MS": str(pause)} if pause else {}
+    if pause:
+        # a send within 1 ms of the call before it shares that call's LEAVE stamp (after
+        # two such sends from its call site): the ring's later Isends all do
+        env["TERN_TRACE_ADJACENT_NS"] = "1000000"
+    rc = run("trace_known", tdir, env)
     check(rc == 0, "trace_known exited %d" % rc)
     tr = tracefile.load(tdir)
     if pause:
@@ -96,6 +102,16 @@ def known():
     for r in range(NP):
         got = collections.Counter(c.name for c in tr.calls if c.rank == r)
         check(dict(got) == EXPECT_CALLS, "rank %d calls %s" % (r, dict(got)))
+    # A rank's calls follow each other: a send's entry stamp taken from the LEAVE before it
+    # (TERN_TRACE_ADJACENT_NS) is never before that LEAVE.
+    for r in range(NP):
+        cs = [c for c in tr.calls if c.rank == r]
+        for a, b in zip(cs, cs[1:]):
+            check(b.t0 >= a.t1, "rank %d: %s entered before %s left" % (r, b, a))
+        if pause:
+            shared = sum(1 for a, b in zip(cs, cs[1:])
+                         if b.name == "MPI_Isend" and b.t0 == a.t1)
+            check(shared >= 1, "rank %d: no Isend took the LEAVE stamp before it" % r)
     for c in tr.calls:
         check(c.api == "mpi" and c.t1 >= c.t0, "call %s" % c)
         if c.name != "MPI_Wait":  # the one call here without a communicator argument

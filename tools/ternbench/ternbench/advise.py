@@ -469,9 +469,14 @@ def _overlap(trace, models, idx, gap):
             g = {"send": after, "recv": before}.get(k.kind, max(before, after))
             if g <= gap:
                 continue
-            t = (2 * models.p2p_t(c.bytes / 2.0) if k.kind == "sendrecv"
-                 else models.p2p_t(c.bytes))
-            groups[(c.name, c.site)].append((r, min(t, g), c.t1 - c.t0, g, t))
+            # now: one message's T(n); a sendrecv's two directions (its bytes are both)
+            # go at once. What the computation can hide is the latency t_s only: tern
+            # copies the bytes on the ranks' own CPUs inside the calls in both forms (an
+            # eager message into and out of its cell in MPI_Isend and MPI_Wait, a
+            # rendezvous one when the receiver's wait sees its request), so t_b n stays.
+            t = models.p2p_t(c.bytes / 2.0 if k.kind == "sendrecv" else c.bytes)
+            hide = min(models.p2p_fit("pingpong")["t_s"], t)
+            groups[(c.name, c.site)].append((r, min(hide, g), c.t1 - c.t0, g, t))
     out = []
     for (name, site), occ in groups.items():
         if len(occ) < 2:
@@ -486,9 +491,10 @@ def _overlap(trace, models, idx, gap):
             (k, len(ranks), "%.3g" % (sum(o[3] for o in occ) / k),
              " at " + site if site else ""),
             k, sum(o[2] for o in occ) / k, now, now - hidden, k * hidden / len(ranks),
-            ["%s; hidden = min(T(n), the computation beside it); needs the computation not "
-             "to use the buffer, and progress during it (eager sizes, or "
-             "TERN_PROGRESS_THREAD=1)" % models.p2p_basis()]))
+            ["%s; hidden = min(t_s, the computation beside it): the latency only, the "
+             "bytes (t_b n) are copied by the ranks inside the calls either way (a "
+             "progress thread, TERN_PROGRESS_THREAD=1, could hide more, on a core of its "
+             "own); needs the computation not to use the buffers" % models.p2p_basis()]))
     return out
 
 
