@@ -535,7 +535,7 @@ static int tcp_conn_write(struct tcp_conn *c, struct iovec *v, int n, size_t tot
     /* Coalescing: a frame that follows another one to this peer since the last poll is
      * a burst; it waits in the kernel (MSG_MORE) and goes out with the rest at the next
      * poll or sleep (tcp_push), one transmit and one wake-up of the peer for the lot. */
-    if (total <= util_tun.tcp_cork && c->txgen == tcp.npolls + 1) flags |= MSG_MORE;
+    if (c->authed && total <= util_tun.tcp_cork && c->txgen == tcp.npolls + 1) flags |= MSG_MORE;
     /* After a partial write, one more try tells a full socket (EAGAIN) from a bad
      * buffer (EFAULT: the kernel copied up to the first unreadable byte). */
     while (done < total) {
