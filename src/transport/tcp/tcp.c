@@ -138,6 +138,10 @@ struct tcp_conn {
     int asked; /* place() was asked about the frame at rbuf[0] */
     int exact; /* the last frame was large: read the next head alone (it may be placed) */
     int lowat; /* SO_RCVLOWAT in force (0: the default, 1 byte) */
+    /* coalescing (TERN_TCP_CORK): bytes went out with MSG_MORE and wait in the kernel for
+     * tcp_push(); txgen is tcp.npolls + 1 when a frame went out since the last poll */
+    int corked;
+    unsigned long txgen;
     struct tcp_conn *next; /* all connections */
 };
 
@@ -152,6 +156,8 @@ static struct {
     struct epoll_event stash[TCP_STASH]; /* events sleep_wait() got, for the next poll */
     int nstash;
     unsigned long npolls; /* polls so far (a sleeper's events are stale after one) */
+    int ncorked;          /* connections with corked bytes (TERN_TCP_CORK) */
+    unsigned long n_push; /* pushes of corked bytes, reported at TERN_DEBUG=1 */
     /* what the copy-avoidance achieved, reported at TERN_DEBUG=1 when the job ends */
     unsigned long n_placed, n_buffered, n_ref, n_tail;
     unsigned long long b_placed, b_precopy, b_buffered, b_ref, b_tail;
@@ -306,6 +312,8 @@ static void tcp_conn_close(struct tcp_conn *c)
     tcp.reap = 1;
     if (c->slen || c->reflen) tcp.nbusy--;
     if (c->cookie && !c->slen && !c->reflen) tcp.nowed--;
+    if (c->corked) tcp.ncorked--;
+    c->corked = 0;
     c->slen = c->reflen = 0;
     c->cookie = NULL; /* the core fails the request through the failed() up-call */
     c->dst = NULL;
@@ -442,6 +450,19 @@ static void tcp_sent_owed(void)
     }
 }
 
+/* Hand the corked bytes of every connection to the wire (TCP_NODELAY pushes them). */
+static void tcp_push(void)
+{
+    int one = 1;
+    for (struct tcp_conn *c = tcp.conns; c && tcp.ncorked; c = c->next) {
+        if (!c->corked) continue;
+        c->corked = 0;
+        tcp.ncorked--;
+        tcp.n_push++;
+        setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    }
+}
+
 /* Make sure sbuf holds at least `need` bytes from its start. */
 static int tcp_sbuf_room(struct tcp_conn *c, size_t need)
 {
@@ -510,11 +531,16 @@ static int tcp_conn_write(struct tcp_conn *c, struct iovec *v, int n, size_t tot
     memcpy(cur, v, (size_t)n * sizeof *v);
     int pn = n, fault = 0;
     size_t done = 0;
+    int flags = MSG_NOSIGNAL;
+    /* Coalescing: a frame that follows another one to this peer since the last poll is
+     * a burst; it waits in the kernel (MSG_MORE) and goes out with the rest at the next
+     * poll or sleep (tcp_push), one transmit and one wake-up of the peer for the lot. */
+    if (c->authed && total <= util_tun.tcp_cork && c->txgen == tcp.npolls + 1) flags |= MSG_MORE;
     /* After a partial write, one more try tells a full socket (EAGAIN) from a bad
      * buffer (EFAULT: the kernel copied up to the first unreadable byte). */
     while (done < total) {
         struct msghdr mh = {.msg_iov = p, .msg_iovlen = (size_t)pn};
-        ssize_t w = sendmsg(c->fd, &mh, MSG_NOSIGNAL);
+        ssize_t w = sendmsg(c->fd, &mh, flags);
         if (w < 0) {
             if (errno == EINTR) continue;
             if (errno == EAGAIN || errno == EWOULDBLOCK) break;
@@ -538,6 +564,13 @@ static int tcp_conn_write(struct tcp_conn *c, struct iovec *v, int n, size_t tot
         }
     }
     if (done == 0 && !fault) return TERN_ERR_AGAIN;
+    if (done) { /* without MSG_MORE the kernel pushed whatever was corked before */
+        c->txgen = tcp.npolls + 1;
+        if (!c->corked != !(flags & MSG_MORE)) {
+            c->corked = !c->corked;
+            tcp.ncorked += c->corked ? 1 : -1;
+        }
+    }
     if (done == total) return 0;
     if (fault) {
         if (tcp_tail_salvage(c, p, pn) != 0) {
@@ -1113,7 +1146,8 @@ static int tcp_poll(void)
 {
     struct epoll_event evbuf[32], *ev = evbuf;
     int n = 0;
-    tcp.npolls++; /* a sleeping thread's events may be stale now (tcp_sleep_end) */
+    if (tcp.ncorked) tcp_push(); /* first, so the peer works on them while I read */
+    tcp.npolls++;                /* a sleeping thread's events may be stale now (tcp_sleep_end) */
     if (__builtin_expect(tcp.nstrangers > 0, 0)) tcp_strangers_expire();
     if (tcp.accept_resume_ms && tcp_now_ms() >= tcp.accept_resume_ms) {
         tcp.accept_resume_ms = 0; /* descriptors may be free again: accept again */
@@ -1437,7 +1471,7 @@ static int tcp_connect(void)
 
 static int tcp_busy(void)
 {
-    return tcp.nbusy > 0;
+    return tcp.nbusy > 0 || tcp.ncorked > 0;
 }
 
 /*
@@ -1456,6 +1490,7 @@ static struct {
 
 static void tcp_sleep_begin(void)
 {
+    if (tcp.ncorked) tcp_push(); /* never sleep on frames the peer cannot see */
     tcp_slp.skip = tcp.nowed || tcp.nstash;
     tcp_slp.polls = tcp.npolls;
     tcp_slp.n = 0;
@@ -1514,9 +1549,10 @@ static void tcp_close(void)
     UTIL_DEBUG(1,
                "tcp: received in place %lu frames (%llu B, %llu B of them copied from the read "
                "ahead), through the buffer %lu frames of 32 KiB+ (%llu B); partial writes %lu "
-               "(%llu B copied, %lu frames by reference: %llu B not copied)",
+               "(%llu B copied, %lu frames by reference: %llu B not copied); pushes of corked "
+               "frames %lu",
                tcp.n_placed, tcp.b_placed, tcp.b_precopy, tcp.n_buffered, tcp.b_buffered,
-               tcp.n_tail, tcp.b_tail, tcp.n_ref, tcp.b_ref);
+               tcp.n_tail, tcp.b_tail, tcp.n_ref, tcp.b_ref, tcp.n_push);
     for (struct tcp_conn *c = tcp.conns; c; c = c->next) {
         /* Keep the failed() up-call quiet: this is the end of the job. */
         if (c->rank >= 0 && tcp.peer[c->rank] == c) tcp.peer[c->rank] = NULL;
