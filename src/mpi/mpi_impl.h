@@ -260,7 +260,7 @@ int mpi_cancel_init(void);
 int mpi_name_init(void); /* mpi_name.c: the name service (MPI_Publish_name, ...) */
 /* At MPI_Finalize: every process's requests to the name server have been answered. */
 void mpi_name_quiesce(void);
-/* mpi_port.c: the world-sized communicator on CORE_CTX_PORTS (ports, name service). */
+/* mpi_port.c: the world-sized communicator on CORE_CTX_PORTS (ports, MPI_Comm_join). */
 int mpi_port_bridge(MPI_Comm *out);
 /* mpi_comm.c: an MPI_Comm_idup whose agreement is over: the new handle into the
  * program's variable, attributes copied. Returns an MPI error. */

@@ -23,7 +23,7 @@
 #include "mpi/mpi_impl.h"
 
 enum { NAME_AM_REQ = CORE_AM_MPI_NAME_REQ, NAME_AM_REP = CORE_AM_MPI_NAME_REP };
-enum { NAME_PUBLISH = 1, NAME_LOOKUP = 2, NAME_UNPUBLISH = 3 };
+enum { NAME_PUBLISH = 1, NAME_LOOKUP = 2, NAME_UNPUBLISH = 3, NAME_DONE = 4 };
 #define NAME_SERVER  0 /* the world rank that keeps the table */
 #define NAME_MAX_LEN (MPI_MAX_PORT_NAME - 1)
 
@@ -43,6 +43,7 @@ struct name_entry {
 };
 
 static struct name_entry *name_table; /* at NAME_SERVER only */
+static unsigned char *name_done;      /* at NAME_SERVER: who has reached MPI_Finalize */
 
 /* The one request this process waits for (the calls block under the critical section). */
 static struct {
@@ -113,6 +114,11 @@ static void name_am_req(int src, const void *p, size_t n)
     if (n < sizeof m) return;
     memcpy(&m, p, sizeof m);
     if (sizeof m + m.slen + m.plen != n) return;
+    if (m.op == NAME_DONE) { /* no answer: the sender is finalizing */
+        if (name_done == NULL) name_done = calloc((size_t)core.size, 1);
+        if (name_done && src >= 0 && src < core.size) name_done[src] = 1;
+        return;
+    }
     const char *svc = (const char *)p + sizeof m, *port = svc + m.slen, *found;
     m.rc = name_serve(m.op, svc, m.slen, port, m.plen, &found);
     m.slen = 0;
@@ -133,22 +139,42 @@ static void name_am_rep(int src, const void *p, size_t n)
     name_wait.answered = 1;
 }
 
+/* Has every other process told the server it is finalizing (or died)? */
+static int name_all_done(const void *arg)
+{
+    (void)arg;
+    for (int r = 0; r < core.size; r++)
+        if (r != NAME_SERVER && !(name_done && name_done[r]) && !core.peers[r].failed) return 0;
+    return 1;
+}
+
 /*
- * Finalize ends in the launcher's fence, where nothing is progressed: world rank 0 must
- * not get there while another process still waits for an answer from it. A barrier that
- * progresses (on the port communicator, apart from the program's own collectives) comes
- * first: every request was answered before its sender entered it. Its error (a dead
- * process, failures tolerated) is not the program's: nobody can be waiting on the dead.
+ * Finalize ends in the launcher's fence, where nothing is progressed: the server must not
+ * get there while another process still waits for an answer from it. Every other process
+ * tells it, one active message each, that it is finalizing: its requests were all
+ * answered before that (they block), and the message comes after them. The server waits,
+ * progressing, until it has heard from every process that is alive. Nothing is traced
+ * (no message on a communicator) and the others do not wait.
  */
 void mpi_name_quiesce(void)
 {
-    MPI_Comm bridge;
-    if (core.size > 1 && mpi_port_bridge(&bridge) == MPI_SUCCESS) (void)PMPI_Barrier(bridge);
+    if (core.size == 1) return;
+    if (core.rank != NAME_SERVER) {
+        struct name_msg m = {.op = NAME_DONE};
+        struct iovec v = {&m, sizeof m};
+        (void)core_am_sendv(NAME_SERVER, NAME_AM_REQ, &v, 1);
+        return;
+    }
+    if (name_done == NULL) name_done = calloc((size_t)core.size, 1);
+    if (name_done == NULL) return;         /* nothing to count with: go on */
+    (void)core_block(name_all_done, NULL); /* its error (launcher gone) is finalize's */
 }
 
 /* At finalize: what is still published goes with the job. */
 static void name_fini(void)
 {
+    free(name_done);
+    name_done = NULL;
     while (name_table) {
         struct name_entry *e = name_table;
         name_table = e->next;

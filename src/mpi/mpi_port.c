@@ -50,7 +50,7 @@ static const char *port_jobid(void)
 }
 
 /* The port communicator, made on first use (no agreement: every process reserved its
- * context at start). Also the name service's at finalize (mpi_name.c). */
+ * context at start). */
 int mpi_port_bridge(MPI_Comm *out)
 {
     if (port_comm == MPI_COMM_NULL) {
