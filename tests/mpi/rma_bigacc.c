@@ -40,7 +40,7 @@ static char cval(int r, size_t i)
 }
 static int ival(int r, size_t i)
 {
-    return (int)(i * 2654435761u) + r * 1000003;
+    return (int)((i * 2654435761u) % 1000003u) - 500000 + r * 1009; /* sums never overflow */
 }
 static double dval(int r, size_t i)
 {
