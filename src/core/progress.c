@@ -28,6 +28,17 @@ static double core_now(void)
  * dead peer's full ring (32 frames a poll), bounded when live peers keep sending. */
 #define CORE_NEWS_DRAIN_ROUNDS 256
 
+/* One poll of every transport: the frames they delivered. */
+static int core_poll_tls(void)
+{
+    int n = 0;
+    for (int i = 0; i < core.ntls; i++) {
+        int k = core.tls[i]->poll();
+        if (k > 0) n += k;
+    }
+    return n;
+}
+
 /* Deaths heard during core_health, acted on at its end (core_peer_news). */
 static int *core_news;
 static int core_news_n, core_news_cap, core_news_defer;
@@ -76,13 +87,7 @@ int core_health(void)
         core_news_defer = 0;
         if (core_news_n && !core.in_progress) {
             core.in_progress = 1;
-            for (int round = 0; round < CORE_NEWS_DRAIN_ROUNDS; round++) {
-                int n = 0;
-                for (int i = 0; i < core.ntls; i++) {
-                    int k = core.tls[i]->poll();
-                    if (k > 0) n += k;
-                }
-                if (n == 0) break;
+            for (int round = 0; round < CORE_NEWS_DRAIN_ROUNDS && core_poll_tls() > 0; round++) {
             }
             core.in_progress = 0;
         }
@@ -111,10 +116,7 @@ int core_progress(void)
     unsigned long seen = core.ncomplete;
     core_health_maybe(); /* before in_progress: news of a death first drains (core_peer_news) */
     core.in_progress = 1;
-    for (int i = 0; i < core.ntls; i++) {
-        int k = core.tls[i]->poll();
-        if (k > 0) n += k;
-    }
+    n += core_poll_tls();
     if (core.npending) core_pend_drain();
     for (int i = 0; i < core.nhooks; i++) {
         int k = core.hooks[i]();

@@ -45,6 +45,12 @@ struct name_entry {
 static struct name_entry *name_table; /* at NAME_SERVER only */
 static unsigned char *name_done;      /* at NAME_SERVER: who has reached MPI_Finalize */
 
+static unsigned char *name_done_table(void)
+{
+    if (name_done == NULL) name_done = calloc((size_t)core.size, 1);
+    return name_done;
+}
+
 /* The one request this process waits for (the calls block under the critical section). */
 static struct {
     uint32_t seq;
@@ -115,8 +121,7 @@ static void name_am_req(int src, const void *p, size_t n)
     memcpy(&m, p, sizeof m);
     if (sizeof m + m.slen + m.plen != n) return;
     if (m.op == NAME_DONE) { /* no answer: the sender is finalizing */
-        if (name_done == NULL) name_done = calloc((size_t)core.size, 1);
-        if (name_done && src >= 0 && src < core.size) name_done[src] = 1;
+        if (name_done_table() && src >= 0 && src < core.size) name_done[src] = 1;
         return;
     }
     const char *svc = (const char *)p + sizeof m, *port = svc + m.slen, *found;
@@ -165,8 +170,7 @@ void mpi_name_quiesce(void)
         (void)core_am_sendv(NAME_SERVER, NAME_AM_REQ, &v, 1);
         return;
     }
-    if (name_done == NULL) name_done = calloc((size_t)core.size, 1);
-    if (name_done == NULL) return;         /* nothing to count with: go on */
+    if (name_done_table() == NULL) return; /* nothing to count with: go on */
     (void)core_block(name_all_done, NULL); /* its error (launcher gone) is finalize's */
 }
 

@@ -68,12 +68,12 @@ int mpi_port_bridge(MPI_Comm *out)
     return MPI_SUCCESS;
 }
 
-/* The owner (world rank) and serial a port name gives; MPI_ERR_PORT when it names no
- * port of this job. */
-static int port_parse(const char *name, int *owner, unsigned *serial)
+/* The world rank and serial of a name "<prefix><job>:<rank>:<serial>" (a port name, or a
+ * join record); MPI_ERR_PORT when it is not one of this job's. */
+static int port_parse_as(const char *prefix, const char *name, int *owner, unsigned *serial)
 {
-    if (name == NULL || strncmp(name, PORT_PREFIX, strlen(PORT_PREFIX)) != 0) return MPI_ERR_PORT;
-    const char *job = name + strlen(PORT_PREFIX), *colon = strchr(job, ':');
+    if (name == NULL || strncmp(name, prefix, strlen(prefix)) != 0) return MPI_ERR_PORT;
+    const char *job = name + strlen(prefix), *colon = strchr(job, ':');
     if (colon == NULL || (size_t)(colon - job) != strlen(port_jobid()) ||
         strncmp(job, port_jobid(), (size_t)(colon - job)) != 0)
         return MPI_ERR_PORT;
@@ -85,6 +85,12 @@ static int port_parse(const char *name, int *owner, unsigned *serial)
     *owner = r;
     *serial = s;
     return MPI_SUCCESS;
+}
+
+/* The owner (world rank) and serial a port name gives. */
+static int port_parse(const char *name, int *owner, unsigned *serial)
+{
+    return port_parse_as(PORT_PREFIX, name, owner, serial);
 }
 
 static int port_slot(unsigned serial)
@@ -219,14 +225,9 @@ int PMPI_Comm_join(int fd, MPI_Comm *intercomm)
     int rc = join_io(fd, mine, 1);
     if (rc == MPI_SUCCESS) rc = join_io(fd, theirs, 0);
     if (rc) return mpi_err(MPI_COMM_WORLD, fn, rc);
-    const char *job = theirs + strlen(JOIN_PREFIX), *colon = strchr(job, ':');
-    int peer, n = 0;
+    int peer;
     unsigned pcount;
-    if (strncmp(theirs, JOIN_PREFIX, strlen(JOIN_PREFIX)) != 0 || colon == NULL ||
-        (size_t)(colon - job) != strlen(port_jobid()) ||
-        strncmp(job, port_jobid(), (size_t)(colon - job)) != 0 ||
-        sscanf(colon + 1, "%d:%u%n", &peer, &pcount, &n) != 2 || colon[1 + n] != '\0' || peer < 0 ||
-        peer >= core.size || peer == core.rank)
+    if (port_parse_as(JOIN_PREFIX, theirs, &peer, &pcount) != MPI_SUCCESS || peer == core.rank)
         return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_PORT);
     MPI_Comm bridge;
     rc = mpi_port_bridge(&bridge);
