@@ -376,7 +376,7 @@ void run_remote_readable(struct run_job *job, struct run_host *h)
         }
         if (n <= 0 && h->ctl_fd >= 0) {
             /* While the agent runs, its exit status will say more than the EOF. */
-            if (h->agent_pid > 0 && h->nlive > 0)
+            if (h->agent_pid != 0 && h->nlive > 0)
                 remote_close_ctl(job, h);
             else
                 remote_lost(job, h, n == 0 ? "its channel closed" : strerror(errno));
@@ -429,10 +429,13 @@ int run_remote_reaped(struct run_job *job, pid_t pid, int status)
     for (int i = 0; i < job->nhosts; i++) {
         struct run_host *h = &job->hosts[i];
         if (h->local || h->agent_pid != pid) continue;
-        h->agent_pid = 0;
+        /* What the proxy wrote before it ended is still in the socket. While it is read,
+         * agent_pid is -1 (reaped, reason pending), so that an EOF there leaves the report
+         * to the agent's status below instead of a bare "channel closed". */
+        h->agent_pid = -1;
         job->nagents--;
-        /* What the proxy wrote before it ended is still in the socket. */
         if (h->ctl_fd >= 0) run_remote_readable(job, h);
+        h->agent_pid = 0;
         char why[128];
         if (WIFEXITED(status))
             snprintf(why, sizeof why, "its launch agent, pid %d, exited with code %d", (int)pid,

@@ -104,7 +104,7 @@ struct run_host {
     int first, count; /* ranks placed on it */
     int local;        /* its ranks are forked by ternrun itself, without a proxy */
     /* The proxy, on a remote host (remote.c). */
-    pid_t agent_pid; /* the launch agent; 0 when not running */
+    pid_t agent_pid; /* the launch agent; 0 when not running, -1 while its end is reported */
     int ctl_fd;      /* socket to the agent's stdin/stdout; -1 once closed */
     struct run_ctl_reader rd;
     struct run_ctl_queue q; /* writes go to a dup of ctl_fd, watched for EPOLLOUT */
