@@ -419,8 +419,9 @@ typedef struct {
 /**
  * Reduction operations. SUM, PROD, MIN, MAX apply to every integer and floating type;
  * LAND, LOR, LXOR (result 0 or 1) and BAND, BOR, BXOR to integer types; MINLOC and
- * MAXLOC to the pair types (the smallest index wins a tie). Values from
- * tern_op_create() name user operations.
+ * MAXLOC to the pair types (the smallest index wins a tie). Integer SUM and PROD wrap
+ * modulo 2^bits on overflow, signed types included. Values from tern_op_create() name
+ * user operations.
  */
 typedef enum tern_op {
     TERN_OP_NULL = -1,

@@ -6,27 +6,30 @@
 
 #include "coll/coll.h"
 
-/* X(enum, C type, name) for the integer and floating types. */
+/* X(enum, C type, arithmetic type, name) for the integer and floating types. Integer
+ * sums and products are computed in an unsigned type at least as wide as int, so that an
+ * overflow wraps (as MPICH's and Open MPI's do) instead of being undefined in C, and
+ * narrow unsigned operands are not promoted to a signed int that can overflow. */
 #define COLL_INT_TYPES(X)                                                                          \
-    X(TERN_INT8, int8_t, i8)                                                                       \
-    X(TERN_INT16, int16_t, i16)                                                                    \
-    X(TERN_INT32, int32_t, i32)                                                                    \
-    X(TERN_INT64, int64_t, i64)                                                                    \
-    X(TERN_UINT8, uint8_t, u8)                                                                     \
-    X(TERN_UINT16, uint16_t, u16)                                                                  \
-    X(TERN_UINT32, uint32_t, u32)                                                                  \
-    X(TERN_UINT64, uint64_t, u64)
+    X(TERN_INT8, int8_t, unsigned, i8)                                                             \
+    X(TERN_INT16, int16_t, unsigned, i16)                                                          \
+    X(TERN_INT32, int32_t, uint32_t, i32)                                                          \
+    X(TERN_INT64, int64_t, uint64_t, i64)                                                          \
+    X(TERN_UINT8, uint8_t, unsigned, u8)                                                           \
+    X(TERN_UINT16, uint16_t, unsigned, u16)                                                        \
+    X(TERN_UINT32, uint32_t, uint32_t, u32)                                                        \
+    X(TERN_UINT64, uint64_t, uint64_t, u64)
 #define COLL_FLOAT_TYPES(X)                                                                        \
-    X(TERN_FLOAT, float, f32)                                                                      \
-    X(TERN_DOUBLE, double, f64)
+    X(TERN_FLOAT, float, float, f32)                                                               \
+    X(TERN_DOUBLE, double, double, f64)
 #define COLL_PAIR_TYPES(X)                                                                         \
-    X(TERN_FLOAT_INT, tern_float_int_t, fi)                                                        \
-    X(TERN_DOUBLE_INT, tern_double_int_t, di)                                                      \
-    X(TERN_INT_INT, tern_int_int_t, ii)                                                            \
-    X(TERN_LONG_INT, tern_long_int_t, li)
+    X(TERN_FLOAT_INT, tern_float_int_t, void, fi)                                                  \
+    X(TERN_DOUBLE_INT, tern_double_int_t, void, di)                                                \
+    X(TERN_INT_INT, tern_int_int_t, void, ii)                                                      \
+    X(TERN_LONG_INT, tern_long_int_t, void, li)
 
 static const size_t coll_dt_sizes[TERN_DATATYPE_COUNT] = {
-#define COLL_DT_SIZE(e, t, n) [e] = sizeof(t),
+#define COLL_DT_SIZE(e, t, w, n) [e] = sizeof(t),
     COLL_INT_TYPES(COLL_DT_SIZE) COLL_FLOAT_TYPES(COLL_DT_SIZE) COLL_PAIR_TYPES(COLL_DT_SIZE)
 #undef COLL_DT_SIZE
 };
@@ -48,12 +51,12 @@ size_t coll_dt_size(tern_datatype_t dt)
             b[i] = (T)(expr);                                                                      \
     }
 
-#define COLL_ARITH(e, T, n)                                                                        \
-    COLL_DEF_LOOP(sum, T, n, a[i] + b[i])                                                          \
-    COLL_DEF_LOOP(prod, T, n, a[i] * b[i])                                                         \
+#define COLL_ARITH(e, T, W, n)                                                                     \
+    COLL_DEF_LOOP(sum, T, n, (W)a[i] + (W)b[i])                                                    \
+    COLL_DEF_LOOP(prod, T, n, (W)a[i] * (W)b[i])                                                   \
     COLL_DEF_LOOP(min, T, n, a[i] < b[i] ? a[i] : b[i])                                            \
     COLL_DEF_LOOP(max, T, n, a[i] > b[i] ? a[i] : b[i])
-#define COLL_LOGIC(e, T, n)                                                                        \
+#define COLL_LOGIC(e, T, W, n)                                                                     \
     COLL_DEF_LOOP(land, T, n, (a[i] != 0) && (b[i] != 0))                                          \
     COLL_DEF_LOOP(lor, T, n, (a[i] != 0) || (b[i] != 0))                                           \
     COLL_DEF_LOOP(lxor, T, n, (a[i] != 0) != (b[i] != 0))                                          \
@@ -66,7 +69,7 @@ COLL_FLOAT_TYPES(COLL_ARITH)
 COLL_INT_TYPES(COLL_LOGIC)
 
 /* MINLOC/MAXLOC: the better value wins; on a tie the smaller index. */
-#define COLL_LOC(e, T, n)                                                                          \
+#define COLL_LOC(e, T, W, n)                                                                       \
     static void coll_minloc_##n(const void *in_, void *io_, size_t cnt, tern_datatype_t dt)        \
     {                                                                                              \
         (void)dt;                                                                                  \
@@ -90,13 +93,13 @@ COLL_PAIR_TYPES(COLL_LOC)
 /* [op][datatype] -> function; NULL where the op is not defined on the type. */
 static const coll_op_fn coll_builtin[TERN_OP_BUILTIN_COUNT][TERN_DATATYPE_COUNT] = {
 #define COLL_SET(opname, OPENUM) [OPENUM][e] = coll_##opname##_##n,
-#define COLL_SET_ARITH(e, T, n)                                                                    \
+#define COLL_SET_ARITH(e, T, W, n)                                                                 \
     [TERN_SUM][e] = coll_sum_##n, [TERN_PROD][e] = coll_prod_##n, [TERN_MIN][e] = coll_min_##n,    \
     [TERN_MAX][e] = coll_max_##n,
-#define COLL_SET_LOGIC(e, T, n)                                                                    \
+#define COLL_SET_LOGIC(e, T, W, n)                                                                 \
     [TERN_LAND][e] = coll_land_##n, [TERN_LOR][e] = coll_lor_##n, [TERN_LXOR][e] = coll_lxor_##n,  \
     [TERN_BAND][e] = coll_band_##n, [TERN_BOR][e] = coll_bor_##n, [TERN_BXOR][e] = coll_bxor_##n,
-#define COLL_SET_LOC(e, T, n)                                                                      \
+#define COLL_SET_LOC(e, T, W, n)                                                                   \
     [TERN_MINLOC][e] = coll_minloc_##n, [TERN_MAXLOC][e] = coll_maxloc_##n,
     COLL_INT_TYPES(COLL_SET_ARITH) COLL_FLOAT_TYPES(COLL_SET_ARITH) COLL_INT_TYPES(COLL_SET_LOGIC)
         COLL_PAIR_TYPES(COLL_SET_LOC)

@@ -761,6 +761,22 @@ int main(int argc, char **argv)
     CHECK_EQ_INT((int)sum, wn * (wn + 1) / 2);
     CHECK_OK(tern_comm_free(&half));
 
+    /* Integer sums and products that overflow wrap modulo 2^bits, as in MPICH and Open
+     * MPI (C leaves signed overflow undefined: UBSan checks the library here). */
+    MP_WHERE("overflowing integer sums and products");
+    int32_t big32 = INT32_MAX, s32 = 0;
+    CHECK_OK(tern_allreduce(&big32, &s32, 1, TERN_INT32, TERN_SUM, TERN_COMM_WORLD));
+    CHECK_EQ_INT(s32, (int32_t)((uint32_t)INT32_MAX * (uint32_t)wn));
+    int64_t big64 = INT64_MAX, s64 = 0;
+    CHECK_OK(tern_allreduce(&big64, &s64, 1, TERN_INT64, TERN_SUM, TERN_COMM_WORLD));
+    CHECK(s64 == (int64_t)((uint64_t)INT64_MAX * (uint64_t)wn));
+    uint16_t m16 = 65535, p16 = 0; /* 65535^n mod 2^16: 1 for even n, 65535 for odd */
+    CHECK_OK(tern_allreduce(&m16, &p16, 1, TERN_UINT16, TERN_PROD, TERN_COMM_WORLD));
+    CHECK_EQ_INT(p16, wn % 2 ? 65535 : 1);
+    int32_t m32 = -65536, p32 = 0; /* (-2^16)^n: 0 mod 2^32 from n = 2 on */
+    CHECK_OK(tern_allreduce(&m32, &p32, 1, TERN_INT32, TERN_PROD, TERN_COMM_WORLD));
+    CHECK_EQ_INT(p32, wn == 1 ? -65536 : 0);
+
     CHECK_OK(tern_op_free(&matop));
     CHECK(matop == TERN_OP_NULL);
     CHECK_OK(tern_finalize());
