@@ -25,11 +25,14 @@ struct cancel_msg {
     uint8_t pad;
 };
 
-/* The one cancel this process waits for (MPI_Cancel blocks under the critical section). */
-static struct {
+/* The cancels this process waits for: one per thread in MPI_Cancel (each on its stack;
+ * the list is touched under the core's critical section, which the handlers run in). */
+struct cancel_wait {
+    struct cancel_wait *next;
     uint32_t sreq;
     int peer, answered, ok;
-} cancel_wait;
+};
+static struct cancel_wait *cancel_waits;
 
 /* Take the unexpected message of `src` with request id `sreq` out of ctx's queue. */
 static int cancel_take(int src, uint16_t ctx, uint32_t sreq)
@@ -65,10 +68,12 @@ static void cancel_am_rep(int src, const void *p, size_t n)
     struct cancel_msg m;
     if (n < sizeof m) return;
     memcpy(&m, p, sizeof m);
-    if (src == cancel_wait.peer && m.sreq == cancel_wait.sreq) {
-        cancel_wait.ok = m.ok;
-        cancel_wait.answered = 1;
-    }
+    for (struct cancel_wait *w = cancel_waits; w; w = w->next)
+        if (src == w->peer && m.sreq == w->sreq && !w->answered) {
+            w->ok = m.ok;
+            w->answered = 1;
+            return;
+        }
 }
 
 int mpi_cancel_init(void)
@@ -81,8 +86,8 @@ int mpi_cancel_init(void)
 
 static int cancel_answered(const void *arg)
 {
-    (void)arg;
-    return cancel_wait.answered || core.peers[cancel_wait.peer].failed;
+    const struct cancel_wait *w = arg;
+    return w->answered || core.peers[w->peer].failed;
 }
 
 int mpi_cancel_send(uint32_t id, int peer, uint16_t ctx, core_req_t *r, int *cancelled)
@@ -90,17 +95,20 @@ int mpi_cancel_send(uint32_t id, int peer, uint16_t ctx, core_req_t *r, int *can
     *cancelled = 0;
     if (r && (r->kind != CORE_REQ_SEND || r->state == CORE_RS_SENDING)) return 0;
     /* to myself too: the request follows the message through the loopback */
-    cancel_wait.sreq = id;
-    cancel_wait.peer = peer;
-    cancel_wait.answered = 0;
+    struct cancel_wait w = {.next = cancel_waits, .sreq = id, .peer = peer};
     struct cancel_msg m = {id, ctx, 0, 0};
     struct iovec v = {&m, sizeof m};
+    cancel_waits = &w;
     int rc = core_am_sendv(peer, CANCEL_AM_REQ, &v, 1);
+    if (rc == 0) rc = core_block(cancel_answered, &w);
+    for (struct cancel_wait **pp = &cancel_waits; *pp; pp = &(*pp)->next)
+        if (*pp == &w) {
+            *pp = w.next;
+            break;
+        }
     if (rc) return mpi_from_tern(rc);
-    rc = core_block(cancel_answered, NULL);
-    if (rc) return mpi_from_tern(rc);
-    if (!cancel_wait.answered) return MPI_ERR_OTHER; /* the receiver failed */
-    if (!cancel_wait.ok) return MPI_SUCCESS;
+    if (!w.answered) return MPI_ERR_OTHER; /* the receiver failed */
+    if (!w.ok) return MPI_SUCCESS;
     *cancelled = 1;
     if (r == NULL) return MPI_SUCCESS;
     if (r->state == CORE_RS_WAIT_CTS) { /* the rendezvous the receiver dropped */

@@ -51,13 +51,18 @@ static unsigned char *name_done_table(void)
     return name_done;
 }
 
-/* The one request this process waits for (the calls block under the critical section). */
-static struct {
+/* The requests this process waits for: one per thread in a name call (each on its
+ * stack; the list is touched under the core's critical section, which the handlers run
+ * in). A lookup's answer is copied into the caller's buffer. */
+struct name_wait {
+    struct name_wait *next;
     uint32_t seq;
     int answered;
     uint8_t rc;
-    char port[MPI_MAX_PORT_NAME];
-} name_wait;
+    char *port; /* a lookup's result, MPI_MAX_PORT_NAME bytes; NULL for the others */
+};
+static struct name_wait *name_waits;
+static uint32_t name_seq;
 
 static struct name_entry **name_find(const char *service, size_t slen)
 {
@@ -137,11 +142,17 @@ static void name_am_rep(int src, const void *p, size_t n)
     struct name_msg m;
     if (src != NAME_SERVER || n < sizeof m) return;
     memcpy(&m, p, sizeof m);
-    if (m.seq != name_wait.seq || sizeof m + m.plen != n || m.plen > NAME_MAX_LEN) return;
-    memcpy(name_wait.port, (const char *)p + sizeof m, m.plen);
-    name_wait.port[m.plen] = '\0';
-    name_wait.rc = m.rc;
-    name_wait.answered = 1;
+    if (sizeof m + m.plen != n || m.plen > NAME_MAX_LEN) return;
+    for (struct name_wait *w = name_waits; w; w = w->next) {
+        if (w->seq != m.seq || w->answered) continue;
+        if (w->port) {
+            memcpy(w->port, (const char *)p + sizeof m, m.plen);
+            w->port[m.plen] = '\0';
+        }
+        w->rc = m.rc;
+        w->answered = 1;
+        return;
+    }
 }
 
 /* Has every other process told the server it is finalizing (or died)? */
@@ -198,13 +209,14 @@ int mpi_name_init(void)
 
 static int name_answered(const void *arg)
 {
-    (void)arg;
-    return name_wait.answered || core.peers[NAME_SERVER].failed;
+    const struct name_wait *w = arg;
+    return w->answered || core.peers[NAME_SERVER].failed;
 }
 
-/* One request to the server; on success a lookup's port name is in name_wait.port. */
+/* One request to the server; on success a lookup's port name is in found (which may be
+ * the caller's buffer: it is written only on success). */
 static int name_ask(const char *fn, uint8_t op, const char *service, const char *port,
-                    int fail_class)
+                    int fail_class, char *found)
 {
     if (mpi_state()) return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_OTHER);
     if (service == NULL || (op != NAME_LOOKUP && port == NULL))
@@ -212,15 +224,23 @@ static int name_ask(const char *fn, uint8_t op, const char *service, const char 
     size_t slen = strlen(service), plen = op == NAME_LOOKUP ? 0 : strlen(port);
     if (slen == 0 || slen > NAME_MAX_LEN || plen > NAME_MAX_LEN)
         return mpi_err(MPI_COMM_WORLD, fn, MPI_ERR_ARG);
-    struct name_msg m = {
-        .seq = ++name_wait.seq, .op = op, .slen = (uint16_t)slen, .plen = (uint16_t)plen};
-    name_wait.answered = 0;
+    char answer[MPI_MAX_PORT_NAME];
+    struct name_wait w = {
+        .next = name_waits, .seq = ++name_seq, .port = op == NAME_LOOKUP ? answer : NULL};
+    struct name_msg m = {.seq = w.seq, .op = op, .slen = (uint16_t)slen, .plen = (uint16_t)plen};
     struct iovec v[3] = {{&m, sizeof m}, {(void *)service, slen}, {(void *)port, plen}};
+    name_waits = &w;
     int rc = core_am_sendv(NAME_SERVER, NAME_AM_REQ, v, plen ? 3 : 2);
-    if (rc == 0) rc = core_block(name_answered, NULL);
-    if (rc == 0 && !name_wait.answered) rc = TERN_ERR_PEER_FAILED; /* the server died */
+    if (rc == 0) rc = core_block(name_answered, &w);
+    for (struct name_wait **pp = &name_waits; *pp; pp = &(*pp)->next)
+        if (*pp == &w) {
+            *pp = w.next;
+            break;
+        }
+    if (rc == 0 && !w.answered) rc = TERN_ERR_PEER_FAILED; /* the server died */
     if (rc) return mpi_err(MPI_COMM_WORLD, fn, mpi_from_tern(rc));
-    if (name_wait.rc != NAME_E_OK) return mpi_err(MPI_COMM_WORLD, fn, fail_class);
+    if (w.rc != NAME_E_OK) return mpi_err(MPI_COMM_WORLD, fn, fail_class);
+    if (found) memcpy(found, answer, strlen(answer) + 1);
     return MPI_SUCCESS;
 }
 
@@ -228,7 +248,8 @@ int PMPI_Publish_name(const char *service_name, MPI_Info info, const char *port_
 {
     CORE_CS_SCOPE();
     (void)info;
-    return name_ask("MPI_Publish_name", NAME_PUBLISH, service_name, port_name, MPI_ERR_SERVICE);
+    return name_ask("MPI_Publish_name", NAME_PUBLISH, service_name, port_name, MPI_ERR_SERVICE,
+                    NULL);
 }
 MPI_ALIAS(Publish_name)
 
@@ -237,9 +258,7 @@ int PMPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name)
     CORE_CS_SCOPE();
     (void)info;
     if (port_name == NULL) return mpi_err(MPI_COMM_WORLD, "MPI_Lookup_name", MPI_ERR_ARG);
-    int rc = name_ask("MPI_Lookup_name", NAME_LOOKUP, service_name, NULL, MPI_ERR_NAME);
-    if (rc == MPI_SUCCESS) memcpy(port_name, name_wait.port, strlen(name_wait.port) + 1);
-    return rc;
+    return name_ask("MPI_Lookup_name", NAME_LOOKUP, service_name, NULL, MPI_ERR_NAME, port_name);
 }
 MPI_ALIAS(Lookup_name)
 
@@ -247,6 +266,7 @@ int PMPI_Unpublish_name(const char *service_name, MPI_Info info, const char *por
 {
     CORE_CS_SCOPE();
     (void)info;
-    return name_ask("MPI_Unpublish_name", NAME_UNPUBLISH, service_name, port_name, MPI_ERR_SERVICE);
+    return name_ask("MPI_Unpublish_name", NAME_UNPUBLISH, service_name, port_name, MPI_ERR_SERVICE,
+                    NULL);
 }
 MPI_ALIAS(Unpublish_name)
