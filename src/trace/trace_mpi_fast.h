@@ -52,27 +52,38 @@ void trace_mpi_send_write(struct trace_buf *b);
  * The stamp: a send that comes right after the thread's last call returned (the last
  * record is that call's LEAVE) from a call site whose last TRACE_DEFER_AFTER sends each
  * came within trace_adj_ticks of the call before takes that LEAVE's stamp without reading
- * the clock; trace_mpi_send_write reads it once the frame has left and checks that the
- * gap was short (docs/TRACING.md, "Cost"). In a ping-pong this takes one of the two clock
- * reads between a message's arrival and the reply's departure off that path. */
+ * the clock; the send's LEAVE (trace_defer_check) checks that the gap was short (docs/TRACING.md,
+ * "Cost"). In a ping-pong this takes one of the two clock reads between a message's arrival and the
+ * reply's departure off that path. */
 static inline void trace_mpi_send_in(uint16_t fn, int comm, int peer, int tag, int count,
                                      int datatype, const void *site)
 {
-    struct trace_buf *b = trace_buf_room(TRACE_ROOM_ENTER);
-    if (b == NULL) return;
+    /* Not trace_buf_room: a receive's DONE kept (trace_msg) stays unwritten until the
+     * frame has left. Room for it and for this call's records. */
+    struct trace_buf *b = trace_tls;
+    if (__builtin_expect(
+            b->cap - b->n < TRACE_ROOM_ENTER + TRACE_ROOM_MSG || (b->pend & TRACE_PEND_SEND), 0)) {
+        b = trace_buf_now();
+        if (b->cap - b->n < TRACE_ROOM_ENTER + TRACE_ROOM_MSG &&
+            (b = trace_room(b, TRACE_ROOM_ENTER + TRACE_ROOM_MSG)) == NULL)
+            return;
+    } else {
+        __builtin_prefetch((const char *)&b->u[b->n] + TRACE_PREFETCH_AHEAD, 1, 3);
+    }
     unsigned h = (unsigned)((uintptr_t)site >> 2) % TRACE_DEFER_SITES;
     if (b->after_leave && b->dsite[h] == site && b->dok[h] >= TRACE_DEFER_AFTER) {
-        b->enter_t = b->last_t;
+        b->enter_t = b->leave_t;
         b->defer = 1;
         b->dslot = h;
     } else {
         uint64_t t = trace_ticks();
         b->enter_t = t;
+        b->defer = 0;
         if (b->dsite[h] != site) {
             b->dsite[h] = site;
             b->dok[h] = 0;
         }
-        if (b->after_leave && t - b->last_t < trace_adj_ticks)
+        if (b->after_leave && t - b->leave_t < trace_adj_ticks)
             b->dok[h] += b->dok[h] < TRACE_DEFER_AFTER;
         else
             b->dok[h] = 0;
@@ -86,7 +97,7 @@ static inline void trace_mpi_send_in(uint16_t fn, int comm, int peer, int tag, i
     b->p.count = count;
     b->p.datatype = datatype;
     b->p.fn = fn;
-    b->pend = 1;
+    b->pend |= TRACE_PEND_SEND;
     b->open = b->done = TRACE_NOPOS;
 }
 
