@@ -48,7 +48,6 @@ void trace_mpi_p2p(uint16_t fn, int comm, int peer, int tag, int count, int data
 
 void trace_mpi_send_write(struct trace_buf *b)
 {
-    struct trace_args a;
-    trace_mpi_p2p_args(&a, b->p.comm, b->p.peer, b->p.tag, b->p.count, b->p.datatype);
-    trace_enter_rec_at(b, b->enter_t, b->p.fn, &a, b->p.site);
+    trace_mpi_p2p_rec(b, b->enter_t, b->p.fn, b->p.comm, b->p.peer, b->p.tag, b->p.count,
+                      b->p.datatype, b->p.site);
 }

@@ -31,15 +31,56 @@ static inline void trace_mpi_p2p_args(struct trace_args *out, int comm, int peer
     *out = a;
 }
 
+/* The ENTER of a point-to-point call stamped t, written straight into its three units (the
+ * buffer has TRACE_ROOM_ENTER units free): the same record trace_enter_rec_at makes from
+ * trace_mpi_p2p_args, without the struct in between and the tests of which arguments are
+ * there. A bad communicator or a stamp far from the last goes the general way. */
+static inline __attribute__((always_inline)) void trace_mpi_p2p_rec(struct trace_buf *b, uint64_t t,
+                                                                    uint16_t fn, int comm, int peer,
+                                                                    int tag, int count,
+                                                                    int datatype, const void *site)
+{
+    const struct mpi_comm *c = mpi_comm_get(comm);
+    int64_t d = (int64_t)(t - b->last_t);
+    if (__builtin_expect(c == NULL || c->tc == NULL || d != (int32_t)d, 0)) {
+        struct trace_args a;
+        trace_mpi_p2p_args(&a, comm, peer, tag, count, datatype);
+        trace_enter_rec_at(b, t, fn, &a, site);
+        return;
+    }
+    const struct tern_comm *tc = c->tc;
+    if (peer >= 0 && peer < tc->size) peer = core_comm_world(tc, peer);
+    const struct mpi_type *ty = mpi_type_get(datatype);
+    uint64_t bytes = ty != NULL && count > 0 ? (uint64_t)count * (uint64_t)ty->size : 0;
+    uint32_t at = b->n;
+    struct trace_unit *u = &b->u[at];
+    u->dt = (int32_t)d;
+    u->kind = TRACE_ENTER | TRACE_UF_ARGS;
+    u->units = 3;
+    u->fn = fn;
+    u->a = peer;
+    u->b = tag;
+    uint64_t w[2] = {bytes, (uint64_t)(uintptr_t)site};
+    memcpy(&u[1], w, sizeof w);
+    int32_t g[4] = {tc->ctx, tc->size, TRACE_NONE, TRACE_NONE};
+    memcpy(&u[2], g, sizeof g);
+    b->last_t = t;
+    b->n = at + 3;
+    b->nrec++;
+    b->after_leave = 0;
+    b->open = at;
+    b->done = TRACE_NOPOS;
+    b->enter_t = t;
+}
+
 /* The ENTER of a point-to-point receive (MPI_Recv, MPI_Irecv, MPI_Recv_init), written now. */
-static inline void trace_mpi_p2p_in(uint16_t fn, int comm, int peer, int tag, int count,
-                                    int datatype, const void *site)
+static inline __attribute__((always_inline)) void trace_mpi_p2p_in(uint16_t fn, int comm, int peer,
+                                                                   int tag, int count, int datatype,
+                                                                   const void *site)
 {
     struct trace_buf *b = trace_buf_room(TRACE_ROOM_ENTER);
     if (b == NULL) return;
-    struct trace_args a;
-    trace_mpi_p2p_args(&a, comm, peer, tag, count, datatype);
-    trace_enter_rec(b, fn, &a, site);
+    trace_mpi_p2p_rec(b, trace_ticks(), fn, comm, peer, tag, count, datatype, site);
 }
 
 /* Writes a send's pending ENTER (trace_mpi_args.c). */
