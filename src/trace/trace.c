@@ -224,9 +224,8 @@ uint64_t trace_clock(void)
 uint64_t trace_send_clock(void)
 {
     struct trace_buf *b = trace_tls;
-    if ((b->pend & TRACE_PEND_SEND) ||
-        (b->open != TRACE_NOPOS && !(b->u[b->open].kind & TRACE_UF_MSG)))
-        return b->enter_t;
+    if (b->pend & TRACE_PEND_SEND) return b->p.t;
+    if ((b->open != TRACE_NOPOS && !(b->u[b->open].kind & TRACE_UF_MSG))) return b->enter_t;
     return trace_ticks();
 }
 
@@ -234,15 +233,18 @@ static inline void trace_msg_rec(uint64_t t, int kind, int peer, int tag, int ct
                                  uint32_t req, int err)
 {
     if (trace_muted) return;
-    struct trace_buf *b = trace_buf_now(); /* kept records first */
-    uint32_t o = b->open;
+    struct trace_buf *b = trace_tls;
     /* A receive completed: kept, written after whatever the thread does next has begun
      * (trace_pend_write), so that an answer to it leaves without waiting for the record.
      * Room for it, its leave and a send's ENTER is taken now (trace_mpi_send_in). */
     if (kind == TRACE_MSG_DONE) {
-        if (__builtin_expect(b->cap - b->n < TRACE_ROOM_MSG + TRACE_ROOM_ENTER, 0) &&
-            (b = trace_room(b, TRACE_ROOM_MSG + TRACE_ROOM_ENTER)) == NULL)
-            return;
+        /* After a receive's kept ENTER (its room is taken), or alone. */
+        if (b->pend != TRACE_PEND_RECV) {
+            b = trace_buf_now();
+            if (__builtin_expect(b->cap - b->n < TRACE_ROOM_MSG + TRACE_ROOM_ENTER, 0) &&
+                (b = trace_room(b, TRACE_ROOM_MSG + TRACE_ROOM_ENTER)) == NULL)
+                return;
+        }
         b->d.t = t;
         b->d.bytes = bytes;
         b->d.peer = peer;
@@ -251,11 +253,13 @@ static inline void trace_msg_rec(uint64_t t, int kind, int peer, int tag, int ct
         b->d.req = req;
         b->d.ctx = (uint16_t)ctx;
         b->d.left = 0;
-        b->pend = TRACE_PEND_DONE;
+        b->pend |= TRACE_PEND_DONE;
         b->open = b->done = TRACE_NOPOS;
         b->after_leave = 0;
         return;
     }
+    b = trace_buf_now(); /* kept records first */
+    uint32_t o = b->open;
     /* The call's own send, right after its ENTER at the ENTER's stamp: one more unit of
      * that record (the room was reserved by the ENTER). */
     if (kind == TRACE_MSG_SEND && o != TRACE_NOPOS && t == b->enter_t &&
@@ -286,12 +290,13 @@ static inline void trace_msg_rec(uint64_t t, int kind, int peer, int tag, int ct
     b->done = TRACE_NOPOS;
 }
 
-/* The kept DONE (and the LEAVE joined to it), then the kept send ENTER: in that order they
- * happened. Their room was taken when they were kept. */
+/* The kept receive ENTER, DONE (and the LEAVE joined to it), then the kept send ENTER: in
+ * that order they happened. Their room was taken when they were kept. */
 void trace_pend_write(struct trace_buf *b)
 {
     int p = b->pend;
     b->pend = 0;
+    if (p & TRACE_PEND_RECV) b->r.write(b);
     if (p & TRACE_PEND_DONE) {
         const struct trace_pdone *d = &b->d;
         __builtin_prefetch((const char *)&b->u[b->n] + TRACE_PREFETCH_AHEAD, 1, 3);

@@ -36,12 +36,15 @@
 #define TRACE_DEFER_AFTER 2  /* short gaps in a row before a site's sends are deferred */
 
 struct trace_buf;
-/* A send's ENTER, stamped at the call's entry and written once its frame has left (by the
- * send's message hook, or by whatever record comes first): the look-ups and stores of the
- * ENTER are then off the message's critical path. Only the MPI send wrappers make one
- * (trace_mpi_fast.h); `write` writes it and clears `pend`. */
+/* A point-to-point call's ENTER, stamped `t` at the call's entry and written later (by
+ * trace_pend_write, before any other record): a send's once its frame has left (by the
+ * send's message hook), a blocking receive's once the receive has completed and its answer,
+ * if any, has left. The look-ups and stores of the ENTER are then off the messages'
+ * critical path. Only the MPI point-to-point wrappers make them (trace_mpi_fast.h); `write`
+ * writes one. */
 struct trace_pend {
     void (*write)(struct trace_buf *b);
+    uint64_t t;
     const void *site;
     int32_t comm, peer, tag, count, datatype;
     uint16_t fn;
@@ -59,8 +62,10 @@ struct trace_pdone {
     int left;
 };
 
-#define TRACE_PEND_SEND 1 /* p holds a send's ENTER */
+/* Kept records, written in this order (the order they happen in): */
+#define TRACE_PEND_RECV 4 /* r holds a receive's ENTER */
 #define TRACE_PEND_DONE 2 /* d holds a receive's DONE */
+#define TRACE_PEND_SEND 1 /* p holds a send's ENTER */
 
 struct trace_buf {
     struct trace_unit *u;
@@ -72,7 +77,7 @@ struct trace_buf {
     uint64_t last_t;  /* the last stamp written (the next record's delta counts from it) */
     uint64_t chunk_t; /* last_t when the buffer was last empty: the chunk's t0 */
     uint64_t enter_t; /* the open (or pending) ENTER's stamp */
-    int pend;         /* TRACE_PEND_*: records kept, not written yet (DONE first, then ENTER) */
+    int pend;         /* TRACE_PEND_*: records kept, not written yet */
     uint64_t leave_t; /* the stamp of the last LEAVE (kept or written) */
     /* A send's entry shared with the call before it (trace_mpi_send_in): */
     int after_leave; /* the last record was a call's LEAVE, at leave_t */
@@ -82,7 +87,8 @@ struct trace_buf {
      * from there came within trace_adj_ticks of the call before it. */
     const void *dsite[TRACE_DEFER_SITES];
     uint8_t dok[TRACE_DEFER_SITES];
-    struct trace_pend p;
+    struct trace_pend p; /* a send's ENTER */
+    struct trace_pend r; /* a receive's ENTER */
     struct trace_pdone d;
     struct trace_buf *next; /* every buffer, for trace_stop */
 };
@@ -249,7 +255,7 @@ static inline void trace_leave_in(uint16_t fn, int rc)
     /* A call that completed a receive last is left when it completed (a blocking receive
      * returns right after; the stamp is shared): the LEAVE joins that DONE record, kept
      * with it while the DONE is not written yet. */
-    if (b->pend == TRACE_PEND_DONE && !b->d.left) {
+    if ((b->pend & ~TRACE_PEND_RECV) == TRACE_PEND_DONE && !b->d.left) {
         b->d.left = 1;
         b->d.lfn = fn;
         b->d.lrc = rc;

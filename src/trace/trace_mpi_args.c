@@ -48,6 +48,12 @@ void trace_mpi_p2p(uint16_t fn, int comm, int peer, int tag, int count, int data
 
 void trace_mpi_send_write(struct trace_buf *b)
 {
-    trace_mpi_p2p_rec(b, b->enter_t, b->p.fn, b->p.comm, b->p.peer, b->p.tag, b->p.count,
-                      b->p.datatype, b->p.site);
+    trace_mpi_p2p_rec(b, b->p.t, b->p.fn, b->p.comm, b->p.peer, b->p.tag, b->p.count, b->p.datatype,
+                      b->p.site);
+}
+
+void trace_mpi_recv_write(struct trace_buf *b)
+{
+    trace_mpi_p2p_rec(b, b->r.t, b->r.fn, b->r.comm, b->r.peer, b->r.tag, b->r.count, b->r.datatype,
+                      b->r.site);
 }

@@ -73,14 +73,32 @@ static inline __attribute__((always_inline)) void trace_mpi_p2p_rec(struct trace
     b->enter_t = t;
 }
 
-/* The ENTER of a point-to-point receive (MPI_Recv, MPI_Irecv, MPI_Recv_init), written now. */
+/* Writes a receive's kept ENTER (trace_mpi_args.c). */
+void trace_mpi_recv_write(struct trace_buf *b);
+
+/* The ENTER of a point-to-point receive (MPI_Recv, MPI_Irecv, MPI_Recv_init): stamped now,
+ * kept, and written before the next record (trace_pend_write); a receive that completes
+ * before then keeps its DONE too (trace_msg), so that a blocking receive's records are
+ * written after the answer to it has left. The room is taken now for the ENTER, the DONE
+ * with its LEAVE, and a send's ENTER after it (trace_mpi_send_in). */
 static inline __attribute__((always_inline)) void trace_mpi_p2p_in(uint16_t fn, int comm, int peer,
                                                                    int tag, int count, int datatype,
                                                                    const void *site)
 {
-    struct trace_buf *b = trace_buf_room(TRACE_ROOM_ENTER);
+    struct trace_buf *b = trace_buf_room(2 * TRACE_ROOM_ENTER + TRACE_ROOM_MSG);
     if (b == NULL) return;
-    trace_mpi_p2p_rec(b, trace_ticks(), fn, comm, peer, tag, count, datatype, site);
+    b->r.t = trace_ticks();
+    b->r.write = trace_mpi_recv_write;
+    b->r.site = site;
+    b->r.comm = comm;
+    b->r.peer = peer;
+    b->r.tag = tag;
+    b->r.count = count;
+    b->r.datatype = datatype;
+    b->r.fn = fn;
+    b->pend = TRACE_PEND_RECV; /* trace_buf_room wrote what was kept */
+    b->open = b->done = TRACE_NOPOS;
+    b->after_leave = 0;
 }
 
 /* Writes a send's pending ENTER (trace_mpi_args.c). */
@@ -113,12 +131,12 @@ static inline void trace_mpi_send_in(uint16_t fn, int comm, int peer, int tag, i
     }
     unsigned h = (unsigned)((uintptr_t)site >> 2) % TRACE_DEFER_SITES;
     if (b->after_leave && b->dsite[h] == site && b->dok[h] >= TRACE_DEFER_AFTER) {
-        b->enter_t = b->leave_t;
+        b->enter_t = b->p.t = b->leave_t;
         b->defer = 1;
         b->dslot = h;
     } else {
         uint64_t t = trace_ticks();
-        b->enter_t = t;
+        b->enter_t = b->p.t = t;
         b->defer = 0;
         if (b->dsite[h] != site) {
             b->dsite[h] = site;
