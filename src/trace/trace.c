@@ -234,17 +234,12 @@ static inline void trace_msg_rec(uint64_t t, int kind, int peer, int tag, int ct
 {
     if (trace_muted) return;
     struct trace_buf *b = trace_tls;
-    /* A receive completed: kept, written after whatever the thread does next has begun
-     * (trace_pend_write), so that an answer to it leaves without waiting for the record.
-     * Room for it, its leave and a send's ENTER is taken now (trace_mpi_send_in). */
-    if (kind == TRACE_MSG_DONE) {
-        /* After a receive's kept ENTER (its room is taken), or alone. */
-        if (b->pend != TRACE_PEND_RECV) {
-            b = trace_buf_now();
-            if (__builtin_expect(b->cap - b->n < TRACE_ROOM_MSG + TRACE_ROOM_ENTER, 0) &&
-                (b = trace_room(b, TRACE_ROOM_MSG + TRACE_ROOM_ENTER)) == NULL)
-                return;
-        }
+    /* A blocking receive completed (its ENTER is kept, trace_mpi_p2p_in): the DONE is kept
+     * too, and written with it after whatever the thread does next has begun
+     * (trace_pend_write), so that an answer to it leaves without waiting for the records.
+     * Their room was taken with the ENTER. Any other DONE is written now: keeping it would
+     * only cost more. */
+    if (kind == TRACE_MSG_DONE && b->pend == TRACE_PEND_RECV) {
         b->d.t = t;
         b->d.bytes = bytes;
         b->d.peer = peer;
@@ -287,7 +282,7 @@ static inline void trace_msg_rec(uint64_t t, int kind, int peer, int tag, int ct
     memcpy(&b->u[at + n++], w, sizeof w);
     trace_commit(b, n);
     b->open = TRACE_NOPOS;
-    b->done = TRACE_NOPOS;
+    b->done = kind == TRACE_MSG_DONE ? at : TRACE_NOPOS;
 }
 
 /* The kept receive ENTER, DONE (and the LEAVE joined to it), then the kept send ENTER: in
