@@ -182,6 +182,7 @@ __attribute__((noinline, cold)) struct trace_buf *trace_room(struct trace_buf *b
 {
     (void)need; /* every buffer holds far more than one call's records */
     if (b == &trace_none_buf) return trace_buf_new();
+    if (b->pend) trace_pend_write(b); /* kept records have their room */
     pthread_mutex_lock(&trace_lock);
     trace_flush_locked(b);
     pthread_mutex_unlock(&trace_lock);
@@ -204,6 +205,7 @@ void trace_leave_rec(struct trace_buf *b, uint64_t t, uint16_t fn, int rc)
     trace_commit(b, trace_head(b, t, TRACE_LEAVE, fn, rc, 0));
     b->open = b->done = TRACE_NOPOS;
     b->after_leave = 1;
+    b->leave_t = t;
 }
 
 void trace_leave(uint16_t fn, int rc)
@@ -222,8 +224,8 @@ uint64_t trace_clock(void)
 uint64_t trace_send_clock(void)
 {
     struct trace_buf *b = trace_tls;
-    if (b->pend || (b->open != TRACE_NOPOS && !(b->u[b->open].kind & TRACE_UF_MSG)))
-        return b->enter_t;
+    if (b->pend & TRACE_PEND_SEND) return b->p.t;
+    if ((b->open != TRACE_NOPOS && !(b->u[b->open].kind & TRACE_UF_MSG))) return b->enter_t;
     return trace_ticks();
 }
 
@@ -231,7 +233,27 @@ static inline void trace_msg_rec(uint64_t t, int kind, int peer, int tag, int ct
                                  uint32_t req, int err)
 {
     if (trace_muted) return;
-    struct trace_buf *b = trace_buf_now(); /* a send's pending ENTER first */
+    struct trace_buf *b = trace_tls;
+    /* A blocking receive completed (its ENTER is kept, trace_mpi_p2p_in): the DONE is kept
+     * too, and written with it after whatever the thread does next has begun
+     * (trace_pend_write), so that an answer to it leaves without waiting for the records.
+     * Their room was taken with the ENTER. Any other DONE is written now: keeping it would
+     * only cost more. */
+    if (kind == TRACE_MSG_DONE && b->pend == TRACE_PEND_RECV) {
+        b->d.t = t;
+        b->d.bytes = bytes;
+        b->d.peer = peer;
+        b->d.tag = tag;
+        b->d.err = err;
+        b->d.req = req;
+        b->d.ctx = (uint16_t)ctx;
+        b->d.left = 0;
+        b->pend |= TRACE_PEND_DONE;
+        b->open = b->done = TRACE_NOPOS;
+        b->after_leave = 0;
+        return;
+    }
+    b = trace_buf_now(); /* kept records first */
     uint32_t o = b->open;
     /* The call's own send, right after its ENTER at the ENTER's stamp: one more unit of
      * that record (the room was reserved by the ENTER). */
@@ -261,6 +283,28 @@ static inline void trace_msg_rec(uint64_t t, int kind, int peer, int tag, int ct
     trace_commit(b, n);
     b->open = TRACE_NOPOS;
     b->done = kind == TRACE_MSG_DONE ? at : TRACE_NOPOS;
+}
+
+/* The kept receive ENTER, DONE (and the LEAVE joined to it), then the kept send ENTER: in
+ * that order they happened. Their room was taken when they were kept. */
+void trace_pend_write(struct trace_buf *b)
+{
+    int p = b->pend;
+    b->pend = 0;
+    if (p & TRACE_PEND_RECV) b->r.write(b);
+    if (p & TRACE_PEND_DONE) {
+        const struct trace_pdone *d = &b->d;
+        __builtin_prefetch((const char *)&b->u[b->n] + TRACE_PREFETCH_AHEAD, 1, 3);
+        uint32_t at = b->n;
+        unsigned n = trace_head(b, d->t, TRACE_MSG_DONE, d->ctx, d->peer, d->tag);
+        uint64_t w[2] = {d->bytes, (uint64_t)d->req | (uint64_t)(uint32_t)d->err << 32};
+        memcpy(&b->u[at + n++], w, sizeof w);
+        trace_commit(b, n);
+        b->open = TRACE_NOPOS;
+        b->done = at;
+        if (d->left) trace_leave_join(b, at, 0, d->lfn, d->lrc);
+    }
+    if (p & TRACE_PEND_SEND) b->p.write(b);
 }
 
 void trace_msg(int kind, int peer, int tag, int ctx, uint64_t bytes, uint32_t req, int err)
@@ -447,8 +491,10 @@ void trace_stop(void)
     trace_sync(TRACE_CLOCK_FINI);
     trace_write_maps(); /* libraries loaded since the start */
     pthread_mutex_lock(&trace_lock);
-    for (struct trace_buf *b = trace_bufs; b; b = b->next)
+    for (struct trace_buf *b = trace_bufs; b; b = b->next) {
+        if (b->pend) trace_pend_write(b);
         trace_flush_locked(b);
+    }
     struct trace_end e = {.records = trace_written, .lost = trace_lost};
     trace_write_chunk(TRACE_CHUNK_END, &e, sizeof e, NULL, 0);
     while (trace_bufs) {

@@ -36,16 +36,36 @@
 #define TRACE_DEFER_AFTER 2  /* short gaps in a row before a site's sends are deferred */
 
 struct trace_buf;
-/* A send's ENTER, stamped at the call's entry and written once its frame has left (by the
- * send's message hook, or by whatever record comes first): the look-ups and stores of the
- * ENTER are then off the message's critical path. Only the MPI send wrappers make one
- * (trace_mpi_fast.h); `write` writes it and clears `pend`. */
+/* A point-to-point call's ENTER, stamped `t` at the call's entry and written later (by
+ * trace_pend_write, before any other record): a send's once its frame has left (by the
+ * send's message hook), a blocking receive's once the receive has completed and its answer,
+ * if any, has left. The look-ups and stores of the ENTER are then off the messages'
+ * critical path. Only the MPI point-to-point wrappers make them (trace_mpi_fast.h); `write`
+ * writes one. */
 struct trace_pend {
     void (*write)(struct trace_buf *b);
+    uint64_t t;
     const void *site;
     int32_t comm, peer, tag, count, datatype;
     uint16_t fn;
 };
+
+/* A receive's DONE, stamped when the receive completed and written later (trace_pend_write):
+ * between finding a message and handing over the answer to it, the receiver then only
+ * reads the clock and keeps these fields; the record, and the LEAVE of the call it
+ * completed in (joined when `left`), are written once the answer has left. */
+struct trace_pdone {
+    uint64_t t, bytes;
+    int32_t peer, tag, err, lrc;
+    uint32_t req;
+    uint16_t ctx, lfn;
+    int left;
+};
+
+/* Kept records, written in this order (the order they happen in): */
+#define TRACE_PEND_RECV 4 /* r holds a receive's ENTER */
+#define TRACE_PEND_DONE 2 /* d holds a receive's DONE */
+#define TRACE_PEND_SEND 1 /* p holds a send's ENTER */
 
 struct trace_buf {
     struct trace_unit *u;
@@ -57,16 +77,19 @@ struct trace_buf {
     uint64_t last_t;  /* the last stamp written (the next record's delta counts from it) */
     uint64_t chunk_t; /* last_t when the buffer was last empty: the chunk's t0 */
     uint64_t enter_t; /* the open (or pending) ENTER's stamp */
-    int pend;         /* p holds an ENTER not written yet */
+    int pend;         /* TRACE_PEND_*: records kept, not written yet */
+    uint64_t leave_t; /* the stamp of the last LEAVE (kept or written) */
     /* A send's entry shared with the call before it (trace_mpi_send_in): */
-    int after_leave; /* the last record written was a call's LEAVE, at last_t */
-    int defer;       /* the pending ENTER's stamp is last_t, to be checked when written */
+    int after_leave; /* the last record was a call's LEAVE, at leave_t */
+    int defer;       /* the pending ENTER's stamp is leave_t, checked at the send's LEAVE */
     unsigned dslot;  /* the deferred send's place in dsite */
     /* Per call site (a small table by return address): how many times in a row a send
      * from there came within trace_adj_ticks of the call before it. */
     const void *dsite[TRACE_DEFER_SITES];
     uint8_t dok[TRACE_DEFER_SITES];
-    struct trace_pend p;
+    struct trace_pend p; /* a send's ENTER */
+    struct trace_pend r; /* a receive's ENTER */
+    struct trace_pdone d;
     struct trace_buf *next; /* every buffer, for trace_stop */
 };
 
@@ -108,11 +131,15 @@ static inline uint64_t trace_ticks(void)
  * past the end of the buffer is harmless. */
 #define TRACE_PREFETCH_AHEAD 256 /* bytes */
 
-/* Write this thread's pending ENTER (a send's) before any other record. */
+/* Write the records kept (a receive's DONE, a send's ENTER), in the order they happened;
+ * their room was taken when they were kept. */
+void trace_pend_write(struct trace_buf *b);
+
+/* Write this thread's kept records before any other record. */
 static inline struct trace_buf *trace_buf_now(void)
 {
     struct trace_buf *b = trace_tls;
-    if (__builtin_expect(b->pend, 0)) b->p.write(b);
+    if (__builtin_expect(b->pend, 0)) trace_pend_write(b);
     return b;
 }
 
@@ -201,6 +228,21 @@ static inline void trace_leave_join(struct trace_buf *b, uint32_t at, int32_t dt
     b->nrec++;
     b->open = b->done = TRACE_NOPOS;
     b->after_leave = 1;
+    b->leave_t = b->last_t;
+}
+
+/* A deferred send (trace_mpi_send_in) is checked at its call's LEAVE, stamped t: the gap
+ * from the LEAVE before it, whose stamp it took, to now (the program between the calls and
+ * the send itself) must be short. A long one (computation between the calls, a slow send,
+ * a preemption, a rendezvous) keeps that stamp, early by at most the gap but never after
+ * the frame left, so the message never arrives before it was sent; the site's next sends
+ * read the clock again. */
+static inline void trace_defer_check(struct trace_buf *b, uint64_t t)
+{
+    if (b->defer) {
+        b->defer = 0;
+        if (t - b->enter_t >= trace_adj_ticks) b->dok[b->dslot] = 0;
+    }
 }
 
 void trace_leave_rec(struct trace_buf *b, uint64_t t, uint16_t fn, int rc);
@@ -209,14 +251,27 @@ void trace_leave_rec(struct trace_buf *b, uint64_t t, uint16_t fn, int rc);
 static inline void trace_leave_in(uint16_t fn, int rc)
 {
     if (!trace_on) return; /* MPI_Finalize: tracing ended inside the call */
-    struct trace_buf *b = trace_buf_now();
+    struct trace_buf *b = trace_tls;
     /* A call that completed a receive last is left when it completed (a blocking receive
-     * returns right after; the stamp is shared): the LEAVE joins that DONE record. */
+     * returns right after; the stamp is shared): the LEAVE joins that DONE record, kept
+     * with it while the DONE is not written yet. */
+    if ((b->pend & ~TRACE_PEND_RECV) == TRACE_PEND_DONE && !b->d.left) {
+        b->d.left = 1;
+        b->d.lfn = fn;
+        b->d.lrc = rc;
+        b->after_leave = 1;
+        b->leave_t = b->d.t;
+        trace_defer_check(b, b->d.t);
+        return;
+    }
+    b = trace_buf_now();
     if (b->done != TRACE_NOPOS) {
+        trace_defer_check(b, b->last_t);
         trace_leave_join(b, b->done, 0, fn, rc);
         return;
     }
     uint64_t t = trace_ticks();
+    trace_defer_check(b, t);
     /* The call's ENTER is still the last record (nothing, or only its own send, happened
      * inside): one record for the whole call. */
     if (b->open != TRACE_NOPOS && b->u[b->open].fn == fn) {

@@ -48,17 +48,12 @@ void trace_mpi_p2p(uint16_t fn, int comm, int peer, int tag, int count, int data
 
 void trace_mpi_send_write(struct trace_buf *b)
 {
-    struct trace_args a;
-    b->pend = 0;
-    if (b->defer) {
-        /* Stamped at the last LEAVE (trace_mpi_send_in): right if the gap from there to
-         * now (the program between the calls, the send itself) is short. A long one
-         * (computation between the calls, a slow send, a preemption) keeps that stamp,
-         * early by at most the gap but never after the frame left, so the message never
-         * arrives before it was sent; the site's next sends read the clock again. */
-        b->defer = 0;
-        if (trace_ticks() - b->enter_t >= trace_adj_ticks) b->dok[b->dslot] = 0;
-    }
-    trace_mpi_p2p_args(&a, b->p.comm, b->p.peer, b->p.tag, b->p.count, b->p.datatype);
-    trace_enter_rec_at(b, b->enter_t, b->p.fn, &a, b->p.site);
+    trace_mpi_p2p_rec(b, b->p.t, b->p.fn, b->p.comm, b->p.peer, b->p.tag, b->p.count, b->p.datatype,
+                      b->p.site);
+}
+
+void trace_mpi_recv_write(struct trace_buf *b)
+{
+    trace_mpi_p2p_rec(b, b->r.t, b->r.fn, b->r.comm, b->r.peer, b->r.tag, b->r.count, b->r.datatype,
+                      b->r.site);
 }

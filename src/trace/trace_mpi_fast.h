@@ -31,15 +31,74 @@ static inline void trace_mpi_p2p_args(struct trace_args *out, int comm, int peer
     *out = a;
 }
 
-/* The ENTER of a point-to-point receive (MPI_Recv, MPI_Irecv, MPI_Recv_init), written now. */
-static inline void trace_mpi_p2p_in(uint16_t fn, int comm, int peer, int tag, int count,
-                                    int datatype, const void *site)
+/* The ENTER of a point-to-point call stamped t, written straight into its three units (the
+ * buffer has TRACE_ROOM_ENTER units free): the same record trace_enter_rec_at makes from
+ * trace_mpi_p2p_args, without the struct in between and the tests of which arguments are
+ * there. A bad communicator or a stamp far from the last goes the general way. */
+static inline __attribute__((always_inline)) void trace_mpi_p2p_rec(struct trace_buf *b, uint64_t t,
+                                                                    uint16_t fn, int comm, int peer,
+                                                                    int tag, int count,
+                                                                    int datatype, const void *site)
 {
-    struct trace_buf *b = trace_buf_room(TRACE_ROOM_ENTER);
+    const struct mpi_comm *c = mpi_comm_get(comm);
+    int64_t d = (int64_t)(t - b->last_t);
+    if (__builtin_expect(c == NULL || c->tc == NULL || d != (int32_t)d, 0)) {
+        struct trace_args a;
+        trace_mpi_p2p_args(&a, comm, peer, tag, count, datatype);
+        trace_enter_rec_at(b, t, fn, &a, site);
+        return;
+    }
+    const struct tern_comm *tc = c->tc;
+    if (peer >= 0 && peer < tc->size) peer = core_comm_world(tc, peer);
+    const struct mpi_type *ty = mpi_type_get(datatype);
+    uint64_t bytes = ty != NULL && count > 0 ? (uint64_t)count * (uint64_t)ty->size : 0;
+    uint32_t at = b->n;
+    struct trace_unit *u = &b->u[at];
+    u->dt = (int32_t)d;
+    u->kind = TRACE_ENTER | TRACE_UF_ARGS;
+    u->units = 3;
+    u->fn = fn;
+    u->a = peer;
+    u->b = tag;
+    uint64_t w[2] = {bytes, (uint64_t)(uintptr_t)site};
+    memcpy(&u[1], w, sizeof w);
+    int32_t g[4] = {tc->ctx, tc->size, TRACE_NONE, TRACE_NONE};
+    memcpy(&u[2], g, sizeof g);
+    b->last_t = t;
+    b->n = at + 3;
+    b->nrec++;
+    b->after_leave = 0;
+    b->open = at;
+    b->done = TRACE_NOPOS;
+    b->enter_t = t;
+}
+
+/* Writes a receive's kept ENTER (trace_mpi_args.c). */
+void trace_mpi_recv_write(struct trace_buf *b);
+
+/* The ENTER of a point-to-point receive (MPI_Recv, MPI_Irecv, MPI_Recv_init): stamped now,
+ * kept, and written before the next record (trace_pend_write); a receive that completes
+ * before then keeps its DONE too (trace_msg), so that a blocking receive's records are
+ * written after the answer to it has left. The room is taken now for the ENTER, the DONE
+ * with its LEAVE, and a send's ENTER after it (trace_mpi_send_in). */
+static inline __attribute__((always_inline)) void trace_mpi_p2p_in(uint16_t fn, int comm, int peer,
+                                                                   int tag, int count, int datatype,
+                                                                   const void *site)
+{
+    struct trace_buf *b = trace_buf_room(2 * TRACE_ROOM_ENTER + TRACE_ROOM_MSG);
     if (b == NULL) return;
-    struct trace_args a;
-    trace_mpi_p2p_args(&a, comm, peer, tag, count, datatype);
-    trace_enter_rec(b, fn, &a, site);
+    b->r.t = trace_ticks();
+    b->r.write = trace_mpi_recv_write;
+    b->r.site = site;
+    b->r.comm = comm;
+    b->r.peer = peer;
+    b->r.tag = tag;
+    b->r.count = count;
+    b->r.datatype = datatype;
+    b->r.fn = fn;
+    b->pend = TRACE_PEND_RECV; /* trace_buf_room wrote what was kept */
+    b->open = b->done = TRACE_NOPOS;
+    b->after_leave = 0;
 }
 
 /* Writes a send's pending ENTER (trace_mpi_args.c). */
@@ -52,27 +111,38 @@ void trace_mpi_send_write(struct trace_buf *b);
  * The stamp: a send that comes right after the thread's last call returned (the last
  * record is that call's LEAVE) from a call site whose last TRACE_DEFER_AFTER sends each
  * came within trace_adj_ticks of the call before takes that LEAVE's stamp without reading
- * the clock; trace_mpi_send_write reads it once the frame has left and checks that the
- * gap was short (docs/TRACING.md, "Cost"). In a ping-pong this takes one of the two clock
- * reads between a message's arrival and the reply's departure off that path. */
+ * the clock; the send's LEAVE (trace_defer_check) checks that the gap was short (docs/TRACING.md,
+ * "Cost"). In a ping-pong this takes one of the two clock reads between a message's arrival and the
+ * reply's departure off that path. */
 static inline void trace_mpi_send_in(uint16_t fn, int comm, int peer, int tag, int count,
                                      int datatype, const void *site)
 {
-    struct trace_buf *b = trace_buf_room(TRACE_ROOM_ENTER);
-    if (b == NULL) return;
+    /* Not trace_buf_room: a receive's DONE kept (trace_msg) stays unwritten until the
+     * frame has left. Room for it and for this call's records. */
+    struct trace_buf *b = trace_tls;
+    if (__builtin_expect(
+            b->cap - b->n < TRACE_ROOM_ENTER + TRACE_ROOM_MSG || (b->pend & TRACE_PEND_SEND), 0)) {
+        b = trace_buf_now();
+        if (b->cap - b->n < TRACE_ROOM_ENTER + TRACE_ROOM_MSG &&
+            (b = trace_room(b, TRACE_ROOM_ENTER + TRACE_ROOM_MSG)) == NULL)
+            return;
+    } else {
+        __builtin_prefetch((const char *)&b->u[b->n] + TRACE_PREFETCH_AHEAD, 1, 3);
+    }
     unsigned h = (unsigned)((uintptr_t)site >> 2) % TRACE_DEFER_SITES;
     if (b->after_leave && b->dsite[h] == site && b->dok[h] >= TRACE_DEFER_AFTER) {
-        b->enter_t = b->last_t;
+        b->enter_t = b->p.t = b->leave_t;
         b->defer = 1;
         b->dslot = h;
     } else {
         uint64_t t = trace_ticks();
-        b->enter_t = t;
+        b->enter_t = b->p.t = t;
+        b->defer = 0;
         if (b->dsite[h] != site) {
             b->dsite[h] = site;
             b->dok[h] = 0;
         }
-        if (b->after_leave && t - b->last_t < trace_adj_ticks)
+        if (b->after_leave && t - b->leave_t < trace_adj_ticks)
             b->dok[h] += b->dok[h] < TRACE_DEFER_AFTER;
         else
             b->dok[h] = 0;
@@ -86,7 +156,7 @@ static inline void trace_mpi_send_in(uint16_t fn, int comm, int peer, int tag, i
     b->p.count = count;
     b->p.datatype = datatype;
     b->p.fn = fn;
-    b->pend = 1;
+    b->pend |= TRACE_PEND_SEND;
     b->open = b->done = TRACE_NOPOS;
 }
 

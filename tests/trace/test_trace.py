@@ -7,6 +7,10 @@ back and checked against what the program is known to do.
   test_trace.py BUILD SRC WORK known TRANSPORT mono   the same with TERN_TRACE_CLOCK=mono
                                                  (time stamps from clock_gettime) and
                                                  TERN_TRACE_ADJACENT_NS=1 ms (shared stamps)
+  test_trace.py BUILD SRC WORK known TRANSPORT auto BYTES   the same with TERN_TRACE_BUFFER=
+                                                 BYTES: a buffer written out every few
+                                                 calls, with records kept (a send's or a
+                                                 receive's ENTER, a DONE) at its ends
   test_trace.py BUILD SRC WORK otf2 TRANSPORT    the same job's OTF2 archive, through
                                                  otf2-print (77 when it or tern-otf2 is missing)
   test_trace.py BUILD SRC WORK die TRANSPORT     mpi_proc_fail at 3 ranks, the last killed:
@@ -23,6 +27,7 @@ import sys
 
 BUILD, SRC, WORK, MODE, TRANSPORT = sys.argv[1:6]
 CLOCK = sys.argv[6] if len(sys.argv) > 6 else "auto"  # TERN_TRACE_CLOCK
+BUFFER = sys.argv[7] if len(sys.argv) > 7 else ""  # TERN_TRACE_BUFFER, when given
 sys.path.insert(0, os.path.join(SRC, "tools", "ternbench"))
 from ternbench import tracefile  # noqa: E402
 
@@ -51,6 +56,8 @@ def run(prog, tdir, env_extra, args=()):
     if TRANSPORT != "shm":
         env["TERN_TRANSPORTS"] = "self," + TRANSPORT
     env["TERN_TRACE_CLOCK"] = CLOCK
+    if BUFFER:
+        env["TERN_TRACE_BUFFER"] = BUFFER
     env.update(env_extra)
     cmd = [os.path.join(BUILD, "bin", "ternrun"), "-n", str(NP), "--timeout", "60", "--trace",
            tdir, os.path.join(BUILD, "bin", prog)] + list(args)
@@ -61,7 +68,7 @@ def run(prog, tdir, env_extra, args=()):
 
 
 def known():
-    tdir = os.path.join(WORK, "known.%s.%s" % (TRANSPORT, CLOCK))
+    tdir = os.path.join(WORK, "known.%s.%s%s" % (TRANSPORT, CLOCK, BUFFER))
     # mono: ticks are ns, and a pause of 2.3 s makes a gap a 32-bit delta cannot hold
     pause = 2300 if CLOCK == "mono" else 0
     env = {"TRACE_KNOWN_PAUSE_MS": str(pause)} if pause else {}
