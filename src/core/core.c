@@ -173,6 +173,9 @@ static int core_init(void)
     }
     rc = core_transports_open();
     if (rc == 0) rc = boot_fence(&core.boot);
+    /* Every transport's address keys (tern-shm-, tern-tcp-, tern-ofi-) in a few requests
+     * instead of one get per peer (ternrun only; elsewhere the gets go key by key). */
+    if (rc == 0) rc = boot_prefetch(&core.boot, "tern-");
     for (int i = 0; i < core.ntls && rc == 0; i++)
         rc = core.tls[i]->connect();
     if (rc == 0) rc = boot_fence(&core.boot);
@@ -209,8 +212,9 @@ static int core_init(void)
     if (rc) goto fail_transports;
     core.initialized = 1;
     trace_start(); /* TERN_TRACE: opens this rank's file, aligns clocks with rank 0 */
-    UTIL_DEBUG(1, "up: rank %d of %d, %d on this node%s", core.rank, core.size,
-               core.boot.local_size, core.oversubscribed ? " (oversubscribed)" : "");
+    UTIL_DEBUG(1, "up: rank %d of %d, %d on this node%s, after %ld PMI requests", core.rank,
+               core.size, core.boot.local_size, core.oversubscribed ? " (oversubscribed)" : "",
+               core.boot.nrequests);
     return 0;
 
 fail_transports:
