@@ -220,7 +220,7 @@ int pmi_wire_bulk_entry(const struct pmi_msg *m, const char *prefix, const char 
     const char *v = pmi_msg_get(m, "value");
     if (cmd == NULL || strcmp(cmd, "tern_kv") != 0 || k == NULL || *k == '\0' || v == NULL)
         return -1;
-    if (strncmp(k, prefix, strlen(prefix)) != 0 || strlen(k) > PMI_WIRE_KEY_MAX ||
+    if (strncmp(k, prefix, strlen(prefix)) != 0 || strlen(k) > PMI_WIRE_KEY_MAX || strchr(k, '=') ||
         strlen(v) > PMI_WIRE_VAL_MAX)
         return -1;
     *key = k;

@@ -110,7 +110,7 @@ int pmi_wire_bulk_head(const struct pmi_msg *m, int start, int *count, int *next
 
 /*
  * Check a parsed entry line of a bulk reply: exactly cmd=tern_kv key=K value=V, K
- * non-empty, starting with `prefix` and at most PMI_WIRE_KEY_MAX bytes, V at most
+ * non-empty, without '=', starting with `prefix` and at most PMI_WIRE_KEY_MAX bytes, V at most
  * PMI_WIRE_VAL_MAX. Returns 0 and points *key and *val into m's line, or -1.
  */
 int pmi_wire_bulk_entry(const struct pmi_msg *m, const char *prefix, const char **key,

@@ -174,6 +174,7 @@ static void test_bulk(void)
     CHECK_EQ(entry_of("cmd=tern_kv key=other value=1", "tern-", &k, &v), -1);
     CHECK_EQ(entry_of("cmd=tern_kv key= value=1", "", &k, &v), -1);
     CHECK_EQ(entry_of("cmd=tern_kv key=tern-x", "tern-", &k, &v), -1);
+    CHECK_EQ(entry_of("cmd=tern_kv key=tern-x=y value=1", "tern-", &k, &v), -1);
     CHECK_EQ(entry_of("cmd=tern_kv key=tern-x value=1 more=2", "tern-", &k, &v), -1);
     CHECK_EQ(entry_of("cmd=tern_kv value=1 value=2", "", &k, &v), -1);
     CHECK_EQ(entry_of("cmd=get_result key=tern-x value=1", "tern-", &k, &v), -1);
