@@ -10,10 +10,11 @@
 #                                        "base"), OMPI=0 (leave Open MPI out: at 256
 #                                        ranks it takes over a minute a run here)
 # Columns (bench/mpi_startup.c, the slowest rank, ms): launch (launcher start -> main),
-# init (MPI_Init), total (the launcher's whole run, finalize included); for tern also
-# the PMI requests a rank sends up to the end of init (the most of any rank) and in all.
-# Writes bench/results/<stamp>-startup.csv (lib,p,rep,launch_ms,init_ms,total_ms,
-# req_rank,req_all).
+# init (MPI_Init), total (the launcher's whole run, finalize included), cpu (user + system
+# seconds of the launcher and all ranks: on a loaded machine the steadier figure); for
+# tern also the PMI requests a rank sends up to the end of init (the most of any rank) and
+# in all. Writes bench/results/<stamp>-startup.csv (lib,p,rep,launch_ms,init_ms,total_ms,
+# req_rank,req_all,cpu_s).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${BUILD_DIR:-build}
@@ -40,25 +41,28 @@ if [ "${OMPI:-1}" != 0 ] && command -v mpicc.openmpi >/dev/null &&
   libs="$libs openmpi"
 fi
 
-echo "lib,p,rep,launch_ms,init_ms,total_ms,req_rank,req_all" >"$csv"
+echo "lib,p,rep,launch_ms,init_ms,total_ms,req_rank,req_all,cpu_s" >"$csv"
+command -v /usr/bin/time >/dev/null || { echo "startup.sh: needs /usr/bin/time (apt-get install time)" >&2; exit 1; }
 # run LIB P REP: one job; appends a csv row (empty cells for what it cannot tell).
 run() {
   local lib=$1 p=$2 rep=$3 out="$tmp/out" err="$tmp/err" t0 t1 rc
+  local cpu="/usr/bin/time -o $tmp/cpu -f %U+%S"
   t0=$(date +%s.%N)
   case $lib in
   bulk | bykey)
     local bulk=1
     [ "$lib" = bykey ] && bulk=0
-    STARTUP_T0=$t0 TERN_PMI_BULK=$bulk TERN_DEBUG=1 timeout 600 "$build/bin/ternrun" -n "$p" \
+    STARTUP_T0=$t0 TERN_PMI_BULK=$bulk TERN_DEBUG=1 $cpu timeout 600 "$build/bin/ternrun" -n "$p" \
       "$tmp/startup.tern" >"$out" 2>"$err"
     ;;
   base)
-    STARTUP_T0=$t0 timeout 600 "$BASE_BUILD/bin/ternrun" -n "$p" "$tmp/startup.base" \
+    STARTUP_T0=$t0 $cpu timeout 600 "$BASE_BUILD/bin/ternrun" -n "$p" "$tmp/startup.base" \
       >"$out" 2>"$err"
     ;;
   openmpi)
-    STARTUP_T0=$t0 timeout 900 mpirun.openmpi --oversubscribe -n "$p" "$tmp/startup.ompi" \
-      >"$out" 2>"$err"
+    STARTUP_T0=$t0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 $cpu timeout 900 \
+      mpirun.openmpi --oversubscribe --mca btl self,vader -x STARTUP_T0 -n "$p" \
+      "$tmp/startup.ompi" >"$out" 2>"$err"
     ;;
   esac
   rc=$?
@@ -70,9 +74,11 @@ run() {
   local reqs
   reqs=$(sed -n 's/.*after \([0-9]*\) PMI requests.*/\1/p' "$err" |
     awk '{ s += $1; if ($1 > m) m = $1 } END { if (NR) printf "%d,%d", m, s; else printf "," }')
-  awk -v lib="$lib" -v p="$p" -v rep="$rep" -v t0="$t0" -v t1="$t1" -v reqs="$reqs" \
+  local cpus
+  cpus=$(tail -1 "$tmp/cpu" | bc 2>/dev/null || echo "")
+  awk -v lib="$lib" -v p="$p" -v rep="$rep" -v t0="$t0" -v t1="$t1" -v reqs="$reqs" -v cpus="$cpus" \
     '$1 == "launch" { l = $2 } $1 == "init" { i = $2 }
-     END { printf "%s,%d,%d,%.1f,%.1f,%.1f,%s\n", lib, p, rep, l / 1e3, i / 1e3, (t1 - t0) * 1e3, reqs }' \
+     END { printf "%s,%d,%d,%.1f,%.1f,%.1f,%s,%s\n", lib, p, rep, l / 1e3, i / 1e3, (t1 - t0) * 1e3, reqs, cpus }' \
     "$out" >>"$csv"
 }
 
@@ -95,16 +101,17 @@ def med(lib, p, col):
     return statistics.median(v) if v else None
 libs = [l for l in ["bulk", "bykey", "base", "openmpi"] if any(r["lib"] == l for r in rows)]
 ps = sorted({int(r["p"]) for r in rows})
-print(f"{'p':>4} {'lib':>8} {'launch':>9} {'init':>9} {'total':>9} {'req/rank':>9} {'req all':>9}")
+print(f"{'p':>4} {'lib':>8} {'launch':>9} {'init':>9} {'total':>9} {'cpu s':>7} {'req/rank':>9} {'req all':>9}")
 for p in ps:
     for lib in libs:
-        c = [med(lib, p, k) for k in ("launch_ms", "init_ms", "total_ms", "req_rank", "req_all")]
+        c = [med(lib, p, k) for k in ("launch_ms", "init_ms", "total_ms", "req_rank", "req_all", "cpu_s")]
         if c[2] is None: continue
         f = lambda x, d=1: "-" if x is None else f"{x:.{d}f}"
-        print(f"{p:>4} {lib:>8} {f(c[0]):>9} {f(c[1]):>9} {f(c[2]):>9} {f(c[3],0):>9} {f(c[4],0):>9}")
-    b = med("bulk", p, "init_ms")
-    for lib in libs[1:]:
-        o = med(lib, p, "init_ms")
-        if b and o: print(f"{'':>4} init {lib}/bulk = {o / b:.2f}")
+        print(f"{p:>4} {lib:>8} {f(c[0]):>9} {f(c[1]):>9} {f(c[2]):>9} {f(c[5],2):>7} {f(c[3],0):>9} {f(c[4],0):>9}")
+    for col in ("init_ms", "total_ms", "cpu_s"):
+        b = med("bulk", p, col)
+        for lib in libs[1:]:
+            o = med(lib, p, col)
+            if b and o: print(f"{'':>4} {col.split('_')[0]} {lib}/bulk = {o / b:.2f}")
 PY
 echo "csv: $csv"
