@@ -69,7 +69,10 @@ run() {
   t1=$(date +%s.%N)
   if [ $rc != 0 ]; then
     echo "startup.sh: $lib at $p ranks exited $rc: $(head -c 300 "$err")" >&2
-    return
+    # Open MPI 4.1 at 256 ranks here sometimes ends "exiting improperly" after a clean
+    # MPI_Finalize: its start-up figures still stand (total and cpu then include that).
+    grep -q '^init ' "$out" || return
+    echo "startup.sh: ($lib printed its figures: kept)" >&2
   fi
   local reqs
   reqs=$(sed -n 's/.*after \([0-9]*\) PMI requests.*/\1/p' "$err" |
