@@ -291,6 +291,7 @@ int boot_prefetch(struct boot *b, const char *prefix)
     char req[PMI_WIRE_MAX_LINE], line[PMI_WIRE_MAX_LINE + 1];
     struct pmi_msg msg;
     int start = 0, got = 0;
+    size_t bytes = 0;
     while (start >= 0) {
         msg.npairs = 0;
         int n = snprintf(req, sizeof req, "cmd=tern_getall kvsname=%s prefix=%s start=%d\n",
@@ -314,7 +315,13 @@ int boot_prefetch(struct boot *b, const char *prefix)
             const char *key = NULL, *val = NULL;
             rc = boot_next_msg(b, line, &msg);
             if (rc || pmi_wire_bulk_entry(&msg, prefix, &key, &val) != 0) {
-                UTIL_ERROR("PMI: malformed bulk reply entry %d of %d", i + 1, count);
+                UTIL_ERROR("PMI: bulk reply cut short or malformed at entry %d of %d", i + 1,
+                           count);
+                rc = TERN_ERR_BOOT;
+            }
+            if (rc == 0 && (bytes += strlen(key) + strlen(val)) > PMI_WIRE_BULK_TOTAL_MAX) {
+                UTIL_ERROR("PMI: bulk reply of more than %zu bytes of keys",
+                           PMI_WIRE_BULK_TOTAL_MAX);
                 rc = TERN_ERR_BOOT;
             }
             if (rc == 0) rc = boot_cache_put(b, key, val);

@@ -98,6 +98,9 @@ int pmi_wire_parse_mapping(const char *text, int size, int *node_of);
  * one then).
  */
 #define PMI_WIRE_BULK_BYTES (16 * 1024)
+/* Most bytes of keys and values a client takes in bulk in all: ternrun's whole store is
+ * bounded by as much (RUN_KVS_MAX_BYTES), so a server sending more is broken. */
+#define PMI_WIRE_BULK_TOTAL_MAX ((size_t)64 << 20)
 /* Most entry lines in one reply: each is at least "cmd=tern_kv key=x value=\n". */
 #define PMI_WIRE_BULK_MAX (PMI_WIRE_BULK_BYTES / 24)
 
