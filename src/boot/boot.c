@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include "boot/pmi_wire.h"
 #include "tern.h"
 #include "util/log.h"
+#include "util/tunables.h"
 
 struct boot_kv {
     struct boot_kv *next;
@@ -59,13 +61,10 @@ static int boot_call(struct boot *b, const char *req, const char *expect, char *
     return rc;
 }
 
-static int boot_call_wait(struct boot *b, const char *req, const char *expect, char *line_out,
-                          struct pmi_msg *msg)
+/* The next line from the launcher that is not news, parsed into msg (its text in
+ * line_out). Returns 0 or TERN_ERR_BOOT. */
+static int boot_next_msg(struct boot *b, char *line_out, struct pmi_msg *msg)
 {
-    if (pmi_write_all(b->fd, req, strlen(req)) != 0) {
-        UTIL_ERROR("PMI write failed: %s", strerror(errno));
-        return TERN_ERR_BOOT;
-    }
     for (;;) {
         char *line;
         int got = pmi_reader_line(&boot_reader, &line);
@@ -83,16 +82,28 @@ static int boot_call_wait(struct boot *b, const char *req, const char *expect, c
         memcpy(line_out, line, len + 1);
         if (pmi_wire_parse(line_out, msg) != 0) return TERN_ERR_BOOT;
         if (boot_news(b, msg)) continue;
-        const char *cmd = pmi_msg_get(msg, "cmd");
-        if (cmd == NULL || strcmp(cmd, expect) != 0) {
-            UTIL_ERROR("PMI: expected cmd=%s, got %s", expect, cmd ? cmd : "(none)");
-            return TERN_ERR_BOOT;
-        }
-        int rc = 0;
-        if (pmi_msg_get(msg, "rc") && (pmi_msg_get_int(msg, "rc", &rc) != 0 || rc != 0))
-            return TERN_ERR_BOOT;
         return 0;
     }
+}
+
+static int boot_call_wait(struct boot *b, const char *req, const char *expect, char *line_out,
+                          struct pmi_msg *msg)
+{
+    b->nrequests++;
+    if (pmi_write_all(b->fd, req, strlen(req)) != 0) {
+        UTIL_ERROR("PMI write failed: %s", strerror(errno));
+        return TERN_ERR_BOOT;
+    }
+    int rc = boot_next_msg(b, line_out, msg);
+    if (rc) return rc;
+    const char *cmd = pmi_msg_get(msg, "cmd");
+    if (cmd == NULL || strcmp(cmd, expect) != 0) {
+        UTIL_ERROR("PMI: expected cmd=%s, got %s", expect, cmd ? cmd : "(none)");
+        return TERN_ERR_BOOT;
+    }
+    if (pmi_msg_get(msg, "rc") && (pmi_msg_get_int(msg, "rc", &rc) != 0 || rc != 0))
+        return TERN_ERR_BOOT;
+    return 0;
 }
 
 static int env_int(const char *name, int *out)
@@ -222,9 +233,119 @@ int boot_fence(struct boot *b)
     return boot_call(b, "cmd=barrier_in\n", "barrier_out", line, &msg);
 }
 
+static uint64_t boot_hash(const char *s)
+{
+    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+    return h;
+}
+
+/* The cache slot of key: the entry holding it, or the empty slot where it goes. */
+static struct boot_kv **boot_cache_slot(struct boot_kv **tab, size_t cap, const char *key)
+{
+    size_t i = (size_t)boot_hash(key) & (cap - 1);
+    while (tab[i] != NULL && strcmp(tab[i]->key, key) != 0)
+        i = (i + 1) & (cap - 1);
+    return &tab[i];
+}
+
+static const char *boot_cache_get(const struct boot *b, const char *key)
+{
+    if (b->cache == NULL) return NULL;
+    struct boot_kv *kv = *boot_cache_slot(b->cache, b->cache_cap, key);
+    return kv ? kv->val : NULL;
+}
+
+/* Add key=val to the cache (a key already there keeps its value: keys never change). */
+static int boot_cache_put(struct boot *b, const char *key, const char *val)
+{
+    if ((b->cache_count + 1) * 2 > b->cache_cap) {
+        size_t cap = b->cache_cap ? 2 * b->cache_cap : 256;
+        struct boot_kv **tab = calloc(cap, sizeof *tab);
+        if (tab == NULL) return TERN_ERR_NOMEM;
+        for (size_t i = 0; i < b->cache_cap; i++)
+            if (b->cache[i]) *boot_cache_slot(tab, cap, b->cache[i]->key) = b->cache[i];
+        free(b->cache);
+        b->cache = tab;
+        b->cache_cap = cap;
+    }
+    struct boot_kv **slot = boot_cache_slot(b->cache, b->cache_cap, key);
+    if (*slot) return 0;
+    size_t kl = strlen(key) + 1, vl = strlen(val) + 1;
+    struct boot_kv *kv = malloc(sizeof *kv + kl + vl); /* one allocation: key, value after */
+    if (kv == NULL) return TERN_ERR_NOMEM;
+    kv->next = NULL;
+    kv->key = (char *)(kv + 1);
+    kv->val = kv->key + kl;
+    memcpy(kv->key, key, kl);
+    memcpy(kv->val, val, vl);
+    *slot = kv;
+    b->cache_count++;
+    return 0;
+}
+
+int boot_prefetch(struct boot *b, const char *prefix)
+{
+    if (b->singleton || b->fd < 0 || !b->ternrun || !util_tun.pmi_bulk) return 0;
+    char req[PMI_WIRE_MAX_LINE], line[PMI_WIRE_MAX_LINE + 1];
+    struct pmi_msg msg;
+    int start = 0, got = 0;
+    size_t bytes = 0;
+    while (start >= 0) {
+        msg.npairs = 0;
+        int n = snprintf(req, sizeof req, "cmd=tern_getall kvsname=%s prefix=%s start=%d\n",
+                         b->kvsname, prefix, start);
+        if (n < 0 || (size_t)n >= sizeof req) return TERN_ERR_BOOT;
+        int rc = boot_call(b, req, "tern_getall_result", line, &msg);
+        if (rc) {
+            /* A ternrun from before tern_getall: fall back to gets, key by key. */
+            const char *why = pmi_msg_get(&msg, "msg");
+            if (why && strcmp(why, "unknown_command") == 0 && start == 0) return 0;
+            if (why) UTIL_ERROR("PMI: bulk get of '%s*' refused (%s)", prefix, why);
+            return TERN_ERR_BOOT;
+        }
+        int count, next;
+        if (pmi_wire_bulk_head(&msg, start, &count, &next) != 0) {
+            UTIL_ERROR("PMI: malformed bulk reply head");
+            return TERN_ERR_BOOT;
+        }
+        b->in_call = "tern_kv";
+        for (int i = 0; i < count; i++) {
+            const char *key = NULL, *val = NULL;
+            rc = boot_next_msg(b, line, &msg);
+            if (rc || pmi_wire_bulk_entry(&msg, prefix, &key, &val) != 0) {
+                UTIL_ERROR("PMI: bulk reply cut short or malformed at entry %d of %d", i + 1,
+                           count);
+                rc = TERN_ERR_BOOT;
+            }
+            if (rc == 0 && (bytes += strlen(key) + strlen(val)) > PMI_WIRE_BULK_TOTAL_MAX) {
+                UTIL_ERROR("PMI: bulk reply of more than %zu bytes of keys",
+                           PMI_WIRE_BULK_TOTAL_MAX);
+                rc = TERN_ERR_BOOT;
+            }
+            if (rc == 0) rc = boot_cache_put(b, key, val);
+            if (rc) {
+                b->in_call = NULL;
+                return rc;
+            }
+        }
+        b->in_call = NULL;
+        got += count;
+        start = next;
+    }
+    UTIL_DEBUG(1, "boot: %d key(s) '%s*' taken in bulk", got, prefix);
+    return 0;
+}
+
 int boot_get(struct boot *b, const char *key, char *val, size_t cap)
 {
-    const char *v = NULL;
+    const char *v = boot_cache_get(b, key);
+    if (v != NULL) {
+        if (strlen(v) >= cap) return TERN_ERR_BOOT;
+        strcpy(val, v);
+        return 0;
+    }
     char req[PMI_WIRE_MAX_LINE], line[PMI_WIRE_MAX_LINE + 1];
     struct pmi_msg msg;
     if (b->singleton) {
@@ -322,6 +443,11 @@ void boot_release(struct boot *b)
         free(kv->val);
         free(kv);
     }
+    for (size_t i = 0; i < b->cache_cap; i++)
+        free(b->cache ? b->cache[i] : NULL);
+    free(b->cache);
+    b->cache = NULL;
+    b->cache_cap = b->cache_count = 0;
     b->node_of = b->local_ranks = NULL;
     if (b->fd >= 0) close(b->fd);
     b->fd = -1;

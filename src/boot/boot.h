@@ -22,6 +22,9 @@ struct boot {
     int *failed_news;         /* ranks the launcher said failed, not yet taken by boot_poll */
     int nfailed_news, failed_news_cap;
     const char *volatile in_call; /* the reply a PMI call waits for (hang report), or NULL */
+    struct boot_kv **cache;       /* keys taken in bulk (boot_prefetch): open addressing */
+    size_t cache_cap, cache_count;
+    long nrequests; /* PMI requests sent that wait for a reply (startup cost) */
 };
 
 /* Join the job. Returns 0, TERN_ERR_BOOT or TERN_ERR_NOMEM. */
@@ -32,6 +35,16 @@ int boot_put(struct boot *b, const char *key, const char *val);
 
 /* Barrier over the whole job that also makes every put visible. */
 int boot_fence(struct boot *b);
+
+/*
+ * Take every key starting with `prefix` that is in the store now, in as few requests
+ * as the launcher allows (ternrun's tern_getall: one per 16 KiB of keys), into a local
+ * cache that boot_get reads first. Keys are never overwritten, so a cached value stays
+ * right. A no-op (0) for a singleton, under launchers without the extension, or with
+ * TERN_PMI_BULK=0: boot_get then asks key by key. Returns 0, TERN_ERR_BOOT for a
+ * malformed or failed reply, or TERN_ERR_NOMEM.
+ */
+int boot_prefetch(struct boot *b, const char *prefix);
 
 /* Read a key published by anyone before the last fence. TERN_ERR_BOOT if missing. */
 int boot_get(struct boot *b, const char *key, char *val, size_t cap);

@@ -197,3 +197,33 @@ int pmi_wire_parse_mapping(const char *text, int size, int *node_of)
         node_of[r] = node_of[r % rank];
     return 0;
 }
+
+int pmi_wire_bulk_head(const struct pmi_msg *m, int start, int *count, int *next)
+{
+    const char *cmd = pmi_msg_get(m, "cmd");
+    int rc, n, t;
+    if (cmd == NULL || strcmp(cmd, "tern_getall_result") != 0) return -1;
+    if (pmi_msg_get_int(m, "rc", &rc) != 0 || rc != 0) return -1;
+    if (pmi_msg_get_int(m, "count", &n) != 0 || n < 0 || n > PMI_WIRE_BULK_MAX) return -1;
+    if (pmi_msg_get_int(m, "next", &t) != 0 || (t != -1 && t <= start)) return -1;
+    *count = n;
+    *next = t;
+    return 0;
+}
+
+int pmi_wire_bulk_entry(const struct pmi_msg *m, const char *prefix, const char **key,
+                        const char **val)
+{
+    if (m->npairs != 3) return -1;
+    const char *cmd = pmi_msg_get(m, "cmd");
+    const char *k = pmi_msg_get(m, "key");
+    const char *v = pmi_msg_get(m, "value");
+    if (cmd == NULL || strcmp(cmd, "tern_kv") != 0 || k == NULL || *k == '\0' || v == NULL)
+        return -1;
+    if (strncmp(k, prefix, strlen(prefix)) != 0 || strlen(k) > PMI_WIRE_KEY_MAX || strchr(k, '=') ||
+        strlen(v) > PMI_WIRE_VAL_MAX)
+        return -1;
+    *key = k;
+    *val = v;
+    return 0;
+}

@@ -81,4 +81,42 @@ int pmi_write_all(int fd, const char *buf, size_t len);
  */
 int pmi_wire_parse_mapping(const char *text, int size, int *node_of);
 
+/*
+ * Bulk get, a ternrun extension (spoken only when init's reply said tern=1):
+ *
+ *   cmd=tern_getall kvsname=K prefix=P start=S
+ *
+ * asks for every key starting with P, in the order they were put, from position S of
+ * that order (0 at first). The reply is one head line, then `count` entry lines:
+ *
+ *   cmd=tern_getall_result rc=0 count=N next=T
+ *   cmd=tern_kv key=KEY value=VALUE          (N times)
+ *
+ * next=-1 when nothing is left, else the start of the next request. A reply carries
+ * at most PMI_WIRE_BULK_BYTES of entry lines. Errors come as the head line with rc=-1
+ * msg=WORD (an older server answers msg=unknown_command: the client gets keys one by
+ * one then).
+ */
+#define PMI_WIRE_BULK_BYTES (16 * 1024)
+/* Most bytes of keys and values a client takes in bulk in all: ternrun's whole store is
+ * bounded by as much (RUN_KVS_MAX_BYTES), so a server sending more is broken. */
+#define PMI_WIRE_BULK_TOTAL_MAX ((size_t)64 << 20)
+/* Most entry lines in one reply: each is at least "cmd=tern_kv key=x value=\n". */
+#define PMI_WIRE_BULK_MAX (PMI_WIRE_BULK_BYTES / 24)
+
+/*
+ * Check a parsed head line of a bulk reply: cmd=tern_getall_result, rc=0, count in
+ * [0, PMI_WIRE_BULK_MAX], next -1 or above `start`. Returns 0 and fills *count and
+ * *next, or -1.
+ */
+int pmi_wire_bulk_head(const struct pmi_msg *m, int start, int *count, int *next);
+
+/*
+ * Check a parsed entry line of a bulk reply: exactly cmd=tern_kv key=K value=V, K
+ * non-empty, without '=', starting with `prefix` and at most PMI_WIRE_KEY_MAX bytes, V at most
+ * PMI_WIRE_VAL_MAX. Returns 0 and points *key and *val into m's line, or -1.
+ */
+int pmi_wire_bulk_entry(const struct pmi_msg *m, const char *prefix, const char **key,
+                        const char **val);
+
 #endif

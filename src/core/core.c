@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "trace/trace.h"
@@ -153,9 +154,22 @@ static int core_transports_open(void)
     return rc;
 }
 
+/* Milliseconds since the last call into *ms (the first call just starts the clock). */
+static void core_step(double *ms)
+{
+    static struct timespec last;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    *ms = (double)(now.tv_sec - last.tv_sec) * 1e3 + (double)(now.tv_nsec - last.tv_nsec) * 1e-6;
+    last = now;
+}
+
 static int core_init(void)
 {
     struct topo_policy bind_policy;
+    /* Milliseconds spent in each step of the bring-up, for TERN_DEBUG=2. */
+    double step[9] = {0};
+    core_step(&step[0]);
     int rc = util_tunables_load(stderr);
     if (rc == 0) rc = core_bind_policy(&bind_policy);
     if (rc) return rc;
@@ -171,13 +185,23 @@ static int core_init(void)
         rc = TERN_ERR_NOMEM;
         goto fail_boot;
     }
+    core_step(&step[0]);
     rc = core_transports_open();
+    core_step(&step[1]);
     if (rc == 0) rc = boot_fence(&core.boot);
+    core_step(&step[2]);
+    /* Every transport's address keys (tern-shm-, tern-tcp-, tern-ofi-) in a few requests
+     * instead of one get per peer (ternrun only; elsewhere the gets go key by key). */
+    if (rc == 0) rc = boot_prefetch(&core.boot, "tern-");
+    core_step(&step[3]);
     for (int i = 0; i < core.ntls && rc == 0; i++)
         rc = core.tls[i]->connect();
+    core_step(&step[4]);
     if (rc == 0) rc = boot_fence(&core.boot);
+    core_step(&step[5]);
     for (int i = 0; i < core.ntls && rc == 0; i++)
         rc = core.tls[i]->ready();
+    core_step(&step[6]);
     if (rc) goto fail_transports;
 
     for (int r = 0; r < core.size; r++) {
@@ -207,10 +231,16 @@ static int core_init(void)
     core_bind(&bind_policy);
     rc = core_comm_init_builtin();
     if (rc) goto fail_transports;
+    core_step(&step[7]);
+    UTIL_DEBUG(2,
+               "bring-up ms: boot %.1f open %.1f fence %.1f keys %.1f connect %.1f fence %.1f "
+               "ready %.1f rest %.1f",
+               step[0], step[1], step[2], step[3], step[4], step[5], step[6], step[7]);
     core.initialized = 1;
     trace_start(); /* TERN_TRACE: opens this rank's file, aligns clocks with rank 0 */
-    UTIL_DEBUG(1, "up: rank %d of %d, %d on this node%s", core.rank, core.size,
-               core.boot.local_size, core.oversubscribed ? " (oversubscribed)" : "");
+    UTIL_DEBUG(1, "up: rank %d of %d, %d on this node%s, after %ld PMI requests", core.rank,
+               core.size, core.boot.local_size, core.oversubscribed ? " (oversubscribed)" : "",
+               core.boot.nrequests);
     return 0;
 
 fail_transports:

@@ -2,7 +2,8 @@
  * fuzz_pmi_server.c - libFuzzer target for ternrun's PMI-1 server
  * (tools/ternrun/pmi_server.c): what ranks send on their PMI sockets, arriving in
  * arbitrary pieces on real socketpairs and handled by run_pmi_readable exactly as
- * the event loop calls it, plus a proxy's key-value payload (run_pmi_kvs_merge).
+ * the event loop calls it (bulk gets, tern_getall, included), plus a proxy's key-value
+ * payload (run_pmi_kvs_merge).
  *
  * The first byte picks the number of ranks (1..4), whether this server is a proxy,
  * and the piece size; each piece goes to the next rank in turn. Properties: the

@@ -1,13 +1,16 @@
 /*
  * fuzz_pmi_wire.c - libFuzzer target for the PMI-1 wire code both sides share
  * (src/boot/pmi_wire.c): the line reader fed a byte stream in chunks, the key=value
- * splitter, the integer getter and the PMI_process_mapping parser.
+ * splitter, the integer getter, the PMI_process_mapping parser and the checks of a
+ * bulk reply's head and entry lines (tern_getall).
  *
  * The first input byte picks the read chunk size and the job size given to the
  * mapping parser; the rest is what arrives on the socket. A line the reader hands out
  * must be NUL-terminated, free of '\n' and at most PMI_WIRE_MAX_LINE long; a parsed
  * message must have non-empty keys without '='; a mapping that parses must give every
- * rank a node index in [0, INT_MAX].
+ * rank a node index in [0, INT_MAX]; a bulk head that passes has a count in
+ * [0, PMI_WIRE_BULK_MAX] and a next of -1 or past its start; a bulk entry that passes
+ * has a key with the prefix, within the wire's bounds.
  */
 #include <limits.h>
 #include <stddef.h>
@@ -51,6 +54,19 @@ static void fuzz_line(char *line)
     }
     const char *cmd = pmi_msg_get(&m, "cmd");
     if (cmd) (void)strlen(cmd);
+
+    int start = (int)(n % 7), count, next;
+    if (pmi_wire_bulk_head(&m, start, &count, &next) == 0) {
+        FUZZ_ASSERT(count >= 0 && count <= PMI_WIRE_BULK_MAX);
+        FUZZ_ASSERT(next == -1 || next > start);
+    }
+    static const char *const prefixes[] = {"", "tern-", "r"};
+    const char *prefix = prefixes[n % 3], *k, *v;
+    if (pmi_wire_bulk_entry(&m, prefix, &k, &v) == 0) {
+        FUZZ_ASSERT(*k != '\0' && strncmp(k, prefix, strlen(prefix)) == 0);
+        FUZZ_ASSERT(strlen(k) <= PMI_WIRE_KEY_MAX && strlen(v) <= PMI_WIRE_VAL_MAX);
+        FUZZ_ASSERT(strchr(k, '=') == NULL);
+    }
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

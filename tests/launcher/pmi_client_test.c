@@ -6,9 +6,11 @@
  *
  * normal    init, maxes, kvsname, universe size, appnum, puts (enough keys to make
  *           the server's table grow), a duplicate put, barrier, gets of every other
- *           rank's keys, PMI_process_mapping, a missing key, a second barrier,
- *           finalize; and the environment and descriptors ternrun gave the rank
- * malformed recoverable protocol errors each get an rc=-1 reply and the session
+ *           rank's keys, PMI_process_mapping, a missing key, the same keys in bulk
+ *           (tern_getall, in pages), a second barrier, finalize; and the environment
+ *           and descriptors ternrun gave the rank
+ * malformed recoverable protocol errors (bulk gets included) each get an rc=-1 reply
+ *           and the session
  *           goes on; after finalize, an unparsable line gets the connection closed
  * toolong   a line longer than the protocol allows: the connection is closed
  * binary    random bytes with NULs and newlines: the connection is closed
@@ -184,6 +186,56 @@ static void check_fds(void)
     closedir(d);
 }
 
+/*
+ * Every "r<rank>k<i>" key through tern_getall prefix=r, page by page: each exactly once
+ * with its value, no other key, pages within PMI_WIRE_BULK_BYTES, and more than one
+ * page once the keys outgrow one (the 1 KiB value of every rank's key 0 sees to it).
+ */
+static void bulk_check(void)
+{
+    static unsigned char seen[4096][EXTRA_KEYS];
+    char want[PMI_WIRE_VAL_MAX + 1];
+    struct pmi_msg m;
+    if (size > 4096) fail("too many ranks for the bulk check");
+    memset(seen, 0, sizeof seen);
+    int start = 0, pages = 0, total = 0;
+    size_t bytes_all = 0;
+    while (start >= 0) {
+        int count, next;
+        call(&m, "tern_getall_result", "0", "cmd=tern_getall kvsname=%s prefix=r start=%d\n",
+             kvsname, start);
+        if (pmi_wire_bulk_head(&m, start, &count, &next) != 0)
+            fail("bad bulk head at start=%d", start);
+        size_t bytes = 0;
+        for (int i = 0; i < count; i++) {
+            const char *k, *v;
+            if (recv_msg(&m) != 0) fail("bulk reply cut after %d of %d entries", i, count);
+            if (pmi_wire_bulk_entry(&m, "r", &k, &v) != 0) fail("bad bulk entry %d", i);
+            int r, ki, used = 0;
+            if (sscanf(k, "r%dk%d%n", &r, &ki, &used) != 2 || k[used] != '\0' || r < 0 ||
+                r >= size || ki < 0 || ki >= EXTRA_KEYS)
+                fail("bulk reply holds key '%s', not one of ours", k);
+            if (seen[r][ki]++) fail("bulk reply gave key '%s' twice", k);
+            value_of(r, ki, want, sizeof want);
+            if (strcmp(v, want) != 0) fail("bulk value of '%s' differs from the put", k);
+            bytes += strlen(k) + strlen(v) + sizeof "cmd=tern_kv key= value=\n" - 1;
+        }
+        if (bytes > PMI_WIRE_BULK_BYTES) fail("bulk page of %zu bytes", bytes);
+        bytes_all += bytes;
+        total += count;
+        pages++;
+        start = next;
+    }
+    if (total != size * EXTRA_KEYS)
+        fail("bulk get gave %d keys, want %d", total, size * EXTRA_KEYS);
+    if (bytes_all > PMI_WIRE_BULK_BYTES && pages < 2) fail("%zu bytes in one page", bytes_all);
+    /* A prefix nothing has: an empty, final page. */
+    call(&m, "tern_getall_result", "0", "cmd=tern_getall kvsname=%s prefix=zz-none start=0\n",
+         kvsname);
+    expect_val(&m, "count", "0");
+    expect_val(&m, "next", "-1");
+}
+
 static void mode_normal(void)
 {
     struct pmi_msg m;
@@ -244,6 +296,8 @@ static void mode_normal(void)
     call(&m, "get_result", "-1", "cmd=get kvsname=%s key=no-such-key\n", kvsname);
     expect_val(&m, "msg", "key_not_found");
 
+    bulk_check();
+
     barrier(); /* a second barrier: the server resets its count */
     finalize();
 }
@@ -266,6 +320,25 @@ static void mode_malformed(void)
     big[PMI_WIRE_VAL_MAX + 1] = '\0';
     call(&m, "put_result", "-1", "cmd=put kvsname=%s key=big value=%s\n", kvsname, big);
     call(&m, "response_to_init", "-1", "cmd=init pmi_version=2 pmi_subversion=0\n");
+    call(&m, "tern_getall_result", "-1", "cmd=tern_getall kvsname=%s start=0\n", kvsname);
+    expect_val(&m, "msg", "missing_prefix");
+    call(&m, "tern_getall_result", "-1", "cmd=tern_getall kvsname=%s prefix=a=b start=0\n",
+         kvsname);
+    expect_val(&m, "msg", "bad_prefix");
+    call(&m, "tern_getall_result", "-1", "cmd=tern_getall kvsname=x%s prefix=a start=0\n", kvsname);
+    expect_val(&m, "msg", "unknown_kvsname");
+    call(&m, "tern_getall_result", "-1", "cmd=tern_getall kvsname=%s prefix=a\n", kvsname);
+    expect_val(&m, "msg", "bad_start");
+    call(&m, "tern_getall_result", "-1", "cmd=tern_getall kvsname=%s prefix=a start=-1\n", kvsname);
+    expect_val(&m, "msg", "bad_start");
+    call(&m, "tern_getall_result", "-1", "cmd=tern_getall kvsname=%s prefix=a start=99999999\n",
+         kvsname);
+    expect_val(&m, "msg", "bad_start");
+    memset(big, 'p', PMI_WIRE_KEY_MAX + 1);
+    big[PMI_WIRE_KEY_MAX + 1] = '\0';
+    call(&m, "tern_getall_result", "-1", "cmd=tern_getall kvsname=%s prefix=%s start=0\n", kvsname,
+         big);
+    expect_val(&m, "msg", "bad_prefix");
     /* Blank lines are no commands: no reply, and the next reply is still in step. */
     send_raw("\n   \n", 5);
     call(&m, "maxes", "0", "cmd=get_maxes\n");
@@ -372,8 +445,8 @@ static void mode_noread(void)
     if (rank == 1) {
         signal(SIGPIPE, SIG_IGN);
         char line[128];
-        int n = snprintf(line, sizeof line, "cmd=get kvsname=%s key=PMI_process_mapping\n",
-                         kvsname);
+        int n =
+            snprintf(line, sizeof line, "cmd=get kvsname=%s key=PMI_process_mapping\n", kvsname);
         /* Until the server gives up on us: our socket's buffers fill with its replies. */
         for (int i = 0; i < 10000000; i++)
             if (pmi_write_all(pmi_fd, line, (size_t)n) != 0) return;

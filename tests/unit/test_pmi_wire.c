@@ -127,8 +127,69 @@ static void test_escape(void)
     CHECK(strcmp(v, "x%2 y%zzA") == 0);
 }
 
+/* Parse `text` (copied) and run the bulk head check on it. */
+static int head_of(const char *text, int start, int *count, int *next)
+{
+    static char line[PMI_WIRE_MAX_LINE];
+    struct pmi_msg m;
+    snprintf(line, sizeof line, "%s", text);
+    if (pmi_wire_parse(line, &m) != 0) return -2;
+    return pmi_wire_bulk_head(&m, start, count, next);
+}
+
+static int entry_of(const char *text, const char *prefix, const char **k, const char **v)
+{
+    static char line[PMI_WIRE_MAX_LINE];
+    struct pmi_msg m;
+    snprintf(line, sizeof line, "%s", text);
+    if (pmi_wire_parse(line, &m) != 0) return -2;
+    return pmi_wire_bulk_entry(&m, prefix, k, v);
+}
+
+static void test_bulk(void)
+{
+    int count = -9, next = -9;
+    CHECK_EQ(head_of("cmd=tern_getall_result rc=0 count=3 next=-1", 0, &count, &next), 0);
+    CHECK_EQ(count, 3);
+    CHECK_EQ(next, -1);
+    CHECK_EQ(head_of("cmd=tern_getall_result rc=0 count=0 next=9", 4, &count, &next), 0);
+    CHECK_EQ(next, 9);
+    CHECK_EQ(head_of("cmd=tern_getall_result rc=0 count=0 next=4", 4, &count, &next), -1);
+    CHECK_EQ(head_of("cmd=tern_getall_result rc=0 count=0 next=-2", 0, &count, &next), -1);
+    CHECK_EQ(head_of("cmd=tern_getall_result rc=-1 msg=bad_start", 0, &count, &next), -1);
+    CHECK_EQ(head_of("cmd=tern_getall_result count=1 next=-1", 0, &count, &next), -1);
+    CHECK_EQ(head_of("cmd=get_result rc=0 count=1 next=-1", 0, &count, &next), -1);
+    CHECK_EQ(head_of("cmd=tern_getall_result rc=0 count=-1 next=-1", 0, &count, &next), -1);
+    char big[128];
+    snprintf(big, sizeof big, "cmd=tern_getall_result rc=0 count=%d next=-1",
+             PMI_WIRE_BULK_MAX + 1);
+    CHECK_EQ(head_of(big, 0, &count, &next), -1);
+    CHECK_EQ(head_of("cmd=tern_getall_result rc=0 count=2", 0, &count, &next), -1);
+
+    const char *k = NULL, *v = NULL;
+    CHECK_EQ(entry_of("cmd=tern_kv key=tern-shm-3 value=9:a=b", "tern-", &k, &v), 0);
+    CHECK(k && strcmp(k, "tern-shm-3") == 0);
+    CHECK(v && strcmp(v, "9:a=b") == 0);
+    CHECK_EQ(entry_of("cmd=tern_kv key=tern-x value=", "tern-", &k, &v), 0); /* empty value */
+    CHECK_EQ(entry_of("cmd=tern_kv key=other value=1", "tern-", &k, &v), -1);
+    CHECK_EQ(entry_of("cmd=tern_kv key= value=1", "", &k, &v), -1);
+    CHECK_EQ(entry_of("cmd=tern_kv key=tern-x", "tern-", &k, &v), -1);
+    CHECK_EQ(entry_of("cmd=tern_kv key=tern-x=y value=1", "tern-", &k, &v), -1);
+    CHECK_EQ(entry_of("cmd=tern_kv key=tern-x value=1 more=2", "tern-", &k, &v), -1);
+    CHECK_EQ(entry_of("cmd=tern_kv value=1 value=2", "", &k, &v), -1);
+    CHECK_EQ(entry_of("cmd=get_result key=tern-x value=1", "tern-", &k, &v), -1);
+    static char line[PMI_WIRE_MAX_LINE];
+    int n = snprintf(line, sizeof line, "cmd=tern_kv key=tern-x value=");
+    memset(line + n, 'v', PMI_WIRE_VAL_MAX + 1);
+    line[n + PMI_WIRE_VAL_MAX + 1] = '\0';
+    CHECK_EQ(entry_of(line, "tern-", &k, &v), -1); /* value too long */
+    line[n + PMI_WIRE_VAL_MAX] = '\0';
+    CHECK_EQ(entry_of(line, "tern-", &k, &v), 0); /* the longest allowed */
+}
+
 int main(void)
 {
+    test_bulk();
     test_escape();
     test_parse();
     test_reader();

@@ -41,11 +41,21 @@ struct run_kvs_slot {
     int fresh; /* put since the last barrier: to be passed on */
 };
 
+struct run_kvs_entry {
+    const char *key; /* the strings a slot owns */
+    const char *val;
+};
+
 struct run_kvs {
     size_t cap; /* a power of two */
     size_t count;
     size_t bytes; /* charged so far, against RUN_KVS_MAX_BYTES */
     struct run_kvs_slot *slots;
+    /* Every entry in the order it was put, for tern_getall: a position in it stays
+     * valid however the table grows, so a bulk get can go on where its last reply
+     * stopped. count entries, room for order_cap. */
+    struct run_kvs_entry *order;
+    size_t order_cap;
 };
 
 static uint64_t kvs_hash(const char *s)
@@ -95,6 +105,13 @@ static const char *kvs_put(struct run_kvs *kvs, const char *key, const char *val
         if (kvs_grow(kvs) != 0) return "out_of_memory";
         s = kvs_slot(kvs, key);
     }
+    if (kvs->count == kvs->order_cap) {
+        size_t cap = kvs->order_cap ? 2 * kvs->order_cap : 64;
+        struct run_kvs_entry *o = realloc(kvs->order, cap * sizeof *o);
+        if (o == NULL) return "out_of_memory";
+        kvs->order = o;
+        kvs->order_cap = cap;
+    }
     s->fresh = fresh;
     char *k = strdup(key), *v = strdup(val);
     if (k == NULL || v == NULL) {
@@ -104,6 +121,8 @@ static const char *kvs_put(struct run_kvs *kvs, const char *key, const char *val
     }
     s->key = k;
     s->val = v;
+    kvs->order[kvs->count].key = k;
+    kvs->order[kvs->count].val = v;
     kvs->count++;
     kvs->bytes += charge;
     return NULL;
@@ -170,6 +189,7 @@ void run_pmi_fini(struct run_job *job)
         free(job->kvs->slots[i].val);
     }
     free(job->kvs->slots);
+    free(job->kvs->order);
     free(job->kvs);
     job->kvs = NULL;
 }
@@ -441,6 +461,64 @@ static void pmi_get(struct run_job *job, struct run_rank *r, const struct pmi_ms
         pmi_reply(job, r, "cmd=get_result rc=0 value=%s\n", val);
 }
 
+/*
+ * tern_getall (see boot/pmi_wire.h): the entries whose key starts with prefix=, from
+ * position start= of the put order, in one write of at most PMI_WIRE_BULK_BYTES of
+ * entries. Startup then costs each rank one request per 16 KiB of keys instead of one
+ * per peer.
+ */
+static void pmi_getall(struct run_job *job, struct run_rank *r, const struct pmi_msg *m)
+{
+    const char *kvs = pmi_msg_get(m, "kvsname");
+    const char *prefix = pmi_msg_get(m, "prefix");
+    int start;
+    const char *why = NULL;
+    if (kvs != NULL && strcmp(kvs, job->kvsname) != 0)
+        why = "unknown_kvsname";
+    else if (prefix == NULL)
+        why = "missing_prefix";
+    else if (strlen(prefix) > PMI_WIRE_KEY_MAX || strchr(prefix, '='))
+        why = "bad_prefix";
+    else if (pmi_msg_get_int(m, "start", &start) != 0 || start < 0 ||
+             (size_t)start > job->kvs->count)
+        why = "bad_start";
+    if (why) {
+        pmi_reply(job, r, "cmd=tern_getall_result rc=-1 msg=%s\n", why);
+        return;
+    }
+    if (r->pmi_fd < 0) return;
+    enum { HEAD = 80 }; /* room for the head line, written last in front of the entries */
+    char *buf = malloc(HEAD + PMI_WIRE_BULK_BYTES);
+    if (buf == NULL) {
+        pmi_reply(job, r, "cmd=tern_getall_result rc=-1 msg=out_of_memory\n");
+        return;
+    }
+    size_t plen = strlen(prefix), used = 0, i = (size_t)start;
+    int count = 0;
+    for (; i < job->kvs->count; i++) {
+        const struct run_kvs_entry *e = &job->kvs->order[i];
+        if (strncmp(e->key, prefix, plen) != 0) continue;
+        size_t need = strlen(e->key) + strlen(e->val) + sizeof "cmd=tern_kv key= value=\n" - 1;
+        if (used + need > PMI_WIRE_BULK_BYTES || count == PMI_WIRE_BULK_MAX) break;
+        used += (size_t)snprintf(buf + HEAD + used, need + 1, "cmd=tern_kv key=%s value=%s\n",
+                                 e->key, e->val);
+        count++;
+    }
+    long next = i < job->kvs->count ? (long)i : -1L;
+    char head[HEAD];
+    int hl =
+        snprintf(head, sizeof head, "cmd=tern_getall_result rc=0 count=%d next=%ld\n", count, next);
+    memcpy(buf + HEAD - hl, head, (size_t)hl);
+    /* One write, as pmi_reply does: a client that does not read is dropped. */
+    if (pmi_write_all(r->pmi_fd, buf + HEAD - hl, (size_t)hl + used) != 0) {
+        if (errno == EAGAIN || errno == EWOULDBLOCK)
+            pmi_drop(job, r, "does not read its PMI replies");
+        else
+            run_pmi_close(job, r);
+    }
+    free(buf);
+}
+
 static void pmi_abort(struct run_job *job, struct run_rank *r, const struct pmi_msg *m)
 {
     int code;
@@ -496,6 +574,8 @@ static void pmi_handle(struct run_job *job, struct run_rank *r, char *line)
         pmi_put(job, r, &m);
     } else if (strcmp(cmd, "get") == 0) {
         pmi_get(job, r, &m);
+    } else if (strcmp(cmd, "tern_getall") == 0) {
+        pmi_getall(job, r, &m);
     } else if (strcmp(cmd, "barrier_in") == 0) {
         pmi_barrier_in(job, r);
     } else if (strcmp(cmd, "finalize") == 0) {
