@@ -5,9 +5,9 @@
 #
 # Passes if the command (ternrun ...) exits with EXPECTED_EXIT (e.g. 3 for a rank that
 # called exit(3), 137 for a rank killed by SIGKILL), within MAX_SECONDS, and leaves no
-# /dev/shm/tern-* entry that was not there before. ctest runs these tests alone
-# (RUN_SERIAL), so entries of other jobs cannot appear meanwhile; a new entry still
-# gets a second to vanish in case some other process on the machine is mid-job.
+# /dev/shm/tern-* entry that was not there before. Entries of jobs whose ternrun still
+# runs (other jobs on the machine) are not counted, and a new entry gets a second to
+# vanish in case some other process is mid-job.
 #
 # With EXPECT_DONE=K in the environment, the job's output must also hold K lines
 # "mp-done rank R" (the ranks that must get to the end, e.g. the survivors of a peer
@@ -19,8 +19,16 @@ expected=$1
 limit=$2
 shift 2
 
-shm_list() {
-    ls -1 /dev/shm 2>/dev/null | grep '^tern-' | sort
+shm_list() { ls -1 /dev/shm 2>/dev/null | grep '^tern-' | sort; }
+# What shm_list shows, less the segments of jobs whose ternrun still runs (the name is
+# tern-tern<ternrun pid>x...): another job on the machine, not one this test left.
+shm_left() {
+    shm_list | while read -r f; do
+        p=${f#tern-tern}
+        p=${p%%x*}
+        case $p in '' | *[!0-9]*) ;; *) kill -0 "$p" 2>/dev/null && continue ;; esac
+        echo "$f"
+    done
 }
 
 before=$(mktemp)
@@ -70,11 +78,11 @@ if [ -n "${EXPECT_LINE:-}" ]; then
     fi
 fi
 
-shm_list >"$after"
+shm_left >"$after"
 new=$(comm -13 "$before" "$after")
 if [ -n "$new" ]; then
     sleep 1
-    shm_list >"$after"
+    shm_left >"$after"
     new=$(comm -13 "$before" "$after")
 fi
 if [ -n "$new" ]; then
