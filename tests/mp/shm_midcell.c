@@ -13,7 +13,7 @@
 
 #include "mp_check.h"
 
-#define ROUNDS 6
+#define ROUNDS 20
 /* Frames are the message plus a 16-byte header: 488/489 B messages sit on the 16-slot
  * rings' limit, 1008/1009 on a 1 KiB mid cell's, 2096/2097 on the default 2112 B mid
  * cell's, 8176/8177 on an 8 KiB small cell's; 20000 B goes by rendezvous or streams
