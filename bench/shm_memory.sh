@@ -12,6 +12,10 @@
 #   BASE_DIR    a second tern build dir to compare with (e.g. before a change), optional
 #   TRIALS      runs per cell (default 3)
 #   BYTES, REPS message size per pair and repetitions (default 2048, 20)
+#   SPLIT=1     also print, for each tern run, where its bytes are: pages that exist in
+#               the parts of every rank's transport segment (headers and lists,
+#               channels, small / big / mid cells) and rank 0's other tern segments, kB
+#               (mincore, so other jobs on the machine do not count)
 set -u
 export LC_ALL=C
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,6 +25,7 @@ TRIALS=${TRIALS:-3}
 BYTES=${BYTES:-2048}
 REPS=${REPS:-20}
 RANKS=("$@")
+[ -n "${SPLIT:-}" ] && export MEM_SPLIT=1
 [ ${#RANKS[@]} -eq 0 ] && RANKS=(8 32)
 TMP=$(mktemp -d /tmp/shm_memory.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
@@ -47,6 +52,7 @@ run_one() { # lib n -> prints "MB seconds" or "n/a"
         "$REPS" 2>/dev/null) ;;
     esac
     local kb t
+    [ -n "${SPLIT:-}" ] && echo "$out" | sed -n "s/^split_kb /$lib $n: /p" >>"$TMP/split"
     kb=$(echo "$out" | awk '/^shmem_kb/ {print $2}')
     t=$(echo "$out" | awk '/^shmem_kb/ {print $4}')
     if [ -z "$kb" ]; then echo "n/a"; else echo "$(awk -v a="$kb" -v b="$before" 'BEGIN {printf "%.1f", (a - b) / 1024}') $t"; fi
@@ -73,3 +79,7 @@ for n in "${RANKS[@]}"; do
     echo
 done
 echo "(Shmem after the exchanges minus Shmem before the job, MB, median of $TRIALS; loaded machine)"
+if [ -s "$TMP/split" ]; then
+    echo "where the bytes are (kB):"
+    cat "$TMP/split"
+fi

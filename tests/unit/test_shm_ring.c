@@ -644,6 +644,144 @@ static void test_stale_continuations(void)
     free(mem);
 }
 
+/* The mid cell class: frames over the slots' limit and up to mid_size take a mid cell
+ * (data right at every boundary), larger ones a small or a big cell; with every mid cell
+ * out a mid-sized frame takes a small cell, with those out too the push is
+ * TERN_ERR_AGAIN; returned mid cells are reused before a fresh one is touched; a mid
+ * cell's touch covers its own bytes only (mid cells share pages); a dead receiver's mid
+ * cells are reclaimed; a cell number past the mid cells reads as an empty frame. */
+static const unsigned char *mid_region, *mid_touch_at;
+static size_t mid_touch_len;
+static int mid_touches;
+static int mid_touch(void *addr, size_t len)
+{
+    if ((const unsigned char *)addr >= mid_region) { /* only the mid cells' touches */
+        mid_touch_at = addr;
+        mid_touch_len = len;
+        mid_touches++;
+    }
+    return 0;
+}
+
+static int frame_ok_n(const void *data, size_t len, uint32_t i)
+{
+    static unsigned char want[4096];
+    if (len > sizeof want) return 0;
+    fill(want, i, len);
+    return memcmp(data, want, len) == 0;
+}
+
+static void test_mid_cells(void)
+{
+    /* 16 slots carry frames up to 504 B; mid cells of 576 B; small cells of 1 KiB. */
+    enum { N = 16, NS = 2, NB = 1, NM = 3, C = 1024, M = 576 };
+    const size_t lmax = shm_chan_lines_max(N);
+    CHECK_EQ(lmax, SHM_LINE_INLINE + 7 * 64);
+    void *mem = aligned_alloc(64, shm_chan_bytes(N));
+    size_t pool_bytes = shm_pool_bytes(NS, NB, C) + NM * M;
+    unsigned char *cells = aligned_alloc(64, pool_bytes);
+    _Atomic uint32_t next[NS + NB + NM], head = SHM_CELL_NONE;
+    memset(mem, 0, shm_chan_bytes(N));
+    memset(cells, 0, pool_bytes);
+    struct shm_pool_view v;
+    shm_pool_view_init(&v, cells, next, &head, NS, NB, C);
+    CHECK_EQ(v.nmid, 0);
+    shm_pool_view_mid(&v, NM, 0); /* no size: no mid cells */
+    CHECK_EQ(v.nmid, 0);
+    shm_pool_view_mid(&v, NM, M);
+    CHECK_EQ(shm_pool_ncells(&v), NS + NB + NM);
+    CHECK_EQ(shm_pool_mid0(&v), NS + NB);
+    CHECK_EQ(shm_pool_cell_size(&v, 0), C);
+    CHECK_EQ(shm_pool_cell_size(&v, NS), SHM_FRAME_CELLS * C);
+    CHECK_EQ(shm_pool_cell_size(&v, NS + NB), M);
+    CHECK(shm_pool_cell(&v, NS + NB) == cells + NS * C + NB * SHM_FRAME_CELLS * C);
+    CHECK(shm_pool_cell(&v, NS + NB + 2) == shm_pool_cell(&v, NS + NB) + 2 * M);
+    unsigned char *mid0 = shm_pool_cell(&v, NS + NB);
+    mid_region = mid0;
+    struct shm_pool pool;
+    CHECK_EQ(shm_pool_init(&pool, &v, mid_touch), 0);
+    struct shm_chan prod, cons;
+    shm_chan_init(&prod, mem, N);
+    shm_chan_init(&cons, mem, N);
+    prod.pool = &pool;
+    prod.dest = 3;
+    cons.src = &v;
+    static unsigned char buf[SHM_FRAME_CELLS * C];
+    const void *d;
+    size_t len;
+    /* Boundaries: slots | mid | small | big. */
+    const size_t lens[] = {lmax, lmax + 1, M - 1, M, M + 1, C, C + 1};
+    const int cls[] = {0, 3, 3, 3, 1, 1, 2}; /* 0 slots, 1 small, 2 big, 3 mid */
+    for (int i = 0; i < 7; i++) {
+        fill(buf, 90 + (uint32_t)i, lens[i]);
+        CHECK_EQ(push_n(&prod, buf, lens[i]), 0);
+        CHECK(shm_chan_peek(&cons, &d, &len));
+        CHECK(len == lens[i] && memcmp(d, buf, len) == 0);
+        const unsigned char *u = d;
+        int got = u >= mid0 && u < mid0 + NM * M     ? 3
+                  : u >= cells + NS * C && u < mid0  ? 2
+                  : u >= cells && u < cells + NS * C ? 1
+                                                     : 0;
+        CHECK_EQ(got, cls[i]);
+        CHECK_EQ(cons.cur_cell == SHM_CELL_NONE, cls[i] == 0);
+        shm_chan_release(&cons);
+    }
+    /* Returned mid cells were reused: one mid cell serves all three mid frames, and its
+     * one touch covered exactly its own bytes. */
+    CHECK_EQ(pool.fresh_mid, 1);
+    CHECK_EQ(mid_touches, 1);
+    CHECK(mid_touch_at == mid0 && mid_touch_len == M);
+    mid_touches = 0;
+    /* Exhaustion: 3 mid frames take the 3 mid cells (2 fresh: 2 touches of M bytes each,
+     * at their own cells), the 4th and 5th the two small cells, the 6th finds nothing. */
+    for (int i = 0; i < 5; i++) {
+        fill(buf, 200 + (uint32_t)i, M);
+        CHECK_EQ(push_n(&prod, buf, M), 0);
+    }
+    CHECK_EQ(mid_touches, 2);
+    CHECK(mid_touch_at == mid0 + 2 * M && mid_touch_len == M);
+    CHECK_EQ(pool.fresh_mid, NM);
+    CHECK_EQ(shm_pool_out(&pool), NM + NS);
+    fill(buf, 205, M);
+    uint64_t pos = prod.line_pos;
+    CHECK_EQ(push_n(&prod, buf, M), TERN_ERR_AGAIN);
+    CHECK_EQ(prod.line_pos, pos); /* nothing written */
+    /* The receiver takes the first frame (a mid cell): the next mid frame reuses it. */
+    CHECK(shm_chan_peek(&cons, &d, &len));
+    CHECK(len == M && frame_ok_n(d, len, 200));
+    CHECK(cons.cur_cell >= NS + NB);
+    shm_chan_release(&cons);
+    CHECK_EQ(push_n(&prod, buf, M), 0);
+    CHECK_EQ(mid_touches, 2); /* no fresh cell, no touch */
+    /* A dead receiver's cells come back, mid ones included. */
+    CHECK_EQ(shm_pool_reclaim(&pool, 3), NM + NS);
+    CHECK_EQ(shm_pool_out(&pool), 0);
+    /* Every frame still queued reads back intact (the reclaim only reset the owner's
+     * records: this consumer is not dead, it just reads what is there). */
+    for (int i = 1; i < 6; i++) {
+        CHECK(shm_chan_peek(&cons, &d, &len));
+        CHECK(len == M && frame_ok_n(d, len, 200 + (uint32_t)i));
+        shm_chan_release(&cons);
+    }
+    CHECK(!shm_chan_peek(&cons, &d, &len));
+    /* Those cells came back a second time: the owner, which took them back already,
+     * skips them, so no cell is free twice. */
+    shm_pool_drain(&pool);
+    CHECK_EQ(pool.nfree_mid, NM);
+    CHECK_EQ(pool.nfree_small, NS);
+    CHECK_EQ(shm_pool_out(&pool), 0);
+    /* A cell number past the mid cells: an empty frame. */
+    CHECK_EQ(push_n(&prod, buf, M), 0);
+    uint32_t bad = NS + NB + NM;
+    memcpy(cons.lines[cons.line_pos % N].data, &bad, sizeof bad);
+    CHECK(shm_chan_peek(&cons, &d, &len));
+    CHECK_EQ(len, 0);
+    shm_chan_release(&cons);
+    shm_pool_fini(&pool);
+    free(cells);
+    free(mem);
+}
+
 int main(void)
 {
     test_single_process();
@@ -652,6 +790,7 @@ int main(void)
     test_pool_two_receivers();
     test_long_line_frames();
     test_stale_continuations();
+    test_mid_cells();
     run_processes(1, 100000);
     run_processes(2, 10000);
     return unit_done("test_shm_ring");

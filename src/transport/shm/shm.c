@@ -70,14 +70,15 @@
 
 #define SHM_MAGIC 0x7465726eu /* "tern" */
 #define SHM_VERSION                                                                                \
-    5u /* 3: channels on first use, a pool of cells per process; 4: packed small rings;            \
-          5: the consumer leaves continuation slots as they are */
+    6u /* 3: channels on first use, a pool of cells per process; 4: packed small rings;            \
+          5: the consumer leaves continuation slots as they are; 6: mid cells */
 #define SHM_HDR_SIZE 4096u
 
 /*
  * The segment header, at offset 0 of every segment. Then, each part page-aligned:
  *   [senders : int32 x nlocal][next : uint32 per cell][channels : nlocal x chan_stride]
- *   [pool : nsmall cells of cell_size, nbig of SHM_FRAME_CELLS x cell_size]
+ *   [pool : nsmall cells of cell_size, nbig of SHM_FRAME_CELLS x cell_size, nmid of
+ *    mid_size]
  * Only the first three parts are reserved at creation (a few pages); channels and cells
  * are touched as they are used (shm_touch).
  */
@@ -91,6 +92,7 @@ struct shm_seg {
     uint64_t cell_size;
     uint64_t list_off, next_off, chan_off, chan_stride, pool_off;
     uint64_t seg_size;
+    uint64_t nmid, mid_size;                /* mid cells (shm_ring.h); none: 0, 0 */
     _Alignas(64) _Atomic uint32_t sleeping; /* owner is (about to be) asleep on bell */
     _Alignas(64) _Atomic uint32_t bell;     /* futex word senders ring */
     _Alignas(64) _Atomic uint32_t nsenders; /* entries taken in the senders list */
@@ -172,10 +174,12 @@ static size_t shm_round(size_t x, size_t a)
 /* The layout of a segment (struct shm_seg) from its geometry; true if it is consistent. */
 static int shm_layout(struct shm_seg *s)
 {
-    uint64_t ncells = s->nsmall + s->nbig;
+    uint64_t ncells = s->nsmall + s->nbig + s->nmid;
     if (s->nlocal < 1 || s->nlines < 4 || (s->nlines & (s->nlines - 1)) || s->nlines > (1u << 20) ||
-        s->nsmall < 1 || ncells >= SHM_CELL_NONE || s->cell_size < 256 ||
-        s->cell_size > (1u << 26) || s->cell_size % 64)
+        s->nsmall < 1 || s->nbig >= SHM_CELL_NONE || s->nmid >= SHM_CELL_NONE ||
+        ncells >= SHM_CELL_NONE || s->cell_size < 256 || s->cell_size > (1u << 26) ||
+        s->cell_size % 64 ||
+        (s->nmid && (s->mid_size < 64 || s->mid_size >= s->cell_size || s->mid_size % 64)))
         return 0;
     s->list_off = SHM_HDR_SIZE;
     s->next_off = s->list_off + shm_round((size_t)s->nlocal * sizeof(int32_t), SHM_PAGE);
@@ -185,8 +189,9 @@ static int shm_layout(struct shm_seg *s)
     size_t cb = shm_chan_bytes(s->nlines);
     s->chan_stride = cb < SHM_PAGE ? shm_round(cb, 64) : shm_round(cb, SHM_PAGE);
     s->pool_off = shm_round(s->chan_off + s->chan_stride * (uint64_t)s->nlocal, SHM_PAGE);
-    s->seg_size =
-        s->pool_off + shm_round(shm_pool_bytes(s->nsmall, s->nbig, s->cell_size), SHM_PAGE);
+    s->seg_size = s->pool_off + shm_round(shm_pool_bytes(s->nsmall, s->nbig, s->cell_size) +
+                                              s->nmid * s->mid_size,
+                                          SHM_PAGE);
     return 1;
 }
 
@@ -273,11 +278,16 @@ static int shm_open_fn(const struct tl_env *env, const int *peers, int n)
                           .nsmall = (uint64_t)util_tun.shm_cells,
                           .nbig = (uint64_t)util_tun.shm_big_cells,
                           .cell_size = shm_round(util_tun.shm_cell_size, 64)};
+    if (util_tun.shm_mid_cells > 0 && util_tun.shm_mid_cell_size > 0) {
+        geo.nmid = (uint64_t)util_tun.shm_mid_cells;
+        geo.mid_size = shm_round(util_tun.shm_mid_cell_size, 64);
+    }
     if (util_tun.shm_lines < 4 || util_tun.shm_cells < 1 || util_tun.shm_big_cells < 0 ||
-        !shm_layout(&geo)) {
+        util_tun.shm_mid_cells < 0 || !shm_layout(&geo)) {
         UTIL_ERROR("shm: TERN_SHM_LINES must be a power of two between 4 and 2^20, "
-                   "TERN_SHM_CELLS >= 1, TERN_SHM_BIG_CELLS >= 0 (fewer than 2^32 cells), "
-                   "TERN_SHM_CELL_SIZE between 256 bytes and 64 MiB");
+                   "TERN_SHM_CELLS >= 1, TERN_SHM_BIG_CELLS >= 0, TERN_SHM_MID_CELLS >= 0 "
+                   "(fewer than 2^32 cells), TERN_SHM_CELL_SIZE between 256 bytes and 64 MiB, "
+                   "TERN_SHM_MID_CELL_SIZE 0 or below TERN_SHM_CELL_SIZE");
         return TERN_ERR_TUNABLE;
     }
     shm.my_size = geo.seg_size;
@@ -304,6 +314,7 @@ static int shm_open_fn(const struct tl_env *env, const int *peers, int n)
     struct shm_pool_view v;
     shm_pool_view_init(&v, p + s->pool_off, (_Atomic uint32_t *)(p + s->next_off), &s->ret_head,
                        (uint32_t)s->nsmall, (uint32_t)s->nbig, s->cell_size);
+    shm_pool_view_mid(&v, (uint32_t)s->nmid, s->mid_size);
     rc = shm_pool_init(&shm.pool, &v, shm_touch);
     if (rc) return rc;
     s->version = SHM_VERSION;
@@ -373,6 +384,8 @@ static int shm_connect(void)
             geo.nsmall = s->nsmall;
             geo.nbig = s->nbig;
             geo.cell_size = s->cell_size;
+            geo.nmid = s->nmid;
+            geo.mid_size = s->mid_size;
         }
         if (seg.size < SHM_HDR_SIZE || s->magic != SHM_MAGIC || s->version != SHM_VERSION ||
             s->nlocal != shm.nlocal || !shm_layout(&geo) || geo.seg_size != (uint64_t)seg.size ||
@@ -391,6 +404,7 @@ static int shm_connect(void)
         pe->out.lines_ready = 0;
         shm_pool_view_init(&pe->pool, p + geo.pool_off, (_Atomic uint32_t *)(p + geo.next_off),
                            &s->ret_head, (uint32_t)geo.nsmall, (uint32_t)geo.nbig, geo.cell_size);
+        shm_pool_view_mid(&pe->pool, (uint32_t)geo.nmid, geo.mid_size);
     }
     return 0;
 }

@@ -19,6 +19,12 @@
  * owner empties it when its private stacks run dry, so the same few cells (and pages)
  * serve a whole run; cells never used are never touched.
  *
+ * A pool may also have `nmid` mid cells of mid_size bytes (less than a page, packed, after
+ * the big ones): a frame that fits one takes it before a small cell. Where the rings are
+ * short (many ranks on a node) a 2 KiB message does not fit the slots, and in a small
+ * cell it took the cell's whole first page; mid cells of 2 KiB and a header take about
+ * half of that. When every mid cell is out, such a frame takes a small cell.
+ *
  * A frame that does not fit the slots goes to a cell; its slot carries the cell's number.
  * Slots stay the one ordered queue of a pair, so small and large frames never overtake.
  *
@@ -89,22 +95,22 @@ struct shm_line {
 
 /* A pool as any process sees it: the owner's memory, mapped here. */
 struct shm_pool_view {
-    unsigned char *cells;       /* nsmall small cells, then nbig big ones */
+    unsigned char *cells;       /* nsmall small cells, then nbig big ones, then nmid mid */
     _Atomic uint32_t *next;     /* per cell: the next one down the return stack */
     _Atomic uint32_t *ret_head; /* top of the return stack, SHM_CELL_NONE when empty */
-    uint32_t nsmall, nbig;
-    uint64_t cell_size, big_size;
+    uint32_t nsmall, nbig, nmid;
+    uint64_t cell_size, big_size, mid_size;
 };
 
 /* The owner's private state of its pool. */
 struct shm_pool {
     struct shm_pool_view v;
-    uint32_t *free_small, *free_big; /* private stacks of free cells */
-    uint32_t nfree_small, nfree_big;
-    uint32_t fresh_small, fresh_big; /* cells from here on were never used */
-    int32_t *dest;                   /* per cell: the receiver it went to, or -1 */
-    uint32_t *ready;                 /* per cell: bytes from its start already touched */
-    shm_touch_fn touch;              /* NULL: memory is all there */
+    uint32_t *free_small, *free_big, *free_mid; /* private stacks of free cells */
+    uint32_t nfree_small, nfree_big, nfree_mid;
+    uint32_t fresh_small, fresh_big, fresh_mid; /* cells from here on were never used */
+    int32_t *dest;                              /* per cell: the receiver it went to, or -1 */
+    uint32_t *ready;                            /* per cell: bytes from its start already touched */
+    shm_touch_fn touch;                         /* NULL: memory is all there */
 };
 
 /* One endpoint's private view of a channel (producer or consumer). */
@@ -139,7 +145,7 @@ static inline uint64_t shm_pool_max_frame(uint64_t nbig, uint64_t cell_size)
     return nbig ? SHM_FRAME_CELLS * cell_size : cell_size;
 }
 
-/* Bytes of a pool's cells. */
+/* Bytes of a pool's cells (without mid cells: add nmid x mid_size). */
 static inline size_t shm_pool_bytes(uint64_t nsmall, uint64_t nbig, uint64_t cell_size)
 {
     return (size_t)(nsmall * cell_size + nbig * SHM_FRAME_CELLS * cell_size);
@@ -164,12 +170,42 @@ static inline void shm_pool_view_init(struct shm_pool_view *v, void *cells, _Ato
     v->nbig = nbig;
     v->cell_size = cell_size;
     v->big_size = SHM_FRAME_CELLS * cell_size;
+    v->nmid = 0;
+    v->mid_size = 0;
+}
+
+/* Give the pool v describes nmid mid cells of mid_size bytes (a multiple of 64, less
+ * than cell_size), after its big cells; before shm_pool_init. */
+static inline void shm_pool_view_mid(struct shm_pool_view *v, uint32_t nmid, uint64_t mid_size)
+{
+    v->nmid = mid_size ? nmid : 0;
+    v->mid_size = v->nmid ? mid_size : 0;
+}
+
+static inline uint32_t shm_pool_ncells(const struct shm_pool_view *v)
+{
+    return v->nsmall + v->nbig + v->nmid;
+}
+
+/* The first mid cell's number. */
+static inline uint32_t shm_pool_mid0(const struct shm_pool_view *v)
+{
+    return v->nsmall + v->nbig;
 }
 
 static inline unsigned char *shm_pool_cell(const struct shm_pool_view *v, uint32_t id)
 {
     if (id < v->nsmall) return v->cells + (size_t)id * v->cell_size;
-    return v->cells + (size_t)v->nsmall * v->cell_size + (size_t)(id - v->nsmall) * v->big_size;
+    unsigned char *big = v->cells + (size_t)v->nsmall * v->cell_size;
+    if (id < v->nsmall + v->nbig) return big + (size_t)(id - v->nsmall) * v->big_size;
+    return big + (size_t)v->nbig * v->big_size + (size_t)(id - v->nsmall - v->nbig) * v->mid_size;
+}
+
+/* Bytes a frame in cell id may have. */
+static inline uint64_t shm_pool_cell_size(const struct shm_pool_view *v, uint32_t id)
+{
+    if (id < v->nsmall) return v->cell_size;
+    return id < v->nsmall + v->nbig ? v->big_size : v->mid_size;
 }
 
 /* Give cell id back to the pool's owner (any process, any time). The exchange is
@@ -191,7 +227,7 @@ static inline void shm_pool_view_put(const struct shm_pool_view *v, uint32_t id)
 static inline int shm_pool_init(struct shm_pool *p, const struct shm_pool_view *v,
                                 shm_touch_fn touch)
 {
-    uint32_t n = v->nsmall + v->nbig;
+    uint32_t n = shm_pool_ncells(v);
     memset(p, 0, sizeof *p);
     p->v = *v;
     p->touch = touch;
@@ -206,6 +242,7 @@ static inline int shm_pool_init(struct shm_pool *p, const struct shm_pool_view *
         return TERN_ERR_NOMEM;
     }
     p->free_big = p->free_small + v->nsmall;
+    p->free_mid = p->free_big + v->nbig;
     for (uint32_t i = 0; i < n; i++)
         p->dest[i] = -1;
     return 0;
@@ -224,15 +261,17 @@ static inline void shm_pool_free_push(struct shm_pool *p, uint32_t id)
     p->dest[id] = -1;
     if (id < p->v.nsmall)
         p->free_small[p->nfree_small++] = id;
-    else
+    else if (id < shm_pool_mid0(&p->v))
         p->free_big[p->nfree_big++] = id;
+    else
+        p->free_mid[p->nfree_mid++] = id;
 }
 
 /* Owner: take back every cell the receivers returned. Returns how many. */
 static inline uint32_t shm_pool_drain(struct shm_pool *p)
 {
     uint32_t id = atomic_exchange_explicit(p->v.ret_head, SHM_CELL_NONE, memory_order_acquire);
-    uint32_t n = 0, total = p->v.nsmall + p->v.nbig;
+    uint32_t n = 0, total = shm_pool_ncells(&p->v);
     while (id != SHM_CELL_NONE && id < total && n < total) {
         uint32_t nx = atomic_load_explicit(&p->v.next[id], memory_order_relaxed);
         if (p->dest[id] >= 0) shm_pool_free_push(p, id); /* else not ours to take: skip */
@@ -242,14 +281,43 @@ static inline uint32_t shm_pool_drain(struct shm_pool *p)
     return n;
 }
 
+/* Owner: a mid cell for a frame of len <= mid_size bytes, in *c; 0 or TERN_ERR_AGAIN
+ * (every one is out). Only the bytes of the cell are touched: mid cells share pages. */
+static inline int shm_pool_get_mid(struct shm_pool *p, size_t len, uint32_t *c)
+{
+    if (p->nfree_mid == 0 &&
+        atomic_load_explicit(p->v.ret_head, memory_order_relaxed) != SHM_CELL_NONE)
+        shm_pool_drain(p);
+    if (p->nfree_mid)
+        *c = p->free_mid[--p->nfree_mid];
+    else if (p->fresh_mid < p->v.nmid)
+        *c = shm_pool_mid0(&p->v) + p->fresh_mid++;
+    else
+        return TERN_ERR_AGAIN;
+    if (len > p->ready[*c]) {
+        if (p->touch && p->touch(shm_pool_cell(&p->v, *c), p->v.mid_size)) {
+            shm_pool_free_push(p, *c);
+            return TERN_ERR_NOSPACE;
+        }
+        p->ready[*c] = (uint32_t)p->v.mid_size;
+    }
+    return 0;
+}
+
 /*
  * Owner: take a cell for a frame of len bytes to receiver `dest`; its number in *id.
- * Returns 0, TERN_ERR_AGAIN (every cell of that size is out: the receivers give them back
- * as they poll), TERN_ERR_INVAL (larger than any cell) or TERN_ERR_NOSPACE (its memory
- * could not be had).
+ * A frame that fits a mid cell takes one if any is free, else a small cell. Returns 0,
+ * TERN_ERR_AGAIN (every cell of that size is out: the receivers give them back as they
+ * poll), TERN_ERR_INVAL (larger than any cell) or TERN_ERR_NOSPACE (its memory could not
+ * be had).
  */
 static inline int shm_pool_get(struct shm_pool *p, size_t len, int32_t dest, uint32_t *id)
 {
+    if (len <= p->v.mid_size) {
+        int rc = shm_pool_get_mid(p, len, id);
+        if (rc == 0) p->dest[*id] = dest;
+        if (rc != TERN_ERR_AGAIN) return rc;
+    }
     int big = len > p->v.cell_size;
     if (big && (p->v.nbig == 0 || len > p->v.big_size)) return TERN_ERR_INVAL;
     uint32_t *nfree = big ? &p->nfree_big : &p->nfree_small;
@@ -290,13 +358,16 @@ static inline uint32_t shm_pool_reclaim(struct shm_pool *p, int32_t dest)
         if (p->dest[c] == dest) shm_pool_free_push(p, c), n++;
     for (uint32_t c = p->v.nsmall; c < p->v.nsmall + p->fresh_big; c++)
         if (p->dest[c] == dest) shm_pool_free_push(p, c), n++;
+    for (uint32_t c = shm_pool_mid0(&p->v); c < shm_pool_mid0(&p->v) + p->fresh_mid; c++)
+        if (p->dest[c] == dest) shm_pool_free_push(p, c), n++;
     return n;
 }
 
 /* Cells of the pool out with receivers (not free with the owner). */
 static inline uint32_t shm_pool_out(const struct shm_pool *p)
 {
-    return p->fresh_small + p->fresh_big - p->nfree_small - p->nfree_big;
+    return p->fresh_small + p->fresh_big + p->fresh_mid - p->nfree_small - p->nfree_big -
+           p->nfree_mid;
 }
 
 /*
@@ -441,11 +512,11 @@ static inline int shm_chan_peek(struct shm_chan *c, const void **data, size_t *l
         const struct shm_pool_view *v = c->src;
         uint32_t id;
         memcpy(&id, line->data, sizeof id);
-        if (id >= v->nsmall + v->nbig) { /* not a cell of that pool: an empty frame */
+        if (id >= shm_pool_ncells(v)) { /* not a cell of that pool: an empty frame */
             n = 0;
             *data = line->data;
         } else {
-            uint64_t max = id < v->nsmall ? v->cell_size : v->big_size;
+            uint64_t max = shm_pool_cell_size(v, id);
             if (n > max) n = max;
             *data = shm_pool_cell(v, id);
             c->cur_cell = id;
