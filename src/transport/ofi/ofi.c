@@ -114,13 +114,17 @@ static int ofi_rxm_eager;
  * tern posted, so their pages stay untouched (FI_OFI_RXM_BUFFER_SIZE, which also sizes the
  * send and inject pools, stays as it is: raising it cost 230 MB per process). Only for a
  * provider named tcp: over verbs rxm wants the limit equal to its registered buffer size.
- * A limit the user set is kept (and used only when it covers a frame).
+ * A limit the user set is kept (and used only when it covers a frame). Not with
+ * TERN_OFI_SEND_TIMEOUT_MS, as passthru.
  */
 static void ofi_rxm_eager_set(void)
 {
     const char *prov = util_tun.ofi_provider[0] ? util_tun.ofi_provider : getenv("FI_PROVIDER");
     size_t need = util_tun.ofi_frame + OFI_FRAME_SLACK;
     if (!util_tun.ofi_rxm_eager || prov == NULL || strncmp(prov, "tcp", 3) != 0) return;
+    /* TERN_OFI_SEND_TIMEOUT_MS needs sends to a stopped peer to stay in flight: an eager
+     * message completes once it is in the socket, SAR segments wait (mp.ofi_stall). */
+    if (util_tun.ofi_send_timeout_ms > 0) return;
     const char *have = getenv("FI_OFI_RXM_EAGER_LIMIT");
     if (have == NULL) {
         char v[32];
