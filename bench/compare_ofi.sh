@@ -16,7 +16,8 @@
 # with ratios (> 1: tern ofi better); writes bench/results/<stamp>-ofi.txt.
 # env: OFI_X="VAR=VALUE ..." extra variables for the tern ofi runs (e.g. the settings of an
 # earlier default: OFI_X="TERN_OFI_PASSTHRU=0 TERN_OFI_FRAME=65408" is the 1ddbedb transport),
-# BUILD_DIR (default build-bench), REPEAT=N rounds (default 1), TRIALS (default 3),
+# LAT_SIZES, BW_SIZES (comma lists of bytes: the latency and bandwidth points; e.g. powers
+# of 4), BUILD_DIR (default build-bench), REPEAT=N rounds (default 1), TRIALS (default 3),
 # ITERS (iterations per trial for small messages, default 2000: the MPIs busy-poll, and
 # on a loaded machine a round trip of theirs takes a millisecond).
 set -uo pipefail
@@ -36,8 +37,8 @@ stamp=$(date +%Y-%m-%d-%H%M%S)
 out=bench/results/$stamp-ofi.txt
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-lat=0,8,64,512,4096,65536
-bw=65536,262144,1048576,4194304,16777216,67108864
+lat=${LAT_SIZES:-0,8,64,512,4096,65536}
+bw=${BW_SIZES:-65536,262144,1048576,4194304,16777216,67108864}
 
 if [ "${1:-}" != "--no-build" ]; then
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null

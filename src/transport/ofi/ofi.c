@@ -97,6 +97,45 @@ static struct {
     const char *(*strerror)(int);
 } ofi_lib;
 
+/* Bytes of headers a receive buffer holds beyond TERN_OFI_FRAME in passthru mode and
+ * when ofi_rxm's eager limit covers a whole frame (ofi_rxm_eager_set). */
+#define OFI_FRAME_SLACK 128
+
+/* 1: FI_OFI_RXM_EAGER_LIMIT covers a whole receive buffer (TERN_OFI_FRAME + slack). */
+static int ofi_rxm_eager;
+
+/*
+ * TERN_OFI_RXM_EAGER: ofi_rxm sends a message above its eager limit (16 KiB in libfabric
+ * 1.17) as segments of its SAR protocol, each a message of its own with a completion
+ * inside rxm: a 32 KiB tern frame cost 39 system calls per round trip against 13 as one
+ * message (PERFORMANCE.md). Raising the limit to a whole tern frame makes every frame one
+ * eager message. Over tcp that costs no memory up front: rxm's receive buffers grow with
+ * the limit, but the tcp provider places an expected message straight into the buffer
+ * tern posted, so their pages stay untouched (FI_OFI_RXM_BUFFER_SIZE, which also sizes the
+ * send and inject pools, stays as it is: raising it cost 230 MB per process). Only for a
+ * provider named tcp: over verbs rxm wants the limit equal to its registered buffer size.
+ * A limit the user set is kept (and used only when it covers a frame). Not with
+ * TERN_OFI_SEND_TIMEOUT_MS, as passthru.
+ */
+static void ofi_rxm_eager_set(void)
+{
+    const char *prov = util_tun.ofi_provider[0] ? util_tun.ofi_provider : getenv("FI_PROVIDER");
+    size_t need = util_tun.ofi_frame + OFI_FRAME_SLACK;
+    if (!util_tun.ofi_rxm_eager || prov == NULL || strncmp(prov, "tcp", 3) != 0) return;
+    /* TERN_OFI_SEND_TIMEOUT_MS needs sends to a stopped peer to stay in flight: an eager
+     * message completes once it is in the socket, SAR segments wait (mp.ofi_stall). */
+    if (util_tun.ofi_send_timeout_ms > 0) return;
+    const char *have = getenv("FI_OFI_RXM_EAGER_LIMIT");
+    if (have == NULL) {
+        char v[32];
+        snprintf(v, sizeof v, "%zu", need);
+        setenv("FI_OFI_RXM_EAGER_LIMIT", v, 0);
+        ofi_rxm_eager = 1;
+    } else {
+        ofi_rxm_eager = strtoull(have, NULL, 0) >= need;
+    }
+}
+
 /* Load libfabric (once). Returns 0, or -1 when it is not installed or lacks a symbol. */
 static int ofi_lib_load(void)
 {
@@ -113,6 +152,7 @@ static int ofi_lib_load(void)
      * gave is kept. Providers other than tcp;ofi_rxm ignore it. */
     if (util_tun.ofi_passthru && util_tun.ofi_send_timeout_ms <= 0)
         setenv("FI_OFI_RXM_ENABLE_PASSTHRU", "1", 0);
+    ofi_rxm_eager_set();
     ofi_lib.dl = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
     if (ofi_lib.dl == NULL) {
         if (util_tun.ofi_library[0])
@@ -144,8 +184,6 @@ static int ofi_lib_load(void)
 #define OFI_MAX_TX 64
 /* max_inline reported to the core: at most this, and the provider's inject size. */
 #define OFI_INJECT_MAX 512
-/* Bytes of headers a receive buffer holds beyond TERN_OFI_FRAME in passthru mode. */
-#define OFI_FRAME_SLACK 128
 /* Completions taken per fi_cq_read. */
 #define OFI_CQ_BATCH 16
 /* Longest close() waits for sends still in flight (ms). */
@@ -567,13 +605,14 @@ static int ofi_open(const struct tl_env *env, const int *peers, int n)
     for (int i = 0; i < n; i++)
         ofi.is_peer[peers[i]] = 1;
 
-    /* In passthru mode a receive buffer holds TERN_OFI_FRAME bytes of payload plus the
-     * headers in front (ours and the core's), so a 64 KiB message is one frame straight
-     * through tcp (12.6 system calls per round trip) rather than an RTS and a read (34).
-     * Through rxm's own layer one frame goes by its SAR protocol and measured no better
-     * (40), so there the buffer stays TERN_OFI_FRAME. */
+    /* In passthru mode, and through rxm when its eager limit covers a frame
+     * (ofi_rxm_eager_set), a receive buffer holds TERN_OFI_FRAME bytes of payload plus the
+     * headers in front (ours and the core's), so a 64 KiB message is one frame (12.6
+     * system calls per round trip in passthru mode) rather than an RTS and a read (34).
+     * Through rxm's SAR protocol (16 KiB segments) one frame measured no better (40), so
+     * with rxm's own limit the buffer stays TERN_OFI_FRAME. */
     ofi.passthru = info->ep_attr->protocol == FI_PROTO_RXM_TCP;
-    size_t frame = util_tun.ofi_frame + (ofi.passthru ? OFI_FRAME_SLACK : 0);
+    size_t frame = util_tun.ofi_frame + (ofi.passthru || ofi_rxm_eager ? OFI_FRAME_SLACK : 0);
     if (frame < 4096) frame = 4096;
     if (info->ep_attr->max_msg_size && frame > info->ep_attr->max_msg_size)
         frame = info->ep_attr->max_msg_size;
