@@ -37,17 +37,7 @@ fail() {
 
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 alive() { [ -n "$1" ] && kill -0 "$1" 2>/dev/null && ! grep -q '^State:.*Z' /proc/$1/status 2>/dev/null; }
-shm_list() { ls -1 /dev/shm 2>/dev/null | grep '^tern-' | sort; }
-# What shm_list shows, less the segments of jobs whose ternrun still runs (the name is
-# tern-tern<ternrun pid>x...): another job on the machine, not one this test left.
-shm_left() {
-    shm_list | while read -r f; do
-        p=${f#tern-tern}
-        p=${p%%x*}
-        case $p in '' | *[!0-9]*) ;; *) kill -0 "$p" 2>/dev/null && continue ;; esac
-        echo "$f"
-    done
-}
+. "$(dirname "$0")/../shm_left.sh" # shm_list, shm_left
 # Socket files (bound Unix sockets) anywhere a job could make one.
 sock_list() { find /tmp /dev/shm /run "${TMPDIR:-/tmp}" -xdev -type s 2>/dev/null | sort -u; }
 

@@ -19,17 +19,7 @@ expected=$1
 limit=$2
 shift 2
 
-shm_list() { ls -1 /dev/shm 2>/dev/null | grep '^tern-' | sort; }
-# What shm_list shows, less the segments of jobs whose ternrun still runs (the name is
-# tern-tern<ternrun pid>x...): another job on the machine, not one this test left.
-shm_left() {
-    shm_list | while read -r f; do
-        p=${f#tern-tern}
-        p=${p%%x*}
-        case $p in '' | *[!0-9]*) ;; *) kill -0 "$p" 2>/dev/null && continue ;; esac
-        echo "$f"
-    done
-}
+. "$(dirname "$0")/../shm_left.sh" # shm_list, shm_left
 
 before=$(mktemp)
 after=$(mktemp)

@@ -119,17 +119,7 @@ for ns in $B $C $E; do
     ip -n $ns link set tern0 up
     i=$((i + 1))
 done
-shm_list() { ls -1 /dev/shm 2>/dev/null | grep '^tern-' | sort; }
-# What shm_list shows, less the segments of jobs whose ternrun still runs (the name is
-# tern-tern<ternrun pid>x...): another job on the machine, not one this test left.
-shm_left() {
-    shm_list | while read -r f; do
-        p=${f#tern-tern}
-        p=${p%%x*}
-        case $p in '' | *[!0-9]*) ;; *) kill -0 "$p" 2>/dev/null && continue ;; esac
-        echo "$f"
-    done
-}
+. "$(dirname "$0")/../shm_left.sh" # shm_list, shm_left
 shm_list >"$D/shm_before"
 
 # run ARGS...: ternrun across the namespaces; sets $rc. IFSEL (default -x TERN_TCP_IF=tern0)
