@@ -291,7 +291,7 @@ void trace_pend_write(struct trace_buf *b)
 {
     int p = b->pend;
     b->pend = 0;
-    if (p & TRACE_PEND_RECV) b->r.write(b);
+    if (p & TRACE_PEND_RECV) b->r.write(b, &b->r);
     if (p & TRACE_PEND_DONE) {
         const struct trace_pdone *d = &b->d;
         __builtin_prefetch((const char *)&b->u[b->n] + TRACE_PREFETCH_AHEAD, 1, 3);
@@ -304,7 +304,7 @@ void trace_pend_write(struct trace_buf *b)
         b->done = at;
         if (d->left) trace_leave_join(b, at, 0, d->lfn, d->lrc);
     }
-    if (p & TRACE_PEND_SEND) b->p.write(b);
+    if (p & TRACE_PEND_SEND) b->p.write(b, &b->p);
 }
 
 void trace_msg(int kind, int peer, int tag, int ctx, uint64_t bytes, uint32_t req, int err)

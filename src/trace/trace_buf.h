@@ -43,7 +43,7 @@ struct trace_buf;
  * critical path. Only the MPI point-to-point wrappers make them (trace_mpi_fast.h); `write`
  * writes one. */
 struct trace_pend {
-    void (*write)(struct trace_buf *b);
+    void (*write)(struct trace_buf *b, const struct trace_pend *k);
     uint64_t t;
     const void *site;
     int32_t comm, peer, tag, count, datatype;

@@ -46,14 +46,7 @@ void trace_mpi_p2p(uint16_t fn, int comm, int peer, int tag, int count, int data
     trace_mpi_p2p_in(fn, comm, peer, tag, count, datatype, site);
 }
 
-void trace_mpi_send_write(struct trace_buf *b)
+void trace_mpi_pend_write(struct trace_buf *b, const struct trace_pend *k)
 {
-    trace_mpi_p2p_rec(b, b->p.t, b->p.fn, b->p.comm, b->p.peer, b->p.tag, b->p.count, b->p.datatype,
-                      b->p.site);
-}
-
-void trace_mpi_recv_write(struct trace_buf *b)
-{
-    trace_mpi_p2p_rec(b, b->r.t, b->r.fn, b->r.comm, b->r.peer, b->r.tag, b->r.count, b->r.datatype,
-                      b->r.site);
+    trace_mpi_p2p_rec(b, k->t, k->fn, k->comm, k->peer, k->tag, k->count, k->datatype, k->site);
 }

@@ -73,8 +73,25 @@ static inline __attribute__((always_inline)) void trace_mpi_p2p_rec(struct trace
     b->enter_t = t;
 }
 
-/* Writes a receive's kept ENTER (trace_mpi_args.c). */
-void trace_mpi_recv_write(struct trace_buf *b);
+/* Writes a kept point-to-point ENTER, a receive's or a send's (trace_mpi_args.c). */
+void trace_mpi_pend_write(struct trace_buf *b, const struct trace_pend *k);
+
+/* Keep a point-to-point call's ENTER, stamped t, to be written by trace_mpi_pend_write. */
+static inline __attribute__((always_inline)) void trace_mpi_keep(struct trace_pend *k, uint64_t t,
+                                                                 uint16_t fn, int comm, int peer,
+                                                                 int tag, int count, int datatype,
+                                                                 const void *site)
+{
+    k->t = t;
+    k->write = trace_mpi_pend_write;
+    k->site = site;
+    k->comm = comm;
+    k->peer = peer;
+    k->tag = tag;
+    k->count = count;
+    k->datatype = datatype;
+    k->fn = fn;
+}
 
 /* The ENTER of a point-to-point receive (MPI_Recv, MPI_Irecv, MPI_Recv_init): stamped now,
  * kept, and written before the next record (trace_pend_write); a receive that completes
@@ -87,25 +104,14 @@ static inline __attribute__((always_inline)) void trace_mpi_p2p_in(uint16_t fn, 
 {
     struct trace_buf *b = trace_buf_room(2 * TRACE_ROOM_ENTER + TRACE_ROOM_MSG);
     if (b == NULL) return;
-    b->r.t = trace_ticks();
-    b->r.write = trace_mpi_recv_write;
-    b->r.site = site;
-    b->r.comm = comm;
-    b->r.peer = peer;
-    b->r.tag = tag;
-    b->r.count = count;
-    b->r.datatype = datatype;
-    b->r.fn = fn;
+    trace_mpi_keep(&b->r, trace_ticks(), fn, comm, peer, tag, count, datatype, site);
     b->pend = TRACE_PEND_RECV; /* trace_buf_room wrote what was kept */
     b->open = b->done = TRACE_NOPOS;
     b->after_leave = 0;
 }
 
-/* Writes a send's pending ENTER (trace_mpi_args.c). */
-void trace_mpi_send_write(struct trace_buf *b);
-
 /* The entry of an MPI send (MPI_Send, MPI_Isend, ...): only the stamp and the arguments now;
- * the ENTER is written by trace_mpi_send_write once the frame has left (struct trace_pend).
+ * the ENTER is written by trace_mpi_pend_write once the frame has left (struct trace_pend).
  * The room for it is taken now.
  *
  * The stamp: a send that comes right after the thread's last call returned (the last
@@ -131,12 +137,12 @@ static inline void trace_mpi_send_in(uint16_t fn, int comm, int peer, int tag, i
     }
     unsigned h = (unsigned)((uintptr_t)site >> 2) % TRACE_DEFER_SITES;
     if (b->after_leave && b->dsite[h] == site && b->dok[h] >= TRACE_DEFER_AFTER) {
-        b->enter_t = b->p.t = b->leave_t;
+        b->enter_t = b->leave_t;
         b->defer = 1;
         b->dslot = h;
     } else {
         uint64_t t = trace_ticks();
-        b->enter_t = b->p.t = t;
+        b->enter_t = t;
         b->defer = 0;
         if (b->dsite[h] != site) {
             b->dsite[h] = site;
@@ -148,14 +154,7 @@ static inline void trace_mpi_send_in(uint16_t fn, int comm, int peer, int tag, i
             b->dok[h] = 0;
     }
     b->after_leave = 0;
-    b->p.write = trace_mpi_send_write;
-    b->p.site = site;
-    b->p.comm = comm;
-    b->p.peer = peer;
-    b->p.tag = tag;
-    b->p.count = count;
-    b->p.datatype = datatype;
-    b->p.fn = fn;
+    trace_mpi_keep(&b->p, b->enter_t, fn, comm, peer, tag, count, datatype, site);
     b->pend |= TRACE_PEND_SEND;
     b->open = b->done = TRACE_NOPOS;
 }
