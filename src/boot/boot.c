@@ -233,18 +233,10 @@ int boot_fence(struct boot *b)
     return boot_call(b, "cmd=barrier_in\n", "barrier_out", line, &msg);
 }
 
-static uint64_t boot_hash(const char *s)
-{
-    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-    return h;
-}
-
 /* The cache slot of key: the entry holding it, or the empty slot where it goes. */
 static struct boot_kv **boot_cache_slot(struct boot_kv **tab, size_t cap, const char *key)
 {
-    size_t i = (size_t)boot_hash(key) & (cap - 1);
+    size_t i = (size_t)pmi_wire_hash(key) & (cap - 1);
     while (tab[i] != NULL && strcmp(tab[i]->key, key) != 0)
         i = (i + 1) & (cap - 1);
     return &tab[i];

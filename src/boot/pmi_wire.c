@@ -227,3 +227,11 @@ int pmi_wire_bulk_entry(const struct pmi_msg *m, const char *prefix, const char 
     *val = v;
     return 0;
 }
+
+uint64_t pmi_wire_hash(const char *key)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (; *key; key++)
+        h = (h ^ (unsigned char)*key) * 0x100000001b3ull;
+    return h;
+}

@@ -10,6 +10,7 @@
 #define TERN_BOOT_PMI_WIRE_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #define PMI_WIRE_MAX_LINE    4096
@@ -69,6 +70,10 @@ ssize_t pmi_reader_fill(struct pmi_reader *r, int fd);
 size_t pmi_wire_escape(const char *in, char *out, size_t cap);
 /* Decode %XX escapes in place (a malformed escape stays as it is). */
 void pmi_wire_unescape(char *s);
+
+/* FNV-1a hash of a key: the slot of the launcher's key table (tools/ternrun/pmi_server.c)
+ * and of a rank's cache of keys taken in bulk (boot.c). */
+uint64_t pmi_wire_hash(const char *key);
 
 /* Write all of buf to fd, retrying on EINTR/short writes. Returns 0 or -1. */
 int pmi_write_all(int fd, const char *buf, size_t len);

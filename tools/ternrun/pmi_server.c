@@ -58,17 +58,9 @@ struct run_kvs {
     size_t order_cap;
 };
 
-static uint64_t kvs_hash(const char *s)
-{
-    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-    return h;
-}
-
 static struct run_kvs_slot *kvs_slot(struct run_kvs *kvs, const char *key)
 {
-    size_t i = (size_t)kvs_hash(key) & (kvs->cap - 1);
+    size_t i = (size_t)pmi_wire_hash(key) & (kvs->cap - 1);
     while (kvs->slots[i].key != NULL && strcmp(kvs->slots[i].key, key) != 0)
         i = (i + 1) & (kvs->cap - 1);
     return &kvs->slots[i];
