@@ -168,7 +168,7 @@ static int core_init(void)
 {
     struct topo_policy bind_policy;
     /* Milliseconds spent in each step of the bring-up, for TERN_DEBUG=2. */
-    double step[9] = {0};
+    double step[8] = {0};
     core_step(&step[0]);
     int rc = util_tunables_load(stderr);
     if (rc == 0) rc = core_bind_policy(&bind_policy);
