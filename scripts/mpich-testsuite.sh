@@ -120,9 +120,6 @@ declare -A skip=(
     [datatype/lbub_oldapi]="MPI_LB/MPI_UB (removed in MPI 3.0)"
     [datatype/typename_oldapi]="MPI_LB/MPI_UB (removed in MPI 3.0)"
     [datatype/struct_no_real_types]="MPI_LB/MPI_UB (removed in MPI 3.0)"
-    # beyond the standard: checks that MPI_Recv/Wait/Mprobe/Mrecv leave status.MPI_ERROR
-    # as it was; MPI 3.1 3.2.5 says it is undefined after single-completion calls
-    [pt2pt/mprobe]="checks MPI_ERROR after single-completion calls (undefined in MPI)"
 )
 # Whole-program patterns: a program whose source calls one of these is skipped with the
 # given reason (checked on the test's main source file).

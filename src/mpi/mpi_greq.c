@@ -72,9 +72,7 @@ int mpi_greq_query(struct mpi_req *mr, MPI_Status *st)
     MPI_Status scratch;
     if (st == MPI_STATUS_IGNORE) st = &scratch;
     mpi_status_empty(st);
-    int err = g->query(g->extra, st);
-    st->MPI_ERROR = err;
-    return err;
+    return g->query(g->extra, st);
 }
 
 int mpi_greq_finish(struct mpi_req *mr, MPI_Status *st)

@@ -340,19 +340,20 @@ static inline void mpi_status_set_cancelled(MPI_Status *st, int cancelled)
     st->count_hi_and_cancelled = (st->count_hi_and_cancelled & ~1) | (cancelled != 0);
 }
 
-static inline void mpi_status_set(MPI_Status *st, int source, int tag, int err, MPI_Count bytes)
+/* Fill a status, all but MPI_ERROR: MPI 3.2.5 lets only the multiple-completion calls set
+ * that field, and only when they return MPI_ERR_IN_STATUS (mpi_status_set_error). */
+static inline void mpi_status_set(MPI_Status *st, int source, int tag, MPI_Count bytes)
 {
     if (st == MPI_STATUS_IGNORE) return;
     st->MPI_SOURCE = source;
     st->MPI_TAG = tag;
-    st->MPI_ERROR = err;
     st->count_lo = (int)(uint32_t)(uint64_t)bytes;
     st->count_hi_and_cancelled = (int)(uint32_t)((uint64_t)bytes >> 32 << 1);
 }
 /* The empty status of MPI (a null or inactive request). */
 static inline void mpi_status_empty(MPI_Status *st)
 {
-    mpi_status_set(st, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0);
+    mpi_status_set(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
 }
 
 #endif

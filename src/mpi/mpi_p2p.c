@@ -161,7 +161,7 @@ static int mpi_recv(const char *fn, void *buf, MPI_Count count, MPI_Datatype dt,
     int rc = mpi_check_recv(buf, comm, count, dt, source, tag, &c, &t);
     if (__builtin_expect(rc != 0, 0)) return mpi_err(comm, fn, rc);
     if (source == MPI_PROC_NULL) {
-        mpi_status_set(st, MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0);
+        mpi_status_set(st, MPI_PROC_NULL, MPI_ANY_TAG, 0);
         return MPI_SUCCESS;
     }
     if (__builtin_expect(t->contig, 1)) {
@@ -179,7 +179,6 @@ static int mpi_recv(const char *fn, void *buf, MPI_Count count, MPI_Datatype dt,
         if (st != MPI_STATUS_IGNORE) {
             st->MPI_SOURCE = core_comm_rank_of(c->tc, r->src);
             st->MPI_TAG = r->msg_tag;
-            st->MPI_ERROR = rc ? mpi_from_tern(rc) : MPI_SUCCESS;
             mpi_status_set_cancelled(st, 0);
             mpi_status_set_bytes(st, (MPI_Count)(r->bytes < r->len ? r->bytes : r->len));
         }

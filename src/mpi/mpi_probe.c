@@ -7,13 +7,10 @@
 
 #include "mpi/mpi_p2p_impl.h"
 
-/* The status of a probe or receive from MPI_PROC_NULL; MPI_ERROR stays as it was (single
- * completions never set it). */
+/* The status of a probe or receive from MPI_PROC_NULL (MPI_ERROR stays as it was). */
 static void mpi_status_proc_null(MPI_Status *st)
 {
-    if (st == MPI_STATUS_IGNORE) return;
-    int e = st->MPI_ERROR;
-    mpi_status_set(st, MPI_PROC_NULL, MPI_ANY_TAG, e, 0);
+    mpi_status_set(st, MPI_PROC_NULL, MPI_ANY_TAG, 0);
 }
 #include "util/mem.h"
 #include "util/tunables.h"
@@ -39,8 +36,7 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *statu
     size_t len = 0;
     rc = core_iprobe(mpi_src_world(c->tc, source), tag, c->tc->ctx, flag, &src, &mtag, &len);
     if (rc) return mpi_err(comm, fn, mpi_from_tern(rc));
-    if (*flag)
-        mpi_status_set(status, core_comm_rank_of(c->tc, src), mtag, MPI_SUCCESS, (MPI_Count)len);
+    if (*flag) mpi_status_set(status, core_comm_rank_of(c->tc, src), mtag, (MPI_Count)len);
     return MPI_SUCCESS;
 }
 MPI_ALIAS(Iprobe)
@@ -166,8 +162,7 @@ static int mpi_improbe(int source, int tag, struct mpi_comm *c, int *flag, MPI_M
         *flag = 0;
         return rc;
     }
-    mpi_status_set(status, core_comm_rank_of(c->tc, u->src), u->tag, MPI_SUCCESS,
-                   (MPI_Count)u->len);
+    mpi_status_set(status, core_comm_rank_of(c->tc, u->src), u->tag, (MPI_Count)u->len);
     return MPI_SUCCESS;
 }
 

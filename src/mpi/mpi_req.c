@@ -107,7 +107,7 @@ int mpi_req_finish_op(struct mpi_req *mr, MPI_Status *st)
         mr->tmp2 = NULL;
         if (err) {
             if (r) core_wait(r);
-            mpi_status_set(st, MPI_ANY_SOURCE, MPI_ANY_TAG, err, 0);
+            mpi_status_set(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
             if (r) core_req_free(r);
             mr->r = NULL;
             r = NULL;
@@ -115,7 +115,7 @@ int mpi_req_finish_op(struct mpi_req *mr, MPI_Status *st)
     }
     if (err) {
     } else if (mr->proc_null) {
-        mpi_status_set(st, MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0);
+        mpi_status_set(st, MPI_PROC_NULL, MPI_ANY_TAG, 0);
     } else if (r == NULL) {
         mpi_status_empty(st);
         if (st != MPI_STATUS_IGNORE)
@@ -124,7 +124,7 @@ int mpi_req_finish_op(struct mpi_req *mr, MPI_Status *st)
         err = mpi_greq_finish(mr, st);
     } else if (__builtin_expect(mr->kind == MPI_RK_IDUP, 0)) {
         err = mpi_idup_finish(mr);
-        mpi_status_set(st, MPI_ANY_SOURCE, MPI_ANY_TAG, err, 0);
+        mpi_status_set(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
     } else {
         err = mpi_from_tern(r->err);
         if (r->kind == CORE_REQ_RECV) {
@@ -134,14 +134,14 @@ int mpi_req_finish_op(struct mpi_req *mr, MPI_Status *st)
             if (st != MPI_STATUS_IGNORE) {
                 mpi_status_set(st,
                                mr->cancelled ? MPI_ANY_SOURCE : core_comm_rank_of(r->comm, r->src),
-                               mr->cancelled ? MPI_ANY_TAG : r->msg_tag, err, (MPI_Count)got);
+                               mr->cancelled ? MPI_ANY_TAG : r->msg_tag, (MPI_Count)got);
                 mpi_status_set_cancelled(st, mr->cancelled);
             }
         } else {
             if (r->kind == CORE_REQ_COLL && mr->unpack && err == MPI_SUCCESS)
                 mpi_unpack((char *)mr->tmp + mr->uoff, (size_t)(mr->ucount * mr->utype->size),
                            mr->ubuf, mr->ucount, mr->utype);
-            mpi_status_set(st, MPI_ANY_SOURCE, MPI_ANY_TAG, err, 0);
+            mpi_status_set(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
             if (st != MPI_STATUS_IGNORE) mpi_status_set_cancelled(st, mr->cancelled);
         }
         core_req_free(r);
@@ -175,10 +175,10 @@ static inline int mpi_req_complete_fast(struct mpi_req *mr, MPI_Status *st)
     int err = __builtin_expect(r->err == 0, 1) ? MPI_SUCCESS : mpi_from_tern(r->err);
     if (st != MPI_STATUS_IGNORE) {
         if (r->kind == CORE_REQ_RECV)
-            mpi_status_set(st, core_comm_rank_of(r->comm, r->src), r->msg_tag, err,
+            mpi_status_set(st, core_comm_rank_of(r->comm, r->src), r->msg_tag,
                            (MPI_Count)(r->bytes < r->len ? r->bytes : r->len));
         else
-            mpi_status_set(st, MPI_ANY_SOURCE, MPI_ANY_TAG, err, 0);
+            mpi_status_set(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
     }
     core_req_free(r);
     mr->r = NULL; /* every other field but these three is still zero (see the test above) */
@@ -301,7 +301,22 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 }
 MPI_ALIAS(Test)
 
-/* Complete requests[i] (done) into statuses[i]; remember the first error. */
+/*
+ * The MPI_ERROR field of statuses[i], whose operation ended with err, in a call that returns
+ * several statuses. MPI (3.2.5) lets such a call write the field only when it returns
+ * MPI_ERR_IN_STATUS: so nothing is written until the first error; then every status
+ * before it gets MPI_SUCCESS, and each one from then on its own code.
+ */
+static void mpi_status_in_set(MPI_Status statuses[], int i, int err, int *any_err)
+{
+    if (err && !*any_err && statuses != MPI_STATUSES_IGNORE)
+        for (int j = 0; j < i; j++)
+            statuses[j].MPI_ERROR = MPI_SUCCESS;
+    if (err) *any_err = 1;
+    if (*any_err && statuses != MPI_STATUSES_IGNORE) statuses[i].MPI_ERROR = err;
+}
+
+/* Complete requests[i] (done) into statuses[i]; remember the first error's communicator. */
 static void mpi_take_into(MPI_Request reqs[], int i, MPI_Status statuses[], int *any_err,
                           MPI_Comm *err_comm)
 {
@@ -309,11 +324,16 @@ static void mpi_take_into(MPI_Request reqs[], int i, MPI_Status statuses[], int 
     struct mpi_req *mr = mpi_req_at(reqs[i]);
     MPI_Comm comm = mr->comm;
     int err = mpi_req_take(&reqs[i], st);
-    if (st != MPI_STATUS_IGNORE) st->MPI_ERROR = err;
-    if (err && !*any_err) {
-        *any_err = 1;
-        *err_comm = comm;
-    }
+    if (err && !*any_err) *err_comm = comm;
+    mpi_status_in_set(statuses, i, err, any_err);
+}
+
+/* requests[i] is MPI_REQUEST_NULL: an empty status, in a call returning several. */
+static void mpi_null_into(MPI_Status statuses[], int i, int *any_err)
+{
+    if (statuses == MPI_STATUSES_IGNORE) return;
+    mpi_status_empty(&statuses[i]);
+    mpi_status_in_set(statuses, i, MPI_SUCCESS, any_err);
 }
 
 int PMPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
@@ -326,7 +346,7 @@ int PMPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
     MPI_Comm ecomm = MPI_COMM_WORLD;
     for (int i = 0; i < count; i++) {
         if (requests[i] == MPI_REQUEST_NULL) {
-            if (statuses != MPI_STATUSES_IGNORE) mpi_status_empty(&statuses[i]);
+            mpi_null_into(statuses, i, &any_err);
             continue;
         }
         struct mpi_req *mr = mpi_req_at(requests[i]);
@@ -435,11 +455,11 @@ static int mpi_waitsome(const char *fn, int incount, MPI_Request reqs[], int *ou
         if (!mpi_req_counts(reqs[i])) continue;
         live = 1;
         if (!mpi_req_done(mpi_req_at(reqs[i]))) continue;
-        MPI_Status tmp, *st = statuses == MPI_STATUSES_IGNORE ? &tmp : &statuses[n];
+        MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[n];
         MPI_Comm comm = mpi_req_at(reqs[i])->comm;
         int err = mpi_req_take(&reqs[i], st);
-        st->MPI_ERROR = err;
-        if (err && !any_err) any_err = 1, ecomm = comm;
+        if (err && !any_err) ecomm = comm;
+        mpi_status_in_set(statuses, n, err, &any_err);
         indices[n++] = i;
     }
     *outcount = live ? n : MPI_UNDEFINED;
@@ -482,7 +502,7 @@ int PMPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status status
     MPI_Comm ecomm = MPI_COMM_WORLD;
     for (int i = 0; i < count; i++) {
         if (requests[i] == MPI_REQUEST_NULL) {
-            if (statuses != MPI_STATUSES_IGNORE) mpi_status_empty(&statuses[i]);
+            mpi_null_into(statuses, i, &any_err);
             continue;
         }
         mpi_take_into(requests, i, statuses, &any_err, &ecomm);
@@ -510,15 +530,14 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     core_req_t *r = mr->r;
     if (mr->kind == MPI_RK_GREQ) return mpi_err(mr->comm, fn, mpi_greq_query(mr, status));
     if (mr->proc_null)
-        mpi_status_set(status, MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0);
+        mpi_status_set(status, MPI_PROC_NULL, MPI_ANY_TAG, 0);
     else if (r == NULL || r->kind != CORE_REQ_RECV) {
-        mpi_status_set(status, MPI_ANY_SOURCE, MPI_ANY_TAG, r ? mpi_from_tern(r->err) : 0, 0);
+        mpi_status_set(status, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
         /* A cancelled send says so here too, before Wait or Free (mpi4py relies on it). */
         if (status != MPI_STATUS_IGNORE) mpi_status_set_cancelled(status, mr->cancelled);
     } else if (status != MPI_STATUS_IGNORE) {
         size_t got = r->bytes < r->len ? r->bytes : r->len;
-        mpi_status_set(status, core_comm_rank_of(r->comm, r->src), r->msg_tag,
-                       mpi_from_tern(r->err), (MPI_Count)got);
+        mpi_status_set(status, core_comm_rank_of(r->comm, r->src), r->msg_tag, (MPI_Count)got);
         mpi_status_set_cancelled(status, mr->cancelled);
     }
     return MPI_SUCCESS;

@@ -1,7 +1,8 @@
 /*
  * p2p.c - MPI point-to-point: every send mode, blocking and not, persistent requests,
  * buffered sends, cancel, probe, the any/some/all completions, MPI_PROC_NULL, wildcards,
- * sendrecv and sendrecv_replace, with the data checked. Any number of processes; pairs
+ * sendrecv and sendrecv_replace, with the data checked; which calls write a status's
+ * MPI_ERROR field. Any number of processes; pairs
  * (0,1), (2,3) ... exchange, an odd last rank talks to itself.
  */
 #include "mpi_check.h"
@@ -324,6 +325,86 @@ static void large_count(void)
 }
 #endif
 
+/* MPI 3.2.5: calls that return one status never write its MPI_ERROR field, and those that
+ * return several write it only when they return MPI_ERR_IN_STATUS (tests/mpi/errors.c
+ * checks that case). A sentinel put there before each call must still be there after. */
+static void status_error_field(void)
+{
+    const int mark = MPI_ERR_DIMS;
+    int other = peer(), x = me, y = -1, flag = 0, idx = -1, out = -1, idxs[2];
+    MPI_Status st, sts[2];
+    MPI_Request q[2];
+#define MARK(s)       ((s).MPI_ERROR = mark)
+#define KEPT(s, what) CHECKF((s).MPI_ERROR == mark, "%s wrote MPI_ERROR (%d)", what, (s).MPI_ERROR)
+    MARK(st);
+    OK(MPI_Sendrecv(&x, 1, MPI_INT, other, 80, &y, 1, MPI_INT, other, 80, MPI_COMM_WORLD, &st));
+    KEPT(st, "MPI_Sendrecv");
+    CHECK(y == other);
+    OK(MPI_Isend(&x, 1, MPI_INT, other, 81, MPI_COMM_WORLD, &q[0]));
+    MARK(st);
+    OK(MPI_Probe(other, 81, MPI_COMM_WORLD, &st));
+    KEPT(st, "MPI_Probe");
+    MARK(st);
+    OK(MPI_Iprobe(other, 81, MPI_COMM_WORLD, &flag, &st));
+    CHECK(flag);
+    KEPT(st, "MPI_Iprobe");
+    MARK(st);
+    OK(MPI_Recv(&y, 1, MPI_INT, other, 81, MPI_COMM_WORLD, &st));
+    KEPT(st, "MPI_Recv");
+    MARK(st);
+    OK(MPI_Wait(&q[0], &st));
+    KEPT(st, "MPI_Wait (send)");
+    OK(MPI_Irecv(&y, 1, MPI_INT, other, 82, MPI_COMM_WORLD, &q[0]));
+    OK(MPI_Send(&x, 1, MPI_INT, other, 82, MPI_COMM_WORLD));
+    do {
+        MARK(st);
+        OK(MPI_Request_get_status(q[0], &flag, &st));
+        KEPT(st, "MPI_Request_get_status");
+    } while (!flag);
+    MARK(st);
+    OK(MPI_Test(&q[0], &flag, &st));
+    CHECK(flag && q[0] == MPI_REQUEST_NULL);
+    KEPT(st, "MPI_Test");
+    OK(MPI_Irecv(&y, 1, MPI_INT, other, 83, MPI_COMM_WORLD, &q[0]));
+    OK(MPI_Isend(&x, 1, MPI_INT, other, 83, MPI_COMM_WORLD, &q[1]));
+    for (int k = 0; k < 2; k++) {
+        MARK(st);
+        OK(MPI_Waitany(2, q, &idx, &st));
+        KEPT(st, "MPI_Waitany");
+    }
+    OK(MPI_Irecv(&y, 1, MPI_INT, other, 84, MPI_COMM_WORLD, &q[0]));
+    OK(MPI_Isend(&x, 1, MPI_INT, other, 84, MPI_COMM_WORLD, &q[1]));
+    MARK(sts[0]);
+    MARK(sts[1]);
+    OK(MPI_Waitall(2, q, sts));
+#if !defined(OPEN_MPI) || OMPI_MAJOR_VERSION >= 5 /* 4.1 writes MPI_SUCCESS in Wait/Testall */
+    KEPT(sts[0], "MPI_Waitall");
+    KEPT(sts[1], "MPI_Waitall");
+#endif
+    OK(MPI_Irecv(&y, 1, MPI_INT, other, 85, MPI_COMM_WORLD, &q[0]));
+    OK(MPI_Isend(&x, 1, MPI_INT, other, 85, MPI_COMM_WORLD, &q[1]));
+    for (int left = 2; left > 0; left -= out) {
+        MARK(sts[0]);
+        MARK(sts[1]);
+        OK(MPI_Waitsome(2, q, &out, idxs, sts));
+        CHECK(out >= 1 && out <= left);
+#if !defined(OPEN_MPI) || OMPI_MAJOR_VERSION >= 5
+        for (int k = 0; k < out; k++)
+            KEPT(sts[k], "MPI_Waitsome");
+#endif
+    }
+    MARK(st);
+    OK(MPI_Recv(&y, 1, MPI_INT, MPI_PROC_NULL, 86, MPI_COMM_WORLD, &st));
+    KEPT(st, "MPI_Recv from MPI_PROC_NULL");
+    CHECK(st.MPI_SOURCE == MPI_PROC_NULL);
+    q[0] = MPI_REQUEST_NULL;
+    MARK(st);
+    OK(MPI_Wait(&q[0], &st));
+    KEPT(st, "MPI_Wait on MPI_REQUEST_NULL");
+#undef MARK
+#undef KEPT
+}
+
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv);
@@ -334,6 +415,7 @@ int main(int argc, char **argv)
     persistent();
     cancel();
     probe_and_wildcards();
+    status_error_field();
     any_some();
     request_free();
     order();

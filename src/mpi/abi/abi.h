@@ -144,13 +144,19 @@ static inline void *abi_buf_in(const void *p)
     return p == (const void *)(uintptr_t)ABI_IN_PLACE ? MPI_IN_PLACE : (void *)(uintptr_t)p;
 }
 
+/* A status out to the program, all but its error field, which only a call returning
+ * MPI_ERR_IN_STATUS writes (abi_status_out_err; MPI 3.2.5). */
 static inline void abi_status_out(abi_status_t *a, const MPI_Status *t)
 {
     a->source = abi_rank_out(t->MPI_SOURCE);
     a->tag = abi_tag_out(t->MPI_TAG);
-    a->error = abi_err_out(t->MPI_ERROR);
     a->internal[0] = t->count_lo;
     a->internal[1] = t->count_hi_and_cancelled;
+}
+static inline void abi_status_out_err(abi_status_t *a, const MPI_Status *t)
+{
+    abi_status_out(a, t);
+    a->error = abi_err_out(t->MPI_ERROR);
 }
 static inline void abi_status_in(MPI_Status *t, const abi_status_t *a)
 {

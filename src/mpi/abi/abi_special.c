@@ -49,14 +49,23 @@ static void reqs_out(struct abi_reqs *r, int n, abi_Request_t *a)
     if (r->st != r->sstack) free(r->st);
 }
 
+/* The statuses of a call that returns several: their error fields only with
+ * MPI_ERR_IN_STATUS. */
+static void statuses_out(abi_status_t *a, const MPI_Status *t, int n, int rc)
+{
+    for (int i = 0; i < n; i++)
+        if (rc == MPI_ERR_IN_STATUS)
+            abi_status_out_err(&a[i], &t[i]);
+        else
+            abi_status_out(&a[i], &t[i]);
+}
+
 ABI_EXPORT(int, Waitall, (int count, abi_Request_t requests[], abi_status_t *statuses))
 {
     struct abi_reqs r;
     if (!reqs_in(&r, count, requests, statuses != NULL)) return abi_err_out(MPI_ERR_NO_MEM);
     int rc = PMPI_Waitall(count, r.t, statuses ? r.st : MPI_STATUSES_IGNORE);
-    if (statuses)
-        for (int i = 0; i < count; i++)
-            abi_status_out(&statuses[i], &r.st[i]);
+    if (statuses) statuses_out(statuses, r.st, count, rc);
     reqs_out(&r, count, requests);
     return abi_err_out(rc);
 }
@@ -66,9 +75,7 @@ ABI_EXPORT(int, Testall, (int count, abi_Request_t requests[], int *flag, abi_st
     struct abi_reqs r;
     if (!reqs_in(&r, count, requests, statuses != NULL)) return abi_err_out(MPI_ERR_NO_MEM);
     int rc = PMPI_Testall(count, r.t, flag, statuses ? r.st : MPI_STATUSES_IGNORE);
-    if (statuses && flag && *flag)
-        for (int i = 0; i < count; i++)
-            abi_status_out(&statuses[i], &r.st[i]);
+    if (statuses && flag && *flag) statuses_out(statuses, r.st, count, rc);
     reqs_out(&r, count, requests);
     return abi_err_out(rc);
 }
@@ -105,8 +112,7 @@ static int some(int test, int incount, abi_Request_t requests[], int *outcount, 
     int rc = test ? PMPI_Testsome(incount, r.t, outcount, indices, st)
                   : PMPI_Waitsome(incount, r.t, outcount, indices, st);
     if (statuses && outcount && *outcount != MPI_UNDEFINED)
-        for (int i = 0; i < *outcount; i++)
-            abi_status_out(&statuses[i], &r.st[i]);
+        statuses_out(statuses, r.st, *outcount, rc);
     reqs_out(&r, incount, requests);
     return abi_err_out(rc);
 }
@@ -696,6 +702,7 @@ static int greq_query(void *x, MPI_Status *st)
     struct abi_greq *g = x;
     abi_status_t a;
     abi_status_out(&a, st);
+    a.error = 0; /* MPI_SUCCESS, unless the query function sets it */
     int rc = g->query(g->extra, &a);
     abi_status_in(st, &a);
     return abi_err_in(rc);
