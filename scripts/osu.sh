@@ -117,7 +117,11 @@ for e in "${programs[@]}"; do
     *osu_latency_mt* | *osu_latency_mp*) args="$args -m 1:4096" ;;
     *congestion* | *osu_mbw_mr | *osu_multi_lat) np=4; args="$args -m 1:65536" ;;
     */pt2pt/*) args="$args -m 1:1048576 -c" ;;
-    */one-sided/*) args="$args -m 1:1048576" ;; # OMB validates no one-sided program
+    *osu_cas_latency | *osu_acc_latency) args="$args -c" ;;
+    # osu_fop_latency -c races in OMB itself (rank 0 goes on with fetch-and-ops on rank 1's
+    # window after the barrier that lets rank 1 check it; docs/MPI.md), so not validated;
+    # the other one-sided programs have no -c.
+    */one-sided/*) args="$args -m 1:1048576" ;;
     */startup/*) np=3; args="" ;;
     *osu_barrier | *osu_ibarrier | *osu_barrier_persistent) np=3 ;; # no sizes, no validation
     */collective/*) np=3; args="$args -m 1:65536 -c" ;;
@@ -133,7 +137,7 @@ for e in "${programs[@]}"; do
     rc=$?
     secs=$(echo "$(date +%s.%N) - $start" | bc)
     result=PASS
-    if [ $rc -ne 0 ] || printf '%s\n' "$out" | grep -qiE '^# *FAIL|validation fail|[^a-z]fail(ed)?[^a-z]*$'; then
+    if [ $rc -ne 0 ] || printf '%s\n' "$out" | grep -qiE '^# *FAIL|^FAILED|validation fail|failed validation|[[:space:]]fail(ed)?[[:space:]]*$'; then
         result=FAIL
         fail=1
     fi
