@@ -62,6 +62,7 @@ static uint64_t trace_written, trace_lost;
 int trace_muted; /* the clock ping-pongs are not traced */
 int trace_tsc;   /* ticks are the CPU's constant-rate counter, else CLOCK_MONOTONIC ns */
 uint64_t trace_adj_ticks;
+int trace_coll_msgs; /* TERN_TRACE_COLL_MSGS: record the messages on collective contexts */
 
 /* Whether the counter ticks at one rate on every CPU, in every power state, forever: x86's
  * invariant TSC (CPUID 0x80000007 EDX bit 8, Linux's constant_tsc + nonstop_tsc), or
@@ -307,14 +308,24 @@ void trace_pend_write(struct trace_buf *b)
     if (p & TRACE_PEND_SEND) b->p.write(b, &b->p);
 }
 
+/* A message on a collective context (odd: a communicator's ctx + 1, core/comm.c) is part
+ * of the collective call it happens in; unless TERN_TRACE_COLL_MSGS asks for it, it is not
+ * recorded, and the collective is one record (its ENTER with its LEAVE merged). */
+static inline int trace_msg_skip(int ctx)
+{
+    return (ctx & 1) && !trace_coll_msgs;
+}
+
 void trace_msg(int kind, int peer, int tag, int ctx, uint64_t bytes, uint32_t req, int err)
 {
+    if (trace_msg_skip(ctx)) return;
     trace_msg_rec(trace_ticks(), kind, peer, tag, ctx, bytes, req, err);
 }
 
 void trace_msg_at(uint64_t t, int kind, int peer, int tag, int ctx, uint64_t bytes, uint32_t req,
                   int err)
 {
+    if (trace_msg_skip(ctx)) return;
     trace_msg_rec(t, kind, peer, tag, ctx, bytes, req, err);
 }
 
@@ -440,6 +451,7 @@ void trace_start(void)
         bytes = 4 * TRACE_UNITS_MAX * sizeof(struct trace_unit); /* 3 calls' room at least */
     trace_cap = (uint32_t)(bytes / sizeof(struct trace_unit));
     trace_tsc = trace_tsc_usable();
+    trace_coll_msgs = util_tun.trace_coll_msgs != 0;
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
         UTIL_ERROR("trace: cannot make the trace directory %s (%s); not tracing", dir,
                    strerror(errno));
