@@ -254,6 +254,21 @@ static inline void trace_msg_rec(uint64_t t, int kind, int peer, int tag, int ct
         b->after_leave = 0;
         return;
     }
+    /* The kept send's message (trace_mpi_send_in; stamped with its entry): kept with it, and
+     * written with the call's LEAVE as one record (trace_send_leave), so nothing is
+     * written between the frame's departure and the call's return. */
+    if (kind == TRACE_MSG_SEND && (b->pend & TRACE_PEND_SEND) && !b->pmsg && t == b->p.t &&
+        err == 0) {
+        b->m.t = t;
+        b->m.bytes = bytes;
+        b->m.peer = peer;
+        b->m.tag = tag;
+        b->m.err = 0;
+        b->m.req = req;
+        b->m.ctx = (uint16_t)ctx;
+        b->pmsg = 1;
+        return;
+    }
     b = trace_buf_now(); /* kept records first */
     uint32_t o = b->open;
     /* The call's own send, right after its ENTER at the ENTER's stamp: one more unit of
@@ -288,10 +303,23 @@ static inline void trace_msg_rec(uint64_t t, int kind, int peer, int tag, int ct
 
 /* The kept receive ENTER, DONE (and the LEAVE joined to it), then the kept send ENTER: in
  * that order they happened. Their room was taken when they were kept. */
+/* The kept send's message, after its ENTER (merged into it when it can be). */
+static void trace_pmsg_write(struct trace_buf *b)
+{
+    const struct trace_pdone *m = &b->m;
+    b->pmsg = 0;
+    trace_msg_rec(m->t, TRACE_MSG_SEND, m->peer, m->tag, m->ctx, m->bytes, m->req, 0);
+}
+
 void trace_pend_write(struct trace_buf *b)
 {
     int p = b->pend;
     b->pend = 0;
+    /* A blocking receive, entered, completed and left: one record when it fits. */
+    if ((p & (TRACE_PEND_RECV | TRACE_PEND_DONE)) == (TRACE_PEND_RECV | TRACE_PEND_DONE) &&
+        b->d.left && b->d.lfn == b->r.fn &&
+        b->r.whole(b, &b->r, TRACE_REC_P2P_RECV, &b->d, b->d.t, b->d.lrc))
+        p &= ~(TRACE_PEND_RECV | TRACE_PEND_DONE);
     if (p & TRACE_PEND_RECV) b->r.write(b, &b->r);
     if (p & TRACE_PEND_DONE) {
         const struct trace_pdone *d = &b->d;
@@ -305,7 +333,22 @@ void trace_pend_write(struct trace_buf *b)
         b->done = at;
         if (d->left) trace_leave_join(b, at, 0, d->lfn, d->lrc);
     }
-    if (p & TRACE_PEND_SEND) b->p.write(b, &b->p);
+    if (p & TRACE_PEND_SEND) {
+        b->p.write(b, &b->p);
+        if (b->pmsg) trace_pmsg_write(b);
+    }
+}
+
+void trace_send_leave(struct trace_buf *b, uint64_t t, uint16_t fn, int rc)
+{
+    b->pend &= ~TRACE_PEND_SEND;
+    if (b->pend) trace_pend_write(b); /* a receive kept before the send */
+    b->pmsg = 0;
+    if (b->p.whole(b, &b->p, TRACE_REC_P2P_SEND, &b->m, t, rc)) return;
+    /* The records of format 3: the ENTER, its send (merged when it can be), the LEAVE. */
+    b->p.write(b, &b->p);
+    trace_pmsg_write(b);
+    trace_leave_at(b, t, fn, rc);
 }
 
 /* A message on a collective context (odd: a communicator's ctx + 1, core/comm.c) is part

@@ -75,6 +75,9 @@ static inline __attribute__((always_inline)) void trace_mpi_p2p_rec(struct trace
 
 /* Writes a kept point-to-point ENTER, a receive's or a send's (trace_mpi_args.c). */
 void trace_mpi_pend_write(struct trace_buf *b, const struct trace_pend *k);
+/* Writes a kept point-to-point call whole, as one record (struct trace_pend's `whole`). */
+int trace_mpi_whole(struct trace_buf *b, const struct trace_pend *k, unsigned kind,
+                    const struct trace_pdone *m, uint64_t tl, int rc);
 
 /* Keep a point-to-point call's ENTER, stamped t, to be written by trace_mpi_pend_write. */
 static inline __attribute__((always_inline)) void trace_mpi_keep(struct trace_pend *k, uint64_t t,
@@ -84,6 +87,7 @@ static inline __attribute__((always_inline)) void trace_mpi_keep(struct trace_pe
 {
     k->t = t;
     k->write = trace_mpi_pend_write;
+    k->whole = trace_mpi_whole;
     k->site = site;
     k->comm = comm;
     k->peer = peer;
