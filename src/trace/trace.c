@@ -230,10 +230,14 @@ uint64_t trace_send_clock(void)
     return trace_ticks();
 }
 
-static inline void trace_msg_rec(uint64_t t, int kind, int peer, int tag, int ctx, uint64_t bytes,
-                                 uint32_t req, int err)
+/* A message record kept instead of written (1), or muted (1), or neither (0). Inline in the
+ * hooks, which then need no stack frame on their common path: the kept DONE sits between a
+ * frame's arrival and the answer to it. */
+static inline __attribute__((always_inline)) int trace_msg_keep(uint64_t t, int kind, int peer,
+                                                                int tag, int ctx, uint64_t bytes,
+                                                                uint32_t req, int err)
 {
-    if (trace_muted) return;
+    if (trace_muted) return 1;
     struct trace_buf *b = trace_tls;
     /* A blocking receive completed (its ENTER is kept, trace_mpi_p2p_in): the DONE is kept
      * too, and written with it after whatever the thread does next has begun
@@ -249,10 +253,8 @@ static inline void trace_msg_rec(uint64_t t, int kind, int peer, int tag, int ct
         b->d.req = req;
         b->d.ctx = (uint16_t)ctx;
         b->d.left = 0;
-        b->pend |= TRACE_PEND_DONE;
-        b->open = b->done = TRACE_NOPOS;
-        b->after_leave = 0;
-        return;
+        b->pend |= TRACE_PEND_DONE; /* open, done and after_leave are as the ENTER left them */
+        return 1;
     }
     /* The kept send's message (trace_mpi_send_in; stamped with its entry): kept with it, and
      * written with the call's LEAVE as one record (trace_send_leave), so nothing is
@@ -267,9 +269,20 @@ static inline void trace_msg_rec(uint64_t t, int kind, int peer, int tag, int ct
         b->m.req = req;
         b->m.ctx = (uint16_t)ctx;
         b->pmsg = 1;
-        return;
+        return 1;
     }
-    b = trace_buf_now(); /* kept records first */
+    return 0;
+}
+
+/* A message record written now (not kept). The request and error come packed in one
+ * argument (req | err << 32), so that the hooks reach this with a tail call and need no
+ * stack frame of their own. */
+static __attribute__((noinline)) void trace_msg_write(uint64_t t, int kind, int peer, int tag,
+                                                      int ctx, uint64_t bytes, uint64_t reqerr)
+{
+    uint32_t req = (uint32_t)reqerr;
+    int err = (int)(uint32_t)(reqerr >> 32);
+    struct trace_buf *b = trace_buf_now(); /* kept records first */
     uint32_t o = b->open;
     /* The call's own send, right after its ENTER at the ENTER's stamp: one more unit of
      * that record (the room was reserved by the ENTER). */
@@ -303,6 +316,14 @@ static inline void trace_msg_rec(uint64_t t, int kind, int peer, int tag, int ct
 
 /* The kept receive ENTER, DONE (and the LEAVE joined to it), then the kept send ENTER: in
  * that order they happened. Their room was taken when they were kept. */
+static inline void trace_msg_rec(uint64_t t, int kind, int peer, int tag, int ctx, uint64_t bytes,
+                                 uint32_t req, int err)
+{
+    if (!trace_msg_keep(t, kind, peer, tag, ctx, bytes, req, err))
+        trace_msg_write(t, kind, peer, tag, ctx, bytes,
+                        (uint64_t)req | (uint64_t)(uint32_t)err << 32);
+}
+
 /* The kept send's message, after its ENTER (merged into it when it can be). */
 static void trace_pmsg_write(struct trace_buf *b)
 {
@@ -359,10 +380,35 @@ static inline int trace_msg_skip(int ctx)
     return (ctx & 1) && !trace_coll_msgs;
 }
 
+static __attribute__((noinline)) void trace_msg_slow(int kind, int peer, int tag, int ctx,
+                                                     uint64_t bytes, uint32_t req, int err)
+{
+    trace_msg_rec(trace_ticks(), kind, peer, tag, ctx, bytes, req, err);
+}
+
 void trace_msg(int kind, int peer, int tag, int ctx, uint64_t bytes, uint32_t req, int err)
 {
     if (trace_msg_skip(ctx)) return;
-    trace_msg_rec(trace_ticks(), kind, peer, tag, ctx, bytes, req, err);
+    /* A blocking receive's completion (its ENTER kept): the clock read and a few stores,
+     * with no call and so no stack frame, since it sits between a frame's arrival and the
+     * answer to it. Anything else, or the clock without a counter, takes the slow way (a
+     * tail call). */
+    struct trace_buf *b = trace_tls;
+    uint64_t t;
+    if (kind == TRACE_MSG_DONE && b->pend == TRACE_PEND_RECV && !trace_muted &&
+        trace_ticks_nocall(&t)) {
+        b->d.t = t;
+        b->d.bytes = bytes;
+        b->d.peer = peer;
+        b->d.tag = tag;
+        b->d.err = err;
+        b->d.req = req;
+        b->d.ctx = (uint16_t)ctx;
+        b->d.left = 0;
+        b->pend |= TRACE_PEND_DONE;
+        return;
+    }
+    trace_msg_slow(kind, peer, tag, ctx, bytes, req, err);
 }
 
 void trace_msg_at(uint64_t t, int kind, int peer, int tag, int ctx, uint64_t bytes, uint32_t req,

@@ -134,6 +134,25 @@ static inline uint64_t trace_ticks(void)
     return (uint64_t)trace_ns();
 }
 
+/* The counter without a call (*t, 1), or 0 when ticks come from clock_gettime. */
+static inline int trace_ticks_nocall(uint64_t *t)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    if (__builtin_expect(trace_tsc, 1)) {
+        *t = __rdtsc();
+        return 1;
+    }
+#elif defined(__aarch64__)
+    if (__builtin_expect(trace_tsc, 1)) {
+        __asm__ __volatile__("isb; mrs %0, cntvct_el0" : "=r"(*t)::"memory");
+        return 1;
+    }
+#else
+    (void)t;
+#endif
+    return 0;
+}
+
 /* Ask for the lines a few records ahead, for writing: on x86 stores reach the cache in
  * program order, so a record's store that misses L1 would hold back the store that hands a
  * message to its peer (measured: a buffer far bigger than the caches, 64 MiB, made an
