@@ -21,6 +21,11 @@
  * record (MPI_Send: ENTER with its send and its LEAVE; MPI_Recv: ENTER, then the DONE with
  * the LEAVE), the room for a call's records is tested once at its entry, and the
  * point-to-point MPI wrappers write their records inline (trace_mpi_fast.h).
+ *
+ * Why one record per point-to-point call (version 4): an MPI send or receive with its one
+ * message is 3 units (48 bytes) instead of 5-6, kept and written once the call has left
+ * (trace_send_leave, trace_pend_write); a collective's internal messages are recorded only
+ * with TERN_TRACE_COLL_MSGS=1 (trace_msg_skip), so a collective call is one record.
  */
 #define _GNU_SOURCE
 #include "trace/trace.h"
