@@ -14,6 +14,8 @@
 #
 #   bench/trace_overhead.sh BUILD [BUILD_WITHOUT_TRACER]     (REPEAT=5, SOR_P=256, GJ_N=500)
 #
+# ONLY="pingpong8 allreduce8.p2 ..." runs only those of the six (names as printed).
+#
 # BEFORE_LIB=DIR also runs BUILD's programs with the libtern.so in DIR (a copy of an older
 # build's lib/; the programs' RUNPATH gives way to LD_LIBRARY_PATH), off and on, in the same
 # alternation: "before" and "after" of a change to the tracer, measured in one run.
@@ -23,6 +25,7 @@ plain=${2:-}
 repeat=${REPEAT:-5}
 sor_p=${SOR_P:-256}
 gj_n=${GJ_N:-500}
+only=" ${ONLY:-pingpong8 pingpong64k allreduce8.p2 allreduce8.p4 sor.p2 gj.p2} "
 tdir=$(mktemp -d "${TMPDIR:-/tmp}/tern-trace-bench.XXXXXX")
 out=$(mktemp "${TMPDIR:-/tmp}/tern-trace-bench-out.XXXXXX")
 trap 'rm -rf "$tdir" "$out"' EXIT
@@ -34,23 +37,24 @@ one() {
     b=$1 label=$2 mode=$3 lib=${4:-}
     if [ "$mode" = on ]; then set -- env TERN_TRACE="$tdir"; else set -- env -u TERN_TRACE; fi
     [ -n "$lib" ] && set -- "$@" LD_LIBRARY_PATH="$lib"
-    pp=$("$@" "$b/bin/ternrun" -n 2 "$b/bench/mpi_pingpong" -s 8 -t 200 -i 300 --only pingpong \
-        --csv | awk -F, '$2 == "pingpong" { print $8 }')
+    pp= pl= a2= a4= sor= gj=
+    case $only in *" pingpong8 "*) pp=$("$@" "$b/bin/ternrun" -n 2 "$b/bench/mpi_pingpong" -s 8 -t 200 -i 300 --only pingpong \
+        --csv | awk -F, '$2 == "pingpong" { print $8 }') ;; esac
     rm -f "$tdir"/tern-trace.*
-    pl=$("$@" "$b/bin/ternrun" -n 2 "$b/bench/mpi_pingpong" -s 65536 -t 50 -i 40 -b 2M \
-        --only pingpong --csv | awk -F, '$2 == "pingpong" { print $8 }')
+    case $only in *" pingpong64k "*) pl=$("$@" "$b/bin/ternrun" -n 2 "$b/bench/mpi_pingpong" -s 65536 -t 50 -i 40 -b 2M \
+        --only pingpong --csv | awk -F, '$2 == "pingpong" { print $8 }') ;; esac
     rm -f "$tdir"/tern-trace.*
-    a2=$("$@" "$b/bin/ternrun" -n 2 "$b/bench/mpi_coll" -o allreduce -s 8 -t 100 -i 300 --csv |
-        awk -F, '$2 == "allreduce" { print $8 }')
+    case $only in *" allreduce8.p2 "*) a2=$("$@" "$b/bin/ternrun" -n 2 "$b/bench/mpi_coll" -o allreduce -s 8 -t 100 -i 300 --csv |
+        awk -F, '$2 == "allreduce" { print $8 }') ;; esac
     rm -f "$tdir"/tern-trace.*
-    a4=$("$@" "$b/bin/ternrun" -n 4 "$b/bench/mpi_coll" -o allreduce -s 8 -t 50 -i 200 --csv |
-        awk -F, '$2 == "allreduce" { print $8 }')
+    case $only in *" allreduce8.p4 "*) a4=$("$@" "$b/bin/ternrun" -n 4 "$b/bench/mpi_coll" -o allreduce -s 8 -t 50 -i 200 --csv |
+        awk -F, '$2 == "allreduce" { print $8 }') ;; esac
     rm -f "$tdir"/tern-trace.*
-    sor=$("$@" "$b/bin/ternrun" -n 2 "$b/bin/sor" "$sor_p" 0 |
-        sed -n 's/.* in \([0-9.]*\) s .*/\1/p')
+    case $only in *" sor.p2 "*) sor=$("$@" "$b/bin/ternrun" -n 2 "$b/bin/sor" "$sor_p" 0 |
+        sed -n 's/.* in \([0-9.]*\) s .*/\1/p') ;; esac
     rm -f "$tdir"/tern-trace.*
-    gj=$("$@" "$b/bin/ternrun" -n 2 "$b/bin/gauss_jordan" "$gj_n" 0 |
-        sed -n 's/.*processes: \([0-9.]*\) s .*/\1/p')
+    case $only in *" gj.p2 "*) gj=$("$@" "$b/bin/ternrun" -n 2 "$b/bin/gauss_jordan" "$gj_n" 0 |
+        sed -n 's/.*processes: \([0-9.]*\) s .*/\1/p') ;; esac
     rm -f "$tdir"/tern-trace.*
     {
         echo "$label pingpong8 $pp"
@@ -75,7 +79,7 @@ while [ $i -lt "$repeat" ]; do
 done
 
 awk '
-{ v[$1 " " $2] = v[$1 " " $2] " " $3 }
+NF >= 3 { v[$1 " " $2] = v[$1 " " $2] " " $3 }
 END {
     split("pingpong8 pingpong64k allreduce8.p2 allreduce8.p4 sor.p2 gj.p2", benches, " ")
     split("no-tracer before-off before-on off on", labels, " ")

@@ -200,6 +200,25 @@ def p2p_mpi(named):
             % ('send' if peer == 'dest' else 'p2p', peer))
 
 
+def coll_mpi(name, named):
+    """The one-call entry record of an MPI collective with at most one (count, datatype)
+    pair, an op and a root (MPI_Barrier, MPI_Bcast, MPI_Reduce, MPI_Allreduce, their
+    nonblocking forms, MPI_Scan, MPI_Exscan): trace_mpi_coll_in looks the communicator up
+    once and writes the same ENTER as the general way, inline. None for every other one."""
+    p = {n: t for t, n in named}
+    if (p.get('comm') != 'MPI_Comm' or any(n in p for n in ('dest', 'source', 'tag', 'sendtag'))
+            or not ('op' in p or 'root' in p or name in ('MPI_Barrier', 'MPI_Ibarrier'))
+            or any(c in p for c, _ in MPI_COUNT_PAIRS if c != 'count')
+            or ('op' in p and p['op'] != 'MPI_Op') or ('root' in p and p['root'] != 'int')):
+        return None
+    count = 'count' in p and p['count'] == 'int' and p.get('datatype') == 'MPI_Datatype'
+    if 'count' in p and not count:
+        return None
+    return ('trace_mpi_coll_in(%%s, comm, %s, %s, %s, %s, site_);'
+            % ('count' if count else '0', 'datatype' if count else 'MPI_DATATYPE_NULL',
+               '1, op' if 'op' in p else '0, MPI_OP_NULL', 'root' if 'root' in p else 'TRACE_NONE'))
+
+
 def args_native(named):
     p = {n: t for t, n in named}
     lines = []
@@ -405,7 +424,8 @@ def generate():
     for ret, name, params, attrs, named, variadic in mpi:
         m.append('')
         m.append(wrapper(ret, name, 'tern__pmpi_' + name[4:], params, attrs, named, variadic, True,
-                         'TRACE_FN_' + name, args_mpi(named), p2p_mpi(named)))
+                         'TRACE_FN_' + name, args_mpi(named),
+                         p2p_mpi(named) or coll_mpi(name, named)))
     m.append('')
     files['trace_wrap_mpi.c'] = '\n'.join(m)
     return files

@@ -21,6 +21,11 @@
  * record (MPI_Send: ENTER with its send and its LEAVE; MPI_Recv: ENTER, then the DONE with
  * the LEAVE), the room for a call's records is tested once at its entry, and the
  * point-to-point MPI wrappers write their records inline (trace_mpi_fast.h).
+ *
+ * Why one record per point-to-point call (version 4): an MPI send or receive with its one
+ * message is 3 units (48 bytes) instead of 5-6, kept and written once the call has left
+ * (trace_send_leave, trace_pend_write); a collective's internal messages are recorded only
+ * with TERN_TRACE_COLL_MSGS=1 (trace_msg_skip), so a collective call is one record.
  */
 #define _GNU_SOURCE
 #include "trace/trace.h"
@@ -62,6 +67,7 @@ static uint64_t trace_written, trace_lost;
 int trace_muted; /* the clock ping-pongs are not traced */
 int trace_tsc;   /* ticks are the CPU's constant-rate counter, else CLOCK_MONOTONIC ns */
 uint64_t trace_adj_ticks;
+int trace_coll_msgs; /* TERN_TRACE_COLL_MSGS: record the messages on collective contexts */
 
 /* Whether the counter ticks at one rate on every CPU, in every power state, forever: x86's
  * invariant TSC (CPUID 0x80000007 EDX bit 8, Linux's constant_tsc + nonstop_tsc), or
@@ -229,10 +235,14 @@ uint64_t trace_send_clock(void)
     return trace_ticks();
 }
 
-static inline void trace_msg_rec(uint64_t t, int kind, int peer, int tag, int ctx, uint64_t bytes,
-                                 uint32_t req, int err)
+/* A message record kept instead of written (1), or muted (1), or neither (0). Inline in the
+ * hooks, which then need no stack frame on their common path: the kept DONE sits between a
+ * frame's arrival and the answer to it. */
+static inline __attribute__((always_inline)) int trace_msg_keep(uint64_t t, int kind, int peer,
+                                                                int tag, int ctx, uint64_t bytes,
+                                                                uint32_t req, int err)
 {
-    if (trace_muted) return;
+    if (trace_muted) return 1;
     struct trace_buf *b = trace_tls;
     /* A blocking receive completed (its ENTER is kept, trace_mpi_p2p_in): the DONE is kept
      * too, and written with it after whatever the thread does next has begun
@@ -248,12 +258,36 @@ static inline void trace_msg_rec(uint64_t t, int kind, int peer, int tag, int ct
         b->d.req = req;
         b->d.ctx = (uint16_t)ctx;
         b->d.left = 0;
-        b->pend |= TRACE_PEND_DONE;
-        b->open = b->done = TRACE_NOPOS;
-        b->after_leave = 0;
-        return;
+        b->pend |= TRACE_PEND_DONE; /* open, done and after_leave are as the ENTER left them */
+        return 1;
     }
-    b = trace_buf_now(); /* kept records first */
+    /* The kept send's message (trace_mpi_send_in; stamped with its entry): kept with it, and
+     * written with the call's LEAVE as one record (trace_send_leave), so nothing is
+     * written between the frame's departure and the call's return. */
+    if (kind == TRACE_MSG_SEND && (b->pend & TRACE_PEND_SEND) && !b->pmsg && t == b->p.t &&
+        err == 0) {
+        b->m.t = t;
+        b->m.bytes = bytes;
+        b->m.peer = peer;
+        b->m.tag = tag;
+        b->m.err = 0;
+        b->m.req = req;
+        b->m.ctx = (uint16_t)ctx;
+        b->pmsg = 1;
+        return 1;
+    }
+    return 0;
+}
+
+/* A message record written now (not kept). The request and error come packed in one
+ * argument (req | err << 32), so that the hooks reach this with a tail call and need no
+ * stack frame of their own. */
+static __attribute__((noinline)) void trace_msg_write(uint64_t t, int kind, int peer, int tag,
+                                                      int ctx, uint64_t bytes, uint64_t reqerr)
+{
+    uint32_t req = (uint32_t)reqerr;
+    int err = (int)(uint32_t)(reqerr >> 32);
+    struct trace_buf *b = trace_buf_now(); /* kept records first */
     uint32_t o = b->open;
     /* The call's own send, right after its ENTER at the ENTER's stamp: one more unit of
      * that record (the room was reserved by the ENTER). */
@@ -287,10 +321,31 @@ static inline void trace_msg_rec(uint64_t t, int kind, int peer, int tag, int ct
 
 /* The kept receive ENTER, DONE (and the LEAVE joined to it), then the kept send ENTER: in
  * that order they happened. Their room was taken when they were kept. */
+static inline void trace_msg_rec(uint64_t t, int kind, int peer, int tag, int ctx, uint64_t bytes,
+                                 uint32_t req, int err)
+{
+    if (!trace_msg_keep(t, kind, peer, tag, ctx, bytes, req, err))
+        trace_msg_write(t, kind, peer, tag, ctx, bytes,
+                        (uint64_t)req | (uint64_t)(uint32_t)err << 32);
+}
+
+/* The kept send's message, after its ENTER (merged into it when it can be). */
+static void trace_pmsg_write(struct trace_buf *b)
+{
+    const struct trace_pdone *m = &b->m;
+    b->pmsg = 0;
+    trace_msg_rec(m->t, TRACE_MSG_SEND, m->peer, m->tag, m->ctx, m->bytes, m->req, 0);
+}
+
 void trace_pend_write(struct trace_buf *b)
 {
     int p = b->pend;
     b->pend = 0;
+    /* A blocking receive, entered, completed and left: one record when it fits. */
+    if ((p & (TRACE_PEND_RECV | TRACE_PEND_DONE)) == (TRACE_PEND_RECV | TRACE_PEND_DONE) &&
+        b->d.left && b->d.lfn == b->r.fn &&
+        b->r.whole(b, &b->r, TRACE_REC_P2P_RECV, &b->d, b->d.t, b->d.lrc))
+        p &= ~(TRACE_PEND_RECV | TRACE_PEND_DONE);
     if (p & TRACE_PEND_RECV) b->r.write(b, &b->r);
     if (p & TRACE_PEND_DONE) {
         const struct trace_pdone *d = &b->d;
@@ -304,17 +359,67 @@ void trace_pend_write(struct trace_buf *b)
         b->done = at;
         if (d->left) trace_leave_join(b, at, 0, d->lfn, d->lrc);
     }
-    if (p & TRACE_PEND_SEND) b->p.write(b, &b->p);
+    if (p & TRACE_PEND_SEND) {
+        b->p.write(b, &b->p);
+        if (b->pmsg) trace_pmsg_write(b);
+    }
+}
+
+void trace_send_leave(struct trace_buf *b, uint64_t t, uint16_t fn, int rc)
+{
+    b->pend &= ~TRACE_PEND_SEND;
+    if (b->pend) trace_pend_write(b); /* a receive kept before the send */
+    b->pmsg = 0;
+    if (b->p.whole(b, &b->p, TRACE_REC_P2P_SEND, &b->m, t, rc)) return;
+    /* The records of format 3: the ENTER, its send (merged when it can be), the LEAVE. */
+    b->p.write(b, &b->p);
+    trace_pmsg_write(b);
+    trace_leave_at(b, t, fn, rc);
+}
+
+/* A message on a collective context (odd: a communicator's ctx + 1, core/comm.c) is part
+ * of the collective call it happens in; unless TERN_TRACE_COLL_MSGS asks for it, it is not
+ * recorded, and the collective is one record (its ENTER with its LEAVE merged). */
+static inline int trace_msg_skip(int ctx)
+{
+    return (ctx & 1) && !trace_coll_msgs;
+}
+
+static __attribute__((noinline)) void trace_msg_slow(int kind, int peer, int tag, int ctx,
+                                                     uint64_t bytes, uint32_t req, int err)
+{
+    trace_msg_rec(trace_ticks(), kind, peer, tag, ctx, bytes, req, err);
 }
 
 void trace_msg(int kind, int peer, int tag, int ctx, uint64_t bytes, uint32_t req, int err)
 {
-    trace_msg_rec(trace_ticks(), kind, peer, tag, ctx, bytes, req, err);
+    if (trace_msg_skip(ctx)) return;
+    /* A blocking receive's completion (its ENTER kept): the clock read and a few stores,
+     * with no call and so no stack frame, since it sits between a frame's arrival and the
+     * answer to it. Anything else, or the clock without a counter, takes the slow way (a
+     * tail call). */
+    struct trace_buf *b = trace_tls;
+    uint64_t t;
+    if (kind == TRACE_MSG_DONE && b->pend == TRACE_PEND_RECV && !trace_muted &&
+        trace_ticks_nocall(&t)) {
+        b->d.t = t;
+        b->d.bytes = bytes;
+        b->d.peer = peer;
+        b->d.tag = tag;
+        b->d.err = err;
+        b->d.req = req;
+        b->d.ctx = (uint16_t)ctx;
+        b->d.left = 0;
+        b->pend |= TRACE_PEND_DONE;
+        return;
+    }
+    trace_msg_slow(kind, peer, tag, ctx, bytes, req, err);
 }
 
 void trace_msg_at(uint64_t t, int kind, int peer, int tag, int ctx, uint64_t bytes, uint32_t req,
                   int err)
 {
+    if (trace_msg_skip(ctx)) return;
     trace_msg_rec(t, kind, peer, tag, ctx, bytes, req, err);
 }
 
@@ -440,6 +545,7 @@ void trace_start(void)
         bytes = 4 * TRACE_UNITS_MAX * sizeof(struct trace_unit); /* 3 calls' room at least */
     trace_cap = (uint32_t)(bytes / sizeof(struct trace_unit));
     trace_tsc = trace_tsc_usable();
+    trace_coll_msgs = util_tun.trace_coll_msgs != 0;
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
         UTIL_ERROR("trace: cannot make the trace directory %s (%s); not tracing", dir,
                    strerror(errno));

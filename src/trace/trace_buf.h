@@ -36,6 +36,7 @@
 #define TRACE_DEFER_AFTER 2  /* short gaps in a row before a site's sends are deferred */
 
 struct trace_buf;
+struct trace_pdone;
 /* A point-to-point call's ENTER, stamped `t` at the call's entry and written later (by
  * trace_pend_write, before any other record): a send's once its frame has left (by the
  * send's message hook), a blocking receive's once the receive has completed and its answer,
@@ -44,6 +45,11 @@ struct trace_buf;
  * writes one. */
 struct trace_pend {
     void (*write)(struct trace_buf *b, const struct trace_pend *k);
+    /* The whole call as one record (format 4, TRACE_REC_P2P_*): its ENTER, the message `m`
+     * and its LEAVE at tl with return code rc; 0 (nothing written) when they do not fit
+     * it (a different peer, tag or size, an error, a bad handle, a far stamp). */
+    int (*whole)(struct trace_buf *b, const struct trace_pend *k, unsigned kind,
+                 const struct trace_pdone *m, uint64_t tl, int rc);
     uint64_t t;
     const void *site;
     int32_t comm, peer, tag, count, datatype;
@@ -90,6 +96,10 @@ struct trace_buf {
     struct trace_pend p; /* a send's ENTER */
     struct trace_pend r; /* a receive's ENTER */
     struct trace_pdone d;
+    /* The message of the kept send (p), kept with it while pmsg: the call's LEAVE writes
+     * the whole call as one record (trace_send_leave). */
+    struct trace_pdone m;
+    int pmsg;
     struct trace_buf *next; /* every buffer, for trace_stop */
 };
 
@@ -122,6 +132,25 @@ static inline uint64_t trace_ticks(void)
     }
 #endif
     return (uint64_t)trace_ns();
+}
+
+/* The counter without a call (*t, 1), or 0 when ticks come from clock_gettime. */
+static inline int trace_ticks_nocall(uint64_t *t)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    if (__builtin_expect(trace_tsc, 1)) {
+        *t = __rdtsc();
+        return 1;
+    }
+#elif defined(__aarch64__)
+    if (__builtin_expect(trace_tsc, 1)) {
+        __asm__ __volatile__("isb; mrs %0, cntvct_el0" : "=r"(*t)::"memory");
+        return 1;
+    }
+#else
+    (void)t;
+#endif
+    return 0;
 }
 
 /* Ask for the lines a few records ahead, for writing: on x86 stores reach the cache in
@@ -246,6 +275,24 @@ static inline void trace_defer_check(struct trace_buf *b, uint64_t t)
 }
 
 void trace_leave_rec(struct trace_buf *b, uint64_t t, uint16_t fn, int rc);
+/* The LEAVE, stamped t, of an MPI send whose message is kept (pmsg): the records kept
+ * before it, then the send as one record (trace.c). */
+void trace_send_leave(struct trace_buf *b, uint64_t t, uint16_t fn, int rc);
+
+/* A call's LEAVE stamped t: merged into its ENTER if that is still the last record (nothing,
+ * or only its own send, happened inside: one record for the whole call), else a record. */
+static inline void trace_leave_at(struct trace_buf *b, uint64_t t, uint16_t fn, int rc)
+{
+    if (b->open != TRACE_NOPOS && b->u[b->open].fn == fn) {
+        int64_t d = (int64_t)(t - b->last_t);
+        if (__builtin_expect(d == (int32_t)d, 1)) {
+            b->last_t = t;
+            trace_leave_join(b, b->open, (int32_t)d, fn, rc);
+            return;
+        }
+    }
+    trace_leave_rec(b, t, fn, rc);
+}
 
 /* A call's leave (trace_leave in trace.c; inline in the point-to-point wrappers). */
 static inline void trace_leave_in(uint16_t fn, int rc)
@@ -264,6 +311,13 @@ static inline void trace_leave_in(uint16_t fn, int rc)
         trace_defer_check(b, b->d.t);
         return;
     }
+    /* An MPI send whose message is kept with its ENTER (trace_msg): one record. */
+    if (b->pmsg && b->p.fn == fn) {
+        uint64_t t = trace_ticks();
+        trace_defer_check(b, t);
+        trace_send_leave(b, t, fn, rc);
+        return;
+    }
     b = trace_buf_now();
     if (b->done != TRACE_NOPOS) {
         trace_defer_check(b, b->last_t);
@@ -272,17 +326,7 @@ static inline void trace_leave_in(uint16_t fn, int rc)
     }
     uint64_t t = trace_ticks();
     trace_defer_check(b, t);
-    /* The call's ENTER is still the last record (nothing, or only its own send, happened
-     * inside): one record for the whole call. */
-    if (b->open != TRACE_NOPOS && b->u[b->open].fn == fn) {
-        int64_t d = (int64_t)(t - b->last_t);
-        if (__builtin_expect(d == (int32_t)d, 1)) {
-            b->last_t = t;
-            trace_leave_join(b, b->open, (int32_t)d, fn, rc);
-            return;
-        }
-    }
-    trace_leave_rec(b, t, fn, rc);
+    trace_leave_at(b, t, fn, rc);
 }
 
 #endif

@@ -13,9 +13,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define TRACE_NONE           INT32_MIN   /* an absent value (as in trace.h) */
-#define TRACE_CHUNK_MAGIC    0x43525454u /* "TTRC" */
-#define TRACE_FORMAT_VERSION 3 /* 3: merged records; 2: compact records; 1: struct trace_rec */
+#define TRACE_NONE        INT32_MIN   /* an absent value (as in trace.h) */
+#define TRACE_CHUNK_MAGIC 0x43525454u /* "TTRC" */
+#define TRACE_FORMAT_VERSION                                                                       \
+    4 /* 4: one record per point-to-point call; 3: merged records; 2: compact records; 1:          \
+         struct trace_rec */
 
 enum trace_chunk_type {
     TRACE_CHUNK_HEADER = 1,  /* struct trace_header; first chunk of the file */
@@ -76,6 +78,16 @@ struct trace_records_head {
  *                       with TRACE_UF_LEAVE (v3, MSG_DONE only): the LEAVE of the call the
  *                       receive completed in
  *
+ *   P2P_SEND, P2P_RECV (v4) 3 units: a whole point-to-point call with its one message,
+ *                       fn, a = peer (world rank), b = tag; [u64 bytes, u64 call site];
+ *                       [i32 mdt (ticks from the entry to the message: 0 for a send, whose
+ *                       message has the entry's stamp), i32 ldt (ticks from the message to
+ *                       the LEAVE), u32 request, u16 context, u16 communicator size]. It
+ *                       stands for ENTER (comm = context, csize, root and op absent), the
+ *                       message (MSG_SEND or MSG_DONE, same peer, tag, context and bytes,
+ *                       error 0) and the LEAVE (return code 0); written only when all of that
+ *                       holds, else the call is written as the records above.
+ *
  * A merged LEAVE unit is [i32 dt (ticks after the record's stamp), u8 TRACE_LEAVE, u8 0,
  * u16 fn, i32 return code, i32 0]; the next record's delta counts from the LEAVE's stamp.
  * With TRACE_UF_ABS the delta did not fit 32 bits: the unit after the first holds the
@@ -89,12 +101,15 @@ struct trace_unit {
     uint16_t fn;   /* function id (calls) or core context id (messages) */
     int32_t a, b;
 };
-#define TRACE_UF_MSG    0x10u /* v3: ENTER with its send merged */
-#define TRACE_UF_LEAVE  0x20u /* v3: ENTER or MSG_DONE with a LEAVE merged */
-#define TRACE_UF_ARGS   0x40u
-#define TRACE_UF_ABS    0x80u
-#define TRACE_UF_KIND   0x0fu
-#define TRACE_UNITS_MAX 6
+#define TRACE_UF_MSG       0x10u /* v3: ENTER with its send merged */
+#define TRACE_UF_LEAVE     0x20u /* v3: ENTER or MSG_DONE with a LEAVE merged */
+#define TRACE_UF_ARGS      0x40u
+#define TRACE_UF_ABS       0x80u
+#define TRACE_UF_KIND      0x0fu
+#define TRACE_REC_P2P_SEND 6 /* v4: a point-to-point call with its send, one record */
+#define TRACE_REC_P2P_RECV 7 /* v4: a point-to-point call with its completed receive */
+#define TRACE_P2P_UNITS    3
+#define TRACE_UNITS_MAX    6
 
 /* One event as the readers keep it (and the records of version 1 files). Unused integer
  * fields hold TRACE_NONE (INT32_MIN). */
@@ -144,7 +159,7 @@ enum trace_kind {
 
 enum trace_api { TRACE_API_NATIVE = 1, TRACE_API_MPI = 2, TRACE_API_SHMEM = 3, TRACE_API_CONV = 4 };
 
-/* The events of one version 2 or 3 RECORDS chunk (`units` units at `u`, delta times from
+/* The events of one version 2, 3 or 4 RECORDS chunk (`units` units at `u`, delta times from
  * t0) as struct trace_rec, a merged record giving two or three, into `out` (room for `n`
  * events); `api` is the api of each function id (NULL: 0) with `nfn` entries. Returns the
  * events decoded, or -1 if the units are inconsistent. */
@@ -214,6 +229,48 @@ static inline long trace_decode(const struct trace_unit *u, uint32_t units, uint
                 m->op = 0;
                 x++;
             }
+        } else if (kind == TRACE_REC_P2P_SEND || kind == TRACE_REC_P2P_RECV) {
+            /* ENTER, its message and its LEAVE (v4) */
+            if (nu != TRACE_P2P_UNITS || h->kind != kind || (uint32_t)k + 2 > n) return -1;
+            const unsigned char *p = (const unsigned char *)&u[i + 2];
+            int32_t mdt, ldt;
+            uint32_t req;
+            uint16_t ctx, csize;
+            __builtin_memcpy(&mdt, p, 4);
+            __builtin_memcpy(&ldt, p + 4, 4);
+            __builtin_memcpy(&req, p + 8, 4);
+            __builtin_memcpy(&ctx, p + 12, 2);
+            __builtin_memcpy(&csize, p + 14, 2);
+            r->kind = TRACE_ENTER;
+            r->fn = h->fn;
+            r->api = api != NULL && r->fn < nfn ? api[r->fn] : 0;
+            __builtin_memcpy(&r->bytes, &u[i + 1], 8);
+            __builtin_memcpy(&r->x, (const char *)&u[i + 1] + 8, 8);
+            r->comm = ctx;
+            r->csize = csize;
+            struct trace_rec *m = &out[k++], *v = &out[k++];
+            *m = *r;
+            m->kind = kind == TRACE_REC_P2P_SEND ? TRACE_MSG_SEND : TRACE_MSG_DONE;
+            m->api = 0;
+            m->fn = 0;
+            m->csize = TRACE_NONE;
+            m->op = 0;
+            m->x = req;
+            t += (uint64_t)(int64_t)mdt;
+            m->t = t;
+            t += (uint64_t)(int64_t)ldt;
+            v->t = t;
+            v->kind = TRACE_LEAVE;
+            v->fn = h->fn;
+            v->api = r->api;
+            v->peer = TRACE_NONE;
+            v->tag = 0;
+            v->comm = v->csize = v->root = v->op = TRACE_NONE;
+            v->pad = 0;
+            v->bytes = 0;
+            v->x = 0;
+            i += nu;
+            continue;
         } else if (kind >= TRACE_MSG_SEND && kind <= TRACE_MSG_DONE) {
             if (x >= nu) return -1;
             uint32_t req;

@@ -73,8 +73,64 @@ static inline __attribute__((always_inline)) void trace_mpi_p2p_rec(struct trace
     b->enter_t = t;
 }
 
+/* The ENTER of an MPI collective (trace_wrap_mpi.c, gen_trace_wrap.py coll_mpi): the record
+ * the general way (trace_mpi_comm, trace_mpi_rank of the root, trace_mpi_op,
+ * trace_mpi_bytes, trace_enter) makes, written inline with one look-up of the
+ * communicator. `root` is TRACE_NONE, `has_op` 0 and `count` 0 where the function has
+ * none; a bad communicator or a far stamp goes the general way. */
+static inline __attribute__((always_inline)) void trace_mpi_coll_in(uint16_t fn, int comm,
+                                                                    int count, int datatype,
+                                                                    int has_op, int op, int root,
+                                                                    const void *site)
+{
+    struct trace_buf *b = trace_buf_room(TRACE_ROOM_ENTER);
+    if (b == NULL) return;
+    uint64_t t = trace_ticks();
+    const struct mpi_comm *c = mpi_comm_get(comm);
+    int64_t d = (int64_t)(t - b->last_t);
+    int32_t top = has_op ? trace_mpi_op(op) : TRACE_NONE;
+    uint64_t bytes = 0;
+    if (count > 0) {
+        const struct mpi_type *ty = mpi_type_get(datatype);
+        if (ty != NULL) bytes = (uint64_t)count * (uint64_t)ty->size;
+    }
+    if (__builtin_expect(c == NULL || c->tc == NULL || d != (int32_t)d, 0)) {
+        struct trace_args a = TRACE_ARGS_INIT;
+        trace_mpi_comm(&a, comm);
+        if (root != TRACE_NONE) a.root = trace_mpi_rank(comm, root);
+        a.op = top;
+        a.bytes = bytes;
+        trace_enter_rec_at(b, t, fn, &a, site);
+        return;
+    }
+    const struct tern_comm *tc = c->tc;
+    if (root != TRACE_NONE && root >= 0 && root < tc->size) root = core_comm_world(tc, root);
+    uint32_t at = b->n;
+    struct trace_unit *u = &b->u[at];
+    u->dt = (int32_t)d;
+    u->kind = TRACE_ENTER | TRACE_UF_ARGS;
+    u->units = 3;
+    u->fn = fn;
+    u->a = TRACE_NONE;
+    u->b = TRACE_NONE;
+    uint64_t w[2] = {bytes, (uint64_t)(uintptr_t)site};
+    memcpy(&u[1], w, sizeof w);
+    int32_t g[4] = {tc->ctx, tc->size, root, top};
+    memcpy(&u[2], g, sizeof g);
+    b->last_t = t;
+    b->n = at + 3;
+    b->nrec++;
+    b->after_leave = 0;
+    b->open = at;
+    b->done = TRACE_NOPOS;
+    b->enter_t = t;
+}
+
 /* Writes a kept point-to-point ENTER, a receive's or a send's (trace_mpi_args.c). */
 void trace_mpi_pend_write(struct trace_buf *b, const struct trace_pend *k);
+/* Writes a kept point-to-point call whole, as one record (struct trace_pend's `whole`). */
+int trace_mpi_whole(struct trace_buf *b, const struct trace_pend *k, unsigned kind,
+                    const struct trace_pdone *m, uint64_t tl, int rc);
 
 /* Keep a point-to-point call's ENTER, stamped t, to be written by trace_mpi_pend_write. */
 static inline __attribute__((always_inline)) void trace_mpi_keep(struct trace_pend *k, uint64_t t,
@@ -84,6 +140,7 @@ static inline __attribute__((always_inline)) void trace_mpi_keep(struct trace_pe
 {
     k->t = t;
     k->write = trace_mpi_pend_write;
+    k->whole = trace_mpi_whole;
     k->site = site;
     k->comm = comm;
     k->peer = peer;

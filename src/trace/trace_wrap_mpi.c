@@ -2545,11 +2545,9 @@ __attribute__((weak)) int MPI_Reduce_local(const void *inbuf, void *inoutbuf, in
 
 static __attribute__((noinline)) int trace_on_MPI_Barrier(MPI_Comm comm, const void *site_)
 {
-    struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_mpi_comm(&a_, comm);
-    trace_enter(TRACE_FN_MPI_Barrier, &a_, site_);
+    trace_mpi_coll_in(TRACE_FN_MPI_Barrier, comm, 0, MPI_DATATYPE_NULL, 0, MPI_OP_NULL, TRACE_NONE, site_);
     int rc_ = tern__pmpi_Barrier(comm);
-    trace_leave(TRACE_FN_MPI_Barrier, (int)rc_);
+    trace_leave_in(TRACE_FN_MPI_Barrier, (int)rc_);
     return rc_;
 }
 
@@ -2561,13 +2559,9 @@ __attribute__((weak)) int MPI_Barrier(MPI_Comm comm)
 
 static __attribute__((noinline)) int trace_on_MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, const void *site_)
 {
-    struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_mpi_comm(&a_, comm);
-    a_.root = trace_mpi_rank(comm, root);
-    a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_Bcast, &a_, site_);
+    trace_mpi_coll_in(TRACE_FN_MPI_Bcast, comm, count, datatype, 0, MPI_OP_NULL, root, site_);
     int rc_ = tern__pmpi_Bcast(buffer, count, datatype, root, comm);
-    trace_leave(TRACE_FN_MPI_Bcast, (int)rc_);
+    trace_leave_in(TRACE_FN_MPI_Bcast, (int)rc_);
     return rc_;
 }
 
@@ -2579,14 +2573,9 @@ __attribute__((weak)) int MPI_Bcast(void *buffer, int count, MPI_Datatype dataty
 
 static __attribute__((noinline)) int trace_on_MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, const void *site_)
 {
-    struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_mpi_comm(&a_, comm);
-    a_.root = trace_mpi_rank(comm, root);
-    a_.op = trace_mpi_op(op);
-    a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_Reduce, &a_, site_);
+    trace_mpi_coll_in(TRACE_FN_MPI_Reduce, comm, count, datatype, 1, op, root, site_);
     int rc_ = tern__pmpi_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
-    trace_leave(TRACE_FN_MPI_Reduce, (int)rc_);
+    trace_leave_in(TRACE_FN_MPI_Reduce, (int)rc_);
     return rc_;
 }
 
@@ -2598,13 +2587,9 @@ __attribute__((weak)) int MPI_Reduce(const void *sendbuf, void *recvbuf, int cou
 
 static __attribute__((noinline)) int trace_on_MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, const void *site_)
 {
-    struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_mpi_comm(&a_, comm);
-    a_.op = trace_mpi_op(op);
-    a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_Allreduce, &a_, site_);
+    trace_mpi_coll_in(TRACE_FN_MPI_Allreduce, comm, count, datatype, 1, op, TRACE_NONE, site_);
     int rc_ = tern__pmpi_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
-    trace_leave(TRACE_FN_MPI_Allreduce, (int)rc_);
+    trace_leave_in(TRACE_FN_MPI_Allreduce, (int)rc_);
     return rc_;
 }
 
@@ -2759,12 +2744,9 @@ __attribute__((weak)) int MPI_Alltoallv(const void *sendbuf, const int sendcount
 
 static __attribute__((noinline)) int trace_on_MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, const void *site_)
 {
-    struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_mpi_comm(&a_, comm);
-    a_.op = trace_mpi_op(op);
-    trace_enter(TRACE_FN_MPI_Reduce_scatter, &a_, site_);
+    trace_mpi_coll_in(TRACE_FN_MPI_Reduce_scatter, comm, 0, MPI_DATATYPE_NULL, 1, op, TRACE_NONE, site_);
     int rc_ = tern__pmpi_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
-    trace_leave(TRACE_FN_MPI_Reduce_scatter, (int)rc_);
+    trace_leave_in(TRACE_FN_MPI_Reduce_scatter, (int)rc_);
     return rc_;
 }
 
@@ -2793,13 +2775,9 @@ __attribute__((weak)) int MPI_Reduce_scatter_block(const void *sendbuf, void *re
 
 static __attribute__((noinline)) int trace_on_MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, const void *site_)
 {
-    struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_mpi_comm(&a_, comm);
-    a_.op = trace_mpi_op(op);
-    a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_Scan, &a_, site_);
+    trace_mpi_coll_in(TRACE_FN_MPI_Scan, comm, count, datatype, 1, op, TRACE_NONE, site_);
     int rc_ = tern__pmpi_Scan(sendbuf, recvbuf, count, datatype, op, comm);
-    trace_leave(TRACE_FN_MPI_Scan, (int)rc_);
+    trace_leave_in(TRACE_FN_MPI_Scan, (int)rc_);
     return rc_;
 }
 
@@ -2811,13 +2789,9 @@ __attribute__((weak)) int MPI_Scan(const void *sendbuf, void *recvbuf, int count
 
 static __attribute__((noinline)) int trace_on_MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, const void *site_)
 {
-    struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_mpi_comm(&a_, comm);
-    a_.op = trace_mpi_op(op);
-    a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_Exscan, &a_, site_);
+    trace_mpi_coll_in(TRACE_FN_MPI_Exscan, comm, count, datatype, 1, op, TRACE_NONE, site_);
     int rc_ = tern__pmpi_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
-    trace_leave(TRACE_FN_MPI_Exscan, (int)rc_);
+    trace_leave_in(TRACE_FN_MPI_Exscan, (int)rc_);
     return rc_;
 }
 
@@ -2829,11 +2803,9 @@ __attribute__((weak)) int MPI_Exscan(const void *sendbuf, void *recvbuf, int cou
 
 static __attribute__((noinline)) int trace_on_MPI_Ibarrier(MPI_Comm comm, MPI_Request *request, const void *site_)
 {
-    struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_mpi_comm(&a_, comm);
-    trace_enter(TRACE_FN_MPI_Ibarrier, &a_, site_);
+    trace_mpi_coll_in(TRACE_FN_MPI_Ibarrier, comm, 0, MPI_DATATYPE_NULL, 0, MPI_OP_NULL, TRACE_NONE, site_);
     int rc_ = tern__pmpi_Ibarrier(comm, request);
-    trace_leave(TRACE_FN_MPI_Ibarrier, (int)rc_);
+    trace_leave_in(TRACE_FN_MPI_Ibarrier, (int)rc_);
     return rc_;
 }
 
@@ -2845,13 +2817,9 @@ __attribute__((weak)) int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 
 static __attribute__((noinline)) int trace_on_MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request, const void *site_)
 {
-    struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_mpi_comm(&a_, comm);
-    a_.root = trace_mpi_rank(comm, root);
-    a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_Ibcast, &a_, site_);
+    trace_mpi_coll_in(TRACE_FN_MPI_Ibcast, comm, count, datatype, 0, MPI_OP_NULL, root, site_);
     int rc_ = tern__pmpi_Ibcast(buffer, count, datatype, root, comm, request);
-    trace_leave(TRACE_FN_MPI_Ibcast, (int)rc_);
+    trace_leave_in(TRACE_FN_MPI_Ibcast, (int)rc_);
     return rc_;
 }
 
@@ -2863,14 +2831,9 @@ __attribute__((weak)) int MPI_Ibcast(void *buffer, int count, MPI_Datatype datat
 
 static __attribute__((noinline)) int trace_on_MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request, const void *site_)
 {
-    struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_mpi_comm(&a_, comm);
-    a_.root = trace_mpi_rank(comm, root);
-    a_.op = trace_mpi_op(op);
-    a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_Ireduce, &a_, site_);
+    trace_mpi_coll_in(TRACE_FN_MPI_Ireduce, comm, count, datatype, 1, op, root, site_);
     int rc_ = tern__pmpi_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
-    trace_leave(TRACE_FN_MPI_Ireduce, (int)rc_);
+    trace_leave_in(TRACE_FN_MPI_Ireduce, (int)rc_);
     return rc_;
 }
 
@@ -2882,13 +2845,9 @@ __attribute__((weak)) int MPI_Ireduce(const void *sendbuf, void *recvbuf, int co
 
 static __attribute__((noinline)) int trace_on_MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request, const void *site_)
 {
-    struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_mpi_comm(&a_, comm);
-    a_.op = trace_mpi_op(op);
-    a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_Iallreduce, &a_, site_);
+    trace_mpi_coll_in(TRACE_FN_MPI_Iallreduce, comm, count, datatype, 1, op, TRACE_NONE, site_);
     int rc_ = tern__pmpi_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
-    trace_leave(TRACE_FN_MPI_Iallreduce, (int)rc_);
+    trace_leave_in(TRACE_FN_MPI_Iallreduce, (int)rc_);
     return rc_;
 }
 
@@ -3075,12 +3034,9 @@ __attribute__((weak)) int MPI_Ialltoallv(const void *sendbuf, const int sendcoun
 
 static __attribute__((noinline)) int trace_on_MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request, const void *site_)
 {
-    struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_mpi_comm(&a_, comm);
-    a_.op = trace_mpi_op(op);
-    trace_enter(TRACE_FN_MPI_Ireduce_scatter, &a_, site_);
+    trace_mpi_coll_in(TRACE_FN_MPI_Ireduce_scatter, comm, 0, MPI_DATATYPE_NULL, 1, op, TRACE_NONE, site_);
     int rc_ = tern__pmpi_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
-    trace_leave(TRACE_FN_MPI_Ireduce_scatter, (int)rc_);
+    trace_leave_in(TRACE_FN_MPI_Ireduce_scatter, (int)rc_);
     return rc_;
 }
 
@@ -3109,13 +3065,9 @@ __attribute__((weak)) int MPI_Ireduce_scatter_block(const void *sendbuf, void *r
 
 static __attribute__((noinline)) int trace_on_MPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request, const void *site_)
 {
-    struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_mpi_comm(&a_, comm);
-    a_.op = trace_mpi_op(op);
-    a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_Iscan, &a_, site_);
+    trace_mpi_coll_in(TRACE_FN_MPI_Iscan, comm, count, datatype, 1, op, TRACE_NONE, site_);
     int rc_ = tern__pmpi_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request);
-    trace_leave(TRACE_FN_MPI_Iscan, (int)rc_);
+    trace_leave_in(TRACE_FN_MPI_Iscan, (int)rc_);
     return rc_;
 }
 
@@ -3127,13 +3079,9 @@ __attribute__((weak)) int MPI_Iscan(const void *sendbuf, void *recvbuf, int coun
 
 static __attribute__((noinline)) int trace_on_MPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request, const void *site_)
 {
-    struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_mpi_comm(&a_, comm);
-    a_.op = trace_mpi_op(op);
-    a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_Iexscan, &a_, site_);
+    trace_mpi_coll_in(TRACE_FN_MPI_Iexscan, comm, count, datatype, 1, op, TRACE_NONE, site_);
     int rc_ = tern__pmpi_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request);
-    trace_leave(TRACE_FN_MPI_Iexscan, (int)rc_);
+    trace_leave_in(TRACE_FN_MPI_Iexscan, (int)rc_);
     return rc_;
 }
 
@@ -6865,12 +6813,9 @@ __attribute__((weak)) int MPI_File_write_shared(MPI_File fh, const void *buf, in
 
 static __attribute__((noinline)) int trace_on_MPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[], const void *site_)
 {
-    struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_mpi_comm(&a_, comm);
-    a_.root = trace_mpi_rank(comm, root);
-    trace_enter(TRACE_FN_MPI_Comm_spawn, &a_, site_);
+    trace_mpi_coll_in(TRACE_FN_MPI_Comm_spawn, comm, 0, MPI_DATATYPE_NULL, 0, MPI_OP_NULL, root, site_);
     int rc_ = tern__pmpi_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes);
-    trace_leave(TRACE_FN_MPI_Comm_spawn, (int)rc_);
+    trace_leave_in(TRACE_FN_MPI_Comm_spawn, (int)rc_);
     return rc_;
 }
 
@@ -6928,12 +6873,9 @@ __attribute__((weak)) int MPI_Close_port(const char *port_name)
 
 static __attribute__((noinline)) int trace_on_MPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm, const void *site_)
 {
-    struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_mpi_comm(&a_, comm);
-    a_.root = trace_mpi_rank(comm, root);
-    trace_enter(TRACE_FN_MPI_Comm_accept, &a_, site_);
+    trace_mpi_coll_in(TRACE_FN_MPI_Comm_accept, comm, 0, MPI_DATATYPE_NULL, 0, MPI_OP_NULL, root, site_);
     int rc_ = tern__pmpi_Comm_accept(port_name, info, root, comm, newcomm);
-    trace_leave(TRACE_FN_MPI_Comm_accept, (int)rc_);
+    trace_leave_in(TRACE_FN_MPI_Comm_accept, (int)rc_);
     return rc_;
 }
 
@@ -6945,12 +6887,9 @@ __attribute__((weak)) int MPI_Comm_accept(const char *port_name, MPI_Info info, 
 
 static __attribute__((noinline)) int trace_on_MPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm, const void *site_)
 {
-    struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_mpi_comm(&a_, comm);
-    a_.root = trace_mpi_rank(comm, root);
-    trace_enter(TRACE_FN_MPI_Comm_connect, &a_, site_);
+    trace_mpi_coll_in(TRACE_FN_MPI_Comm_connect, comm, 0, MPI_DATATYPE_NULL, 0, MPI_OP_NULL, root, site_);
     int rc_ = tern__pmpi_Comm_connect(port_name, info, root, comm, newcomm);
-    trace_leave(TRACE_FN_MPI_Comm_connect, (int)rc_);
+    trace_leave_in(TRACE_FN_MPI_Comm_connect, (int)rc_);
     return rc_;
 }
 
@@ -7171,13 +7110,9 @@ __attribute__((weak)) int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Req
 
 static __attribute__((noinline)) int trace_on_MPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request, const void *site_)
 {
-    struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_mpi_comm(&a_, comm);
-    a_.root = trace_mpi_rank(comm, root);
-    a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_Bcast_init, &a_, site_);
+    trace_mpi_coll_in(TRACE_FN_MPI_Bcast_init, comm, count, datatype, 0, MPI_OP_NULL, root, site_);
     int rc_ = tern__pmpi_Bcast_init(buffer, count, datatype, root, comm, info, request);
-    trace_leave(TRACE_FN_MPI_Bcast_init, (int)rc_);
+    trace_leave_in(TRACE_FN_MPI_Bcast_init, (int)rc_);
     return rc_;
 }
 
@@ -7189,14 +7124,9 @@ __attribute__((weak)) int MPI_Bcast_init(void *buffer, int count, MPI_Datatype d
 
 static __attribute__((noinline)) int trace_on_MPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request, const void *site_)
 {
-    struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_mpi_comm(&a_, comm);
-    a_.root = trace_mpi_rank(comm, root);
-    a_.op = trace_mpi_op(op);
-    a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_Reduce_init, &a_, site_);
+    trace_mpi_coll_in(TRACE_FN_MPI_Reduce_init, comm, count, datatype, 1, op, root, site_);
     int rc_ = tern__pmpi_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
-    trace_leave(TRACE_FN_MPI_Reduce_init, (int)rc_);
+    trace_leave_in(TRACE_FN_MPI_Reduce_init, (int)rc_);
     return rc_;
 }
 
@@ -7208,13 +7138,9 @@ __attribute__((weak)) int MPI_Reduce_init(const void *sendbuf, void *recvbuf, in
 
 static __attribute__((noinline)) int trace_on_MPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request, const void *site_)
 {
-    struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_mpi_comm(&a_, comm);
-    a_.op = trace_mpi_op(op);
-    a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_Allreduce_init, &a_, site_);
+    trace_mpi_coll_in(TRACE_FN_MPI_Allreduce_init, comm, count, datatype, 1, op, TRACE_NONE, site_);
     int rc_ = tern__pmpi_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
-    trace_leave(TRACE_FN_MPI_Allreduce_init, (int)rc_);
+    trace_leave_in(TRACE_FN_MPI_Allreduce_init, (int)rc_);
     return rc_;
 }
 
@@ -7226,13 +7152,9 @@ __attribute__((weak)) int MPI_Allreduce_init(const void *sendbuf, void *recvbuf,
 
 static __attribute__((noinline)) int trace_on_MPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request, const void *site_)
 {
-    struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_mpi_comm(&a_, comm);
-    a_.op = trace_mpi_op(op);
-    a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_Scan_init, &a_, site_);
+    trace_mpi_coll_in(TRACE_FN_MPI_Scan_init, comm, count, datatype, 1, op, TRACE_NONE, site_);
     int rc_ = tern__pmpi_Scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
-    trace_leave(TRACE_FN_MPI_Scan_init, (int)rc_);
+    trace_leave_in(TRACE_FN_MPI_Scan_init, (int)rc_);
     return rc_;
 }
 
@@ -7244,13 +7166,9 @@ __attribute__((weak)) int MPI_Scan_init(const void *sendbuf, void *recvbuf, int 
 
 static __attribute__((noinline)) int trace_on_MPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request, const void *site_)
 {
-    struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_mpi_comm(&a_, comm);
-    a_.op = trace_mpi_op(op);
-    a_.bytes += trace_mpi_bytes(count, datatype);
-    trace_enter(TRACE_FN_MPI_Exscan_init, &a_, site_);
+    trace_mpi_coll_in(TRACE_FN_MPI_Exscan_init, comm, count, datatype, 1, op, TRACE_NONE, site_);
     int rc_ = tern__pmpi_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
-    trace_leave(TRACE_FN_MPI_Exscan_init, (int)rc_);
+    trace_leave_in(TRACE_FN_MPI_Exscan_init, (int)rc_);
     return rc_;
 }
 
@@ -7279,12 +7197,9 @@ __attribute__((weak)) int MPI_Reduce_scatter_block_init(const void *sendbuf, voi
 
 static __attribute__((noinline)) int trace_on_MPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request, const void *site_)
 {
-    struct trace_args a_ = TRACE_ARGS_INIT;
-    trace_mpi_comm(&a_, comm);
-    a_.op = trace_mpi_op(op);
-    trace_enter(TRACE_FN_MPI_Reduce_scatter_init, &a_, site_);
+    trace_mpi_coll_in(TRACE_FN_MPI_Reduce_scatter_init, comm, 0, MPI_DATATYPE_NULL, 1, op, TRACE_NONE, site_);
     int rc_ = tern__pmpi_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
-    trace_leave(TRACE_FN_MPI_Reduce_scatter_init, (int)rc_);
+    trace_leave_in(TRACE_FN_MPI_Reduce_scatter_init, (int)rc_);
     return rc_;
 }
 

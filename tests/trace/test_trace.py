@@ -68,7 +68,8 @@ def run(prog, tdir, env_extra, args=()):
 
 
 def known():
-    tdir = os.path.join(WORK, "known.%s.%s%s" % (TRANSPORT, CLOCK, BUFFER))
+    tdir = os.path.join(WORK, "known.%s.%s%s%s" % (TRANSPORT, CLOCK, BUFFER,
+                                                   os.environ.get("TERN_TRACE_COLL_MSGS", "")))
     # mono: ticks are ns, and a pause of 2.3 s makes a gap a 32-bit delta cannot hold
     pause = 2300 if CLOCK == "mono" else 0
     env = {"TRACE_KNOWN_PAUSE_MS": str(pause)} if pause else {}
@@ -96,10 +97,14 @@ def known():
     counter = CLOCK != "mono" and (not x86 or {"constant_tsc", "nonstop_tsc"} <= flags)
     for r in range(NP):
         rf = tracefile.RankFile(os.path.join(tdir, "tern-trace.%d.bin" % r))
-        check(rf.version == 3, "rank %d: format %d" % (r, rf.version))
+        check(rf.version == 4, "rank %d: format %d" % (r, rf.version))
         # Format 3 merges a call's send and leave into its ENTER, a receive's leave into
         # its DONE: every rank's Isend/Recv/Wait traffic makes such records.
         check(rf.merged > 0, "rank %d: no merged record" % r)
+        # Format 4 writes a blocking receive of an eager message, entered, completed and
+        # left, as one record (an Isend's is one record too when its message is handed
+        # over before it returns); the ring's small messages make some on every rank.
+        check(rf.p2p > 0, "rank %d: no point-to-point record" % r)
         check(rf.header["tick_is_ns"] == (not counter),
               "rank %d: tick_is_ns %s with TERN_TRACE_CLOCK=%s" % (r, rf.header["tick_is_ns"],
                                                                  CLOCK))
@@ -147,9 +152,14 @@ def known():
     per = collections.Counter((m.src, m.tag) for m in user)
     check(all(per[(r, 7)] == ROUNDS and per[(r, 9)] == 1 for r in range(NP)),
           "messages per sender %s" % per)
-    # What the collectives sent underneath: on their own context, every one received.
+    # What the collectives sent underneath: on their own context, every one received;
+    # recorded only when TERN_TRACE_COLL_MSGS=1 (else a collective is one record).
     coll = [m for m in tr.messages if m.comm != 0]
     check(all(m.comm == 1 and m.t_recv is not None for m in coll), "collective messages")
+    if os.environ.get("TERN_TRACE_COLL_MSGS", "0") == "1":
+        check(len(coll) >= NP, "only %d collective messages recorded" % len(coll))
+    else:
+        check(len(coll) == 0, "%d collective messages recorded by default" % len(coll))
     # Clocks: every rank aligned at init and finalize.
     for r in range(1, NP):
         ck = tr.meta["clock"][r]
@@ -203,8 +213,10 @@ def otf2():
 
 def die():
     tdir = os.path.join(WORK, "die." + TRANSPORT)
-    # Small buffers: the victim writes chunks before it dies.
-    rc = run("mpi_proc_fail", tdir, {"MP_FAIL_HOW": "kill", "TERN_TRACE_BUFFER": "600"})
+    # Small buffers: the victim writes chunks before it dies (its few calls before the
+    # kill fill 600 bytes only with the collectives' own messages recorded).
+    rc = run("mpi_proc_fail", tdir, {"MP_FAIL_HOW": "kill", "TERN_TRACE_BUFFER": "600",
+                                     "TERN_TRACE_COLL_MSGS": "1"})
     check(rc == 137, "the job exited %d, not 137 (the victim's SIGKILL)" % rc)
     tr = tracefile.load(tdir)
     victim = NP - 1

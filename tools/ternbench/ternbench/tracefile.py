@@ -33,6 +33,10 @@ UNIT_4i = struct.Struct("<iiii")
 UF_ARGS, UF_ABS, UF_KIND = 0x40, 0x80, 0x0F
 UF_MSG, UF_LEAVE = 0x10, 0x20  # version 3: a merged send / leave unit follows
 UNIT_QIH = struct.Struct("<QIH")  # a merged send: bytes, request, context
+# version 4: a point-to-point call with its one message in 3 units; the third is
+# ticks to the message, ticks from it to the LEAVE, request, context, communicator size
+P2P_SEND, P2P_RECV = 6, 7
+UNIT_P2P = struct.Struct("<iiIHH")
 CLOCK = struct.Struct("<IIQqqq")
 END = struct.Struct("<QQ")
 MAGIC = 0x43525454
@@ -61,6 +65,7 @@ class RankFile:
         self.version = None  # of the format (the header chunk's)
         self.abs_records = 0  # version 2 records that carry their absolute time
         self.merged = 0  # version 3 records that carry a merged send or leave
+        self.p2p = 0  # version 4 records of a whole point-to-point call
         self.names = []  # (api, name) by function id
         self.records = []  # (tick, kind, api, fn, peer, tag, comm, csize, root, op, bytes, x)
         self.pairs = []  # (tick, ns) read together
@@ -162,9 +167,10 @@ class RankFile:
 
 
 def _decode(body, off, units, t, rf=None):
-    """The version 2 or 3 records of a chunk (16-byte units, delta times from t) as
+    """The version 2, 3 or 4 records of a chunk (16-byte units, delta times from t) as
     version 1 tuples: (tick, kind, api, fn, peer, tag, comm, csize, root, op, pad, bytes,
-    x). A version 3 record with a merged send or leave gives two or three tuples."""
+    x). A version 3 record with a merged send or leave gives two or three tuples, a
+    version 4 point-to-point record three (ENTER, its message, LEAVE)."""
     out = []
     end = off + units * UNIT.size
     if end > len(body):
@@ -182,6 +188,21 @@ def _decode(body, off, units, t, rf=None):
         else:
             t += dt
         k = kind & UF_KIND
+        if k in (P2P_SEND, P2P_RECV):
+            if kind != k or nu != 3:
+                raise TraceError("a point-to-point record of %d units, flags %#x" % (nu, kind))
+            nbytes, site = UNIT_QQ.unpack_from(body, x)
+            mdt, ldt, req, ctx, csize = UNIT_P2P.unpack_from(body, x + UNIT.size)
+            out.append((t, ENTER, 0, fn, a, b, ctx, csize, NONE, NONE, 0, nbytes, site))
+            t += mdt
+            out.append((t, MSG_SEND if k == P2P_SEND else MSG_DONE, 0, 0, a, b, ctx, NONE,
+                        NONE, 0, 0, nbytes, req))
+            t += ldt
+            out.append((t, LEAVE, 0, fn, NONE, 0, NONE, NONE, NONE, NONE, 0, 0, 0))
+            if rf is not None:
+                rf.p2p += 1
+            off += nu * UNIT.size
+            continue
         if k == LEAVE:
             out.append((t, k, 0, fn, NONE, a, NONE, NONE, NONE, NONE, 0, 0, 0))
         elif k == ENTER:
