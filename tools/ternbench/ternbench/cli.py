@@ -321,7 +321,7 @@ def _trace_cmd(a):
     print(advise.text(tr, models, adv, wall, rej))
     if a.json:
         with open(a.json, "w") as f:
-            json.dump(advise.to_json(adv, wall, models, rej), f, indent=1)
+            json.dump(advise.to_json(adv, wall, models, rej, tr), f, indent=1)
     return 0
 
 
