@@ -16,10 +16,10 @@
 #
 # Environment: BUILD_DIR (default build), NP (ranks, default 3), TRIALS (timed runs of
 # each form, interleaved; the fastest counts, default 7), ITERS (default 1000), COMPUTE_US
-# (computation between iterations, default 50), PROGRAMS (default "gather_bcast sendloop
-# smallmsgs overlap"), WORK (kept directory for traces, advice and models; default a temporary
-# one). Timings on a shared machine are loaded numbers: the ratio predicted/measured within
-# one run is what to read.
+# (computation between iterations, default 50), PROGRAMS (default "gather_bcast
+# reduce_bcast sendloop smallmsgs overlap"), WORK (kept directory for traces, advice and
+# models; default a temporary one). Timings on a shared machine are loaded numbers: the
+# ratio predicted/measured within one run is what to read.
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$ROOT/build}
@@ -27,7 +27,7 @@ NP=${NP:-3}
 TRIALS=${TRIALS:-7}
 ITERS=${ITERS:-1000}
 COMPUTE_US=${COMPUTE_US:-50}
-PROGRAMS=${PROGRAMS:-"gather_bcast sendloop smallmsgs overlap"}
+PROGRAMS=${PROGRAMS:-"gather_bcast reduce_bcast sendloop smallmsgs overlap"}
 PY=${PYTHON:-/usr/bin/python3}
 [ -x "$PY" ] || PY=python3
 
@@ -35,7 +35,7 @@ PY=${PYTHON:-/usr/bin/python3}
     cmake -S "$ROOT" -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 # ternbench's drivers only when the models are to be fitted here
 cmake --build "$BUILD_DIR" --target ternrun advice_gather_bcast advice_sendloop \
-    advice_smallmsgs advice_overlap $([ -n "${MODELS:-}" ] || echo ternbench) >/dev/null
+    advice_smallmsgs advice_overlap advice_reduce_bcast $([ -n "${MODELS:-}" ] || echo ternbench) >/dev/null
 
 if [ -n "${WORK:-}" ]; then
     mkdir -p "$WORK"
@@ -50,6 +50,7 @@ TB="$PY $BUILD_DIR/bin/ternbench"
 expect() {
     case $1 in
     gather_bcast) echo "collective Allgather" ;;
+    reduce_bcast) echo "collective Allreduce" ;;
     sendloop) echo "alltoallv Alltoallv" ;;
     smallmsgs) echo "batching small" ;;
     overlap) echo "overlap blocking" ;;
@@ -68,10 +69,12 @@ fi
 
 if [ "$tracing" = 1 ]; then
     if [ -z "${MODELS:-}" ]; then
-        echo "# fitting this machine's models: ternbench run --quick --np $NP --p2p-np $NP (a few minutes)"
-        # collectives at the sizes the programs use (64 B, 4 KiB, 64 KiB) and around them
+        echo "# fitting this machine's models: ternbench run --quick --np $NP --p2p-np $NP --with tern-mpi (a few minutes)"
+        # collectives at the sizes the programs use (64 B, 4 KiB, the broadcast of p
+        # gathered 4 KiB blocks: 8 and 12 KiB, 64 KiB) and around them; tern's MPI drivers
+        # too (tern-mpi): advise prices a trace of MPI calls with them
         $TB --tern-prefix "$BUILD_DIR" run --quick --np "$NP" --p2p-np "$NP" \
-            --coll-sizes 8,64,1K,4K,16K,64K,128K --out "$WORK/models" \
+            --with tern-mpi --coll-sizes 8,64,1K,4K,8K,12K,16K,64K,128K --out "$WORK/models" \
             >"$WORK/models.log" 2>&1
         # the fastest trial of each point, as the timings below take the fastest run
         $TB report --out "$WORK/models" --stat min --no-plots >>"$WORK/models.log" 2>&1
@@ -95,7 +98,10 @@ for prog in $PROGRAMS; do
     if [ "$tracing" = 1 ]; then
         rm -rf "$WORK/trace-$prog"
         # shellcheck disable=SC2086
-        "$TERNRUN" -n "$NP" --trace "$WORK/trace-$prog" "$exe" --before $args \
+        # every entry stamped when it happened (TERN_TRACE_ADJACENT_NS=0): a send after
+        # computation would otherwise count that computation in it (docs/TRACING.md), and
+        # the phases before and after it would look joined
+        TERN_TRACE_ADJACENT_NS=0 "$TERNRUN" -n "$NP" --trace "$WORK/trace-$prog" "$exe" --before $args \
             >"$WORK/trace-$prog.out" 2>&1 || echo "# NOTE: traced $prog failed" >&2
         $TB advise "$WORK/trace-$prog" --models "$MODELS" --json "$WORK/advice-$prog.json" \
             >"$WORK/advice-$prog.txt" 2>&1 || echo "# NOTE: advise on $prog failed" >&2

@@ -56,6 +56,7 @@ class Models:
         self.source = source
         impls = an.get("impls") or sorted({v["impl"] for v in an.get("coll", {}).values()} |
                                           {v["impl"] for v in an.get("p2p", {}).values()})
+        self.chosen = impl is not None  # --impl given: for_trace keeps it
         if impl is None:
             impl = "tern" if "tern" in impls else (impls[0] if impls else None)
         if impl not in impls:
@@ -64,6 +65,25 @@ class Models:
         self.impl = impl
         self.impls = impls
         self.p = 2  # the trace's process count (advise sets it): p2p fits at p when measured
+        # Price a size from the measured points around it (linear between the two measured
+        # sizes that bracket it) rather than from the Hockney line through all of them: the
+        # line misses single sizes by up to 25-50 % (its max_rel_resid), and bench/advice.sh
+        # measures at the programs' sizes. Outside the measured sizes: the fit.
+        self.curve = True
+
+    def for_trace(self, trace):
+        """Unless an implementation was asked for: a trace of tern's MPI calls is priced
+        with the models of tern's MPI drivers (`ternbench run --with tern-mpi`) when there
+        are some, as the MPI layer's cost per call (communicator, datatype and request
+        translation) is in every call the program makes and not in the native drivers'."""
+        if self.chosen or self.impl != "tern" or "tern-mpi" not in self.impls:
+            return self
+        napi = defaultdict(int)
+        for c in trace.calls:
+            napi[c.api] += 1
+        if napi and max(napi, key=napi.get) == "mpi":
+            self.impl = "tern-mpi"
+        return self
 
     def _p2p_key(self, impl, pattern):
         """The key of the point-to-point fit for the trace's p: measured with p processes
@@ -77,12 +97,18 @@ class Models:
         s = self.an.get("p2p", {}).get(self._p2p_key(impl or self.impl, pattern))
         return s["hockney"] if s else None
 
-    def p2p_t(self, n):
-        """Seconds of one message of n bytes (ping-pong model), without the basis."""
-        h = self.p2p_fit("pingpong")
-        if h is None:
+    def p2p_t(self, n, pattern="pingpong"):
+        """Seconds of one message of n bytes (ping-pong model by default), without the
+        basis: the measured points interpolated at n when they bracket it (and self.curve),
+        else the Hockney fit."""
+        s = self.an.get("p2p", {}).get(self._p2p_key(self.impl, pattern))
+        if s is None and pattern != "pingpong":
+            return self.p2p_t(n, "pingpong")
+        if s is None:
             raise ModelError("no point-to-point model of %s" % self.impl)
-        return h["t_s"] + h["t_b"] * n
+        t = _interp(s.get("n"), s.get("t"), n) if self.curve else None
+        h = s["hockney"]
+        return t if t is not None else h["t_s"] + h["t_b"] * n
 
     def p2p_basis(self, pattern="pingpong"):
         h = self.p2p_fit(pattern)
@@ -91,15 +117,34 @@ class Models:
                  "measured with 2 processes" + (" (none at p=%d: a cost of running %d ranks "
                                                 "is not in it)" % (self.p, self.p)
                                                 if self.p > 2 else ""))
-        return ("%s %s Hockney T(n) = t_s + t_b n, t_s = %.3g us, t_b = %.4g ns/B (R2 %.3f), %s" %
-                (self.impl, pattern, h["t_s"] * 1e6, h["t_b"] * 1e9, h.get("r2", float("nan")),
-                 where))
+        s = self.an.get("p2p", {}).get(at, {})
+        how = ("the measured points at the message's size (linear between the two measured "
+               "sizes around it; outside them the Hockney fit T(n) = t_s + t_b n, t_s = %.3g "
+               "us, t_b = %.4g ns/B, R2 %.3f)" if self.curve and s.get("n") else
+               "Hockney T(n) = t_s + t_b n, t_s = %.3g us, t_b = %.4g ns/B (R2 %.3f)")
+        return "%s %s %s, %s" % (self.impl, pattern, how % (h["t_s"] * 1e6, h["t_b"] * 1e9,
+                                                            h.get("r2", float("nan"))), where)
 
     def t_s(self, pattern="stream"):
         h = self.p2p_fit(pattern) or self.p2p_fit("pingpong")
         if h is None:
             raise ModelError("no point-to-point model of %s" % self.impl)
         return h["t_s"], "stream" if self.p2p_fit(pattern) else "pingpong"
+
+    def wire_latency(self):
+        """(L, how): the part of a small message's one-way time that is neither end's CPU
+        overhead, LogGP's L = a - 2o with a the ping-pong's one-way time at 0 bytes, g the
+        stream's time per message at 0 bytes (a stream is paced by the ends' CPUs) and
+        o = min(g, a/2), as in `ternbench predict --simulate`. Without a stream model,
+        the whole a."""
+        a = self.p2p_t(0.0, "pingpong")
+        if self.p2p_fit("stream") is None:
+            return a, "no stream model: L taken as the ping-pong's a = %s" % _us(a)
+        g = self.p2p_t(0.0, "stream")
+        o = min(g, a / 2.0)
+        return (max(a - 2.0 * o, 0.0),
+                "L = a - 2o = %s (ping-pong a = %s, stream g = %s at 0 B, o = min(g, a/2))" %
+                (_us(max(a - 2.0 * o, 0.0)), _us(a), _us(g)))
 
     def n_half(self):
         h = self.p2p_fit("pingpong")
@@ -124,6 +169,13 @@ class Models:
         if not m:
             return None
         h = m.get("per_p", {}).get(str(p))
+        d = m.get("data", {}).get(str(p), {})
+        t = _interp(d.get("n"), d.get("t"), n) if self.curve else None
+        if h and t is not None:
+            return (t, "%s %s measured at p=%d, %s (the fit, t_s = %.3g us, t_b = %.4g ns/B, "
+                       "R2 %.3f, would say %s)" %
+                    (impl, mop, p, _between(d["n"], n), h["t_s"] * 1e6, h["t_b"] * 1e9,
+                     h.get("r2", float("nan")), _us(h["t_s"] + h["t_b"] * n)))
         if h:
             return (h["t_s"] + h["t_b"] * n,
                     "%s %s fit at p=%d: t_s = %.3g us, t_b = %.4g ns/B (R2 %.3f)" %
@@ -134,6 +186,33 @@ class Models:
         return (t, "%s %s T(n,p) extrapolated to p=%d (t_s %s, t_b %s; measured p=%s)" %
                 (impl, mop, p, m["t_s"]["class"], m["t_b"]["class"],
                  ",".join(sorted(m["per_p"], key=int))))
+
+
+def _interp(ns, ts, n):
+    """The measured time at n: linear between the two measured sizes around it (the point
+    itself when n was measured); None when there are no points or n is outside them."""
+    if not ns or not ts or len(ns) != len(ts):
+        return None
+    pts = sorted(zip(ns, ts))
+    if n < pts[0][0] or n > pts[-1][0]:
+        return None
+    for (n0, t0), (n1, t1) in zip(pts, pts[1:] + pts[-1:]):
+        if n0 <= n <= n1:
+            return t0 if n1 == n0 else t0 + (t1 - t0) * (n - n0) / (n1 - n0)
+    return None
+
+
+def _between(ns, n):
+    pts = sorted(ns)
+    if n in pts:
+        return "%d B measured" % round(n)
+    lo = max(x for x in pts if x <= n)
+    hi = min(x for x in pts if x >= n)
+    return "%d B between the measured %d and %d B" % (round(n), round(lo), round(hi))
+
+
+def _us(sec):
+    return "%.3g us" % (sec * 1e6)
 
 
 def _scal(s, p):
@@ -439,8 +518,11 @@ def _batches(trace, models, idx, runs):
         k = len(occ)
         msgs = sum(o[2] for o in occ) / k
         tot = sum(o[3] for o in occ) / k
-        now = msgs * ts + tot * models.p2p_fit(pattern)["t_b"]
-        after = ts + tot * models.p2p_fit(pattern)["t_b"]
+        # now: each message at the streamed cost of its (mean) size; after: one streamed
+        # message of all the bytes (with the Hockney fit: k t_s + t_b sum(n) against
+        # t_s + t_b sum(n), one t_s per message saved)
+        now = msgs * models.p2p_t(tot / msgs, pattern)
+        after = models.p2p_t(tot, pattern)
         # ranks batching at the same time save once: elapsed saving per rank involved
         out.append(Advice(
             "batching", "%.0f small %s in a row to one peer -> one message" % (msgs, name),
@@ -449,7 +531,8 @@ def _batches(trace, models, idx, runs):
              " at " + site if site else ""),
             k, sum(o[4] for o in occ) / k, now, after,
             k * (now - after) / len(ranks),
-            ["%s (one t_s per message saved; the copy into one buffer is not counted)" %
+            ["%s (now each message at the streamed cost of its size, after one streamed "
+             "message of all the bytes; the copy into one buffer is not counted)" %
              models.p2p_basis(pattern)]))
     return out
 
@@ -458,6 +541,7 @@ def _overlap(trace, models, idx, gap):
     """A blocking point-to-point call next to computation -> start it non-blocking and
     complete it on the other side of the computation."""
     groups = defaultdict(list)
+    wire, wire_how = models.wire_latency()
     for r, cs in idx.by_rank.items():
         comm = [c for c in cs if ta.is_comm(c)]
         for i, c in enumerate(comm):
@@ -474,8 +558,10 @@ def _overlap(trace, models, idx, gap):
             # copies the bytes on the ranks' own CPUs inside the calls in both forms (an
             # eager message into and out of its cell in MPI_Isend and MPI_Wait, a
             # rendezvous one when the receiver's wait sees its request), so t_b n stays.
+            # Of the latency, the ends' CPU overheads (o, LogGP) are spent inside the calls
+            # in both forms too: what runs while the ranks compute is the wire latency L.
             t = models.p2p_t(c.bytes / 2.0 if k.kind == "sendrecv" else c.bytes)
-            hide = min(models.p2p_fit("pingpong")["t_s"], t)
+            hide = min(wire, t)
             groups[(c.name, c.site)].append((r, min(hide, g), c.t1 - c.t0, g, t))
     out = []
     for (name, site), occ in groups.items():
@@ -491,16 +577,19 @@ def _overlap(trace, models, idx, gap):
             (k, len(ranks), "%.3g" % (sum(o[3] for o in occ) / k),
              " at " + site if site else ""),
             k, sum(o[2] for o in occ) / k, now, now - hidden, k * hidden / len(ranks),
-            ["%s; hidden = min(t_s, the computation beside it): the latency only, the "
-             "bytes (t_b n) are copied by the ranks inside the calls either way (a "
-             "progress thread, TERN_PROGRESS_THREAD=1, could hide more, on a core of its "
-             "own); needs the computation not to use the buffers" % models.p2p_basis()]))
+            ["%s; hidden = min(L, the computation beside it): the wire latency only, the "
+             "ends' overheads and the bytes (t_b n) are spent by the ranks inside the calls "
+             "either way (a progress thread, TERN_PROGRESS_THREAD=1, could hide more, on a "
+             "core of its own); %s; needs the computation not to use the buffers" %
+             (models.p2p_basis(), wire_how)]))
     return out
 
 
 def _algorithms(trace, models, idx):
     """A collective another measured implementation does faster at this size."""
-    others = [im for im in models.impls if im != models.impl]
+    # tern's native and MPI drivers run the same algorithms: not an alternative
+    others = [im for im in models.impls if im != models.impl and
+              {im, models.impl} != {"tern", "tern-mpi"}]
     if not others:
         return []
     groups = defaultdict(list)
@@ -534,16 +623,83 @@ def _algorithms(trace, models, idx):
     return out
 
 
+def _cores_of(host, models):
+    """The cores of `host`: this machine's usable CPUs when the trace was taken here, else
+    the cpus_online the models' run recorded for that host (meta.json beside
+    models.json); None when neither knows it."""
+    import socket
+    if host == socket.gethostname():
+        try:
+            return len(os.sched_getaffinity(0))
+        except (AttributeError, OSError):
+            return os.cpu_count()
+    src = models.source or ""
+    meta = os.path.join(src if os.path.isdir(src) else os.path.dirname(src), "meta.json")
+    try:
+        with open(meta) as f:
+            m = json.load(f)
+    except (OSError, ValueError):
+        return None
+    return m.get("cpus_online") if m.get("host") == host else None
+
+
+def oversubscription(trace, models):
+    """(ranks, cores, host) of the host with the most ranks per core when some host runs
+    more ranks than it has cores, else None. Oversubscribed, a rank waits for a peer the
+    OS has not scheduled (time slices of milliseconds) and the models, timed in tight
+    loops, do not hold: bench/advice.sh measured errors of -23 % to +203 % at 3 ranks on
+    2 cores against 15 % and better at 2."""
+    hosts = trace.meta.get("hosts") or {}
+    per = defaultdict(int)
+    for h in hosts.values():
+        per[h] += 1
+    worst = None
+    for h, n in per.items():
+        c = _cores_of(h, models)
+        if c and n > c and (worst is None or n / c > worst[0] / worst[1]):
+            worst = (n, c, h)
+    return worst
+
+
+def shared_stamps(trace, gap=GAP):
+    """Sends longer than `gap` whose entry is exactly the LEAVE of the call before them on
+    their rank: the tracer stamped them with that LEAVE (TERN_TRACE_ADJACENT_NS, docs/
+    TRACING.md) and found the gap too long afterwards, so the computation before them is
+    counted in them and the phases around them look joined (a run of small sends over
+    many iterations). Their number."""
+    n = 0
+    by = defaultdict(list)
+    for c in trace.calls:
+        by[c.rank].append(c)
+    for cs in by.values():
+        cs.sort(key=lambda c: c.t0)
+        for a, b in zip(cs, cs[1:]):
+            if b.t0 == a.t1 and b.t1 - b.t0 > gap and ta.classify(b.name).kind == "send":
+                n += 1
+    return n
+
+
+def _over_line(over):
+    return ("%d ranks on %s, which has %d cores: oversubscribed, ranks wait for peers the "
+            "OS has not scheduled, which no model here holds; the saving is a guess (its "
+            "sign and size may be wrong)" % (over[0], over[2], over[1]))
+
+
 def advise(trace, models, gap=GAP, rejected=False):
     """Every suggestion for one trace, the largest predicted saving first. Alternatives
     the models say are not cheaper are left out, or with rejected=True returned as a
     second list: (advice, rejected)."""
     idx = ta.Index(trace)
     models.p = trace.nranks
+    models.for_trace(trace)
     runs = _runs(trace, idx, gap)
     out = (_pairs(trace, models, idx) + _exchanges(trace, models, idx, runs) +
            _batches(trace, models, idx, runs) + _overlap(trace, models, idx, gap) +
            _algorithms(trace, models, idx))
+    over = oversubscription(trace, models)
+    if over:
+        out = [a._replace(basis=list(a.basis) + ["does not hold: " + _over_line(over)])
+               for a in out]
     out.sort(key=lambda a: -a.saving)
     good = [a for a in out if a.saving > 0]
     return (good, [a for a in out if a.saving <= 0]) if rejected else good
@@ -583,6 +739,15 @@ def fmt_s(sec):
 def text(trace, models, adv, wall, rejected=()):
     lines = ["ternbench advise: %d ranks, %s traced; models of %s from %s" %
              (trace.nranks, fmt_s(wall), models.impl, models.source)]
+    over = oversubscription(trace, models)
+    if over:
+        lines.append("WARNING: " + _over_line(over))
+    shared = shared_stamps(trace)
+    if shared:
+        lines.append("NOTE: %d sends took the previous call's LEAVE as their entry stamp "
+                     "(TERN_TRACE_ADJACENT_NS) and the computation before them with it: "
+                     "phases may be joined; trace with TERN_TRACE_ADJACENT_NS=0 for exact "
+                     "entries" % shared)
     if not adv:
         lines.append("no alternative the models predict to be cheaper.")
     for i, a in enumerate(adv, 1):
@@ -607,8 +772,12 @@ def text(trace, models, adv, wall, rejected=()):
     return "\n".join(lines)
 
 
-def to_json(adv, wall, models, rejected=()):
+def to_json(adv, wall, models, rejected=(), trace=None):
+    over = oversubscription(trace, models) if trace is not None else None
     return {"wall_s": wall, "impl": models.impl, "models": models.source,
+            "oversubscribed": ({"ranks": over[0], "cores": over[1], "host": over[2]}
+                               if over else None),
+            "shared_stamps": shared_stamps(trace) if trace is not None else None,
             "advice": [dict(a._asdict(), rank=i, model_vs_trace=model_vs_trace(a))
                        for i, a in enumerate(adv, 1)],
             "rejected": [dict(a._asdict(), rank=None, model_vs_trace=model_vs_trace(a))

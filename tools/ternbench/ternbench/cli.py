@@ -278,6 +278,9 @@ def _trace_parsers(sub):
     p.add_argument("--gap", type=float, default=20e-6,
                    help="seconds of computation that separate two phases (default 20e-6)")
     p.add_argument("--json", help="also write the advice to this JSON file")
+    p.add_argument("--hockney", action="store_true",
+                   help="price every size from the Hockney fits, not from the measured "
+                        "points around it (the advisor before session 21)")
 
 
 def _load_trace(d):
@@ -316,12 +319,13 @@ def _trace_cmd(a):
     except advise.ModelError as e:
         sys.stderr.write("ternbench: %s\n" % e)
         return 2
+    models.curve = not a.hockney
     adv, rej = advise.advise(tr, models, a.gap, rejected=True)
     wall = trace_analysis.wall(tr)
     print(advise.text(tr, models, adv, wall, rej))
     if a.json:
         with open(a.json, "w") as f:
-            json.dump(advise.to_json(adv, wall, models, rej), f, indent=1)
+            json.dump(advise.to_json(adv, wall, models, rej, tr), f, indent=1)
     return 0
 
 
