@@ -922,15 +922,13 @@ static int ofi_send(int dest, const struct iovec *iov, int iovcnt, size_t total)
     return rc;
 }
 
-/* send_ref: frames above one receive buffer leave their payload where it is (the peer
- * reads it); smaller ones are copied as by send() and are out at return. */
 /*
  * A frame that fits a receive buffer, its payload (the last piece) sent from where it is:
  * the headers are copied into a send context, the payload is the second piece of an
  * fi_sendv, and the core hears sent(cookie) at the send's completion, so a 16-64 KiB
  * frame costs the sender no copy (tcp's send_ref does the same). One per peer at a
  * time, as reads (unref names no cookie); while one is out, frames are copied. Returns
- * 1 (sent(cookie) follows), or 0 after sending a copy instead.
+ * 1 (sent(cookie) follows), or what send() returns when it copies instead.
  */
 static int ofi_send_zref(int dest, const struct iovec *iov, int iovcnt, size_t total, void *cookie)
 {
@@ -956,6 +954,9 @@ static int ofi_send_zref(int dest, const struct iovec *iov, int iovcnt, size_t t
     return 1;
 }
 
+/* send_ref: frames above one receive buffer leave their payload where it is (the peer
+ * reads it); smaller ones are copied as by send() and are out at return, or with
+ * TERN_OFI_ZCOPY_MIN sent from where they are (ofi_send_zref). */
 static int ofi_send_ref(int dest, const struct iovec *iov, int iovcnt, size_t total, void *cookie)
 {
     if (!ofi.rma || OFI_HDR + total <= ofi.frame) {
