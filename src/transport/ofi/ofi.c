@@ -265,6 +265,7 @@ struct ofi_ctx {
     uint32_t seq;            /* RX held back: its sequence number */
     struct ofi_ctx *next;    /* free list (TX), repost list or a peer's held list (RX) */
     struct ofi_rdv_rx *rd;   /* RD: the read it belongs to */
+    void *cookie;            /* TX by reference (ofi_send_zref): send_ref's; NULL after unref */
 };
 
 static struct {
@@ -321,6 +322,8 @@ static struct {
     int tx_again;   /* a send found no room since the last send completion */
     char *injected; /* per world rank: frames injected since close() last flushed */
     unsigned long n_inject;
+    int zref;             /* 1: frames may go by reference (ofi_send_zref) */
+    unsigned long n_zref; /* frames sent by reference */
 } ofi = {.waitfd = -1, .epfd = -1};
 
 static int ofi_wakefd = -1;
@@ -622,6 +625,10 @@ static int ofi_open(const struct tl_env *env, const int *peers, int n)
     /* In passthru mode every frame is sent with a completion: an injected frame the tcp
      * provider still holds would be invisible to the nap of sleep_wait. */
     ofi.use_inject = util_tun.ofi_inject && ofi.inject > OFI_HDR && !ofi.passthru;
+    /* Frames by reference (ofi_send_zref) need two pieces per send and no local
+     * registration (FI_MR_LOCAL would want a descriptor for the user's buffer). */
+    ofi.zref = util_tun.ofi_zcopy_min > 0 && !ofi.passthru && info->tx_attr->iov_limit >= 2 &&
+               !(info->domain_attr->mr_mode & FI_MR_LOCAL) && !(info->mode & FI_LOCAL_MR);
     ofi.nrx = util_tun.ofi_recvs > 0 ? (int)util_tun.ofi_recvs : 1;
     if (info->rx_attr->size && (size_t)ofi.nrx > info->rx_attr->size)
         ofi.nrx = (int)info->rx_attr->size;
@@ -763,10 +770,12 @@ static void ofi_tx_put(struct ofi_ctx *c)
     ofi.txfree = c;
 }
 
-/* Post one message of len bytes already in c->buf (header included) to dest. */
-static int ofi_post_send(int dest, struct ofi_ctx *c, size_t len)
+/* Post one message to dest: len bytes already in c->buf (header included), or with
+ * v != NULL the nv pieces of v (len bytes in all). */
+static int ofi_post_send(int dest, struct ofi_ctx *c, size_t len, const struct iovec *v, int nv)
 {
-    ssize_t rc = fi_send(ofi.ep, c->buf, len, NULL, ofi.addr[dest], c);
+    ssize_t rc = v ? fi_sendv(ofi.ep, v, NULL, (size_t)nv, ofi.addr[dest], c)
+                   : fi_send(ofi.ep, c->buf, len, NULL, ofi.addr[dest], c);
     if (rc == 0) {
         if (len <= ofi.inject)
             ofi.n_small++;
@@ -834,7 +843,7 @@ static int ofi_send_rts(int dest, const struct iovec *iov, int iovcnt, size_t to
     memcpy(v, iov, (size_t)iovcnt * sizeof *v);
     v[iovcnt - 1].iov_len = inl - pre;
     tl_iov_copy(c->buf + OFI_HDR + sizeof m, v, iovcnt);
-    rc = ofi_post_send(dest, c, OFI_HDR + sizeof m + inl);
+    rc = ofi_post_send(dest, c, OFI_HDR + sizeof m + inl, NULL, 0);
     if (rc) {
         ofi_tx_put(c);
         ofi_mr_put(&ofi.mrc, mr);
@@ -904,7 +913,7 @@ static int ofi_send(int dest, const struct iovec *iov, int iovcnt, size_t total)
      * which gives the buffer back and tells health() the peer takes them. */
     memcpy(c->buf, &h, OFI_HDR);
     tl_iov_copy(c->buf + OFI_HDR, iov, iovcnt);
-    int rc = ofi_post_send(dest, c, len);
+    int rc = ofi_post_send(dest, c, len, NULL, 0);
     if (rc == 0) {
         ofi.txseq[dest]++;
         return 0;
@@ -913,11 +922,49 @@ static int ofi_send(int dest, const struct iovec *iov, int iovcnt, size_t total)
     return rc;
 }
 
+/*
+ * A frame that fits a receive buffer, its payload (the last piece) sent from where it is:
+ * the headers are copied into a send context, the payload is the second piece of an
+ * fi_sendv, and the core hears sent(cookie) at the send's completion, so a 16-64 KiB
+ * frame costs the sender no copy (tcp's send_ref does the same). One per peer at a
+ * time, as reads (unref names no cookie); while one is out, frames are copied. Returns
+ * 1 (sent(cookie) follows), or what send() returns when it copies instead.
+ */
+static int ofi_send_zref(int dest, const struct iovec *iov, int iovcnt, size_t total, void *cookie)
+{
+    struct ofi_ctx *c = ofi.txfree;
+    if (c == NULL || ofi.refpend[dest]) return ofi_send(dest, iov, iovcnt, total);
+    const struct iovec *pay = &iov[iovcnt - 1];
+    size_t head = OFI_HDR + total - pay->iov_len;
+    ofi_tx_get();
+    c->peer = dest;
+    struct ofi_hdr h = {.src = (uint32_t)ofi.boot->rank, .seq = ofi.txseq[dest]};
+    memcpy(c->buf, &h, OFI_HDR);
+    tl_iov_copy(c->buf + OFI_HDR, iov, iovcnt - 1);
+    struct iovec v[2] = {{c->buf, head}, *pay};
+    int rc = ofi_post_send(dest, c, OFI_HDR + total, v, 2);
+    if (rc) {
+        ofi_tx_put(c);
+        return rc;
+    }
+    ofi.txseq[dest]++;
+    ofi.n_zref++;
+    c->cookie = cookie;
+    ofi.refpend[dest] = 1;
+    return 1;
+}
+
 /* send_ref: frames above one receive buffer leave their payload where it is (the peer
- * reads it); smaller ones are copied as by send() and are out at return. */
+ * reads it); smaller ones are copied as by send() and are out at return, or with
+ * TERN_OFI_ZCOPY_MIN sent from where they are (ofi_send_zref). */
 static int ofi_send_ref(int dest, const struct iovec *iov, int iovcnt, size_t total, void *cookie)
 {
-    if (!ofi.rma || OFI_HDR + total <= ofi.frame) return ofi_send(dest, iov, iovcnt, total);
+    if (!ofi.rma || OFI_HDR + total <= ofi.frame) {
+        if (ofi.zref && !ofi.dead[dest] && iovcnt >= 1 &&
+            iov[iovcnt - 1].iov_len >= util_tun.ofi_zcopy_min && OFI_HDR + total <= ofi.frame)
+            return ofi_send_zref(dest, iov, iovcnt, total, cookie);
+        return ofi_send(dest, iov, iovcnt, total);
+    }
     if (ofi.dead[dest]) return TERN_ERR_PEER_FAILED;
     /* One referenced payload per peer: unref(dest) names no cookie. */
     if (ofi.refpend[dest]) return TERN_ERR_AGAIN;
@@ -933,6 +980,10 @@ static void ofi_unref(int dest)
 {
     for (int i = 0; i < OFI_MAX_RDV; i++)
         if (ofi.rdvtx[i].used && ofi.rdvtx[i].dest == dest) ofi.rdvtx[i].cookie = NULL;
+    /* A frame sent by reference cannot be called back either: the provider may still
+     * send from the payload, as a read may still read it. */
+    for (int i = 0; ofi.tx && i < OFI_MAX_TX; i++)
+        if (ofi.tx[i].cookie && ofi.tx[i].peer == dest) ofi.tx[i].cookie = NULL;
     ofi.refpend[dest] = 0;
 }
 
@@ -1220,7 +1271,11 @@ static void ofi_complete(struct ofi_ctx *c, size_t len, int deliver)
         ofi.inflight--;
         ofi.txpend[c->peer]--;
         ofi.txmoved[c->peer] = ofi_now_ms();
+        void *cookie = c->cookie; /* sent by reference: the payload is the caller's again */
+        c->cookie = NULL;
+        if (cookie) ofi.refpend[c->peer] = 0;
         ofi_tx_put(c);
+        if (cookie && ofi.sent) ofi.sent(cookie, 0);
         return;
     }
     if (c->kind == OFI_CTL) {
@@ -1286,6 +1341,12 @@ static void ofi_cq_error(int deliver)
     if (c == NULL) return;
     if (c->kind == OFI_TX || c->kind == OFI_CTL) {
         int peer = c->peer;
+        /* A frame sent by reference did not arrive: no sent() (it would complete the send
+         * as delivered); the peer's failure ends its request, and unref comes then. */
+        if (c->kind == OFI_TX && c->cookie) {
+            c->cookie = NULL;
+            ofi.refpend[peer] = 0;
+        }
         ofi_complete(c, 0, 0);
         if (deliver) ofi_peer_dead(peer, e.err);
         return;
@@ -1476,11 +1537,11 @@ static void ofi_close(void)
 {
     UTIL_DEBUG(1,
                "ofi: sent %lu frames by fi_inject, %lu with a completion up to the inject size, "
-               "%lu larger, %lu by RTS; read %lu B; "
+               "%lu larger (%lu of them by reference), %lu by RTS; read %lu B; "
                "%lu error completions; %lu frames arrived ahead of their turn; registrations: "
                "%lu hits, %lu misses, %lu evicted; sleeps %lu, refused %lu, trywait retries %lu",
-               ofi.n_inject, ofi.n_small, ofi.n_copy, ofi.n_rts, ofi.n_read_bytes, ofi.n_err,
-               ofi.n_held, ofi.mrc.hits, ofi.mrc.misses, ofi.mrc.evictions, ofi.n_sleep,
+               ofi.n_inject, ofi.n_small, ofi.n_copy, ofi.n_zref, ofi.n_rts, ofi.n_read_bytes,
+               ofi.n_err, ofi.n_held, ofi.mrc.hits, ofi.mrc.misses, ofi.mrc.evictions, ofi.n_sleep,
                ofi.n_nosleep, ofi.n_trywait_retry);
     /* Sends still in flight (the last barrier's frames) must leave before the endpoint
      * goes; the provider moves them only while its queue is read. */
