@@ -21,7 +21,10 @@
  *     microseconds (a few loopback round trips), then sleeps in epoll_wait. On a loaded
  *     node (more runnable tasks than online CPUs, sampled from /proc/loadavg at most
  *     every 50 ms, or more ranks than cores) it sleeps at once: spinning would only take
- *     the CPU the peer needs to answer;
+ *     the CPU the peer needs to answer. Except a rank bound apart from its peers
+ *     (core.bound: --bind-to core): its spinning cannot take the peer's CPU, so on a
+ *     loaded node (not oversubscribed) it spins TERN_TCP_LOADED_SPIN_US, and an answer
+ *     within that time costs no wake-up, which on a busy core waits for another task;
  *   - memory (a store rings no doorbell): as for shm, then naps growing from 50 us to 1 ms.
  */
 #ifndef TERN_CORE_WAIT_H
@@ -42,10 +45,11 @@ enum core_wait_kind {
 };
 
 struct core_wait_policy {
-    long spin_polls;  /* empty polls that spin */
-    long yield_polls; /* empty polls after those that yield the CPU */
-    double spin_s;    /* and spin at least this long after the first empty poll (s) */
-    double lost_s;    /* a yield off the CPU this long (s) skips yields for a while; 0: never */
+    long spin_polls;      /* empty polls that spin */
+    long yield_polls;     /* empty polls after those that yield the CPU */
+    double spin_s;        /* and spin at least this long after the first empty poll (s) */
+    double spin_loaded_s; /* spin_s instead when the node has no free core (kernel waits) */
+    double lost_s;        /* a yield off the CPU this long (s) skips yields for a while; 0: never */
 };
 
 /* One wait's state; on the caller's stack. */
