@@ -92,23 +92,29 @@ int core_wait_parse_loadavg(const char *text, long *running)
  * several threads wait). */
 #define CORE_WAIT_SAMPLE_S 0.05
 static struct {
-    double at;     /* when last sampled; 0: never */
-    int free_core; /* then: runnable tasks (this one included) <= online CPUs */
+    double at; /* when last sampled; 0: never */
+    int level; /* then: enum core_wait_load (core_wait_load_level) */
     long ncpu;
 } core_wait_load;
 
-static int core_wait_free_core(double now)
+enum core_wait_load core_wait_load_level(long running, long ncpu)
+{
+    if (running <= ncpu) return CORE_LOAD_FREE;
+    return running <= CORE_WAIT_LIGHT_PER_CPU * ncpu + 1 ? CORE_LOAD_LIGHT : CORE_LOAD_HEAVY;
+}
+
+static int core_wait_level(double now)
 {
     if (core_wait_load.at != 0 && now - core_wait_load.at < CORE_WAIT_SAMPLE_S)
-        return core_wait_load.free_core;
+        return core_wait_load.level;
     if (core_wait_load.ncpu == 0) {
         core_wait_load.ncpu = sysconf(_SC_NPROCESSORS_ONLN);
         if (core_wait_load.ncpu < 1) core_wait_load.ncpu = 1;
     }
     core_wait_load.at = now;
-    core_wait_load.free_core = 1; /* unreadable: trust the static check (oversubscribed) */
+    core_wait_load.level = CORE_LOAD_FREE; /* unreadable: trust the static check */
     int fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return 1;
+    if (fd < 0) return CORE_LOAD_FREE;
     char buf[128];
     ssize_t n = read(fd, buf, sizeof buf - 1);
     close(fd);
@@ -116,9 +122,9 @@ static int core_wait_free_core(double now)
     if (n > 0) {
         buf[n] = '\0';
         if (core_wait_parse_loadavg(buf, &running) == 0)
-            core_wait_load.free_core = running <= core_wait_load.ncpu;
+            core_wait_load.level = core_wait_load_level(running, core_wait_load.ncpu);
     }
-    return core_wait_load.free_core;
+    return core_wait_load.level;
 }
 
 int core_wait_yields_lost(const struct core_wait_policy *p, double lost_at, double now)
@@ -161,8 +167,10 @@ enum core_wait_phase core_wait_next(struct core_waiter *w, int may_sleep)
         double now = core_diag_now();
         if (w->polls == 0) {
             w->idle_since = now;
-            /* No free core: the loaded budget (0: sleep at once). */
-            if (!core_wait_free_core(now)) w->pol.spin_s = w->pol.spin_loaded_s;
+            /* No free core: the loaded budget while lightly loaded, else sleep at once. */
+            int level = core_wait_level(now);
+            if (level != CORE_LOAD_FREE)
+                w->pol.spin_s = level == CORE_LOAD_LIGHT ? w->pol.spin_loaded_s : 0;
         }
         idle = now - w->idle_since;
     }

@@ -22,9 +22,10 @@
  *     node (more runnable tasks than online CPUs, sampled from /proc/loadavg at most
  *     every 50 ms, or more ranks than cores) it sleeps at once: spinning would only take
  *     the CPU the peer needs to answer. Except a rank bound apart from its peers
- *     (core.bound: --bind-to core): its spinning cannot take the peer's CPU, so on a
- *     loaded node (not oversubscribed) it spins TERN_TCP_LOADED_SPIN_US, and an answer
- *     within that time costs no wake-up, which on a busy core waits for another task;
+ *     (core.bound: --bind-to core) on a lightly loaded node (core_wait_load_level) whose
+ *     ranks do not outnumber its cores: its spinning cannot take the peer's CPU, so it
+ *     spins TERN_TCP_LOADED_SPIN_US, and an answer within that time costs no wake-up,
+ *     which on a busy core waits for another task's slice;
  *   - memory (a store rings no doorbell): as for shm, then naps growing from 50 us to 1 ms.
  */
 #ifndef TERN_CORE_WAIT_H
@@ -78,6 +79,13 @@ enum core_wait_phase core_wait_decide(const struct core_wait_policy *p, long pol
  */
 void core_wait_policy_make(const struct util_tunables *t, enum core_wait_kind kind, int kernel_wait,
                            int oversubscribed, int free_core, struct core_wait_policy *out);
+
+/* The machine's load from /proc/loadavg's runnable tasks (this one included) and the
+ * online CPUs: a free core; lightly loaded, at most CORE_WAIT_LIGHT_PER_CPU runnable per
+ * CPU plus one (2 ranks beside 2 busy loops on 2 CPUs); or heavily. Pure. */
+enum core_wait_load { CORE_LOAD_FREE, CORE_LOAD_LIGHT, CORE_LOAD_HEAVY };
+#define CORE_WAIT_LIGHT_PER_CPU 2
+enum core_wait_load core_wait_load_level(long running, long ncpu);
 
 /* Parse the runnable-task count (the "R" of "R/T", fourth field) out of /proc/loadavg's
  * text. Returns 0 and sets *running, or -1 when the text does not parse. Pure. */

@@ -250,6 +250,16 @@ static void test_loaded_spin(void)
     core_wait_policy_make(&t, CORE_WAIT_MSG, 1, 0, 0, &p);
     CHECK(p.spin_s == 0 && p.spin_loaded_s == 0);
 
+    /* Lightly loaded: at most 2 runnable per CPU plus one (2 ranks, 2 busy loops, 2 CPUs
+     * and the launcher); beyond that a bound rank sleeps at once too. */
+    CHECK_EQ(core_wait_load_level(2, 2), CORE_LOAD_FREE);
+    CHECK_EQ(core_wait_load_level(3, 2), CORE_LOAD_LIGHT);
+    CHECK_EQ(core_wait_load_level(5, 2), CORE_LOAD_LIGHT);
+    CHECK_EQ(core_wait_load_level(6, 2), CORE_LOAD_HEAVY);
+    CHECK_EQ(core_wait_load_level(14, 2), CORE_LOAD_HEAVY);
+    CHECK_EQ(core_wait_load_level(1, 1), CORE_LOAD_FREE);
+    CHECK_EQ(core_wait_load_level(4, 1), CORE_LOAD_HEAVY);
+
     /* core_wait_begin keeps the loaded budget only for a bound rank. */
     struct util_tunables saved = util_tun;
     int kw = core.kernel_wait, os = core.oversubscribed, bd = core.bound;
