@@ -229,6 +229,11 @@ static int core_init(void)
         }
     core.kernel_wait = sleepers > 0 && kernel == sleepers;
     core_bind(&bind_policy);
+    {
+        cpu_set_t own;
+        core.bound = !core.oversubscribed && sched_getaffinity(0, sizeof own, &own) == 0 &&
+                     CPU_COUNT(&own) < core_count_cpus();
+    }
     rc = core_comm_init_builtin();
     if (rc) goto fail_transports;
     core_step(&step[7]);

@@ -309,6 +309,9 @@ struct core_state {
      * CORE_WAIT_BULK (wait.h). Set just before that wait by coll_sched_run; the wait
      * reads and clears it as it starts. */
     int wait_bulk;
+    /* This rank's CPUs are fewer than those the node's ranks share, and they do not
+     * outnumber cores: it is bound apart from its peers (wait.c's loaded tcp spin). */
+    int bound;
 };
 
 extern struct core_state core;

@@ -35,7 +35,15 @@ void core_wait_policy_make(const struct util_tunables *t, enum core_wait_kind ki
          * time only while a core is free, so that it never takes the peer's CPU. */
         out->spin_polls = t->tcp_spin_count;
         out->yield_polls = 0;
-        out->spin_s = oversubscribed || !free_core ? 0 : (double)t->tcp_spin_us * 1e-6;
+        out->lost_s = 0;
+        /* The loaded budget (at most the free-core one; core_wait_begin keeps it only
+         * for a rank bound apart from its peers, whose spinning takes no peer's CPU). */
+        int loaded_us =
+            t->tcp_loaded_spin_us < t->tcp_spin_us ? t->tcp_loaded_spin_us : t->tcp_spin_us;
+        out->spin_loaded_s = oversubscribed || loaded_us <= 0 ? 0 : (double)loaded_us * 1e-6;
+        out->spin_s = oversubscribed ? 0
+                      : free_core    ? (double)t->tcp_spin_us * 1e-6
+                                     : out->spin_loaded_s;
         return;
     }
     out->spin_polls = oversubscribed ? t->oversub_spin_count : t->spin_count;
@@ -55,6 +63,7 @@ void core_wait_policy_make(const struct util_tunables *t, enum core_wait_kind ki
      * 2 cores, quiet: 1.3-1.6x faster yielding; docs/PERFORMANCE.md). */
     if (kind == CORE_WAIT_MSG && ratio > 0 && oversubscribed >= ratio) out->yield_polls = 0;
     out->spin_s = 0;
+    out->spin_loaded_s = 0;
 }
 
 int core_wait_parse_loadavg(const char *text, long *running)
@@ -83,23 +92,29 @@ int core_wait_parse_loadavg(const char *text, long *running)
  * several threads wait). */
 #define CORE_WAIT_SAMPLE_S 0.05
 static struct {
-    double at;     /* when last sampled; 0: never */
-    int free_core; /* then: runnable tasks (this one included) <= online CPUs */
+    double at; /* when last sampled; 0: never */
+    int level; /* then: enum core_wait_load (core_wait_load_level) */
     long ncpu;
 } core_wait_load;
 
-static int core_wait_free_core(double now)
+enum core_wait_load core_wait_load_level(long running, long ncpu)
+{
+    if (running <= ncpu) return CORE_LOAD_FREE;
+    return running <= CORE_WAIT_LIGHT_PER_CPU * ncpu + 1 ? CORE_LOAD_LIGHT : CORE_LOAD_HEAVY;
+}
+
+static int core_wait_level(double now)
 {
     if (core_wait_load.at != 0 && now - core_wait_load.at < CORE_WAIT_SAMPLE_S)
-        return core_wait_load.free_core;
+        return core_wait_load.level;
     if (core_wait_load.ncpu == 0) {
         core_wait_load.ncpu = sysconf(_SC_NPROCESSORS_ONLN);
         if (core_wait_load.ncpu < 1) core_wait_load.ncpu = 1;
     }
     core_wait_load.at = now;
-    core_wait_load.free_core = 1; /* unreadable: trust the static check (oversubscribed) */
+    core_wait_load.level = CORE_LOAD_FREE; /* unreadable: trust the static check */
     int fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return 1;
+    if (fd < 0) return CORE_LOAD_FREE;
     char buf[128];
     ssize_t n = read(fd, buf, sizeof buf - 1);
     close(fd);
@@ -107,9 +122,9 @@ static int core_wait_free_core(double now)
     if (n > 0) {
         buf[n] = '\0';
         if (core_wait_parse_loadavg(buf, &running) == 0)
-            core_wait_load.free_core = running <= core_wait_load.ncpu;
+            core_wait_load.level = core_wait_load_level(running, core_wait_load.ncpu);
     }
-    return core_wait_load.free_core;
+    return core_wait_load.level;
 }
 
 int core_wait_yields_lost(const struct core_wait_policy *p, double lost_at, double now)
@@ -137,6 +152,9 @@ void core_wait_begin(struct core_waiter *w, enum core_wait_kind kind)
     /* free_core is settled lazily by the first empty poll (core_wait_next): most waits
      * end before one, and they need not read the clock. */
     core_wait_policy_make(&util_tun, kind, core.kernel_wait, core.oversubscribed, 1, &w->pol);
+    /* Unbound, the scheduler may wake this rank on its peer's core: spinning while
+     * loaded would then take the peer's CPU (measured 2-3x slower), so sleep at once. */
+    if (!core.bound) w->pol.spin_loaded_s = 0;
     w->polls = 0;
     w->idle_since = 0;
     w->nap_us = 50;
@@ -149,7 +167,10 @@ enum core_wait_phase core_wait_next(struct core_waiter *w, int may_sleep)
         double now = core_diag_now();
         if (w->polls == 0) {
             w->idle_since = now;
-            if (!core_wait_free_core(now)) w->pol.spin_s = 0;
+            /* No free core: the loaded budget while lightly loaded, else sleep at once. */
+            int level = core_wait_level(now);
+            if (level != CORE_LOAD_FREE)
+                w->pol.spin_s = level == CORE_LOAD_LIGHT ? w->pol.spin_loaded_s : 0;
         }
         idle = now - w->idle_since;
     }

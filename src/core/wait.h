@@ -21,7 +21,11 @@
  *     microseconds (a few loopback round trips), then sleeps in epoll_wait. On a loaded
  *     node (more runnable tasks than online CPUs, sampled from /proc/loadavg at most
  *     every 50 ms, or more ranks than cores) it sleeps at once: spinning would only take
- *     the CPU the peer needs to answer;
+ *     the CPU the peer needs to answer. Except a rank bound apart from its peers
+ *     (core.bound: --bind-to core) on a lightly loaded node (core_wait_load_level) whose
+ *     ranks do not outnumber its cores: its spinning cannot take the peer's CPU, so it
+ *     spins TERN_TCP_LOADED_SPIN_US, and an answer within that time costs no wake-up,
+ *     which on a busy core waits for another task's slice;
  *   - memory (a store rings no doorbell): as for shm, then naps growing from 50 us to 1 ms.
  */
 #ifndef TERN_CORE_WAIT_H
@@ -42,10 +46,11 @@ enum core_wait_kind {
 };
 
 struct core_wait_policy {
-    long spin_polls;  /* empty polls that spin */
-    long yield_polls; /* empty polls after those that yield the CPU */
-    double spin_s;    /* and spin at least this long after the first empty poll (s) */
-    double lost_s;    /* a yield off the CPU this long (s) skips yields for a while; 0: never */
+    long spin_polls;      /* empty polls that spin */
+    long yield_polls;     /* empty polls after those that yield the CPU */
+    double spin_s;        /* and spin at least this long after the first empty poll (s) */
+    double spin_loaded_s; /* spin_s instead when the node has no free core (kernel waits) */
+    double lost_s;        /* a yield off the CPU this long (s) skips yields for a while; 0: never */
 };
 
 /* One wait's state; on the caller's stack. */
@@ -74,6 +79,13 @@ enum core_wait_phase core_wait_decide(const struct core_wait_policy *p, long pol
  */
 void core_wait_policy_make(const struct util_tunables *t, enum core_wait_kind kind, int kernel_wait,
                            int oversubscribed, int free_core, struct core_wait_policy *out);
+
+/* The machine's load from /proc/loadavg's runnable tasks (this one included) and the
+ * online CPUs: a free core; lightly loaded, at most CORE_WAIT_LIGHT_PER_CPU runnable per
+ * CPU plus one (2 ranks beside 2 busy loops on 2 CPUs); or heavily. Pure. */
+enum core_wait_load { CORE_LOAD_FREE, CORE_LOAD_LIGHT, CORE_LOAD_HEAVY };
+#define CORE_WAIT_LIGHT_PER_CPU 2
+enum core_wait_load core_wait_load_level(long running, long ncpu);
 
 /* Parse the runnable-task count (the "R" of "R/T", fourth field) out of /proc/loadavg's
  * text. Returns 0 and sets *running, or -1 when the text does not parse. Pure. */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "core/core.h"
 #include "core/wait.h"
 #include "unit.h"
 
@@ -214,6 +215,73 @@ static void test_yield_lost(void)
     CHECK_EQ(core_wait_next(&v, 1), CORE_WAIT_YIELD);
 }
 
+/* A loaded node (TERN_TCP_LOADED_SPIN_US): tcp-only waits keep a short spin by time, at
+ * most TERN_TCP_SPIN_US, never with more ranks than cores, and only for a rank bound apart
+ * from its peers (an unbound one may be woken on its peer's core). */
+static void test_loaded_spin(void)
+{
+    struct util_tunables t = {0};
+    t.spin_count = 4000;
+    t.yield_count = 2000;
+    t.tcp_spin_us = 50;
+    t.tcp_loaded_spin_us = 20;
+    struct core_wait_policy p;
+    core_wait_policy_make(&t, CORE_WAIT_MSG, 1, 0, 0, &p);
+    CHECK(p.spin_s > 19e-6 && p.spin_s < 21e-6);
+    CHECK(p.spin_loaded_s > 19e-6 && p.spin_loaded_s < 21e-6);
+    CHECK(p.lost_s == 0);
+    CHECK_EQ(core_wait_decide(&p, 1, 10e-6, 1), CORE_WAIT_SPIN);
+    CHECK_EQ(core_wait_decide(&p, 1, 21e-6, 1), CORE_WAIT_SLEEP);
+    core_wait_policy_make(&t, CORE_WAIT_MSG, 1, 0, 1, &p); /* a free core: the full budget */
+    CHECK(p.spin_s > 49e-6 && p.spin_s < 51e-6);
+    CHECK(p.spin_loaded_s > 19e-6 && p.spin_loaded_s < 21e-6);
+    core_wait_policy_make(&t, CORE_WAIT_MSG, 1, 1, 0, &p); /* oversubscribed */
+    CHECK(p.spin_s == 0 && p.spin_loaded_s == 0);
+    core_wait_policy_make(&t, CORE_WAIT_MSG, 0, 0, 0, &p); /* shm: polls and yields */
+    CHECK(p.spin_s == 0 && p.spin_loaded_s == 0);
+    t.tcp_loaded_spin_us = 500; /* capped by TERN_TCP_SPIN_US */
+    core_wait_policy_make(&t, CORE_WAIT_MSG, 1, 0, 0, &p);
+    CHECK(p.spin_loaded_s > 49e-6 && p.spin_loaded_s < 51e-6);
+    t.tcp_spin_us = 0; /* "sleep at once" holds loaded too */
+    core_wait_policy_make(&t, CORE_WAIT_MSG, 1, 0, 0, &p);
+    CHECK(p.spin_s == 0 && p.spin_loaded_s == 0);
+    t.tcp_spin_us = 50;
+    t.tcp_loaded_spin_us = 0; /* 0: sleep at once when loaded (the unbound default) */
+    core_wait_policy_make(&t, CORE_WAIT_MSG, 1, 0, 0, &p);
+    CHECK(p.spin_s == 0 && p.spin_loaded_s == 0);
+
+    /* Lightly loaded: at most 2 runnable per CPU plus one (2 ranks, 2 busy loops, 2 CPUs
+     * and the launcher); beyond that a bound rank sleeps at once too. */
+    CHECK_EQ(core_wait_load_level(2, 2), CORE_LOAD_FREE);
+    CHECK_EQ(core_wait_load_level(3, 2), CORE_LOAD_LIGHT);
+    CHECK_EQ(core_wait_load_level(5, 2), CORE_LOAD_LIGHT);
+    CHECK_EQ(core_wait_load_level(6, 2), CORE_LOAD_HEAVY);
+    CHECK_EQ(core_wait_load_level(14, 2), CORE_LOAD_HEAVY);
+    CHECK_EQ(core_wait_load_level(1, 1), CORE_LOAD_FREE);
+    CHECK_EQ(core_wait_load_level(4, 1), CORE_LOAD_HEAVY);
+
+    /* core_wait_begin keeps the loaded budget only for a bound rank. */
+    struct util_tunables saved = util_tun;
+    int kw = core.kernel_wait, os = core.oversubscribed, bd = core.bound;
+    util_tun.tcp_spin_count = 0;
+    util_tun.tcp_spin_us = 50;
+    util_tun.tcp_loaded_spin_us = 20;
+    core.kernel_wait = 1;
+    core.oversubscribed = 0;
+    struct core_waiter w;
+    core.bound = 1;
+    core_wait_begin(&w, CORE_WAIT_MSG);
+    CHECK(w.pol.spin_loaded_s > 19e-6 && w.pol.spin_loaded_s < 21e-6);
+    core.bound = 0;
+    core_wait_begin(&w, CORE_WAIT_MSG);
+    CHECK(w.pol.spin_loaded_s == 0);
+    CHECK(w.pol.spin_s > 49e-6 && w.pol.spin_s < 51e-6); /* a free core: as before */
+    util_tun = saved;
+    core.kernel_wait = kw;
+    core.oversubscribed = os;
+    core.bound = bd;
+}
+
 int main(void)
 {
     test_decide();
@@ -221,5 +289,6 @@ int main(void)
     test_loadavg();
     test_yield_lost();
     test_waiter();
+    test_loaded_spin();
     return unit_done("test_wait");
 }
