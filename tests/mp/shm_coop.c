@@ -27,10 +27,11 @@
 #define ROUNDS 3
 #define TAG    11
 
-/* Around 64 KiB (the default TERN_SHM_COOP_MIN), halves up to 256 KiB, chunks beyond. */
-static const size_t sizes[] = {8191,   8195,   12289,  20483,  65535,  65536,
-                               65539,  98309,  131069, 131072, 131075, 196613,
-                               262141, 262144, 262147, 300007, 524291, 659459};
+/* Around 48 KiB (the default TERN_SHM_COOP_MIN) and 64 KiB (the stream-eager limit),
+ * halves up to 256 KiB, chunks beyond. */
+static const size_t sizes[] = {8191,   8195,   12289,  20483,  49149,  49152,  49155,
+                               65535,  65536,  65539,  98309,  131069, 131072, 131075,
+                               196613, 262141, 262144, 262147, 300007, 524291, 659459};
 #define NSIZES (sizeof sizes / sizeof sizes[0])
 #define MAXSZ  ((size_t)659459)
 #define SLOT   (MAXSZ + MP_GUARD_LEN)

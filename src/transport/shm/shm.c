@@ -887,7 +887,7 @@ static int shm_getv(int src, const struct iovec *local, int nl, const struct iov
     struct shm_peer *pe = &shm.peers[shm.lidx_of[src]];
     if (!pe->cma) return TERN_ERR_UNSUPPORTED;
     /* Vectored pieces are not cut in halves: a pull shared takes two whole chunks (with
-     * the defaults, 256 KiB as before TERN_SHM_COOP_MIN came down to 64 KiB; the sweep
+     * the defaults, 256 KiB as before TERN_SHM_COOP_MIN came down to 48 KiB; the sweep
      * that moved it measured contiguous messages only). */
     int coop = util_tun.shm_coop_min && total >= util_tun.shm_coop_min &&
                util_tun.shm_coop_chunk >= 4096 && total > 4096 &&
