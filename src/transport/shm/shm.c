@@ -826,7 +826,7 @@ static int shm_getv_coop(struct shm_peer *pe, const struct iovec *local, int nl,
                          const struct iovec *remote, int nr, size_t off, size_t total)
 {
     struct shm_coop *co = shm_coop_of(&pe->in);
-    uint64_t chunk = util_tun.shm_coop_chunk, len = total - off;
+    uint64_t len = total - off, chunk = shm_coop_chunk_for(len);
     uint32_t nchunks = (uint32_t)((len + chunk - 1) / chunk);
     uint32_t gen = ++pe->coop_gen;
     atomic_store_explicit(&co->ticket, (uint64_t)gen << 32 | UINT32_MAX, memory_order_release);
@@ -886,12 +886,8 @@ static int shm_getv(int src, const struct iovec *local, int nl, const struct iov
 {
     struct shm_peer *pe = &shm.peers[shm.lidx_of[src]];
     if (!pe->cma) return TERN_ERR_UNSUPPORTED;
-    /* Vectored pieces are not cut in halves: a pull shared takes two whole chunks (with
-     * the defaults, 256 KiB as before TERN_SHM_COOP_MIN came down to 48 KiB; the sweep
-     * that moved it measured contiguous messages only). */
     int coop = util_tun.shm_coop_min && total >= util_tun.shm_coop_min &&
-               util_tun.shm_coop_chunk >= 4096 && total > 4096 &&
-               total >= 2 * util_tun.shm_coop_chunk;
+               util_tun.shm_coop_chunk >= 4096 && total > 8192;
     size_t want = coop ? 4096 : total; /* bytes of the first transfer */
     static struct iovec lv[TL_GETV_MAX_IOV], rv[TL_GETV_MAX_IOV];
     int n1 = shm_iov_sub(local, nl, 0, want, lv), m1 = shm_iov_sub(remote, nr, 0, want, rv);
