@@ -131,6 +131,9 @@ struct shm_peer {
     struct shm_pool_view pool; /* the peer's pool (its cells in my inbox's frames) */
     int out_on;                /* I am on the peer's list of senders */
     int cma;                   /* single copy from this peer: 1 yes, 0 forbidden */
+    int cma_seen;              /* ... and one has worked (no permission probe needed) */
+    uint32_t coop_skip;        /* plain gets left before the next cooperative one */
+    uint32_t coop_backoff;     /* the last skip (the peer declined to help: 1, 2, .. 64) */
     int pidfd;                 /* readable once the peer has exited; -1: use kill(pid, 0) */
     int dead;                  /* reported through env->failed */
 };
@@ -680,12 +683,58 @@ static int shm_poll(void)
     return n;
 }
 
+/* The error a failed cross-memory copy stands for (errno of the failed call). */
+static int shm_cma_err(int e)
+{
+    return e == ESRCH ? TERN_ERR_PEER_FAILED : e == EFAULT ? TERN_ERR_FAULT : TERN_ERR_TRANSPORT;
+}
+
+/* Piece size of a cooperative copy of len bytes: TERN_SHM_COOP_CHUNK, but a copy shorter
+ * than two of those is cut in two halves (page-rounded), so that a 128 KiB message is
+ * shared at all and a 192 KiB one evenly; more pieces would cost a system call each. */
+static uint64_t shm_coop_chunk_for(size_t len)
+{
+    uint64_t chunk = util_tun.shm_coop_chunk;
+    if (len < 2 * chunk) chunk = shm_round((len + 1) / 2, 4096);
+    return chunk;
+}
+
+/* Is a get of len bytes from pe worth sharing with the sender? From TERN_SHM_COOP_MIN
+ * on, unless the sender lately declined: a sender busy with traffic of its own (both
+ * sides streaming) answers no HELP, and each offer costs me a frame and a system call
+ * more than one plain pull. After a declined offer the next 1, 2, 4 .. 64 large gets
+ * from that peer are plain; an offer taken halves that number (a one-way stream, whose
+ * sender always helps, never skips). */
+static int shm_coop_wanted(struct shm_peer *pe, size_t len)
+{
+    if (!util_tun.shm_coop_min || len < util_tun.shm_coop_min || len <= 8192 ||
+        util_tun.shm_coop_chunk < 4096)
+        return 0;
+    if (pe->coop_skip) {
+        pe->coop_skip--;
+        return 0;
+    }
+    return 1;
+}
+
+/* The sender took `theirs` chunks of my last offer: back off, or offer again next time. */
+static void shm_coop_outcome(struct shm_peer *pe, uint32_t theirs)
+{
+    if (theirs) {
+        pe->coop_backoff /= 2; /* one taken offer among many declined is no trend */
+        return;
+    }
+    pe->coop_backoff = pe->coop_backoff ? pe->coop_backoff * 2 : 1;
+    if (pe->coop_backoff > 64) pe->coop_backoff = 64;
+    pe->coop_skip = pe->coop_backoff;
+}
+
 /* Receiver side of a cooperative copy: publish the ticket, ask for help, take chunks,
  * then wait for the chunks the sender took. */
 static int shm_get_coop(struct shm_peer *pe, void *local, uint64_t remote, size_t len)
 {
     struct shm_coop *co = shm_coop_of(&pe->in);
-    uint64_t chunk = util_tun.shm_coop_chunk;
+    uint64_t chunk = shm_coop_chunk_for(len);
     uint32_t nchunks = (uint32_t)((len + chunk - 1) / chunk);
     uint32_t gen = ++pe->coop_gen;
     /* Close the ticket under the new generation before changing the fields, so a late
@@ -712,7 +761,7 @@ static int shm_get_coop(struct shm_peer *pe, void *local, uint64_t remote, size_
         size_t n = (size_t)(len - off < chunk ? len - off : chunk);
         mine++;
         if (shm_cma_chunk(pe, 0, (uint64_t)(uintptr_t)local + off, remote + off, n) != 0) {
-            err = errno == ESRCH ? TERN_ERR_PEER_FAILED : TERN_ERR_TRANSPORT;
+            err = shm_cma_err(errno);
             /* Close the ticket; the helper finishes only what it already took. */
             uint64_t prev = atomic_exchange(&co->ticket, (uint64_t)gen << 32 | UINT32_MAX);
             taken = (uint32_t)prev < nchunks ? (uint32_t)prev : nchunks;
@@ -729,12 +778,13 @@ static int shm_get_coop(struct shm_peer *pe, void *local, uint64_t remote, size_
         }
     }
     if (err) return err;
+    shm_coop_outcome(pe, theirs);
     uint32_t redo = atomic_load_explicit(&co->redo, memory_order_relaxed);
     if (redo) {
         uint64_t off = (uint64_t)(redo - 1) * chunk;
         size_t n = (size_t)(len - off < chunk ? len - off : chunk);
         if (shm_cma_chunk(pe, 0, (uint64_t)(uintptr_t)local + off, remote + off, n) != 0)
-            return TERN_ERR_TRANSPORT;
+            return shm_cma_err(errno);
     }
     return 0;
 }
@@ -743,12 +793,12 @@ static int shm_get(int src, void *local, uint64_t remote, size_t len)
 {
     struct shm_peer *pe = &shm.peers[shm.lidx_of[src]];
     if (!pe->cma) return TERN_ERR_UNSUPPORTED;
-    int coop = util_tun.shm_coop_min && len > 4096 && len - 4096 >= util_tun.shm_coop_min &&
-               util_tun.shm_coop_chunk >= 4096;
-    /* Probe permission with the first piece before involving the sender in a cooperative
-     * copy; a plain copy is one system call (a refused one moved nothing either way). */
-    size_t first = !coop ? len : 4096;
-    if (shm_cma_chunk(pe, 0, (uint64_t)(uintptr_t)local, remote, first) != 0) {
+    int coop = shm_coop_wanted(pe, len);
+    /* The first pull from a peer probes permission with a first piece before involving
+     * the sender in a cooperative copy (a refused one moved nothing either way); once
+     * one has worked, a cooperative copy starts at once and a plain one is one call. */
+    size_t first = !coop ? len : pe->cma_seen ? 0 : 4096;
+    if (first && shm_cma_chunk(pe, 0, (uint64_t)(uintptr_t)local, remote, first) != 0) {
         if (errno == EPERM || errno == ENOSYS || errno == EACCES) {
             UTIL_DEBUG(1,
                        "shm: cross-memory attach from rank %d not permitted (%s); "
@@ -762,6 +812,7 @@ static int shm_get(int src, void *local, uint64_t remote, size_t len)
         UTIL_ERROR("shm: process_vm_readv from rank %d failed: %s", src, strerror(errno));
         return TERN_ERR_TRANSPORT;
     }
+    if (first) pe->cma_seen = 1;
     if (len == first) return 0;
     char *dst = (char *)local + first;
     remote += first;
@@ -775,7 +826,7 @@ static int shm_getv_coop(struct shm_peer *pe, const struct iovec *local, int nl,
                          const struct iovec *remote, int nr, size_t off, size_t total)
 {
     struct shm_coop *co = shm_coop_of(&pe->in);
-    uint64_t chunk = util_tun.shm_coop_chunk, len = total - off;
+    uint64_t len = total - off, chunk = shm_coop_chunk_for(len);
     uint32_t nchunks = (uint32_t)((len + chunk - 1) / chunk);
     uint32_t gen = ++pe->coop_gen;
     atomic_store_explicit(&co->ticket, (uint64_t)gen << 32 | UINT32_MAX, memory_order_release);
@@ -836,7 +887,7 @@ static int shm_getv(int src, const struct iovec *local, int nl, const struct iov
     struct shm_peer *pe = &shm.peers[shm.lidx_of[src]];
     if (!pe->cma) return TERN_ERR_UNSUPPORTED;
     int coop = util_tun.shm_coop_min && total >= util_tun.shm_coop_min &&
-               util_tun.shm_coop_chunk >= 4096 && total > 4096;
+               util_tun.shm_coop_chunk >= 4096 && total > 8192;
     size_t want = coop ? 4096 : total; /* bytes of the first transfer */
     static struct iovec lv[TL_GETV_MAX_IOV], rv[TL_GETV_MAX_IOV];
     int n1 = shm_iov_sub(local, nl, 0, want, lv), m1 = shm_iov_sub(remote, nr, 0, want, rv);
