@@ -7,7 +7,10 @@
 # every test file at 1, 2 and 3 ranks (a report per file; see docs/MPI.md for the known
 # failures). Exit 77 (skip) when pip cannot get mpi4py (no network, no cache).
 # env: MPI4PY_VENV (default BUILD_DIR/mpi4py-venv), MPI4PY_SRC (an unpacked sdist, else
-# downloaded with pip into BUILD_DIR/mpi4py-src), MPI4PY_VERSION (default 4.1.2).
+# downloaded with pip into BUILD_DIR/mpi4py-src), MPI4PY_VERSION (default 4.1.2),
+# MPI4PY_ABI (mpich, the default: the wheel through ternrun --mpi-abi mpich; native: an
+# mpi4py built from source against tern, e.g. a venv where
+# `MPICC=BUILD_DIR/bin/terncc pip install --no-binary mpi4py mpi4py` was run).
 set -u
 if [ -n "${TERN_TEST_SANITIZED:-}" ]; then
   echo "skipped: this libtern is built with -fsanitize=$TERN_TEST_SANITIZED; a program built"
@@ -20,7 +23,11 @@ full=0
 build=$(cd "${1:-$(dirname "$0")/../build}" && pwd)
 version=${MPI4PY_VERSION:-4.1.2}
 venv=${MPI4PY_VENV:-$build/mpi4py-venv}
-run="$build/bin/ternrun --mpi-abi mpich"
+case ${MPI4PY_ABI:-mpich} in
+  mpich) run="$build/bin/ternrun --mpi-abi mpich" ;;
+  native) run="$build/bin/ternrun" ;;
+  *) echo "MPI4PY_ABI is mpich or native" >&2; exit 2 ;;
+esac
 command -v python3 >/dev/null 2>&1 || { echo "python3 not installed: skipped"; exit 77; }
 if [ ! -x "$venv/bin/python3" ] || ! "$venv/bin/python3" -c 'import mpi4py' 2>/dev/null; then
   python3 -m venv "$venv" >/dev/null 2>&1 || { echo "python3 -m venv fails: skipped"; exit 77; }
