@@ -155,6 +155,7 @@ static struct {
     int nowed; /* connections owing a sent() up-call with their tail gone */
     struct epoll_event stash[TCP_STASH]; /* events sleep_wait() got, for the next poll */
     int nstash;
+    int sleeping;         /* between sleep_begin and sleep_end: a thread may be in epoll_wait */
     unsigned long npolls; /* polls so far (a sleeper's events are stale after one) */
     int ncorked;          /* connections with corked bytes (TERN_TCP_CORK) */
     unsigned long n_push; /* pushes of corked bytes, reported at TERN_DEBUG=1 */
@@ -1165,7 +1166,11 @@ static int tcp_poll(void)
     for (int i = 0; i < k; i++) {
         struct tcp_conn *c = ev[i].data.ptr;
         if (c == (void *)&tcp_wake_tag) { /* another thread woke us: level-triggered */
-            tcp_wake_drain();
+            /* Not while a thread sleeps in epoll_wait (sleep_begin .. sleep_end): the
+             * wake-up is its. Drained here, it could be gone before the sleeper's
+             * epoll_wait collects it, and epoll_wait then sleeps on (a lost wake-up, up
+             * to TERN_SLEEP_MS). The sleeper drains it in sleep_wait. */
+            if (!tcp.sleeping) tcp_wake_drain();
             continue;
         }
         if (c == NULL) {
@@ -1491,6 +1496,7 @@ static struct {
 static void tcp_sleep_begin(void)
 {
     if (tcp.ncorked) tcp_push(); /* never sleep on frames the peer cannot see */
+    tcp.sleeping = 1;
     tcp_slp.skip = tcp.nowed || tcp.nstash;
     tcp_slp.polls = tcp.npolls;
     tcp_slp.n = 0;
@@ -1525,6 +1531,7 @@ static void tcp_sleep_end(void)
         tcp.nstash = tcp_slp.n;
     }
     tcp_slp.n = 0;
+    tcp.sleeping = 0;
 }
 
 static void tcp_wake_self(void)
