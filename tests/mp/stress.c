@@ -463,6 +463,7 @@ int main(int argc, char **argv)
     struct volume v = {0};
     int fd0 = -1;
     size_t heap0 = 0;
+    int heap_steps = 0; /* rounds whose heap grew past the slack (each one re-bases heap0) */
     double start = mp_now();
     uint64_t base_seed = seed0;
     int round = 0;
@@ -493,11 +494,18 @@ int main(int argc, char **argv)
         if (round > 2) {
             CHECKF(fds == fd0, "round %d: %d file descriptors open, %d after round 2", round, fds,
                    fd0);
-            if (SOAK_HEAP_CHECK)
-                CHECKF(heap <= heap0 + slack,
-                       "round %d: the heap holds %zu bytes, %zu after round 2, more than %zu "
-                       "bytes of growth (leak?)",
+            /* A leak grows the heap round after round. A provider's buffer pool may grow
+             * once when a descheduled rank lets operations pile up (libfabric's rxm over
+             * tcp, loaded: +17 MB in one round, flat after), so up to two steps past the
+             * slack are taken as new bases; a third is a leak. */
+            if (SOAK_HEAP_CHECK && heap > heap0 + slack) {
+                heap_steps++;
+                CHECKF(heap_steps <= 2,
+                       "round %d: the heap holds %zu bytes, %zu at the last base, more than "
+                       "%zu bytes of growth for the third time (leak?)",
                        round, heap, heap0, slack);
+                heap0 = heap;
+            }
         }
         /* Rank 0's clock decides, so every rank runs the same number of rounds. */
         int more = mp_now() - start < soak || round < 4;
