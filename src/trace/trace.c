@@ -235,6 +235,25 @@ uint64_t trace_send_clock(void)
     return trace_ticks();
 }
 
+/* Keep a blocking receive's DONE stamped t beside its kept ENTER (b->pend is
+ * TRACE_PEND_RECV), to be written with it by trace_pend_write; open, done and after_leave
+ * stay as the ENTER left them. */
+static inline __attribute__((always_inline)) void trace_keep_done(struct trace_buf *b, uint64_t t,
+                                                                  int peer, int tag, int ctx,
+                                                                  uint64_t bytes, uint32_t req,
+                                                                  int err)
+{
+    b->d.t = t;
+    b->d.bytes = bytes;
+    b->d.peer = peer;
+    b->d.tag = tag;
+    b->d.err = err;
+    b->d.req = req;
+    b->d.ctx = (uint16_t)ctx;
+    b->d.left = 0;
+    b->pend |= TRACE_PEND_DONE;
+}
+
 /* A message record kept instead of written (1), or muted (1), or neither (0). Inline in the
  * hooks, which then need no stack frame on their common path: the kept DONE sits between a
  * frame's arrival and the answer to it. */
@@ -250,15 +269,7 @@ static inline __attribute__((always_inline)) int trace_msg_keep(uint64_t t, int 
      * Their room was taken with the ENTER. Any other DONE is written now: keeping it would
      * only cost more. */
     if (kind == TRACE_MSG_DONE && b->pend == TRACE_PEND_RECV) {
-        b->d.t = t;
-        b->d.bytes = bytes;
-        b->d.peer = peer;
-        b->d.tag = tag;
-        b->d.err = err;
-        b->d.req = req;
-        b->d.ctx = (uint16_t)ctx;
-        b->d.left = 0;
-        b->pend |= TRACE_PEND_DONE; /* open, done and after_leave are as the ENTER left them */
+        trace_keep_done(b, t, peer, tag, ctx, bytes, req, err);
         return 1;
     }
     /* The kept send's message (trace_mpi_send_in; stamped with its entry): kept with it, and
@@ -402,15 +413,7 @@ void trace_msg(int kind, int peer, int tag, int ctx, uint64_t bytes, uint32_t re
     uint64_t t;
     if (kind == TRACE_MSG_DONE && b->pend == TRACE_PEND_RECV && !trace_muted &&
         trace_ticks_nocall(&t)) {
-        b->d.t = t;
-        b->d.bytes = bytes;
-        b->d.peer = peer;
-        b->d.tag = tag;
-        b->d.err = err;
-        b->d.req = req;
-        b->d.ctx = (uint16_t)ctx;
-        b->d.left = 0;
-        b->pend |= TRACE_PEND_DONE;
+        trace_keep_done(b, t, peer, tag, ctx, bytes, req, err);
         return;
     }
     trace_msg_slow(kind, peer, tag, ctx, bytes, req, err);

@@ -31,6 +31,35 @@ static inline void trace_mpi_p2p_args(struct trace_args *out, int comm, int peer
     *out = a;
 }
 
+/* Write an MPI call's ENTER of three units at b->n, stamped t (d after the last record):
+ * (a, bb) in the head, (bytes, site) in the second unit, (ctx, size, g2, g3) in the third;
+ * the record the general way (trace_enter_rec_at) makes for these arguments. */
+static inline __attribute__((always_inline)) void
+trace_mpi_enter3(struct trace_buf *b, uint64_t t, int64_t d, uint16_t fn, int32_t a, int32_t bb,
+                 uint64_t bytes, const void *site, const struct tern_comm *tc, int32_t g2,
+                 int32_t g3)
+{
+    uint32_t at = b->n;
+    struct trace_unit *u = &b->u[at];
+    u->dt = (int32_t)d;
+    u->kind = TRACE_ENTER | TRACE_UF_ARGS;
+    u->units = 3;
+    u->fn = fn;
+    u->a = a;
+    u->b = bb;
+    uint64_t w[2] = {bytes, (uint64_t)(uintptr_t)site};
+    memcpy(&u[1], w, sizeof w);
+    int32_t g[4] = {tc->ctx, tc->size, g2, g3};
+    memcpy(&u[2], g, sizeof g);
+    b->last_t = t;
+    b->n = at + 3;
+    b->nrec++;
+    b->after_leave = 0;
+    b->open = at;
+    b->done = TRACE_NOPOS;
+    b->enter_t = t;
+}
+
 /* The ENTER of a point-to-point call stamped t, written straight into its three units (the
  * buffer has TRACE_ROOM_ENTER units free): the same record trace_enter_rec_at makes from
  * trace_mpi_p2p_args, without the struct in between and the tests of which arguments are
@@ -52,25 +81,7 @@ static inline __attribute__((always_inline)) void trace_mpi_p2p_rec(struct trace
     if (peer >= 0 && peer < tc->size) peer = core_comm_world(tc, peer);
     const struct mpi_type *ty = mpi_type_get(datatype);
     uint64_t bytes = ty != NULL && count > 0 ? (uint64_t)count * (uint64_t)ty->size : 0;
-    uint32_t at = b->n;
-    struct trace_unit *u = &b->u[at];
-    u->dt = (int32_t)d;
-    u->kind = TRACE_ENTER | TRACE_UF_ARGS;
-    u->units = 3;
-    u->fn = fn;
-    u->a = peer;
-    u->b = tag;
-    uint64_t w[2] = {bytes, (uint64_t)(uintptr_t)site};
-    memcpy(&u[1], w, sizeof w);
-    int32_t g[4] = {tc->ctx, tc->size, TRACE_NONE, TRACE_NONE};
-    memcpy(&u[2], g, sizeof g);
-    b->last_t = t;
-    b->n = at + 3;
-    b->nrec++;
-    b->after_leave = 0;
-    b->open = at;
-    b->done = TRACE_NOPOS;
-    b->enter_t = t;
+    trace_mpi_enter3(b, t, d, fn, peer, tag, bytes, site, tc, TRACE_NONE, TRACE_NONE);
 }
 
 /* The ENTER of an MPI collective (trace_wrap_mpi.c, gen_trace_wrap.py coll_mpi): the record
@@ -105,25 +116,7 @@ static inline __attribute__((always_inline)) void trace_mpi_coll_in(uint16_t fn,
     }
     const struct tern_comm *tc = c->tc;
     if (root != TRACE_NONE && root >= 0 && root < tc->size) root = core_comm_world(tc, root);
-    uint32_t at = b->n;
-    struct trace_unit *u = &b->u[at];
-    u->dt = (int32_t)d;
-    u->kind = TRACE_ENTER | TRACE_UF_ARGS;
-    u->units = 3;
-    u->fn = fn;
-    u->a = TRACE_NONE;
-    u->b = TRACE_NONE;
-    uint64_t w[2] = {bytes, (uint64_t)(uintptr_t)site};
-    memcpy(&u[1], w, sizeof w);
-    int32_t g[4] = {tc->ctx, tc->size, root, top};
-    memcpy(&u[2], g, sizeof g);
-    b->last_t = t;
-    b->n = at + 3;
-    b->nrec++;
-    b->after_leave = 0;
-    b->open = at;
-    b->done = TRACE_NOPOS;
-    b->enter_t = t;
+    trace_mpi_enter3(b, t, d, fn, TRACE_NONE, TRACE_NONE, bytes, site, tc, root, top);
 }
 
 /* Writes a kept point-to-point ENTER, a receive's or a send's (trace_mpi_args.c). */
