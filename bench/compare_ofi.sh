@@ -6,7 +6,7 @@
 #   Open MPI     --mca pml cm --mca mtl ofi --mca mtl_ofi_provider_include "tcp;ofi_rxm"
 #   MPICH 5      ch4:ofi from the `mpich` wheel (MPIR_CVAR_CH4_NETMOD=ofi
 #                MPIR_CVAR_NOLOCAL=1 FI_PROVIDER=tcp), in the venv MPICH5_VENV
-#                (default /work/venv-mpich5: python3 -m venv DIR && DIR/bin/pip install mpich)
+#                (default $HOME/.cache/tern/venv-mpich5: python3 -m venv DIR && DIR/bin/pip install mpich)
 #   tern ofi2    the same with TERN_OFI_LIBRARY=$OFI_LIB (default: the libfabric the MPICH
 #                wheel bundles, a newer build whose tcp provider is RDM itself, no ofi_rxm);
 #                OFI_LIB= (empty) leaves the column out
@@ -23,7 +23,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${BUILD_DIR:-build-bench}
-venv=${MPICH5_VENV:-/work/venv-mpich5}
+venv=${MPICH5_VENV:-$HOME/.cache/tern/venv-mpich5}
 trials=${TRIALS:-3}
 ofilib=${OFI_LIB-$venv/lib/mpich/libfabric.so.1}
 [ -n "$ofilib" ] && [ ! -e "$ofilib" ] && ofilib=

@@ -5,14 +5,14 @@
 # (best of REPEAT, default 3) and the ofi-tcp difference per rank, which docs/FABRIC.md
 # extrapolates. usage: bench/ofi_startup.sh [N ...]  (default 8 16 32 64)
 # env: BUILD_DIR (default build-bench), REPEAT; OFI_LIB (default: the libfabric the MPICH
-# wheel bundles in /work/venv-mpich5, when present; empty: no such column) adds a column
+# wheel bundles in $HOME/.cache/tern/venv-mpich5, when present; empty: no such column) adds a column
 # with TERN_OFI_LIBRARY=$OFI_LIB - a libfabric build without Debian's built-in PSM and
 # verbs initialisation (FABRIC.md, start-up).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${BUILD_DIR:-build-bench}
 rep=${REPEAT:-3}
-ofilib=${OFI_LIB-${MPICH5_VENV:-/work/venv-mpich5}/lib/mpich/libfabric.so.1}
+ofilib=${OFI_LIB-${MPICH5_VENV:-$HOME/.cache/tern/venv-mpich5}/lib/mpich/libfabric.so.1}
 [ -n "$ofilib" ] && [ ! -e "$ofilib" ] && ofilib=""
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$build" --target ternrun tern_initfini >/dev/null

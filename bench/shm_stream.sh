@@ -11,7 +11,7 @@
 #   LIBS       of ompi4,ompi5,mpich4,mpich5 (default all; a missing one is skipped)
 #   ROUNDS     launches per library (default 5); PATTERNS (default stream,bibw; also pingpong)
 #   SIZES      comma list (default 32K..1M, 2^k and 2^k+-3)
-#   OMPI5_VENV, MPICH5_VENV  pip virtualenvs (default /work/venv-ompi5, /work/venv-mpich5)
+#   OMPI5_VENV, MPICH5_VENV  pip virtualenvs (default $HOME/.cache/tern/venv-ompi5, $HOME/.cache/tern/venv-mpich5)
 # Prints, per pattern and size, the median over rounds of each launch's median trial (us per
 # message; bibw: per message of either direction) and tern / best other MPI (> 1: tern
 # slower), tern / base. As root every launch runs under `chrt -f 20` so that other work on
@@ -22,8 +22,8 @@ BUILD=${1:-$ROOT/build}
 ROUNDS=${ROUNDS:-5}
 PATTERNS=${PATTERNS:-stream,bibw}
 LIBS=${LIBS:-ompi4,ompi5,mpich4,mpich5}
-OMPI5_VENV=${OMPI5_VENV:-/work/venv-ompi5}
-MPICH5_VENV=${MPICH5_VENV:-/work/venv-mpich5}
+OMPI5_VENV=${OMPI5_VENV:-$HOME/.cache/tern/venv-ompi5}
+MPICH5_VENV=${MPICH5_VENV:-$HOME/.cache/tern/venv-mpich5}
 if [ -z "${SIZES:-}" ]; then
     SIZES=""
     for k in 15 16 17 18 19 20; do

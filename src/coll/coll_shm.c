@@ -54,6 +54,7 @@
 
 #include "coll/coll.h"
 #include "util/log.h"
+#include "util/mem.h"
 #include "util/shmseg.h"
 #include "util/tunables.h"
 
@@ -426,7 +427,7 @@ static inline char *coll_shm_data(const struct coll_shm *m, int r, uint64_t k, s
 static void coll_shm_publish(struct coll_sched *s, struct coll_shm *m, const void *src,
                              size_t bytes, uint64_t k)
 {
-    if (bytes) memcpy(coll_shm_data(m, m->me, k, bytes), src, bytes);
+    if (bytes) util_copy(coll_shm_data(m, m->me, k, bytes), src, bytes);
     coll_shm_raise(m, k, bytes, 2 * k + 1);
     coll_shm_ring(s->comm);
 }
@@ -452,7 +453,7 @@ static inline void coll_shm_all_started(struct coll_shm *m, uint64_t k)
 static void coll_shm_combine(struct coll_sched *s, struct coll_shm *m, void *out, uint64_t k,
                              size_t count, size_t bytes)
 {
-    memcpy(out, coll_shm_data(m, m->p - 1, k, bytes), bytes);
+    util_copy(out, coll_shm_data(m, m->p - 1, k, bytes), bytes);
     for (int i = m->p - 2; i >= 0; i--)
         s->op.fn(coll_shm_data(m, i, k, bytes), out, count, s->op.dt);
 }
@@ -539,9 +540,9 @@ static int coll_shm_tree_reduce(struct coll_sched *s, struct coll_shm *m, struct
         if (n) {
             char *acc = coll_shm_data(m, me, k, n);
             if (nk == 0) {
-                memcpy(acc, st->src, n);
+                util_copy(acc, st->src, n);
             } else {
-                memcpy(acc, coll_shm_data(m, kids[nk - 1], k, n), n);
+                util_copy(acc, coll_shm_data(m, kids[nk - 1], k, n), n);
                 for (int i = nk - 2; i >= 0; i--)
                     s->op.fn(coll_shm_data(m, kids[i], k, n), acc, st->count, s->op.dt);
                 s->op.fn(st->src, acc, st->count, s->op.dt);
@@ -571,11 +572,11 @@ static int coll_shm_tree_reduce(struct coll_sched *s, struct coll_shm *m, struct
             for (int i = 0; i < nk; i++)
                 coll_shm_ring1(s->comm, kids[i]);
         }
-        if (n) memcpy(st->buf, coll_shm_data(m, 0, k, n), n);
+        if (n) util_copy(st->buf, coll_shm_data(m, 0, k, n), n);
         coll_shm_all_started(m, k);
     } else { /* reduce: only the root reads */
         if (me != 0 && !coll_shm_has(m, 0, k, n, 2 * k)) return 0;
-        memcpy(st->buf, coll_shm_data(m, 0, k, n), n);
+        util_copy(st->buf, coll_shm_data(m, 0, k, n), n);
     }
     coll_shm_finish(s, m, k);
     return 1;
@@ -592,7 +593,7 @@ static int coll_shm_tree_bcast(struct coll_sched *s, struct coll_shm *m, struct 
     int kids[COLL_SHM_MAX_KIDS];
     if (v == 0) {
         if (!coll_shm_room_wait(m, st, k, n)) return 0;
-        memcpy(coll_shm_data(m, me, k, n), st->buf, n);
+        util_copy(coll_shm_data(m, me, k, n), st->buf, n);
     } else {
         int parent = (coll_shm_parent(v, K) + root) % p;
         if (!coll_shm_has(m, parent, k, n, 2 * k + 1)) return 0;
@@ -601,7 +602,7 @@ static int coll_shm_tree_bcast(struct coll_sched *s, struct coll_shm *m, struct 
     int nk = coll_shm_kids(v, p, K, kids);
     for (int i = 0; i < nk; i++)
         coll_shm_ring1(s->comm, (kids[i] + root) % p);
-    if (v != 0) memcpy(st->buf, coll_shm_data(m, root, k, n), n);
+    if (v != 0) util_copy(st->buf, coll_shm_data(m, root, k, n), n);
     coll_shm_finish(s, m, k);
     return 1;
 }
@@ -643,7 +644,7 @@ int coll_shm_step(struct coll_sched *s, struct coll_step *st)
             return 1;
         }
         if (!coll_shm_ready(m, root, k, n)) return 0;
-        memcpy(st->buf, coll_shm_data(m, root, k, n), n);
+        util_copy(st->buf, coll_shm_data(m, root, k, n), n);
         coll_shm_finish(s, m, k);
         return 1;
     case COLL_SHM_REDUCE:
@@ -671,8 +672,8 @@ int coll_shm_step(struct coll_sched *s, struct coll_step *st)
         }
         if (!coll_shm_all_ready(m, k, n, me)) return 0;
         for (int i = 0; i < m->p; i++)
-            if (i != me) memcpy((char *)st->buf + (size_t)i * n, coll_shm_data(m, i, k, n), n);
-        if (st->src != TERN_IN_PLACE) memcpy((char *)st->buf + (size_t)me * n, st->src, n);
+            if (i != me) util_copy((char *)st->buf + (size_t)i * n, coll_shm_data(m, i, k, n), n);
+        if (st->src != TERN_IN_PLACE) util_copy((char *)st->buf + (size_t)me * n, st->src, n);
         coll_shm_finish(s, m, k);
         return 1;
     case COLL_SHM_SCATTER: { /* root publishes all p blocks; each takes its own */
@@ -681,12 +682,12 @@ int coll_shm_step(struct coll_sched *s, struct coll_step *st)
             if (!coll_shm_room_wait(m, st, k, all)) return 0;
             coll_shm_publish(s, m, st->src, all, k);
             if (st->buf != TERN_IN_PLACE)
-                memcpy(st->buf, (const char *)st->src + (size_t)me * n, n);
+                util_copy(st->buf, (const char *)st->src + (size_t)me * n, n);
             coll_shm_finish(s, m, k);
             return 1;
         }
         if (!coll_shm_ready(m, root, k, all)) return 0;
-        memcpy(st->buf, (const char *)coll_shm_data(m, root, k, all) + (size_t)me * n, n);
+        util_copy(st->buf, (const char *)coll_shm_data(m, root, k, all) + (size_t)me * n, n);
         coll_shm_finish(s, m, k);
         return 1;
     }
@@ -698,7 +699,7 @@ int coll_shm_step(struct coll_sched *s, struct coll_step *st)
         }
         if (!coll_shm_all_ready(m, k, n, me)) return 0;
         for (int i = 0; i < m->p; i++)
-            if (i != me) memcpy((char *)st->buf + (size_t)i * n, coll_shm_data(m, i, k, n), n);
+            if (i != me) util_copy((char *)st->buf + (size_t)i * n, coll_shm_data(m, i, k, n), n);
         memmove((char *)st->buf + (size_t)me * n, st->src, n);
         coll_shm_all_started(m, k);
         coll_shm_finish(s, m, k);
@@ -712,7 +713,7 @@ int coll_shm_step(struct coll_sched *s, struct coll_step *st)
         }
         if (!coll_shm_all_ready(m, k, all, -1)) return 0;
         for (int i = 0; i < m->p; i++)
-            memcpy((char *)st->buf + (size_t)i * n,
+            util_copy((char *)st->buf + (size_t)i * n,
                    (const char *)coll_shm_data(m, i, k, all) + (size_t)me * n, n);
         coll_shm_all_started(m, k);
         coll_shm_finish(s, m, k);

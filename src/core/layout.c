@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "core/core_tl.h"
+#include "util/mem.h"
 
 /* Move c forward by up to `left` bytes, block by block; stops early at the start of an
  * instance when `to_inst`. Returns the bytes still to go. */
@@ -92,7 +93,7 @@ void core_lay_scatter(const struct core_layout *L, char *buf, struct core_cur *c
         size_t got;
         int k = core_cur_iov(L, buf, c, n, v, 64, &got);
         for (int i = 0; i < k; i++) {
-            memcpy(v[i].iov_base, s, v[i].iov_len);
+            util_copy(v[i].iov_base, s, v[i].iov_len);
             s += v[i].iov_len;
         }
         n -= got;
@@ -110,7 +111,7 @@ void core_lay_gather(const struct core_layout *L, const char *buf, struct core_c
         size_t got;
         int k = core_cur_iov(L, (char *)buf, c, n, v, 64, &got);
         for (int i = 0; i < k; i++) {
-            memcpy(d, v[i].iov_base, v[i].iov_len);
+            util_copy(d, v[i].iov_base, v[i].iov_len);
             d += v[i].iov_len;
         }
         n -= got;

@@ -27,6 +27,7 @@
 #include "core/core_tl.h"
 #include "trace/trace.h"
 #include "util/log.h"
+#include "util/mem.h"
 #include "util/tunables.h"
 
 /* Payloads at least this large are sent by reference where the transport can. */
@@ -415,7 +416,7 @@ static void core_recv_eager(core_req_t *r, int src, const struct core_hdr *h, co
     if (__builtin_expect(r->lay != NULL, 0))
         core_lay_scatter(r->lay, r->buf, &r->cur, 0, payload, n);
     else if (n)
-        memcpy(r->buf, payload, n);
+        util_copy(r->buf, payload, n);
     r->bytes = plen;
     if (h->flags & CORE_FLAG_SYNC) core_send_ctrl(src, CORE_FRAME_ACK, h->sreq, 0);
     core_req_complete(r, plen > r->len ? TERN_ERR_TRUNCATE : TERN_OK);
@@ -536,7 +537,7 @@ static void core_unexp_add(struct core_match *m, int src, const struct core_hdr 
     u->sreq = h->sreq;
     u->len = len;
     u->addr = addr;
-    if (plen) memcpy(u->data, payload, plen);
+    if (plen) util_copy(u->data, payload, plen);
     core_match_append_unexp(m, u);
 }
 
@@ -589,7 +590,7 @@ static int core_am_early_keep(int src, int handler, const void *payload, size_t 
     e->src = src;
     e->handler = handler;
     e->len = len;
-    if (len) memcpy(e->data, payload, len);
+    if (len) util_copy(e->data, payload, len);
     *core_am_early_tail = e;
     core_am_early_tail = &e->next;
     core_am_early_bytes += len;
@@ -648,7 +649,7 @@ void core_frame_recv(int src, const void *frame, size_t len)
             if (__builtin_expect(r->lay != NULL, 0))
                 core_lay_scatter(r->lay, r->buf, &r->cur, d.offset, bytes, keep);
             else
-                memcpy((char *)r->buf + d.offset, bytes, keep);
+                util_copy((char *)r->buf + d.offset, bytes, keep);
         }
         r->offset += n;
         if (r->offset >= r->bytes)
@@ -747,7 +748,7 @@ int core_frame_place(int src, const void *head, size_t hlen, size_t len, struct 
                              (const char *)head + sizeof d.h, have);
             *iov = p->piov;
         } else {
-            memcpy(r->buf, (const char *)head + sizeof d.h, have);
+            util_copy(r->buf, (const char *)head + sizeof d.h, have);
             p->place1 = (struct iovec){(char *)r->buf + have, plen - have};
             *iov = &p->place1;
         }

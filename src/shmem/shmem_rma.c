@@ -19,6 +19,7 @@
 
 #include "shmem/shmem_impl.h"
 #include "util/log.h"
+#include "util/mem.h"
 
 enum osh_op { OSH_OP_PUT = 1, OSH_OP_GET, OSH_OP_AMO };
 enum osh_rep_op { OSH_REP_ACK = 1, OSH_REP_DATA, OSH_REP_VAL };
@@ -218,7 +219,7 @@ static void osh_am_req(int src, const void *payload, size_t len)
         if (p == NULL) {
             UTIL_ERROR("shmem: PE %d put outside this PE's symmetric memory; dropped", src);
         } else if ((uint64_t)m.stride == m.esize) {
-            memcpy(p, data, dlen);
+            util_copy(p, data, dlen);
         } else {
             for (uint64_t i = 0; i < m.nelems; i++)
                 memcpy(p + i * (uint64_t)m.stride, data + i * m.esize, m.esize);
@@ -318,7 +319,7 @@ static void osh_am_rep(int src, const void *payload, size_t len)
     }
     if (s->dest) {
         if ((size_t)s->dstride == s->esize) {
-            memcpy(s->dest + r.first * s->esize, data, dlen);
+            util_copy(s->dest + r.first * s->esize, data, dlen);
         } else {
             size_t n = dlen / s->esize;
             for (size_t i = 0; i < n; i++)

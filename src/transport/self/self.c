@@ -9,6 +9,7 @@
 #include "boot/boot.h"
 #include "tern.h"
 #include "transport/transport.h"
+#include "util/mem.h"
 
 struct self_frame {
     struct self_frame *next;
@@ -74,7 +75,7 @@ static int self_poll(void)
 static int self_get(int src, void *local, uint64_t remote, size_t len)
 {
     (void)src;
-    if (len) memcpy(local, (const void *)(uintptr_t)remote, len);
+    if (len) util_copy(local, (const void *)(uintptr_t)remote, len);
     return 0;
 }
 

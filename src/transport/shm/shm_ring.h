@@ -43,6 +43,7 @@
 #include <sys/uio.h>
 
 #include "tern.h"
+#include "util/mem.h"
 
 #define SHM_LINE_INLINE 56
 /* Bytes before the slots: line_head, a spare line, and two lines the transport keeps for
@@ -406,7 +407,7 @@ static inline int shm_chan_grow(struct shm_chan *c, uint64_t end)
 static inline void shm_iov_gather(unsigned char *dst, const struct iovec *iov, int iovcnt)
 {
     for (int i = 0; i < iovcnt; i++) {
-        if (iov[i].iov_len) memcpy(dst, iov[i].iov_base, iov[i].iov_len);
+        if (iov[i].iov_len) util_copy(dst, iov[i].iov_base, iov[i].iov_len);
         dst += iov[i].iov_len;
     }
 }

@@ -89,6 +89,7 @@
 #include "transport/tcp/tcp_frame.h"
 #include "transport/transport.h"
 #include "util/log.h"
+#include "util/mem.h"
 #include "util/tunables.h"
 
 #define TCP_READ_BATCH         ((size_t)64 << 10) /* bytes per recv when frames are small */
@@ -604,7 +605,7 @@ static int tcp_conn_write(struct tcp_conn *c, struct iovec *v, int n, size_t tot
             done -= len;
             continue;
         }
-        memcpy(c->sbuf + at, (char *)v[i].iov_base + done, len - done);
+        util_copy(c->sbuf + at, (char *)v[i].iov_base + done, len - done);
         at += len - done;
         done = 0;
     }

