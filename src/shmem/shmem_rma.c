@@ -373,7 +373,12 @@ static void osh_copy_strided(char *d, const char *s, size_t n, size_t esize, ptr
                              ptrdiff_t sstride)
 {
     if ((size_t)dstride == esize && (size_t)sstride == esize) {
-        memmove(d, s, n * esize);
+        /* A put to my own memory may overlap its source; anything else is util_copy's. */
+        uintptr_t dd = (uintptr_t)d, ss = (uintptr_t)s, bytes = n * esize;
+        if (dd + bytes <= ss || ss + bytes <= dd)
+            util_copy(d, s, bytes);
+        else
+            memmove(d, s, bytes);
         return;
     }
     switch (esize) {
