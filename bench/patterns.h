@@ -38,6 +38,7 @@ struct bp_opts {
     int meta; /* --meta: first print "# library: <version>" (for ternbench) */
     const char *label;
     const char *size_list; /* --sizes: explicit comma-separated list, overrides -m/-M/-p */
+    size_t offset;         /* --offset: the receive buffer starts this far into a page */
     double seconds;        /* --seconds: fit each trial's iterations to about this long (0: off) */
     /* ring */
     size_t ring_bytes;
@@ -217,7 +218,10 @@ static inline void bp_usage_pingpong(const char *prog)
             "      --only LIST     of pingpong,stream,bibw (default: pingpong,stream)\n"
             "      --csv           machine-readable output\n"
             "      --meta          first print the library version as a # comment\n"
-            "      --label NAME    value of the lib column\n",
+            "      --label NAME    value of the lib column\n"
+            "      --offset N      receive buffer N bytes past a page boundary (default 0;\n"
+            "                      the send buffer is page-aligned, so a ping-pong's copies\n"
+            "                      land N bytes above their source modulo 4 KiB)\n",
             prog);
 }
 
@@ -231,7 +235,8 @@ static inline int bp_parse_pingpong(int argc, char **argv, struct bp_opts *o)
         {"sync", no_argument, 0, 'S'},         {"only", required_argument, 0, 'O'},
         {"csv", no_argument, 0, 'C'},          {"label", required_argument, 0, 'L'},
         {"sizes", required_argument, 0, 's'},  {"meta", no_argument, 0, 'V'},
-        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
+        {"offset", required_argument, 0, 'F'}, {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
     int c;
     *o = (struct bp_opts){.min = 0,
                           .max = (size_t)64 << 20,
@@ -293,6 +298,9 @@ static inline int bp_parse_pingpong(int argc, char **argv, struct bp_opts *o)
             }
             break;
         }
+        case 'F':
+            o->offset = (size_t)strtoull(optarg, NULL, 0) % 4096;
+            break;
         case 'V':
             o->meta = 1;
             break;
@@ -353,12 +361,15 @@ static inline int bench_pingpong_main(int argc, char **argv)
     }
     char *sbuf = bench_alloc(o.max);
     char *rbuf =
-        bench_alloc((o.do_stream && me == 1) || (o.do_bibw && me < 2) ? stream_bytes : o.max);
+        bench_alloc(((o.do_stream && me == 1) || (o.do_bibw && me < 2) ? stream_bytes : o.max) +
+                    o.offset);
     bp_req_t *reqs = calloc(2 * (size_t)o.window, sizeof *reqs);
     if (!sbuf || !rbuf || !reqs) {
         fprintf(stderr, "%s: rank %d: out of memory\n", argv[0], me);
         bp_abort(2);
     }
+    char *rbuf_alloc = rbuf;
+    rbuf += o.offset;
     if (me == 0 && o.meta) bp_print_meta();
     if (me == 0 && o.csv) printf("%s\n", bench_csv_header);
 
@@ -438,7 +449,7 @@ static inline int bench_pingpong_main(int argc, char **argv)
 
     bp_barrier();
     free(reqs);
-    free(rbuf);
+    free(rbuf_alloc);
     free(sbuf);
     bp_finalize();
     return 0;

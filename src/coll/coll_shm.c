@@ -714,7 +714,7 @@ int coll_shm_step(struct coll_sched *s, struct coll_step *st)
         if (!coll_shm_all_ready(m, k, all, -1)) return 0;
         for (int i = 0; i < m->p; i++)
             util_copy((char *)st->buf + (size_t)i * n,
-                   (const char *)coll_shm_data(m, i, k, all) + (size_t)me * n, n);
+                      (const char *)coll_shm_data(m, i, k, all) + (size_t)me * n, n);
         coll_shm_all_started(m, k);
         coll_shm_finish(s, m, k);
         return 1;

@@ -36,8 +36,8 @@ int main(void)
 {
     for (size_t i = 0; i < sizeof src_mem; i++)
         src_mem[i] = (unsigned char)(i * 131 + (i >> 8) * 7 + 1);
-    const size_t lens[] = {0, 1, 15, 16, 63, 64, 65, 1023, 1024, 1025, 1087, 2111, 2112, 4096,
-                           4097, 8191, 8192 + 79};
+    const size_t lens[] = {0,    1,    15,   16,   63,   64,   65,   1023,     1024,
+                           1025, 1087, 2111, 2112, 4096, 4097, 8191, 8192 + 79};
     const size_t srcs[] = {0, 1, 8, 17, 4095};
     for (size_t a = 0; a < sizeof srcs / sizeof srcs[0]; a++)
         for (size_t dist = 0; dist <= 66; dist++)
