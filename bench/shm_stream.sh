@@ -11,6 +11,10 @@
 #   LIBS       of ompi4,ompi5,mpich4,mpich5 (default all; a missing one is skipped)
 #   ROUNDS     launches per library (default 5); PATTERNS (default stream,bibw; also pingpong)
 #   SIZES      comma list (default 32K..1M, 2^k and 2^k+-3)
+#   LOAD       busy loops beside every launch (default 0; bench/load.sh), for a loaded machine
+#   CHRT       1 (default as root): launches under `chrt -f 20`; 0: at normal priority. A
+#              real-time launch takes the CPUs from SCHED_OTHER busy loops, so LOAD=2 with
+#              CHRT=1 is not loaded: use CHRT=0 with LOAD
 #   OMPI5_VENV, MPICH5_VENV  pip virtualenvs (default $HOME/.cache/tern/venv-ompi5, $HOME/.cache/tern/venv-mpich5)
 # Prints, per pattern and size, the median over rounds of each launch's median trial (us per
 # message; bibw: per message of either direction) and tern / best other MPI (> 1: tern
@@ -33,10 +37,14 @@ if [ -z "${SIZES:-}" ]; then
     SIZES=${SIZES%,}
 fi
 [ -x "$BUILD/bin/terncc" ] || { echo "shm_stream.sh: $BUILD/bin/terncc missing (build first)" >&2; exit 1; }
+LOAD=${LOAD:-0}
+CHRT_ON=${CHRT:-1}
 CHRT=()
-if [ "$(id -u)" = 0 ] && command -v chrt >/dev/null; then CHRT=(chrt -f 20); fi
+if [ "$CHRT_ON" = 1 ] && [ "$(id -u)" = 0 ] && command -v chrt >/dev/null; then CHRT=(chrt -f 20); fi
+. "$ROOT/bench/load.sh"
 TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
+trap 'load_stop; rm -rf "$TMP"' EXIT
+trap 'exit 130' INT TERM
 SRC=("$ROOT/bench/mpi_pingpong.c" -I"$ROOT/bench" -O2 -lm)
 ROOTENV=(OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1)
 
@@ -69,6 +77,8 @@ for lib in ${LIBS//,/ }; do
 done
 
 n=${#runs[@]}
+echo "# LOAD=$LOAD CHRT=$CHRT_ON; load average before: $(cut -d' ' -f1-4 /proc/loadavg)"
+load_start "$LOAD"
 for r in $(seq 1 "$ROUNDS"); do
     k=$(((r - 1) % n))
     for run in "${runs[@]:k}" "${runs[@]:0:k}"; do
@@ -78,6 +88,8 @@ for r in $(seq 1 "$ROUNDS"); do
             -b 32M --label "$label" 2>/dev/null | grep -v '^lib,\|^#' >>"$TMP/all"
     done
 done
+load_stop
+echo "# load average after: $(cut -d' ' -f1-4 /proc/loadavg)"
 
 python3 - "$TMP/all" <<'EOF'
 import csv, statistics, sys

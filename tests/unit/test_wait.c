@@ -3,7 +3,8 @@
  * multi-threaded blocking paths, SHMEM and MPI windows all follow: the phase for a given
  * empty poll, the policy chosen from the tunables and the machine (a tcp-only wait spins
  * by time only while a core is free; a loaded or oversubscribed node sleeps at once), and
- * the parse of /proc/loadavg.
+ * the parse of /proc/loadavg; and when a shm receiver counts a cooperative copy whose helper
+ * held it up as a declined offer (transport/shm/shm_coop.h).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 
 #include "core/core.h"
 #include "core/wait.h"
+#include "transport/shm/shm_coop.h"
 #include "unit.h"
 
 static void yield_quick(void) {}
@@ -282,6 +284,23 @@ static void test_loaded_spin(void)
     core.bound = bd;
 }
 
+/* A cooperative copy was a loss when it took longer than the receiver, at its own rate,
+ * would have taken for every chunk alone. */
+static void test_coop_slower(void)
+{
+    /* 2 halves, mine took 10 us: alone it would have been 20 us. */
+    CHECK_EQ(shm_coop_was_slower(10e-6, 12e-6, 1, 2), 0); /* the helper kept pace */
+    CHECK_EQ(shm_coop_was_slower(10e-6, 20e-6, 1, 2), 0); /* level: not slower */
+    CHECK_EQ(shm_coop_was_slower(10e-6, 21e-6, 1, 2), 1); /* the helper woke late */
+    CHECK_EQ(shm_coop_was_slower(10e-6, 3e-3, 1, 2), 1);  /* it lost its CPU half-way */
+    /* 8 chunks, I took 6 in 30 us (5 us each: 40 us alone). */
+    CHECK_EQ(shm_coop_was_slower(30e-6, 35e-6, 6, 8), 0);
+    CHECK_EQ(shm_coop_was_slower(30e-6, 45e-6, 6, 8), 1);
+    /* No rate of my own to compare with, or nothing left to the sender: never slower. */
+    CHECK_EQ(shm_coop_was_slower(0, 1.0, 0, 8), 0);
+    CHECK_EQ(shm_coop_was_slower(10e-6, 1.0, 2, 2), 0);
+}
+
 int main(void)
 {
     test_decide();
@@ -290,5 +309,6 @@ int main(void)
     test_yield_lost();
     test_waiter();
     test_loaded_spin();
+    test_coop_slower();
     return unit_done("test_wait");
 }

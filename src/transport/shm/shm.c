@@ -61,6 +61,7 @@
 
 #include "boot/boot.h"
 #include "tern.h"
+#include "transport/shm/shm_coop.h"
 #include "transport/shm/shm_ring.h"
 #include "transport/transport.h"
 #include "util/log.h"
@@ -765,12 +766,21 @@ static uint64_t shm_coop_chunk_for(size_t len)
     return chunk;
 }
 
+/* Monotonic seconds (vDSO: tens of ns, against a cooperative copy's tens of us). */
+static double shm_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 /* Is a get of len bytes from pe worth sharing with the sender? From TERN_SHM_COOP_MIN
  * on, unless the sender lately declined: a sender busy with traffic of its own (both
  * sides streaming) answers no HELP, and each offer costs me a frame and a system call
  * more than one plain pull. After a declined offer the next 1, 2, 4 .. 64 large gets
  * from that peer are plain; an offer taken halves that number (a one-way stream, whose
- * sender always helps, never skips). */
+ * sender always helps, never skips). An offer taken by a helper that then held the copy
+ * up (it lost its CPU half-way, on a loaded machine: shm_coop.h) counts as declined. */
 static int shm_coop_wanted(struct shm_peer *pe, size_t len)
 {
     if (!util_tun.shm_coop_min || len < util_tun.shm_coop_min || len <= 8192 ||
@@ -819,6 +829,7 @@ static int shm_get_coop(struct shm_peer *pe, void *local, uint64_t remote, size_
     struct iovec iov = {&h, sizeof h};
     if (shm_push(pe, &iov, 1, sizeof h, 1) == 0) shm_wake(pe);
 
+    double t0 = shm_now();
     uint32_t mine = 0, taken = nchunks;
     int err = 0;
     int64_t c;
@@ -835,6 +846,7 @@ static int shm_get_coop(struct shm_peer *pe, void *local, uint64_t remote, size_
         }
     }
     /* Wait for the chunks the sender took and is still copying. */
+    double t1 = shm_now();
     uint32_t theirs = taken - mine;
     unsigned spins = 0;
     while (atomic_load_explicit(&co->done, memory_order_acquire) != theirs) {
@@ -844,7 +856,9 @@ static int shm_get_coop(struct shm_peer *pe, void *local, uint64_t remote, size_
         }
     }
     if (err) return err;
-    shm_coop_outcome(pe, theirs);
+    /* A helper that lost its CPU half-way held us longer than pulling alone would have:
+     * count it as a declined offer (shm_coop.h). */
+    shm_coop_outcome(pe, shm_coop_was_slower(t1 - t0, shm_now() - t0, mine, nchunks) ? 0 : theirs);
     uint32_t redo = atomic_load_explicit(&co->redo, memory_order_relaxed);
     if (redo) {
         uint64_t off = (uint64_t)(redo - 1) * chunk;
