@@ -109,7 +109,7 @@ static void test_single_process(void)
     CHECK(!shm_chan_peek(&cons, &d, &len));
 
     /* Fill the slot ring with inline frames: NLINES fit, the next is AGAIN. */
-    unsigned char buf[FRAME_MAX + 1];
+    _Alignas(64) unsigned char buf[FRAME_MAX + 1];
     fill(buf, 2, 8);
     for (uint32_t i = 0; i < NLINES; i++)
         CHECK_EQ(push_n(&prod, buf, 8), 0);
@@ -313,7 +313,7 @@ static void test_pool_two_receivers(void)
     p0.lines_ready = p1.lines_ready = 0;
     rig_cons(r, 0, &v, &c0);
     rig_cons(r, 1, &v, &c1);
-    unsigned char buf[FRAME_MAX];
+    _Alignas(64) unsigned char buf[FRAME_MAX];
     fill(buf, 1, sizeof buf);
     touched_bytes = 0;
     /* A first inline frame touches the channel's first page, nothing of the pool; a ring
@@ -383,7 +383,7 @@ static void run_processes(int nc, uint32_t count)
         struct shm_chan c[NCHAN];
         for (int i = 0; i < nc; i++)
             rig_prod(r, i, &pool, &c[i]);
-        unsigned char buf[FRAME_MAX];
+        _Alignas(64) unsigned char buf[FRAME_MAX];
         for (uint32_t i = 0; i < count; i++)
             for (int k = 0; k < nc; k++) {
                 size_t n = len_of(i + (uint32_t)k);
@@ -706,7 +706,7 @@ static void test_mid_cells(void)
     prod.pool = &pool;
     prod.dest = 3;
     cons.src = &v;
-    static unsigned char buf[SHM_FRAME_CELLS * C];
+    static _Alignas(64) unsigned char buf[SHM_FRAME_CELLS * C];
     const void *d;
     size_t len;
     /* Boundaries: slots | mid | small | big. */
@@ -782,6 +782,67 @@ static void test_mid_cells(void)
     free(mem);
 }
 
+/* A frame in a cell starts where its payload (the longest piece) lands at its source's
+ * offset modulo 64, header and all intact; never where that would need a larger kind of
+ * cell, nor past the end of the largest. */
+static void test_cell_offsets(void)
+{
+    struct rig *r = rig_new(0);
+    struct shm_pool_view v = rig_view(r);
+    struct shm_pool pool;
+    CHECK_EQ(shm_pool_init(&pool, &v, NULL), 0);
+    struct shm_chan prod, cons;
+    rig_prod(r, 0, &pool, &prod);
+    rig_cons(r, 0, &v, &cons);
+    static _Alignas(64) unsigned char src[FRAME_MAX + 64];
+    unsigned char hdr[16];
+    const void *d;
+    size_t len;
+    fill(hdr, 1, sizeof hdr);
+    for (uint32_t k = 0; k < 64; k++) {
+        fill(src, 40 + k, sizeof src);
+        /* Header and payload from two places: a big cell (1016 bytes > CELL). */
+        struct iovec iov[2] = {{hdr, sizeof hdr}, {src + k, 1000}};
+        CHECK_EQ(shm_chan_push(&prod, iov, 2, 1016), 0);
+        CHECK(shm_chan_peek(&cons, &d, &len));
+        const unsigned char *f = d;
+        CHECK(len == 1016 && memcmp(f, hdr, 16) == 0 && memcmp(f + 16, src + k, 1000) == 0);
+        CHECK(cons.cur_cell >= NSMALL && cons.cur_cell < NSMALL + NBIG);
+        CHECK_EQ(((uintptr_t)(f + 16) - (uintptr_t)(src + k)) & 63, 0);
+        CHECK((size_t)(f - shm_pool_cell(&v, cons.cur_cell)) < 64);
+        shm_chan_release(&cons);
+        /* One piece that fills a small cell but for 3 bytes: an offset over 3 would need a
+         * big cell, so the frame starts at its small cell's first byte. */
+        struct iovec one = {src + k, CELL - 3};
+        CHECK_EQ(shm_chan_push(&prod, &one, 1, CELL - 3), 0);
+        CHECK(shm_chan_peek(&cons, &d, &len));
+        CHECK(len == CELL - 3 && memcmp(d, src + k, CELL - 3) == 0 && cons.cur_cell < NSMALL);
+        uintptr_t at = (uintptr_t)d - (uintptr_t)shm_pool_cell(&v, cons.cur_cell);
+        CHECK(at == 0 || (at <= 3 && (((uintptr_t)d - (uintptr_t)(src + k)) & 63) == 0));
+        shm_chan_release(&cons);
+        /* The largest frame has no room for an offset. */
+        one = (struct iovec){src + k, FRAME_MAX};
+        CHECK_EQ(shm_chan_push(&prod, &one, 1, FRAME_MAX), 0);
+        CHECK(shm_chan_peek(&cons, &d, &len));
+        CHECK(len == FRAME_MAX && memcmp(d, src + k, FRAME_MAX) == 0 &&
+              d == shm_pool_cell(&v, cons.cur_cell));
+        shm_chan_release(&cons);
+    }
+    CHECK(!shm_chan_peek(&cons, &d, &len));
+    /* A corrupt offset stays inside the cell: the frame is cut to what is left of it. */
+    struct iovec one = {src, FRAME_MAX};
+    CHECK_EQ(shm_chan_push(&prod, &one, 1, FRAME_MAX), 0);
+    struct shm_line *line = &cons.lines[cons.line_pos & (NLINES - 1)];
+    uint32_t bad = 0xffffffffu;
+    memcpy(line->data + 4, &bad, sizeof bad);
+    CHECK(shm_chan_peek(&cons, &d, &len));
+    CHECK(len == FRAME_MAX - 63 &&
+          (const unsigned char *)d == shm_pool_cell(&v, cons.cur_cell) + 63);
+    shm_chan_release(&cons);
+    shm_pool_fini(&pool);
+    free(r);
+}
+
 int main(void)
 {
     test_single_process();
@@ -791,6 +852,7 @@ int main(void)
     test_long_line_frames();
     test_stale_continuations();
     test_mid_cells();
+    test_cell_offsets();
     run_processes(1, 100000);
     run_processes(2, 10000);
     return unit_done("test_shm_ring");

@@ -71,8 +71,9 @@
 
 #define SHM_MAGIC 0x7465726eu /* "tern" */
 #define SHM_VERSION                                                                                \
-    6u /* 3: channels on first use, a pool of cells per process; 4: packed small rings;            \
-          5: the consumer leaves continuation slots as they are; 6: mid cells */
+    7u /* 3: channels on first use, a pool of cells per process; 4: packed small rings;            \
+          5: the consumer leaves continuation slots as they are; 6: mid cells;                     \
+          7: a frame's offset in its cell, in the slot */
 #define SHM_HDR_SIZE 4096u
 
 /*

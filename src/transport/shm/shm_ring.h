@@ -25,7 +25,8 @@
  * cell it took the cell's whole first page; mid cells of 2 KiB and a header take about
  * half of that. When every mid cell is out, such a frame takes a small cell.
  *
- * A frame that does not fit the slots goes to a cell; its slot carries the cell's number.
+ * A frame that does not fit the slots goes to a cell; its slot carries the cell's number and
+ * where in the cell the frame starts (shm_cell_offset).
  * Slots stay the one ordered queue of a pair, so small and large frames never overtake.
  *
  * Memory is touched only where it is used: the channel and the pool call a `touch`
@@ -413,6 +414,28 @@ static inline void shm_iov_gather(unsigned char *dst, const struct iovec *iov, i
 }
 
 /*
+ * Where a frame starts in its cell (0-63): so that the payload (the longest piece of iov)
+ * lands at the same offset modulo 64 as its source. Cells start 64-aligned, so the copy's
+ * destination minus source is then a multiple of 64, never the 1-31 bytes modulo 4 KiB at
+ * which `rep movsb` is 8-30x slower on AMD Zen (util_copy's vector fallback, about half
+ * memcpy's speed, is then not needed), and both sides of the copy are equally aligned. A
+ * receiver copying into a buffer aligned like the sender's (both page-aligned, say) gets
+ * the same distances. The frame loses at most 63 bytes of its cell.
+ */
+static inline uint32_t shm_cell_offset(const struct iovec *iov, int iovcnt)
+{
+    size_t at = 0, pre = 0, best = 0;
+    uintptr_t src = 0;
+    for (int i = 0; i < iovcnt; pre += iov[i].iov_len, i++)
+        if (iov[i].iov_len > best) {
+            best = iov[i].iov_len;
+            at = pre;
+            src = (uintptr_t)iov[i].iov_base;
+        }
+    return (uint32_t)((src - at) & 63);
+}
+
+/*
  * Producer: append one frame of `total` bytes gathered from iov; `ctrl` marks a
  * transport control frame. Returns 0, TERN_ERR_AGAIN when the slot ring is full or the
  * pool has no cell for it (nothing written), TERN_ERR_INVAL when the frame exceeds every
@@ -462,11 +485,18 @@ static inline int shm_chan_push_ctrl(struct shm_chan *c, const struct iovec *iov
         if (k > 1) c->cont_end = after;
         shm_iov_gather(line->data, iov, iovcnt);
     } else {
-        uint32_t id;
-        int rc = shm_pool_get(c->pool, total, c->dest, &id);
+        const struct shm_pool_view *v = &c->pool->v;
+        uint32_t id, off = shm_cell_offset(iov, iovcnt);
+        /* The offset must not push the frame into a larger kind of cell. */
+        uint64_t room = total <= v->mid_size    ? v->mid_size
+                        : total <= v->cell_size ? v->cell_size
+                                                : v->big_size;
+        if (total + off > room) off = 0;
+        int rc = shm_pool_get(c->pool, total + off, c->dest, &id);
         if (rc) return rc;
-        shm_iov_gather(shm_pool_cell(&c->pool->v, id), iov, iovcnt);
+        shm_iov_gather(shm_pool_cell(v, id) + off, iov, iovcnt);
         memcpy(line->data, &id, sizeof id);
+        memcpy(line->data + sizeof id, &off, sizeof off);
     }
     line->len = (uint32_t)total | flags;
     atomic_store_explicit(&line->seq, (uint32_t)(c->line_pos + 1), memory_order_release);
@@ -511,15 +541,17 @@ static inline int shm_chan_peek(struct shm_chan *c, const void **data, size_t *l
         *data = line->data;
     } else {
         const struct shm_pool_view *v = c->src;
-        uint32_t id;
+        uint32_t id, off;
         memcpy(&id, line->data, sizeof id);
+        memcpy(&off, line->data + sizeof id, sizeof off);
         if (id >= shm_pool_ncells(v)) { /* not a cell of that pool: an empty frame */
             n = 0;
             *data = line->data;
         } else {
             uint64_t max = shm_pool_cell_size(v, id);
-            if (n > max) n = max;
-            *data = shm_pool_cell(v, id);
+            off &= 63; /* what a producer writes (shm_cell_offset) */
+            if (n > max - off) n = max - off;
+            *data = shm_pool_cell(v, id) + off;
             c->cur_cell = id;
         }
     }
