@@ -542,16 +542,16 @@ static int shm_cma_direct(struct shm_peer *pe, int write, uint64_t local, uint64
 }
 
 /*
- * A copy whose destination lies 1-31 bytes above its source modulo 4 KiB: the kernel
- * copies with rep movsb, which AMD Zen runs about 4x slower at that distance (util_copy in
- * src/util/mem.h; 1 MiB 479 vs 116 us). Go through a buffer of this process placed at the
- * remote side's page offset, in pieces of TERN_SHM_ALIAS_BOUNCE: the kernel then copies at
- * distance 0, and util_copy moves each piece between the buffer and my memory while it is
- * in this core's cache (1 MiB 133 us). Both sides of a cooperative copy do it, each with
- * its own buffer. Returns 0, -1 with errno set, or 1 (no buffer: copy directly).
+ * A pull whose destination (mine) lies 1-31 bytes above its source modulo 4 KiB: the
+ * kernel copies with rep movsb, which AMD Zen runs about 4x slower at that distance
+ * (util_copy in src/util/mem.h; 1 MiB 479 vs 116 us). Pull through a buffer placed at the
+ * source's page offset, in pieces of TERN_SHM_ALIAS_BOUNCE: the kernel then copies at
+ * distance 0, and util_copy moves each piece on while it is in this core's cache (1 MiB
+ * 133 us). Only pulls: a sender pushing from its own buffer must get EFAULT from the kernel
+ * where that buffer cannot be read, not fault in util_copy; so such copies are never
+ * cooperative (shm_get). Returns 0, -1 with errno set, or 1 (no buffer: pull directly).
  */
-static int shm_cma_bounced(struct shm_peer *pe, int write, uint64_t local, uint64_t remote,
-                           size_t len)
+static int shm_cma_bounced(struct shm_peer *pe, uint64_t local, uint64_t remote, size_t len)
 {
     size_t piece = util_tun.shm_alias_bounce;
     if (shm.bounce == NULL) {
@@ -564,12 +564,16 @@ static int shm_cma_bounced(struct shm_peer *pe, int write, uint64_t local, uint6
     for (size_t off = 0; off < len; off += piece) {
         size_t n = len - off < piece ? len - off : piece;
         unsigned char *b = shm.bounce + ((remote + off) & 4095);
-        char *mine = (char *)(uintptr_t)(local + off);
-        if (write) util_copy(b, mine, n);
-        if (shm_cma_direct(pe, write, (uint64_t)(uintptr_t)b, remote + off, n) != 0) return -1;
-        if (!write) util_copy(mine, b, n);
+        if (shm_cma_direct(pe, 0, (uint64_t)(uintptr_t)b, remote + off, n) != 0) return -1;
+        util_copy((char *)(uintptr_t)(local + off), b, n);
     }
     return 0;
+}
+
+/* Does a pull of len bytes from remote into local meet the slow distance? */
+static inline int shm_aliased(uint64_t local, uint64_t remote, size_t len)
+{
+    return util_tun.shm_alias_bounce && len >= 4096 && ((local - remote) & 4095) - 1 < 31;
 }
 
 /* Copy one chunk between this process and pe (write: push mine into theirs): 0, or -1
@@ -577,9 +581,8 @@ static int shm_cma_bounced(struct shm_peer *pe, int write, uint64_t local, uint6
 static int shm_cma_chunk(struct shm_peer *pe, int write, uint64_t local, uint64_t remote,
                          size_t len)
 {
-    uint64_t dist = write ? remote - local : local - remote;
-    if (__builtin_expect(util_tun.shm_alias_bounce && len >= 4096 && (dist & 4095) - 1 < 31, 0)) {
-        int rc = shm_cma_bounced(pe, write, local, remote, len);
+    if (__builtin_expect(!write && shm_aliased(local, remote, len), 0)) {
+        int rc = shm_cma_bounced(pe, local, remote, len);
         if (rc <= 0) return rc;
     }
     return shm_cma_direct(pe, write, local, remote, len);
@@ -874,7 +877,8 @@ static int shm_get(int src, void *local, uint64_t remote, size_t len)
 {
     struct shm_peer *pe = &shm.peers[shm.lidx_of[src]];
     if (!pe->cma) return TERN_ERR_UNSUPPORTED;
-    int coop = shm_coop_wanted(pe, len);
+    /* At the slow distance the receiver pulls alone, through its bounce buffer. */
+    int coop = !shm_aliased((uint64_t)(uintptr_t)local, remote, len) && shm_coop_wanted(pe, len);
     /* The first pull from a peer probes permission with a first piece before involving
      * the sender in a cooperative copy (a refused one moved nothing either way); once
      * one has worked, a cooperative copy starts at once and a plain one is one call. */
