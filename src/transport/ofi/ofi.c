@@ -78,6 +78,7 @@
 #include "tern.h"
 #include "transport/transport.h"
 #include "util/log.h"
+#include "util/mem.h"
 #include "util/tunables.h"
 
 /*
@@ -1128,7 +1129,7 @@ static void ofi_rd_start(int src, struct ofi_ctx *c, size_t len)
         size_t off = 0;
         while (rest > 0 && k < n) {
             size_t take = iov[k].iov_len - off < rest ? iov[k].iov_len - off : rest;
-            memcpy((char *)iov[k].iov_base + off, from, take);
+            util_copy((char *)iov[k].iov_base + off, from, take);
             from += take;
             rest -= take;
             off += take;
@@ -1149,7 +1150,7 @@ static void ofi_rd_start(int src, struct ofi_ctx *c, size_t len)
             ofi_peer_dead(src, FI_ENOMEM);
             return;
         }
-        memcpy(rd->tmp, inl, m.inl);
+        util_copy(rd->tmp, inl, m.inl);
         rd->one = (struct iovec){rd->tmp + m.inl, rd->rlen};
         rd->iov = &rd->one;
         rd->niov = 1;
