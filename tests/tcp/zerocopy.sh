@@ -15,6 +15,7 @@
 ternrun=$1 prog=$2
 err=$(mktemp)
 trap 'rm -f "$err"' EXIT
+asan=$(nm -D "$prog" 2>/dev/null | grep -m1 __asan_init)
 fail() {
     echo "zerocopy.sh: $*" >&2
     grep 'tcp: received in place' "$err" >&2
@@ -41,7 +42,8 @@ for bufs in default small; do
             "$buf_b B, partial writes $parts ($tail_b B copied, $refs by reference), PAD frames $pads"
         # The pingpong sends each rank over 400 MB in messages of 32 KiB and more.
         [ "$placed_b" -gt 400000000 ] || fail "rank $r read only $placed_b B in place"
-        [ "$pads" -gt 0 ] || fail "rank $r sent no PAD frame"
+        # (ASan's allocator places buffers elsewhere: no payload lands at such a distance)
+        [ "$pads" -gt 0 ] || [ -n "$asan" ] || fail "rank $r sent no PAD frame"
         [ $((buf_b + pre_b)) -lt $((placed_b / 50)) ] ||
             fail "rank $r copied $((buf_b + pre_b)) B of large frames (over 2 %)"
         if [ $bufs = small ]; then
