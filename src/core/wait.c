@@ -103,6 +103,11 @@ enum core_wait_load core_wait_load_level(long running, long ncpu)
     return running <= CORE_WAIT_LIGHT_PER_CPU * ncpu + 1 ? CORE_LOAD_LIGHT : CORE_LOAD_HEAVY;
 }
 
+enum core_wait_load core_wait_load_rt(enum core_wait_load level, int sched_policy)
+{
+    return sched_policy == SCHED_FIFO || sched_policy == SCHED_RR ? CORE_LOAD_FREE : level;
+}
+
 static int core_wait_level(double now)
 {
     if (core_wait_load.at != 0 && now - core_wait_load.at < CORE_WAIT_SAMPLE_S)
@@ -124,6 +129,7 @@ static int core_wait_level(double now)
         if (core_wait_parse_loadavg(buf, &running) == 0)
             core_wait_load.level = core_wait_load_level(running, core_wait_load.ncpu);
     }
+    core_wait_load.level = core_wait_load_rt(core_wait_load.level, sched_getscheduler(0));
     return core_wait_load.level;
 }
 

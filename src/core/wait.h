@@ -20,7 +20,8 @@
  *     TERN_TCP_SPIN_COUNT polls and, while the node has a free core, for TERN_TCP_SPIN_US
  *     microseconds (a few loopback round trips), then sleeps in epoll_wait. On a loaded
  *     node (more runnable tasks than online CPUs, sampled from /proc/loadavg at most
- *     every 50 ms, or more ranks than cores) it sleeps at once: spinning would only take
+ *     every 50 ms, or more ranks than cores; a real-time process, which those tasks
+ *     cannot preempt, counts its node as free) it sleeps at once: spinning would only take
  *     the CPU the peer needs to answer. Except a rank bound apart from its peers
  *     (core.bound: --bind-to core) on a lightly loaded node (core_wait_load_level) whose
  *     ranks do not outnumber its cores: its spinning cannot take the peer's CPU, so it
@@ -86,6 +87,14 @@ void core_wait_policy_make(const struct util_tunables *t, enum core_wait_kind ki
 enum core_wait_load { CORE_LOAD_FREE, CORE_LOAD_LIGHT, CORE_LOAD_HEAVY };
 #define CORE_WAIT_LIGHT_PER_CPU 2
 enum core_wait_load core_wait_load_level(long running, long ncpu);
+/*
+ * The load as a process of scheduling policy sched_policy (sched_getscheduler) sees it:
+ * a real-time one (SCHED_FIFO, SCHED_RR) is never preempted by the ordinary tasks that
+ * /proc/loadavg counts, so for it every core they fill is free (level otherwise). Its
+ * spin cannot take its peer's CPU from it either: a peer on another core is not
+ * displaced by a spinner, and ranks sharing a core are counted as oversubscribed. Pure.
+ */
+enum core_wait_load core_wait_load_rt(enum core_wait_load level, int sched_policy);
 
 /* Parse the runnable-task count (the "R" of "R/T", fourth field) out of /proc/loadavg's
  * text. Returns 0 and sets *running, or -1 when the text does not parse. Pure. */

@@ -64,7 +64,9 @@ static int fuzz_walk(const uint8_t *data, size_t size, size_t max_len, int authe
             return frames;
         }
         FUZZ_ASSERT((size_t)total == sizeof h + h.len);
-        FUZZ_ASSERT(authed ? (h.len > 0 && h.len <= max_len) : h.len == sizeof(struct tcp_hello));
+        FUZZ_ASSERT(authed ? (h.type == TCP_FRAME_PAD ? h.len <= TCP_PAD_MAX
+                                                      : h.len > 0 && h.len <= max_len)
+                           : h.len == sizeof(struct tcp_hello));
         if ((size_t)total > size - off) return frames; /* incomplete: need more */
         const uint8_t *payload = data + off + sizeof h;
         if (!authed) {
@@ -74,7 +76,7 @@ static int fuzz_walk(const uint8_t *data, size_t size, size_t max_len, int authe
                 return frames;
             }
         } else {
-            FUZZ_ASSERT(h.type == TCP_FRAME_MSG && authed);
+            FUZZ_ASSERT((h.type == TCP_FRAME_MSG || h.type == TCP_FRAME_PAD) && authed);
             volatile uint8_t sink = 0;
             for (size_t i = 0; i < h.len; i++)
                 sink ^= payload[i];

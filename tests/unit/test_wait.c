@@ -6,7 +6,9 @@
  * the parse of /proc/loadavg; and when a shm receiver counts a cooperative copy whose helper
  * held it up as a declined offer (transport/shm/shm_coop.h).
  */
+#define _GNU_SOURCE
 #include <math.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -261,6 +263,12 @@ static void test_loaded_spin(void)
     CHECK_EQ(core_wait_load_level(14, 2), CORE_LOAD_HEAVY);
     CHECK_EQ(core_wait_load_level(1, 1), CORE_LOAD_FREE);
     CHECK_EQ(core_wait_load_level(4, 1), CORE_LOAD_HEAVY);
+    /* A real-time process is not preempted by the tasks loadavg counts: free for it. */
+    CHECK_EQ(core_wait_load_rt(CORE_LOAD_HEAVY, SCHED_FIFO), CORE_LOAD_FREE);
+    CHECK_EQ(core_wait_load_rt(CORE_LOAD_LIGHT, SCHED_RR), CORE_LOAD_FREE);
+    CHECK_EQ(core_wait_load_rt(CORE_LOAD_HEAVY, SCHED_OTHER), CORE_LOAD_HEAVY);
+    CHECK_EQ(core_wait_load_rt(CORE_LOAD_LIGHT, SCHED_BATCH), CORE_LOAD_LIGHT);
+    CHECK_EQ(core_wait_load_rt(CORE_LOAD_FREE, SCHED_OTHER), CORE_LOAD_FREE);
 
     /* core_wait_begin keeps the loaded budget only for a bound rank. */
     struct util_tunables saved = util_tun;

@@ -42,12 +42,16 @@ long tcp_frame_next(const void *buf, size_t avail, size_t max_len, int authed, s
     if (h.flags != 0) return TCP_FE_FLAGS;
     if (!authed) {
         if (h.type != TCP_FRAME_HELLO && h.type != TCP_FRAME_AUTH) return TCP_FE_TYPE;
-        if (h.len != (h.type == TCP_FRAME_HELLO ? sizeof(struct tcp_hello)
-                                                : sizeof(struct tcp_auth)))
+        if (h.len !=
+            (h.type == TCP_FRAME_HELLO ? sizeof(struct tcp_hello) : sizeof(struct tcp_auth)))
             return TCP_FE_LENGTH;
     } else {
-        if (h.type != TCP_FRAME_MSG) return TCP_FE_TYPE;
-        if (h.len == 0 || h.len > max_len) return TCP_FE_LENGTH;
+        if (h.type == TCP_FRAME_PAD) {
+            if (h.len > TCP_PAD_MAX) return TCP_FE_LENGTH;
+        } else {
+            if (h.type != TCP_FRAME_MSG) return TCP_FE_TYPE;
+            if (h.len == 0 || h.len > max_len) return TCP_FE_LENGTH;
+        }
     }
     *out = h;
     return (long)(sizeof h + h.len);

@@ -14,8 +14,8 @@
  * and A, having checked it, answers with an AUTH that proves the same of A. The MACs are
  * HMAC-SHA-256 under the secret of both nonces and both ranks with the prover's role,
  * so one side's proof can neither be replayed on another connection nor reflected
- * back. Every later frame is a MSG carrying one core frame. Nothing here does I/O, so the parsers can
- * be unit-tested and fuzzed (tests/fuzz/fuzz_tcp_frame.c) on arbitrary bytes.
+ * back. Every later frame is a MSG carrying one core frame. Nothing here does I/O, so the parsers
+ * can be unit-tested and fuzzed (tests/fuzz/fuzz_tcp_frame.c) on arbitrary bytes.
  */
 #ifndef TERN_TRANSPORT_TCP_FRAME_H
 #define TERN_TRANSPORT_TCP_FRAME_H
@@ -25,7 +25,7 @@
 
 #define TCP_FRAME_MAGIC   0x7446u     /* "Ft" in memory on little-endian hosts */
 #define TCP_HELLO_MAGIC   0x6e726574u /* "tern" */
-#define TCP_PROTO_VERSION 2u
+#define TCP_PROTO_VERSION 3u
 #define TCP_SECRET_BYTES  16
 #define TCP_NONCE_BYTES   16
 #define TCP_MAC_BYTES     32
@@ -34,7 +34,11 @@ enum tcp_frame_type {
     TCP_FRAME_HELLO = 1, /* handshake: struct tcp_hello */
     TCP_FRAME_MSG = 2,   /* one core frame */
     TCP_FRAME_AUTH = 3,  /* handshake: struct tcp_auth */
+    /* len bytes (at most TCP_PAD_MAX, possibly 0) to skip: sent before a MSG to move its
+     * payload's place in the kernel's socket buffer pages (tcp.c, tcp_pad_for) */
+    TCP_FRAME_PAD = 4,
 };
+#define TCP_PAD_MAX 64
 
 struct tcp_fhdr {
     uint16_t magic;
@@ -44,11 +48,11 @@ struct tcp_fhdr {
 };
 
 struct tcp_hello {
-    uint32_t magic;   /* TCP_HELLO_MAGIC */
-    uint16_t version; /* TCP_PROTO_VERSION */
-    uint16_t flags;   /* 0 */
-    int32_t rank;     /* sender's world rank */
-    int32_t size;     /* sender's idea of the job size */
+    uint32_t magic;                 /* TCP_HELLO_MAGIC */
+    uint16_t version;               /* TCP_PROTO_VERSION */
+    uint16_t flags;                 /* 0 */
+    int32_t rank;                   /* sender's world rank */
+    int32_t size;                   /* sender's idea of the job size */
     uint8_t nonce[TCP_NONCE_BYTES]; /* fresh random bytes: the challenge to the other side */
 };
 
@@ -81,9 +85,9 @@ const char *tcp_frame_strerror(int err);
  * Look at the next frame of a stream: `buf` holds the `avail` bytes received so far
  * from the frame's first byte on. `authed` says whether the handshake is done: before
  * it only a HELLO or an AUTH of exactly their payload sizes is allowed (their order is
- * the caller's to check), after it only MSG frames of at most `max_len` payload bytes. Returns 0 if fewer than 8 bytes are
- * there (need more), the frame's total size (header included; possibly more than
- * `avail`) with its header in *out, or a TCP_FE_* error.
+ * the caller's to check), after it only MSG frames of at most `max_len` payload bytes. Returns 0 if
+ * fewer than 8 bytes are there (need more), the frame's total size (header included; possibly more
+ * than `avail`) with its header in *out, or a TCP_FE_* error.
  */
 long tcp_frame_next(const void *buf, size_t avail, size_t max_len, int authed,
                     struct tcp_fhdr *out);
