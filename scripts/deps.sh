@@ -28,24 +28,18 @@ pkgs+=(libotf2-trace-dev otf2-tools)
 if [ "${1:-}" = "--bench" ]; then
   pkgs+=(hyperfine netpipe-openmpi netpipe-tcp)
 fi
+# pip_venv DIR CHECK SPEC WHAT: PyPI's SPEC in the venv DIR, unless DIR/bin/CHECK is there.
+pip_venv() {
+  [ -x "$1/bin/$2" ] && return 0
+  echo "deps.sh: installing PyPI's $3 into $1"
+  python3 -m venv "$1" && "$1/bin/pip" install -q "$3" ||
+    echo "deps.sh: could not install $3 ($4)" >&2
+}
 if [ "${1:-}" = "--bench" ]; then
-  # After the apt packages (python3-venv); pip only when the venv lacks mpicc_abi.
-  trap 'mpich5_venv; ompi5_venv' EXIT
+  # After the apt packages (python3-venv): the MPICH 5 wheel (mpicc_abi) and Open MPI 5's.
+  trap 'pip_venv "${TERN_MPICH5_VENV:-$HOME/.cache/tern/venv-mpich5}" mpicc_abi "mpich>=5" "mpi.std_abi will skip"
+        pip_venv "${OMPI5_VENV:-$HOME/.cache/tern/venv-ompi5}" mpicc "openmpi>=5" "the sweeps drop its column"' EXIT
 fi
-mpich5_venv() {
-  local venv=${TERN_MPICH5_VENV:-$HOME/.cache/tern/venv-mpich5}
-  [ -x "$venv/bin/mpicc_abi" ] && return 0
-  echo "deps.sh: installing PyPI's mpich 5 wheel into $venv"
-  python3 -m venv "$venv" && "$venv/bin/pip" install -q 'mpich>=5' ||
-    echo "deps.sh: could not install the mpich wheel (mpi.std_abi will skip)" >&2
-}
-ompi5_venv() {
-  local venv=${OMPI5_VENV:-$HOME/.cache/tern/venv-ompi5}
-  [ -x "$venv/bin/mpicc" ] && return 0
-  echo "deps.sh: installing PyPI's openmpi 5 wheel into $venv"
-  python3 -m venv "$venv" && "$venv/bin/pip" install -q 'openmpi>=5' ||
-    echo "deps.sh: could not install the openmpi wheel (the sweeps drop its column)" >&2
-}
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -979,16 +979,9 @@ static int shm_getv(int src, const struct iovec *local, int nl, const struct iov
         shm_iov_skip(&r, &m1, (size_t)got);
     }
     if (done >= want) return coop ? shm_getv_coop(pe, local, nl, remote, nr, want, total) : 0;
-    if (got < 0 && done == 0 && (errno == EPERM || errno == ENOSYS || errno == EACCES)) {
-        UTIL_DEBUG(1,
-                   "shm: cross-memory attach from rank %d not permitted (%s); "
-                   "streaming through cells instead",
-                   src, strerror(errno));
-        pe->cma = 0;
-        return TERN_ERR_UNSUPPORTED;
-    }
-    if (got < 0 && errno == ESRCH) return TERN_ERR_PEER_FAILED;
-    if (got < 0 && errno == EFAULT) return TERN_ERR_FAULT;
+    /* Refused before any byte moved: stream through cells; a dead sender or its
+     * unreadable buffer: say so, however far it got. */
+    if (got < 0 && (done == 0 || errno == ESRCH || errno == EFAULT)) return shm_get_err(pe, src);
     UTIL_ERROR("shm: process_vm_readv from rank %d stopped after %zu of %zu bytes: %s", src, done,
                want, got < 0 ? strerror(errno) : "no progress");
     return TERN_ERR_TRANSPORT;
