@@ -49,10 +49,16 @@ static inline void util_zero(void *dst, size_t n)
  */
 void util_copy_vec(void *dst, const void *src, size_t n);
 
+/* Is dst 1-31 bytes above src modulo 4 KiB (where rep movsb is slow on AMD Zen)? */
+static inline int util_alias_slow(uintptr_t dst, uintptr_t src)
+{
+    return ((dst - src) & 4095) - 1 < 31;
+}
+
 static inline void util_copy(void *dst, const void *src, size_t n)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
-    if (n >= 1024 && (((uintptr_t)dst - (uintptr_t)src) & 4095) - 1 < 31) {
+    if (n >= 1024 && util_alias_slow((uintptr_t)dst, (uintptr_t)src)) {
         util_copy_vec(dst, src, n);
         return;
     }

@@ -573,7 +573,7 @@ static int shm_cma_bounced(struct shm_peer *pe, uint64_t local, uint64_t remote,
 /* Does a pull of len bytes from remote into local meet the slow distance? */
 static inline int shm_aliased(uint64_t local, uint64_t remote, size_t len)
 {
-    return util_tun.shm_alias_bounce && len >= 4096 && ((local - remote) & 4095) - 1 < 31;
+    return util_tun.shm_alias_bounce && len >= 4096 && util_alias_slow(local, remote);
 }
 
 /* Copy one chunk between this process and pe (write: push mine into theirs): 0, or -1
