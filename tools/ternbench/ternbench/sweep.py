@@ -27,6 +27,16 @@ rotates from round to round; R rounds give R samples per point. min is the small
 med their median. `--load N` runs N busy processes beside the whole sweep (compare._busy);
 `--load 0,2` sweeps idle and then loaded.
 
+The host's phase: on some virtual machines the time a cache line takes to move between the two
+CPUs changes by 3x from minute to minute (the hypervisor moves the vCPUs), and every library's
+small-message times follow it, so a library measured in a slow phase loses to one measured in
+a fast phase whatever their code. Before and after every idle launch the sweep times a raw
+cache-line ping-pong between the two CPUs (the tree's cacheline_pingpong, 5000 round trips,
+best of 3) and keeps the slower of the two as the launch's probe_us. A launch is in the fast
+phase when its probe is within PHASE_TOL of the fastest probe of the sweep; `fast`, the
+phase-matched statistic, is the median over fast-phase launches only, and its worst-ratio
+table (printed after the chosen one) compares libraries measured on the same hardware.
+
 Output in --out: samples.csv (every launch's numbers), sweep.csv (one row per point: min,
 median, bandwidth), worst.csv (per pattern x transport x load: the worst ratio tern / best
 other over all sizes and where), sweep.json (all of it with the metadata, the commands and
@@ -71,9 +81,14 @@ FULL = {"rounds": 5, "seconds": 0.02, "sizes": "0-64M", "timeout": 600}
 QUICK = {"rounds": 2, "seconds": 0.003, "sizes": "0,1,8,1K,64K", "timeout": 120}
 
 SAMPLE_COLUMNS = ["load", "transport", "round", "lib", "pattern", "bytes", "iters", "t_us",
-                  "t_min_us", "MBps"]
+                  "t_min_us", "MBps", "probe_us"]
 POINT_COLUMNS = ["load", "transport", "pattern", "lib", "bytes", "trials", "t_min_us",
-                 "t_med_us", "MBps_max", "MBps_med"]
+                 "t_med_us", "MBps_max", "MBps_med", "fast_trials", "t_fast_us"]
+# A launch whose probe (see the module comment) is at most this many times the sweep's
+# fastest is in the fast phase. The phases seen here differ by 2.5-3x (0.08 vs 0.23 us);
+# launch-to-launch noise within one phase stays under 15%.
+PHASE_TOL = 1.3
+PROBE_ARGS = ["--only", "pinned", "-i", "5000", "-t", "3", "--csv"]
 WORST_COLUMNS = ["pattern", "transport", "load", "worst_ratio", "at_bytes", "best_other",
                  "tern_us", "other_us", "sizes_behind", "sizes", "geomean_ratio"]
 
@@ -280,21 +295,75 @@ def launch(lib, transport, argv, timeout, raw_path, on_row=None):
     return rows, "ok"
 
 
+def probe(path, timeout=5.0):
+    """One cache-line ping-pong between the first two CPUs (cacheline_pingpong at `path`):
+    its best one-way time in us, or None (no probe, fewer than 2 CPUs, or it took too long)."""
+    if not path:
+        return None
+    try:
+        r = subprocess.run([path] + PROBE_ARGS, stdout=subprocess.PIPE,
+                           stderr=subprocess.DEVNULL, universal_newlines=True, timeout=timeout)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    for row in csv.DictReader(r.stdout.splitlines()):
+        if row.get("mode") == "pinned":
+            try:
+                return float(row["t_min_us"])
+            except (KeyError, ValueError):
+                return None
+    return None
+
+
+def phase_fast(samples):
+    """Per load: the fastest probe of the sweep (absent when no launch was probed)."""
+    best = {}
+    for s in samples:
+        p = s.get("probe_us")
+        if p:
+            best[s["load"]] = min(p, best.get(s["load"], p))
+    return best
+
+
 def aggregate(samples):
-    """One point per (load, transport, pattern, lib, bytes) from the samples of the rounds."""
+    """One point per (load, transport, pattern, lib, bytes) from the samples of the rounds;
+    t_fast_us over the fast-phase samples only (0 when there are none)."""
     groups = {}
     for s in samples:
         groups.setdefault((s["load"], s["transport"], s["pattern"], s["lib"], s["bytes"]),
                           []).append(s)
+    best = phase_fast(samples)
     points = []
     for (load, tr, pat, lib, n), ss in sorted(groups.items()):
         tmin = min(s["t_min_us"] for s in ss)
         tmed = statistics.median(s["t_us"] for s in ss)
+        fast = [s["t_us"] for s in ss if load in best and s.get("probe_us") and
+                s["probe_us"] <= PHASE_TOL * best[load]]
         points.append({"load": load, "transport": tr, "pattern": pat, "lib": lib, "bytes": n,
                        "trials": len(ss), "t_min_us": tmin, "t_med_us": tmed,
                        "MBps_max": n / tmin if tmin > 0 else 0.0,
-                       "MBps_med": n / tmed if tmed > 0 else 0.0})
+                       "MBps_med": n / tmed if tmed > 0 else 0.0,
+                       "fast_trials": len(fast),
+                       "t_fast_us": statistics.median(fast) if fast else 0.0})
     return points
+
+
+def phase_counts(samples):
+    """Per (load, transport, lib): [fast-phase launches, probed launches], for the reports."""
+    best = phase_fast(samples)
+    seen, out = set(), {}
+    for s in samples:
+        key = (s["load"], s["transport"], s["lib"], s["round"])
+        if key in seen or not s.get("probe_us") or s["load"] not in best:
+            continue
+        seen.add(key)
+        c = out.setdefault(key[:3], [0, 0])
+        c[0] += s["probe_us"] <= PHASE_TOL * best[s["load"]]
+        c[1] += 1
+    return out
+
+
+STAT_NAMES = {"med": "median", "min": "minimum",
+              "fast": "phase-matched: median of the fast-phase launches"}
 
 
 def _index(points, stat):
@@ -365,7 +434,8 @@ def _write_csv(path, cols, rows, fmt=None):
         w = csv.writer(f)
         w.writerow(cols)
         for r in rows:
-            w.writerow([("%.4f" % r[c]) if isinstance(r[c], float) else r[c] for c in cols])
+            w.writerow([("%.4f" % r.get(c)) if isinstance(r.get(c), float) else
+                        ("" if r.get(c) is None else r[c]) for c in cols])
 
 
 def plots(points, out_dir):
@@ -414,7 +484,23 @@ def plots(points, out_dir):
     return made
 
 
-def summary_md(meta, worst, cliffs, made, stat="med"):
+def _worst_md(worst):
+    lines = ["| pattern | transport | load | worst | at | best other | tern us | other us | "
+             "sizes behind | geomean |", "|---|---|---|---|---|---|---|---|---|---|"]
+    for w in worst:
+        lines.append("| %s | %s | %d | %.2f | %s | %s | %.3f | %.3f | %d/%d | %.2f |" % (
+            w["pattern"], w["transport"], w["load"], w["worst_ratio"], fmt_size(w["at_bytes"]),
+            w["best_other"], w["tern_us"], w["other_us"], w["sizes_behind"], w["sizes"],
+            w["geomean_ratio"]))
+    return lines
+
+
+def _counts_text(counts):
+    return ", ".join("%s %s%s %d/%d" % (lib, tr, " load%d" % load if load else "", c[0], c[1])
+                     for (load, tr, lib), c in sorted(counts.items()))
+
+
+def summary_md(meta, worst, cliffs, made, stat="med", fast=None, counts=None):
     lines = ["# ternbench sweep", "",
              "%s on %s (%s, %d CPUs); tern tree %s; %d rounds, %.3f s per trial; took %s." %
              (meta["date"], meta["host"], meta["cpu"], meta["cpus_online"],
@@ -428,14 +514,13 @@ def summary_md(meta, worst, cliffs, made, stat="med"):
     if meta["failures"]:
         lines += ["Failed launches: " + "; ".join(meta["failures"]), ""]
     lines += ["## Worst ratio tern / best other (%s time; above 1 tern is slower)" %
-              ("median" if stat == "med" else "minimum"), "",
-              "| pattern | transport | load | worst | at | best other | tern us | other us | "
-              "sizes behind | geomean |", "|---|---|---|---|---|---|---|---|---|---|"]
-    for w in worst:
-        lines.append("| %s | %s | %d | %.2f | %s | %s | %.3f | %.3f | %d/%d | %.2f |" % (
-            w["pattern"], w["transport"], w["load"], w["worst_ratio"], fmt_size(w["at_bytes"]),
-            w["best_other"], w["tern_us"], w["other_us"], w["sizes_behind"], w["sizes"],
-            w["geomean_ratio"]))
+              STAT_NAMES[stat], ""] + _worst_md(worst)
+    if fast:
+        lines += ["", "## Worst ratio, phase-matched (median of the fast-phase launches)", "",
+                  "Launches whose cache-line probe was within %.1fx of the sweep's fastest "
+                  "(fast-phase launches / probed launches: %s); a point with no fast-phase "
+                  "launch of tern or of every other library is left out." %
+                  (PHASE_TOL, _counts_text(counts or {})), ""] + _worst_md(fast)
     lines += ["", "## Doubling check (tern): doubling the size more than doubles the time", ""]
     if cliffs:
         for c in cliffs:
@@ -454,14 +539,17 @@ def summary_md(meta, worst, cliffs, made, stat="med"):
 
 
 def print_worst(worst, cliffs, stat="med", stream=sys.stdout):
+    """The worst-ratio table; and the doubling check unless cliffs is None."""
     stream.write("\nworst ratio tern / best other per setting (%s; above 1 tern is "
-                 "slower):\n" % ("median" if stat == "med" else "minimum"))
+                 "slower):\n" % STAT_NAMES[stat])
     stream.write("  %-9s %-4s %4s %7s  %-10s %-7s %10s %10s %7s\n" % (
         "pattern", "tr", "load", "worst", "at", "other", "tern us", "other us", "behind"))
     for w in worst:
         stream.write("  %-9s %-4s %4d %7.2f  %-10s %-7s %10.3f %10.3f %3d/%-3d\n" % (
             w["pattern"], w["transport"], w["load"], w["worst_ratio"], fmt_size(w["at_bytes"]),
             w["best_other"], w["tern_us"], w["other_us"], w["sizes_behind"], w["sizes"]))
+    if cliffs is None:
+        return
     stream.write("doubling check (tern): %s\n" % (
         "none" if not cliffs else ", ".join(
             "%s/%s/load%d %s->%s %.2fx" % (c["pattern"], c["transport"], c["load"],
@@ -550,6 +638,13 @@ def sweep(a, tree):
                  "either direction for bibw); MBps: 1e6 bytes/s; min = smallest sample, med = "
                  "median of the rounds' samples",
     }
+    try:
+        probe_path = tree.driver("cacheline_pingpong")
+    except tree_mod.TreeError:
+        probe_path = None
+        sys.stderr.write("ternbench: no cacheline_pingpong in the tree: launches are not "
+                         "probed for the host's phase (no phase-matched table)\n")
+    meta["phase_probe"] = probe_path or ""
     from .compare import _busy
     k = 0
     interrupted = False
@@ -566,8 +661,16 @@ def sweep(a, tree):
                                                                 " load%d" % load if load else ""))
                             raw = os.path.join(raw_dir, "%s-%s-load%d-r%d.out" %
                                                (lib.name, tr, load, rnd + 1))
+                            # Idle launches only: beside busy processes the probe would
+                            # time the scheduler, not the hardware.
+                            p0 = probe(probe_path) if load == 0 else None
                             rows, status = launch(lib, tr, argv + ["--label", lib.name],
                                                   timeout, raw, lambda: progress.add(1))
+                            p1 = probe(probe_path) if p0 else None
+                            pr = max(p0, p1) if p0 and p1 else None
+                            if pr:
+                                with open(raw, "a") as f:
+                                    f.write("# probe_us: %.4f %.4f\n" % (p0, p1))
                             for r in rows:
                                 samples.append({
                                     "load": load, "transport": tr, "round": rnd + 1,
@@ -575,7 +678,7 @@ def sweep(a, tree):
                                     "bytes": int(r["bytes"]), "iters": int(r["iters"]),
                                     "t_us": float(r["t_med_us"]),
                                     "t_min_us": float(r["t_min_us"]),
-                                    "MBps": float(r["MBps_med"])})
+                                    "MBps": float(r["MBps_med"]), "probe_us": pr})
                             if status != "ok":
                                 failures.append("%s %s load %d round %d: %s" % (
                                     lib.name, tr, load, rnd + 1, status))
@@ -611,6 +714,9 @@ def write_outputs(out_dir, meta, samples, stat, with_plots):
     points."""
     points = aggregate(samples)
     worst = worst_table(points, stat)
+    fast, counts = [], phase_counts(samples)
+    if stat != "fast" and any(p["fast_trials"] for p in points):
+        fast = worst_table(points, "fast")
     cliffs = doubling(points)
     made = plots(points, out_dir) if with_plots else []
     _write_csv(os.path.join(out_dir, "samples.csv"), SAMPLE_COLUMNS, samples)
@@ -618,10 +724,17 @@ def write_outputs(out_dir, meta, samples, stat, with_plots):
     _write_csv(os.path.join(out_dir, "worst.csv"), WORST_COLUMNS, worst)
     with open(os.path.join(out_dir, "sweep.json"), "w") as f:
         json.dump({"meta": meta, "points": points, "worst": worst, "doubling": cliffs,
-                   "plots": made, "stat": stat}, f, indent=1)
+                   "plots": made, "stat": stat, "phase_tol": PHASE_TOL,
+                   "worst_phase_matched": fast,
+                   "phase_launches": {"%s %s %s" % k: v for k, v in counts.items()}},
+                  f, indent=1)
     with open(os.path.join(out_dir, "summary.md"), "w") as f:
-        f.write(summary_md(meta, worst, cliffs, made, stat))
+        f.write(summary_md(meta, worst, cliffs, made, stat, fast, counts))
     print_worst(worst, cliffs, stat)
+    if fast:
+        print_worst(fast, None, "fast")
+        print("fast-phase launches / probed (probe within %.1fx of the fastest): %s" %
+              (PHASE_TOL, _counts_text(counts)))
     return points
 
 
@@ -651,10 +764,17 @@ def from_raw(a):
         lib, tr, load, rnd = m.group(1), m.group(2), int(m.group(3)), int(m.group(4))
         d = libs.setdefault(lib, {"wrapper": None, "launcher": None, "binary": None,
                                   "version": "", "shm": "", "tcp": ""})
+        first = len(samples)
+        pr = None
         with open(os.path.join(raw_dir, name)) as f:
             for line in f:
                 line = line.strip()
-                if line.startswith("# $ "):
+                if line.startswith("# probe_us:"):
+                    try:
+                        pr = max(float(x) for x in line.split(":", 1)[1].split())
+                    except ValueError:
+                        pr = None
+                elif line.startswith("# $ "):
                     d[tr] = line[4:].strip()
                 elif line.startswith("# library:"):
                     d["version"] = line.split(":", 1)[1].strip()
@@ -668,9 +788,11 @@ def from_raw(a):
                                     "pattern": r["pattern"], "bytes": int(r["bytes"]),
                                     "iters": int(r["iters"]), "t_us": float(r["t_med_us"]),
                                     "t_min_us": float(r["t_min_us"]),
-                                    "MBps": float(r["MBps_med"])})
+                                    "MBps": float(r["MBps_med"]), "probe_us": None})
                 except ValueError:
                     continue
+        for smp in samples[first:]:
+            smp["probe_us"] = pr
     if not samples:
         sys.stderr.write("ternbench: no driver output in %s\n" % raw_dir)
         return 2
