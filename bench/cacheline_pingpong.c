@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -95,6 +96,10 @@ static int run_cacheline(const struct opts *o, int pinned, const cpu_set_t *all,
         return -1;
     }
     if (pid == 0) {
+        /* The pong spins until told to stop: it must not outlive a parent that was
+         * killed (ternbench sweep's probe has a timeout). */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() == 1) _exit(1);
         if (pinned) {
             cpu_set_t s;
             CPU_ZERO(&s);

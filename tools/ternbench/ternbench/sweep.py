@@ -301,11 +301,18 @@ def probe(path, timeout=5.0):
     if not path:
         return None
     try:
-        r = subprocess.run([path] + PROBE_ARGS, stdout=subprocess.PIPE,
-                           stderr=subprocess.DEVNULL, universal_newlines=True, timeout=timeout)
-    except (OSError, subprocess.SubprocessError):
+        proc = subprocess.Popen([path] + PROBE_ARGS, stdout=subprocess.PIPE,
+                                stderr=subprocess.DEVNULL, universal_newlines=True,
+                                start_new_session=True)
+    except OSError:
         return None
-    for row in csv.DictReader(r.stdout.splitlines()):
+    try:
+        text = proc.communicate(timeout=timeout)[0]
+    except subprocess.TimeoutExpired:
+        runner._kill(proc)  # its process group: the probe's spinning child too
+        proc.communicate()
+        return None
+    for row in csv.DictReader(text.splitlines()):
         if row.get("mode") == "pinned":
             try:
                 return float(row["t_min_us"])
