@@ -423,7 +423,7 @@ static void run_processes(int nc, uint32_t count)
 }
 
 /* A ring of 2 * SHM_FRAME_LINES slots takes frames of up to SHM_FRAME_LINES slots: a 256-byte
- * message with its header stays in slots (so does a 1000-byte one, in 16), the largest slot frame
+ * message with its header stays in slots (so does a 1000-byte one, in 17), the largest slot frame
  * takes exactly SHM_FRAME_LINES of them, one byte more goes to a cell, and the consumer
  * leaves the released continuation slots untouched. */
 static void test_long_line_frames(void)
@@ -448,11 +448,15 @@ static void test_long_line_frames(void)
     CHECK_EQ(prod.lines_max, lmax);
     CHECK_EQ(shm_chan_lines_max(4), SHM_LINE_INLINE + 64);
     CHECK_EQ(shm_chan_lines_max(2), SHM_LINE_INLINE);
-    static unsigned char buf[64 * SHM_FRAME_LINES];
+    static _Alignas(64) unsigned char buf[64 * SHM_FRAME_LINES];
     const void *d;
     size_t len;
+    /* From a 64-aligned source, frames of SHM_LINE_ALIGN_MIN bytes or more start 56 bytes
+     * into the first slot's data (shm_line_offset), so 272 and 1000 bytes take a slot
+     * more than from the first byte; the largest has no room for it. */
     const size_t lens[] = {272, lmax, lmax + 1, 1000, 57};
-    const uint64_t slots[] = {5, SHM_FRAME_LINES, 1, 16, 2};
+    const uint64_t slots[] = {6, SHM_FRAME_LINES, 1, 17, 2};
+    const size_t offs[] = {56, 0, 0, 56, 0};
     const int incell[] = {0, 0, 1, 0, 0};
     for (int i = 0; i < 5; i++) {
         uint64_t l0 = prod.line_pos;
@@ -462,10 +466,14 @@ static void test_long_line_frames(void)
         CHECK(shm_chan_peek(&cons, &d, &len));
         CHECK(len == lens[i] && memcmp(d, buf, len) == 0);
         CHECK((d == cells) == (incell[i] == 1));
+        if (!incell[i]) {
+            CHECK((const unsigned char *)d == cons.lines[l0 % N].data + offs[i]);
+            CHECK(offs[i] == 0 || ((uintptr_t)d & 63) == 0);
+        }
         shm_chan_release(&cons);
         CHECK_EQ(cons.line_pos, prod.line_pos);
         for (uint64_t p = l0 + 1; p < l0 + slots[i]; p++) {
-            size_t off = SHM_LINE_INLINE + (p - l0 - 1) * 64;
+            size_t off = SHM_LINE_INLINE + (p - l0 - 1) * 64 - offs[i];
             uint32_t w, got = atomic_load(&cons.lines[p % N].seq);
             if (off + sizeof w > lens[i]) { /* the frame ends inside this word */
                 CHECK_EQ(got & 0xffu, buf[off]);
@@ -475,6 +483,46 @@ static void test_long_line_frames(void)
             CHECK_EQ(got, w);
         }
     }
+    CHECK(!shm_chan_peek(&cons, &d, &len));
+    /* A header and a payload from each of 64 offsets: the payload lands at its source's
+     * offset modulo 64, byte for byte, in the slots shm_lines_for says (a frame that would
+     * wrap around the ring's end goes to a cell: checked byte for byte only). */
+    unsigned char hdr[16];
+    fill(hdr, 7, sizeof hdr);
+    int in_lines = 0;
+    for (uint32_t k = 0; k < 64; k++) {
+        fill(buf, 90 + k, 1000 + 64);
+        struct iovec iov[2] = {{hdr, sizeof hdr}, {buf + k, 1000}};
+        uint64_t l0 = prod.line_pos;
+        CHECK_EQ(shm_chan_push(&prod, iov, 2, 1016), 0);
+        CHECK(shm_chan_peek(&cons, &d, &len));
+        const unsigned char *f = d;
+        size_t at = (size_t)(f - cons.lines[l0 % N].data);
+        CHECK(len == 1016 && memcmp(f, hdr, 16) == 0 && memcmp(f + 16, buf + k, 1000) == 0);
+        if (cons.cur_cell == SHM_CELL_NONE) {
+            in_lines++;
+            CHECK(at < 64 && (((uintptr_t)(f + 16) - (uintptr_t)(buf + k)) & 63) == 0);
+            CHECK_EQ(prod.line_pos - l0, shm_lines_for(at, 1016));
+        }
+        shm_chan_release(&cons);
+    }
+    CHECK(in_lines >= 24); /* 7 frames of 17 slots a lap, then cells to the end */
+    /* A corrupt offset stays inside the slots: the frame is cut to what is left of them.
+     * (One-slot frames first, up to the ring's start, so that the frame does not wrap.) */
+    while (prod.line_pos % N) {
+        struct iovec one = {buf, 8};
+        CHECK_EQ(shm_chan_push(&prod, &one, 1, 8), 0);
+        CHECK(shm_chan_peek(&cons, &d, &len));
+        shm_chan_release(&cons);
+    }
+    struct iovec big = {buf, lmax};
+    CHECK_EQ(shm_chan_push(&prod, &big, 1, lmax), 0);
+    struct shm_line *line = &cons.lines[cons.line_pos % N];
+    line->len |= 63u << SHM_LEN_LINES_OFF_SHIFT;
+    CHECK(shm_chan_peek(&cons, &d, &len));
+    CHECK(len == lmax - 63 && (const unsigned char *)d == line->data + 63);
+    CHECK_EQ(cons.cur_lines, SHM_FRAME_LINES);
+    shm_chan_release(&cons);
     CHECK(!shm_chan_peek(&cons, &d, &len));
     shm_pool_fini(&pool);
     free(cells);

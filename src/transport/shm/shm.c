@@ -71,9 +71,9 @@
 
 #define SHM_MAGIC 0x7465726eu /* "tern" */
 #define SHM_VERSION                                                                                \
-    7u /* 3: channels on first use, a pool of cells per process; 4: packed small rings;            \
+    8u /* 3: channels on first use, a pool of cells per process; 4: packed small rings;            \
           5: the consumer leaves continuation slots as they are; 6: mid cells;                     \
-          7: a frame's offset in its cell, in the slot */
+          7: a frame's offset in its cell, in the slot; 8: and in its first slot */
 #define SHM_HDR_SIZE 4096u
 
 /*
