@@ -63,7 +63,7 @@
  * kept in bits 24-29 of len (such a frame is shorter than 2^24 bytes): see
  * shm_line_offset. */
 #define SHM_LEN_LINES_OFF_SHIFT 24
-#define SHM_LEN_LINES_LEN 0x00ffffffu
+#define SHM_LEN_LINES_LEN       0x00ffffffu
 /* Frames over several slots from this size on start at shm_line_offset (smaller ones at
  * the first byte: the copy is short, and an offset could cost a slot more). */
 #define SHM_LINE_ALIGN_MIN 256
