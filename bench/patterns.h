@@ -15,10 +15,15 @@
 #ifndef TERN_BENCH_PATTERNS_H
 #define TERN_BENCH_PATTERNS_H
 
+#include <fcntl.h>
 #include <getopt.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "bench_util.h"
 
@@ -40,6 +45,7 @@ struct bp_opts {
     const char *size_list; /* --sizes: explicit comma-separated list, overrides -m/-M/-p */
     size_t offset;         /* --offset: the receive buffer starts this far into a page */
     double seconds;        /* --seconds: fit each trial's iterations to about this long (0: off) */
+    int probe;             /* --probe: time a raw cache line between ranks 0 and 1 per point */
     /* ring */
     size_t ring_bytes;
     double ring_seconds;
@@ -66,6 +72,99 @@ static inline void bp_print_meta(void)
 static inline size_t bp_stride(size_t len)
 {
     return (len + 63) & ~(size_t)63;
+}
+
+/*
+ * The host's phase at each point (--probe). On some virtual machines the time a cache line
+ * takes between the two CPUs changes 3x from one minute, or one second, to the next, and
+ * every library's small-message times follow it. So before each point ranks 0 and 1 pass a
+ * raw cache line back and forth (through a file in /dev/shm, outside any library) and rank
+ * 0 prints the one-way time as "# point_probe_us: T" before the point's row: ternbench
+ * sweep then compares libraries at points the host ran equally fast. At most about 3 ms
+ * per point; nothing when the line cannot be shared or the ranks are not both running.
+ */
+struct bp_probe_line {
+    _Alignas(64) _Atomic uint64_t seq; /* odd: rank 0's ping; even: rank 1's answer */
+    _Atomic uint64_t stop;             /* the generation rank 1 stops answering at */
+};
+
+/* Collective: the shared line, or NULL (then bp_probe_run measures nothing). */
+static inline struct bp_probe_line *bp_probe_open(int me)
+{
+    char name[64] = "";
+    struct bp_probe_line *l = NULL;
+    int ok = 0;
+    if (me == 0) {
+        snprintf(name, sizeof name, "/dev/shm/ternbench-probe-%ld", (long)getpid());
+        int fd = open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+        if (fd >= 0 && ftruncate(fd, 4096) == 0) {
+            void *m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+            l = m == MAP_FAILED ? NULL : m;
+        }
+        if (fd >= 0) close(fd);
+        if (l == NULL) name[0] = '\0';
+        bp_send(name, sizeof name, 1, BP_TAG_PLAN, 0);
+        bp_recv(&ok, sizeof ok, 1, BP_TAG_PLAN);
+    } else if (me == 1) {
+        bp_recv(name, sizeof name, 0, BP_TAG_PLAN);
+        name[sizeof name - 1] = '\0';
+        int fd = name[0] ? open(name, O_RDWR) : -1;
+        if (fd >= 0) {
+            void *m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+            l = m == MAP_FAILED ? NULL : m;
+            close(fd);
+        }
+        ok = l != NULL;
+        bp_send(&ok, sizeof ok, 0, BP_TAG_PLAN, 0);
+    }
+    bp_barrier();
+    if (me == 0 && name[0]) unlink(name);
+    if (me < 2 && !ok && l) {
+        munmap(l, 4096);
+        l = NULL;
+    }
+    return l;
+}
+
+/* Ranks 0 and 1 (after a barrier): the best of 3 trials of 200 round trips, one-way us, on
+ * rank 0 (0 elsewhere, or when the trials took more than BP_PROBE_CAP_S). */
+#define BP_PROBE_CAP_S 0.003
+static inline double bp_probe_run(struct bp_probe_line *l, int me, uint64_t gen)
+{
+    if (l == NULL || me > 1) return 0;
+    if (me == 1) {
+        for (;;) {
+            uint64_t v = atomic_load_explicit(&l->seq, memory_order_acquire);
+            if (v & 1)
+                atomic_store_explicit(&l->seq, v + 1, memory_order_release);
+            else if (atomic_load_explicit(&l->stop, memory_order_acquire) == gen)
+                return 0;
+        }
+    }
+    double best = 0, start = bench_now();
+    uint64_t v = atomic_load_explicit(&l->seq, memory_order_relaxed);
+    for (int t = 0; t < 3 && bench_now() - start < BP_PROBE_CAP_S; t++) {
+        double t0 = bench_now();
+        int i;
+        for (i = 0; i < 200; i++) {
+            atomic_store_explicit(&l->seq, v + 1, memory_order_release);
+            while (atomic_load_explicit(&l->seq, memory_order_acquire) != v + 2)
+                ;
+            v += 2;
+            if ((i & 31) == 31 && bench_now() - start > BP_PROBE_CAP_S) break;
+        }
+        if (i < 200) break;
+        double one = (bench_now() - t0) / 400.0 * 1e6;
+        if (best == 0 || one < best) best = one;
+    }
+    atomic_store_explicit(&l->stop, gen, memory_order_release);
+    return best;
+}
+
+/* Rank 0, before a point's row: its probe, if it has one (csv output only). */
+static inline void bp_probe_print(const struct bp_opts *o, double us)
+{
+    if (o->csv && us > 0) printf("# point_probe_us: %.4f\n", us);
 }
 
 /* ---- ping-pong: rank 0 <-> rank 1, one message each way per iteration ---- */
@@ -219,6 +318,8 @@ static inline void bp_usage_pingpong(const char *prog)
             "      --csv           machine-readable output\n"
             "      --meta          first print the library version as a # comment\n"
             "      --label NAME    value of the lib column\n"
+            "      --probe         before each point, time a raw cache line between ranks 0\n"
+            "                      and 1 (the host's phase; printed with --csv)\n"
             "      --offset N      receive buffer N bytes past a page boundary (default 0;\n"
             "                      the send buffer is page-aligned, so a ping-pong's copies\n"
             "                      land N bytes above their source modulo 4 KiB)\n",
@@ -242,6 +343,7 @@ static inline int bp_parse_pingpong(int argc, char **argv, struct bp_opts *o)
                                        {"sizes", required_argument, 0, 's'},
                                        {"meta", no_argument, 0, 'V'},
                                        {"offset", required_argument, 0, 'F'},
+                                       {"probe", no_argument, 0, 'P'},
                                        {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};
     int c;
@@ -307,6 +409,9 @@ static inline int bp_parse_pingpong(int argc, char **argv, struct bp_opts *o)
         }
         case 'F':
             o->offset = (size_t)strtoull(optarg, NULL, 0) % 4096;
+            break;
+        case 'P':
+            o->probe = 1;
             break;
         case 'V':
             o->meta = 1;
@@ -376,6 +481,9 @@ static inline int bench_pingpong_main(int argc, char **argv)
     }
     char *rbuf_alloc = rbuf;
     rbuf += o.offset;
+    struct bp_probe_line *probe = o.probe ? bp_probe_open(me) : NULL;
+    uint64_t gen = 0;
+    double pr;
     if (me == 0 && o.meta) bp_print_meta();
     if (me == 0 && o.csv) printf("%s\n", bench_csv_header);
 
@@ -387,6 +495,7 @@ static inline int bench_pingpong_main(int argc, char **argv)
             size_t len = sizes[k];
             long n = bench_iters(len, o.budget, o.max_iters, 4);
             bp_barrier();
+            pr = bp_probe_run(probe, me, ++gen);
             n = bp_warmup_plan(BP_PINGPONG, &o, sbuf, rbuf, reqs, len, 0, n, me);
             for (int t = 0; t < o.trials; t++) {
                 bp_barrier();
@@ -397,6 +506,7 @@ static inline int bench_pingpong_main(int argc, char **argv)
             if (me == 0) {
                 struct bench_row r = {lib, "pingpong", mode, 2, len, n, o.trials, 0, 0, 0, 0};
                 bench_stats_row(samples, o.trials, &r);
+                bp_probe_print(&o, pr);
                 bench_print_row(o.csv, &r);
             }
         }
@@ -412,6 +522,7 @@ static inline int bench_pingpong_main(int argc, char **argv)
             long maxw = 2 * o.max_iters / w;
             long windows = bench_iters(len * (size_t)w, o.budget, maxw < 4 ? 4 : maxw, 4);
             bp_barrier();
+            pr = bp_probe_run(probe, me, ++gen);
             windows = bp_warmup_plan(BP_STREAM, &o, sbuf, rbuf, reqs, len, w, windows, me);
             for (int t = 0; t < o.trials; t++) {
                 bp_barrier();
@@ -423,6 +534,7 @@ static inline int bench_pingpong_main(int argc, char **argv)
                 struct bench_row r = {lib,      "stream", mode, 2, len, windows * w,
                                       o.trials, 0,        0,    0, 0};
                 bench_stats_row(samples, o.trials, &r);
+                bp_probe_print(&o, pr);
                 bench_print_row(o.csv, &r);
             }
         }
@@ -438,6 +550,7 @@ static inline int bench_pingpong_main(int argc, char **argv)
             long maxw = 2 * o.max_iters / w;
             long windows = bench_iters(len * (size_t)w, o.budget, maxw < 4 ? 4 : maxw, 4);
             bp_barrier();
+            pr = bp_probe_run(probe, me, ++gen);
             windows = bp_warmup_plan(BP_BIBW, &o, sbuf, rbuf, reqs, len, w, windows, me);
             for (int t = 0; t < o.trials; t++) {
                 bp_barrier();
@@ -448,12 +561,14 @@ static inline int bench_pingpong_main(int argc, char **argv)
             if (me == 0) {
                 struct bench_row r = {lib, "bibw", mode, 2, len, windows * w, o.trials, 0, 0, 0, 0};
                 bench_stats_row(samples, o.trials, &r);
+                bp_probe_print(&o, pr);
                 bench_print_row(o.csv, &r);
             }
         }
     }
 
     bp_barrier();
+    if (probe) munmap(probe, 4096);
     free(reqs);
     free(rbuf_alloc);
     free(sbuf);

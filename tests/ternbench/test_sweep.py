@@ -67,8 +67,8 @@ d = sweep.doubling(pts)
 check([(c["transport"], c["bytes"]) for c in d] == [("shm", 16)],
       "doubling: 16 -> 32 B triples tern's time (median and min), 8 -> 16 does not: %s" % d)
 
-# the phase-matched statistic: only launches whose probe is within PHASE_TOL of the probes'
-# lower quartile (here 0.080: the 8 launches' probes sorted, the second). Not the fastest:
+# the phase-matched statistic: only samples whose probe is within PHASE_TOL of the probes'
+# lower quartile (here 0.080: the 8 samples' probes sorted, the second). Not the fastest:
 # tern's round 4 ran on one core's two hardware threads (0.037), and the 0.08 launches are
 # the fast phase all the same.
 def smp(lib, rnd, t, probe, n=8):
@@ -98,8 +98,8 @@ check(wm and wm[0]["best_other"] == "mpich4", "the median table still compares m
 pc = sweep.phase_counts(sms)
 check(pc == {(0, "shm", "tern"): [3, 4], (0, "shm", "ompi4"): [1, 3],
              (0, "shm", "mpich4"): [0, 1]}, "fast-phase / probed launches: %s" % pc)
-check(sweep.probe(None) is None and sweep.probe("/nonexistent/probe") is None,
-      "no probe program: no probe time")
+check(sweep.parse_probe("# point_probe_us: 0.0812") == 0.0812 and
+      sweep.parse_probe("# point_probe_us: x") is None, "the driver's probe lines parse")
 
 # ---- the smoke run ----------------------------------------------------------------------
 cmd = [tb, "sweep", "--quick", "--libs", "tern,ompi5", "--ompi5", os.path.join(scratch, "none"),
@@ -138,23 +138,30 @@ for x in rows:
 
 with open(os.path.join(out, "samples.csv")) as f:
     sm = list(csv.DictReader(f))
-# The launches were probed for the host's phase (with two CPUs to probe between): each
-# sample carries the slower probe of its launch, as the launch's raw file has them. A probe
-# may time out on a machine too busy to run its two processes at once (then that launch has
-# no probe); the test runs alone (PROCESSORS 2), so at least one launch must have one.
+# The driver probed the host's phase before each point (with two CPUs to probe between):
+# each sample carries the "# point_probe_us:" line just before its row in the raw file. A
+# probe gives up after 3 ms (a machine too busy to run both ranks at once); the test runs
+# alone (PROCESSORS 2), so most points must have one.
 if len(os.sched_getaffinity(0)) >= 2:
     probed = 0
     for rnd in ("1", "2"):
+        want, pending = {}, None
         with open(os.path.join(out, "raw", "tern-shm-load0-r%s.out" % rnd)) as f:
-            pl = [ln for ln in f if ln.startswith("# probe_us: ")]
-        want = "%.4f" % max(float(v) for v in pl[0].split(":")[1].split()) if pl else ""
-        got = {x["probe_us"] for x in sm if x["round"] == rnd}
-        check(len(pl) <= 1 and got == {want}, "round %s: samples' probe_us %s = the raw "
-              "file's slower probe %s" % (rnd, got, want))
-        probed += bool(pl)
-    check(probed >= 1, "at least one launch was probed")
-    check(all(int(x["fast_trials"]) >= 1 for x in rows),
-          "the fastest-probed launch is in the fast phase: every point has a fast sample")
+            for ln in f:
+                if ln.startswith("# point_probe_us: "):
+                    pending = "%.4f" % float(ln.split(":")[1])
+                elif not ln.startswith(("#", "lib,")) and \
+                        ln.count(",") == len(sweep.runner.CSV_COLUMNS) - 1:
+                    v = ln.split(",")
+                    want[(v[1], v[4])] = pending or ""
+                    pending = None
+        got = {(x["pattern"], x["bytes"]): x["probe_us"] for x in sm if x["round"] == rnd}
+        check(got == want, "round %s: each sample's probe_us is its point's probe line: %s vs "
+              "%s" % (rnd, got, want))
+        probed += sum(1 for v in got.values() if v)
+    check(probed >= 15, "at least half the 30 samples were probed (%d)" % probed)
+    check(sum(int(x["fast_trials"]) for x in rows) >= 8,
+          "the lower quartile's samples and those near it are fast-phase ones")
 check(len(sm) == 2 * 15 and {x["round"] for x in sm} == {"1", "2"},
       "samples.csv: 15 points x 2 rounds")
 for x in rows:  # the point is the median / min of its samples

@@ -30,11 +30,13 @@ med their median. `--load N` runs N busy processes beside the whole sweep (compa
 The host's phase: on some virtual machines the time a cache line takes to move between the two
 CPUs changes by 3x from minute to minute (the hypervisor moves the vCPUs), and every library's
 small-message times follow it, so a library measured in a slow phase loses to one measured in
-a fast phase whatever their code. Before and after every idle launch the sweep times a raw
-cache-line ping-pong between the two CPUs (the tree's cacheline_pingpong, 5000 round trips,
-best of 3) and keeps the slower of the two as the launch's probe_us. A launch is in the fast
-phase when its probe is within PHASE_TOL of the lower quartile of the sweep's probes; `fast`, the
-phase-matched statistic, is the median over fast-phase launches only, and its worst-ratio
+a fast phase whatever their code; and the phase changes within a launch as often as between
+launches. So idle launches run the driver with --probe: before each point ranks 0 and 1 pass
+a raw cache line back and forth (shared through /dev/shm, outside the library; best of 3 x
+200 round trips, at most 3 ms) and the driver prints the one-way time as
+"# point_probe_us: T" before the point's row, the sample's probe_us. A sample is in the fast
+phase when its probe is within PHASE_TOL of the lower quartile of the sweep's probes; `fast`,
+the phase-matched statistic, is the median over fast-phase samples only, and its worst-ratio
 table (printed after the chosen one) compares libraries measured on the same hardware.
 
 Output in --out: samples.csv (every launch's numbers), sweep.csv (one row per point: min,
@@ -84,11 +86,11 @@ SAMPLE_COLUMNS = ["load", "transport", "round", "lib", "pattern", "bytes", "iter
                   "t_min_us", "MBps", "probe_us"]
 POINT_COLUMNS = ["load", "transport", "pattern", "lib", "bytes", "trials", "t_min_us",
                  "t_med_us", "MBps_max", "MBps_med", "fast_trials", "t_fast_us"]
-# A launch whose probe (see the module comment) is at most this many times the lower
+# A sample whose probe (see the module comment) is at most this many times the lower
 # quartile of the sweep's probes is in the fast phase. The phases seen here differ by
 # 2.5-3x (0.08 vs 0.23 us); within one phase probes vary by under 15%.
 PHASE_TOL = 1.3
-PROBE_ARGS = ["--only", "pinned", "-i", "5000", "-t", "3", "--csv"]
+PROBE_LINE = "# point_probe_us:"
 WORST_COLUMNS = ["pattern", "transport", "load", "worst_ratio", "at_bytes", "best_other",
                  "tern_us", "other_us", "sizes_behind", "sizes", "geomean_ratio"]
 
@@ -253,7 +255,7 @@ def launch(lib, transport, argv, timeout, raw_path, on_row=None):
     cmd, extra = lib.command(transport, argv)
     env = dict(os.environ)
     env.update(extra)
-    rows, tail = [], ""
+    rows, tail, pending = [], "", None
     with open(raw_path, "w") as out:
         out.write("# $ %s %s\n" % (_envs(extra, {}), " ".join(shlex.quote(c) for c in cmd)))
         out.flush()
@@ -275,11 +277,15 @@ def launch(lib, transport, argv, timeout, raw_path, on_row=None):
                 if line.startswith("# library:"):
                     lib.version = line.split(":", 1)[1].strip()
                     continue
+                if line.startswith(PROBE_LINE):
+                    pending = parse_probe(line)
+                    continue
                 vals = line.split(",")
                 if line.startswith("#") or line.startswith("lib,") or len(vals) != len(
                         runner.CSV_COLUMNS):
                     continue
-                rows.append(dict(zip(runner.CSV_COLUMNS, vals)))
+                rows.append(dict(zip(runner.CSV_COLUMNS, vals), probe_us=pending))
+                pending = None
                 if on_row:
                     on_row()
             rc = proc.wait()
@@ -295,47 +301,24 @@ def launch(lib, transport, argv, timeout, raw_path, on_row=None):
     return rows, "ok"
 
 
-def probe(path, timeout=5.0):
-    """One cache-line ping-pong between the first two CPUs (cacheline_pingpong at `path`):
-    its best one-way time in us, or None (no probe, fewer than 2 CPUs, or it took too long)."""
-    if not path:
-        return None
+def parse_probe(line):
+    """The time of a driver's "# point_probe_us: T" line, or None."""
     try:
-        proc = subprocess.Popen([path] + PROBE_ARGS, stdout=subprocess.PIPE,
-                                stderr=subprocess.DEVNULL, universal_newlines=True,
-                                start_new_session=True)
-    except OSError:
+        return float(line[len(PROBE_LINE):].strip())
+    except ValueError:
         return None
-    try:
-        text = proc.communicate(timeout=timeout)[0]
-    except subprocess.TimeoutExpired:
-        runner._kill(proc)  # its process group: the probe's spinning child too
-        proc.communicate()
-        return None
-    for row in csv.DictReader(text.splitlines()):
-        if row.get("mode") == "pinned":
-            try:
-                return float(row["t_min_us"])
-            except (KeyError, ValueError):
-                return None
-    return None
 
 
 def phase_fast(samples):
-    """Per load: the fast phase's probe time, the lower quartile of the launches' probes
-    (absent when no launch was probed). Not the fastest: now and then both vCPUs land on
+    """Per load: the fast phase's probe time, the lower quartile of the samples' probes
+    (absent when no sample was probed). Not the fastest: now and then both vCPUs land on
     one core's two hardware threads and a line moves in half the usual time, too rarely
     for a phase of its own."""
     probes = {}
     for s in samples:
         if s.get("probe_us"):
-            probes.setdefault(s["load"], {})[(s["transport"], s["lib"], s["round"])] = \
-                s["probe_us"]
-    out = {}
-    for load, d in probes.items():
-        v = sorted(d.values())
-        out[load] = v[(len(v) - 1) // 4]
-    return out
+            probes.setdefault(s["load"], []).append(s["probe_us"])
+    return {load: sorted(v)[(len(v) - 1) // 4] for load, v in probes.items()}
 
 
 def aggregate(samples):
@@ -362,22 +345,20 @@ def aggregate(samples):
 
 
 def phase_counts(samples):
-    """Per (load, transport, lib): [fast-phase launches, probed launches], for the reports."""
+    """Per (load, transport, lib): [fast-phase samples, probed samples], for the reports."""
     best = phase_fast(samples)
-    seen, out = set(), {}
+    out = {}
     for s in samples:
-        key = (s["load"], s["transport"], s["lib"], s["round"])
-        if key in seen or not s.get("probe_us") or s["load"] not in best:
+        if not s.get("probe_us") or s["load"] not in best:
             continue
-        seen.add(key)
-        c = out.setdefault(key[:3], [0, 0])
+        c = out.setdefault((s["load"], s["transport"], s["lib"]), [0, 0])
         c[0] += s["probe_us"] <= PHASE_TOL * best[s["load"]]
         c[1] += 1
     return out
 
 
 STAT_NAMES = {"med": "median", "min": "minimum",
-              "fast": "phase-matched: median of the fast-phase launches"}
+              "fast": "phase-matched: median of the fast-phase samples"}
 
 
 def _index(points, stat):
@@ -530,11 +511,11 @@ def summary_md(meta, worst, cliffs, made, stat="med", fast=None, counts=None):
     lines += ["## Worst ratio tern / best other (%s time; above 1 tern is slower)" %
               STAT_NAMES[stat], ""] + _worst_md(worst)
     if fast:
-        lines += ["", "## Worst ratio, phase-matched (median of the fast-phase launches)", "",
-                  "Launches whose cache-line probe was within %.1fx of the lower quartile of "
+        lines += ["", "## Worst ratio, phase-matched (median of the fast-phase samples)", "",
+                  "Samples whose cache-line probe was within %.1fx of the lower quartile of "
                   "the sweep's probes "
-                  "(fast-phase launches / probed launches: %s); a point with no fast-phase "
-                  "launch of tern or of every other library is left out." %
+                  "(fast-phase samples / probed samples: %s); a point with no fast-phase "
+                  "sample of tern or of every other library is left out." %
                   (PHASE_TOL, _counts_text(counts or {})), ""] + _worst_md(fast)
     lines += ["", "## Doubling check (tern): doubling the size more than doubles the time", ""]
     if cliffs:
@@ -653,13 +634,6 @@ def sweep(a, tree):
                  "either direction for bibw); MBps: 1e6 bytes/s; min = smallest sample, med = "
                  "median of the rounds' samples",
     }
-    try:
-        probe_path = tree.driver("cacheline_pingpong")
-    except tree_mod.TreeError:
-        probe_path = None
-        sys.stderr.write("ternbench: no cacheline_pingpong in the tree: launches are not "
-                         "probed for the host's phase (no phase-matched table)\n")
-    meta["phase_probe"] = probe_path or ""
     from .compare import _busy
     k = 0
     interrupted = False
@@ -678,14 +652,10 @@ def sweep(a, tree):
                                                (lib.name, tr, load, rnd + 1))
                             # Idle launches only: beside busy processes the probe would
                             # time the scheduler, not the hardware.
-                            p0 = probe(probe_path) if load == 0 else None
-                            rows, status = launch(lib, tr, argv + ["--label", lib.name],
-                                                  timeout, raw, lambda: progress.add(1))
-                            p1 = probe(probe_path) if p0 else None
-                            pr = max(p0, p1) if p0 and p1 else None
-                            if pr:
-                                with open(raw, "a") as f:
-                                    f.write("# probe_us: %.4f %.4f\n" % (p0, p1))
+                            args = argv + ["--label", lib.name] + (["--probe"] if load == 0
+                                                                   else [])
+                            rows, status = launch(lib, tr, args, timeout, raw,
+                                                  lambda: progress.add(1))
                             for r in rows:
                                 samples.append({
                                     "load": load, "transport": tr, "round": rnd + 1,
@@ -693,7 +663,8 @@ def sweep(a, tree):
                                     "bytes": int(r["bytes"]), "iters": int(r["iters"]),
                                     "t_us": float(r["t_med_us"]),
                                     "t_min_us": float(r["t_min_us"]),
-                                    "MBps": float(r["MBps_med"]), "probe_us": pr})
+                                    "MBps": float(r["MBps_med"]),
+                                    "probe_us": r["probe_us"]})
                             if status != "ok":
                                 failures.append("%s %s load %d round %d: %s" % (
                                     lib.name, tr, load, rnd + 1, status))
@@ -748,7 +719,7 @@ def write_outputs(out_dir, meta, samples, stat, with_plots):
     print_worst(worst, cliffs, stat)
     if fast:
         print_worst(fast, None, "fast")
-        print("fast-phase launches / probed (probe within %.1fx of the lower quartile): %s" %
+        print("fast-phase samples / probed (probe within %.1fx of the lower quartile): %s" %
               (PHASE_TOL, _counts_text(counts)))
     return points
 
@@ -779,17 +750,14 @@ def from_raw(a):
         lib, tr, load, rnd = m.group(1), m.group(2), int(m.group(3)), int(m.group(4))
         d = libs.setdefault(lib, {"wrapper": None, "launcher": None, "binary": None,
                                   "version": "", "shm": "", "tcp": ""})
-        first = len(samples)
         pr = None
         with open(os.path.join(raw_dir, name)) as f:
             for line in f:
                 line = line.strip()
-                if line.startswith("# probe_us:"):
-                    try:
-                        pr = max(float(x) for x in line.split(":", 1)[1].split())
-                    except ValueError:
-                        pr = None
-                elif line.startswith("# $ "):
+                if line.startswith(PROBE_LINE):
+                    pr = parse_probe(line)
+                    continue
+                if line.startswith("# $ "):
                     d[tr] = line[4:].strip()
                 elif line.startswith("# library:"):
                     d["version"] = line.split(":", 1)[1].strip()
@@ -803,11 +771,10 @@ def from_raw(a):
                                     "pattern": r["pattern"], "bytes": int(r["bytes"]),
                                     "iters": int(r["iters"]), "t_us": float(r["t_med_us"]),
                                     "t_min_us": float(r["t_min_us"]),
-                                    "MBps": float(r["MBps_med"]), "probe_us": None})
+                                    "MBps": float(r["MBps_med"]), "probe_us": pr})
                 except ValueError:
-                    continue
-        for smp in samples[first:]:
-            smp["probe_us"] = pr
+                    pass
+                pr = None
     if not samples:
         sys.stderr.write("ternbench: no driver output in %s\n" % raw_dir)
         return 2
