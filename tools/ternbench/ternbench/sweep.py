@@ -712,7 +712,7 @@ def write_outputs(out_dir, meta, samples, stat, with_plots):
         json.dump({"meta": meta, "points": points, "worst": worst, "doubling": cliffs,
                    "plots": made, "stat": stat, "phase_tol": PHASE_TOL,
                    "worst_phase_matched": fast,
-                   "phase_launches": {"%s %s %s" % k: v for k, v in counts.items()}},
+                   "phase_samples": {"%s %s %s" % k: v for k, v in counts.items()}},
                   f, indent=1)
     with open(os.path.join(out_dir, "summary.md"), "w") as f:
         f.write(summary_md(meta, worst, cliffs, made, stat, fast, counts))
