@@ -328,24 +328,16 @@ static inline void bp_usage_pingpong(const char *prog)
 
 static inline int bp_parse_pingpong(int argc, char **argv, struct bp_opts *o)
 {
-    static const struct option lo[] = {{"min", required_argument, 0, 'm'},
-                                       {"max", required_argument, 0, 'M'},
-                                       {"perturb", no_argument, 0, 'p'},
-                                       {"iters", required_argument, 0, 'i'},
-                                       {"budget", required_argument, 0, 'b'},
-                                       {"trials", required_argument, 0, 't'},
-                                       {"window", required_argument, 0, 'w'},
-                                       {"seconds", required_argument, 0, 'T'},
-                                       {"sync", no_argument, 0, 'S'},
-                                       {"only", required_argument, 0, 'O'},
-                                       {"csv", no_argument, 0, 'C'},
-                                       {"label", required_argument, 0, 'L'},
-                                       {"sizes", required_argument, 0, 's'},
-                                       {"meta", no_argument, 0, 'V'},
-                                       {"offset", required_argument, 0, 'F'},
-                                       {"probe", no_argument, 0, 'P'},
-                                       {"help", no_argument, 0, 'h'},
-                                       {0, 0, 0, 0}};
+    static const struct option lo[] = {
+        {"min", required_argument, 0, 'm'},    {"max", required_argument, 0, 'M'},
+        {"perturb", no_argument, 0, 'p'},      {"iters", required_argument, 0, 'i'},
+        {"budget", required_argument, 0, 'b'}, {"trials", required_argument, 0, 't'},
+        {"window", required_argument, 0, 'w'}, {"seconds", required_argument, 0, 'T'},
+        {"sync", no_argument, 0, 'S'},         {"only", required_argument, 0, 'O'},
+        {"csv", no_argument, 0, 'C'},          {"label", required_argument, 0, 'L'},
+        {"sizes", required_argument, 0, 's'},  {"meta", no_argument, 0, 'V'},
+        {"offset", required_argument, 0, 'F'}, {"probe", no_argument, 0, 'P'},
+        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
     int c;
     *o = (struct bp_opts){.min = 0,
                           .max = (size_t)64 << 20,
