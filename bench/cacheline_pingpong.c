@@ -53,7 +53,7 @@ static void usage(const char *prog)
             "  -M, --max SIZE     largest memcpy size (default 64M)\n"
             "  -b, --budget SIZE  bytes copied per memcpy trial (default 1G)\n"
             "      --only WHAT    cacheline, memcpy (default: both) or pinned (the pinned\n"
-            "                     cache line alone: ternbench sweep's probe of the host)\n"
+            "                     cache line alone: a quick look at the host's phase)\n"
             "      --csv          machine-readable output\n",
             prog);
 }
@@ -97,7 +97,7 @@ static int run_cacheline(const struct opts *o, int pinned, const cpu_set_t *all,
     }
     if (pid == 0) {
         /* The pong spins until told to stop: it must not outlive a parent that was
-         * killed (ternbench sweep's probe has a timeout). */
+         * killed (by a timeout, say). */
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (getppid() == 1) _exit(1);
         if (pinned) {

@@ -321,6 +321,12 @@ def phase_fast(samples):
     return {load: sorted(v)[(len(v) - 1) // 4] for load, v in probes.items()}
 
 
+def _fast(s, best):
+    """Is sample s in the fast phase (best: phase_fast's answer)?"""
+    return bool(s.get("probe_us")) and s["load"] in best and \
+        s["probe_us"] <= PHASE_TOL * best[s["load"]]
+
+
 def aggregate(samples):
     """One point per (load, transport, pattern, lib, bytes) from the samples of the rounds;
     t_fast_us over the fast-phase samples only (0 when there are none)."""
@@ -333,8 +339,7 @@ def aggregate(samples):
     for (load, tr, pat, lib, n), ss in sorted(groups.items()):
         tmin = min(s["t_min_us"] for s in ss)
         tmed = statistics.median(s["t_us"] for s in ss)
-        fast = [s["t_us"] for s in ss if load in best and s.get("probe_us") and
-                s["probe_us"] <= PHASE_TOL * best[load]]
+        fast = [s["t_us"] for s in ss if _fast(s, best)]
         points.append({"load": load, "transport": tr, "pattern": pat, "lib": lib, "bytes": n,
                        "trials": len(ss), "t_min_us": tmin, "t_med_us": tmed,
                        "MBps_max": n / tmin if tmin > 0 else 0.0,
@@ -352,7 +357,7 @@ def phase_counts(samples):
         if not s.get("probe_us") or s["load"] not in best:
             continue
         c = out.setdefault((s["load"], s["transport"], s["lib"]), [0, 0])
-        c[0] += s["probe_us"] <= PHASE_TOL * best[s["load"]]
+        c[0] += _fast(s, best)
         c[1] += 1
     return out
 
@@ -429,8 +434,9 @@ def _write_csv(path, cols, rows, fmt=None):
         w = csv.writer(f)
         w.writerow(cols)
         for r in rows:
-            w.writerow([("%.4f" % r.get(c)) if isinstance(r.get(c), float) else
-                        ("" if r.get(c) is None else r[c]) for c in cols])
+            vals = [r.get(c) for c in cols]
+            w.writerow([("%.4f" % v) if isinstance(v, float) else ("" if v is None else v)
+                        for v in vals])
 
 
 def plots(points, out_dir):
