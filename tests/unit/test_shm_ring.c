@@ -47,6 +47,7 @@ static void rig_prod(struct rig *r, int i, struct shm_pool *p, struct shm_chan *
     shm_chan_init(c, r->chan[i], NLINES);
     c->pool = p;
     c->dest = i;
+    c->burst_max = UINT32_MAX; /* test_burst checks the limit; elsewhere it is lifted */
 }
 
 static void rig_cons(struct rig *r, int i, const struct shm_pool_view *v, struct shm_chan *c)
@@ -441,6 +442,7 @@ static void test_long_line_frames(void)
     CHECK_EQ(shm_pool_init(&pool, &v, NULL), 0);
     struct shm_chan prod, cons;
     shm_chan_init(&prod, mem, N);
+    prod.burst_max = UINT32_MAX; /* see rig_prod */
     shm_chan_init(&cons, mem, N);
     prod.pool = &pool;
     cons.src = &v;
@@ -485,8 +487,9 @@ static void test_long_line_frames(void)
     }
     CHECK(!shm_chan_peek(&cons, &d, &len));
     /* A header and a payload from each of 64 offsets: the payload lands at its source's
-     * offset modulo 64, byte for byte, in the slots shm_lines_for says (a frame that would
-     * wrap around the ring's end goes to a cell: checked byte for byte only). */
+     * offset modulo 64, byte for byte, in the slots shm_lines_for says; a frame that would
+     * wrap around the ring's end starts at slot 0 (a skip slot before it), never in a
+     * cell. */
     unsigned char hdr[16];
     fill(hdr, 7, sizeof hdr);
     int in_lines = 0;
@@ -497,16 +500,19 @@ static void test_long_line_frames(void)
         CHECK_EQ(shm_chan_push(&prod, iov, 2, 1016), 0);
         CHECK(shm_chan_peek(&cons, &d, &len));
         const unsigned char *f = d;
-        size_t at = (size_t)(f - cons.lines[l0 % N].data);
+        uint64_t at_slot = cons.line_pos; /* past the skip, if there was one */
+        size_t at = (size_t)(f - cons.lines[at_slot % N].data);
         CHECK(len == 1016 && memcmp(f, hdr, 16) == 0 && memcmp(f + 16, buf + k, 1000) == 0);
         if (cons.cur_cell == SHM_CELL_NONE) {
             in_lines++;
             CHECK(at < 64 && (((uintptr_t)(f + 16) - (uintptr_t)(buf + k)) & 63) == 0);
-            CHECK_EQ(prod.line_pos - l0, shm_lines_for(at, 1016));
+            CHECK_EQ(prod.line_pos - at_slot, shm_lines_for(at, 1016));
+            CHECK(at_slot == l0 || (at_slot % N == 0 && l0 % N + (prod.line_pos - at_slot) > N));
         }
         shm_chan_release(&cons);
+        CHECK_EQ(cons.line_pos, prod.line_pos);
     }
-    CHECK(in_lines >= 24); /* 7 frames of 17 slots a lap, then cells to the end */
+    CHECK_EQ(in_lines, 64); /* 17 slots each: 7 a lap, then a skip to slot 0 */
     /* A corrupt offset stays inside the slots: the frame is cut to what is left of them.
      * (One-slot frames first, up to the ring's start, so that the frame does not wrap.) */
     while (prod.line_pos % N) {
@@ -644,6 +650,7 @@ static void test_stale_continuations(void)
     CHECK_EQ(shm_pool_init(&pool, &v, NULL), 0);
     struct shm_chan prod, cons;
     shm_chan_init(&prod, mem, N);
+    prod.burst_max = UINT32_MAX; /* see rig_prod */
     shm_chan_init(&cons, mem, N);
     prod.pool = &pool;
     cons.src = &v;
@@ -750,6 +757,7 @@ static void test_mid_cells(void)
     CHECK_EQ(shm_pool_init(&pool, &v, mid_touch), 0);
     struct shm_chan prod, cons;
     shm_chan_init(&prod, mem, N);
+    prod.burst_max = UINT32_MAX; /* see rig_prod */
     shm_chan_init(&cons, mem, N);
     prod.pool = &pool;
     prod.dest = 3;
@@ -906,6 +914,132 @@ static void test_cell_offsets(void)
     free(r);
 }
 
+/*
+ * A frame that would run past the ring's end: the producer publishes a skip slot and
+ * writes the frame from slot 0; the consumer goes there and gives the skipped slots back.
+ * Slots a skip passes over keep an older lap's bytes, which must never read as a frame:
+ * here a 3-slot frame leaves, at slots 6 and 7, the very values those slots hold when full
+ * two laps later; the next lap skips them, and the lap after sends one-slot frames only,
+ * so the consumer looks at them as frame heads while they still hold those bytes.
+ * Without room for the skipped slots and the frame, the frame takes a cell (see
+ * test_single_process).
+ */
+static void test_skip_to_slot0(void)
+{
+    struct rig *r = rig_new(0);
+    struct shm_pool_view v = rig_view(r);
+    struct shm_pool pool;
+    CHECK_EQ(shm_pool_init(&pool, &v, NULL), 0);
+    struct shm_chan prod, cons;
+    rig_prod(r, 0, &pool, &prod);
+    rig_cons(r, 0, &v, &cons);
+    unsigned char buf[LINES_MAX];
+    const void *d;
+    size_t len;
+    memset(buf, 0, sizeof buf);
+    /* One-slot frames, each consumed, to position `to`. */
+#define ONES_TO(to)                                                                                \
+    while (prod.line_pos < (to)) {                                                                 \
+        CHECK_EQ(push_n(&prod, buf, 1), 0);                                                        \
+        CHECK(shm_chan_peek(&cons, &d, &len));                                                     \
+        CHECK_EQ(len, 1);                                                                          \
+        shm_chan_release(&cons);                                                                   \
+    }
+    ONES_TO(NLINES);
+    uint64_t s0 = prod.line_pos;
+    ONES_TO(s0 + 5);
+    uint32_t w6 = (uint32_t)(s0 + 6 + 2 * NLINES + 1), w7 = (uint32_t)(s0 + 7 + 2 * NLINES + 1);
+    memcpy(buf + SHM_LINE_INLINE, &w6, 4);
+    memcpy(buf + SHM_LINE_INLINE + 64, &w7, 4);
+    CHECK_EQ(push_n(&prod, buf, 150), 0); /* slots 5-7 */
+    CHECK_EQ(prod.line_pos, s0 + NLINES);
+    CHECK(shm_chan_peek(&cons, &d, &len));
+    CHECK(len == 150 && memcmp(d, buf, 150) == 0);
+    shm_chan_release(&cons);
+
+    /* Next lap, at slot 5: a 4-slot frame skips slots 5-7 and takes 0-3, no cell. */
+    ONES_TO(s0 + NLINES + 5);
+    uint32_t out0 = shm_pool_out(&pool);
+    fill(buf, 77, 200);
+    CHECK_EQ(push_n(&prod, buf, 200), 0);
+    CHECK_EQ(prod.line_pos, s0 + 2 * NLINES + 4);
+    CHECK_EQ(shm_pool_out(&pool), out0);
+    CHECK_EQ(cons.lines[5].len, SHM_LEN_SKIP);
+    CHECK(shm_chan_peek(&cons, &d, &len));
+    CHECK_EQ(cons.line_pos, s0 + 2 * NLINES); /* past the skip: slot 0 */
+    CHECK(len == 200 && memcmp(d, buf, 200) == 0 && d == cons.lines[0].data);
+    CHECK(cons.cur_cell == SHM_CELL_NONE && cons.cur_lines == 4);
+    shm_chan_release(&cons);
+    CHECK_EQ(atomic_load(cons.line_head), s0 + 2 * NLINES + 4);
+    CHECK(!shm_chan_peek(&cons, &d, &len));
+    /* Slots 6 and 7 still hold the first lap's bytes. */
+    CHECK_EQ(atomic_load(&cons.lines[6].seq), w6);
+    CHECK_EQ(atomic_load(&cons.lines[7].seq), w7);
+
+    /* Then one-slot frames: slots 4 and 5, and the consumer looks at slot 6 - nothing. */
+    ONES_TO(s0 + 2 * NLINES + 6);
+    CHECK(!shm_chan_peek(&cons, &d, &len));
+    ONES_TO(s0 + 2 * NLINES + 7);
+    CHECK(!shm_chan_peek(&cons, &d, &len));
+    ONES_TO(s0 + 3 * NLINES + 1);
+    CHECK(!shm_chan_peek(&cons, &d, &len));
+#undef ONES_TO
+    shm_pool_fini(&pool);
+    free(r);
+}
+
+/*
+ * SHM_BURST_LINES frames of SHM_BURST_MIN_LINES slots or more in a row take the slots; the
+ * next ones take cells (one slot each) until the producer hears an answer; then the slots
+ * again. Smaller frames over several slots neither count nor take cells.
+ */
+static void test_burst(void)
+{
+    enum { N = 2 * SHM_FRAME_LINES, NS = 4, C = 64 * SHM_FRAME_LINES };
+    void *mem = aligned_alloc(64, shm_chan_bytes(N));
+    unsigned char *cells = aligned_alloc(64, NS * C);
+    _Atomic uint32_t next[NS], head = SHM_CELL_NONE;
+    memset(mem, 0, shm_chan_bytes(N));
+    struct shm_pool_view v;
+    shm_pool_view_init(&v, cells, next, &head, NS, 0, C);
+    struct shm_pool pool;
+    CHECK_EQ(shm_pool_init(&pool, &v, NULL), 0);
+    struct shm_chan prod, cons;
+    shm_chan_init(&prod, mem, N);
+    shm_chan_init(&cons, mem, N);
+    prod.pool = &pool;
+    cons.src = &v;
+    CHECK_EQ(prod.burst_max, SHM_BURST_LINES);
+    CHECK(SHM_BURST_LINES + 1 <= NS);
+    static _Alignas(64) unsigned char buf[1024];
+    const size_t big = SHM_LINE_INLINE + (SHM_BURST_MIN_LINES - 1) * 64; /* 9 or 10 slots */
+    const void *d = NULL;
+    size_t len = 0;
+    for (int round = 0; round < 2; round++) {
+        for (uint32_t i = 0; i < SHM_BURST_LINES + 3; i++) {
+            /* big frames, with a small one over 2 slots after the first */
+            size_t n = i == 1 ? 100 : big;
+            int in_slots = n == 100 || i < SHM_BURST_LINES + 1;
+            uint64_t l0 = prod.line_pos;
+            fill(buf, i, n);
+            CHECK_EQ(push_n(&prod, buf, n), 0);
+            struct iovec iov = {buf, n};
+            uint32_t off = n >= SHM_LINE_ALIGN_MIN ? shm_line_offset(&iov, 1) : 0;
+            CHECK_EQ(prod.line_pos - l0, in_slots ? shm_lines_for(off, n) : 1u);
+            CHECK(shm_chan_peek(&cons, &d, &len));
+            CHECK(len == n && memcmp(d, buf, len) == 0);
+            CHECK((cons.cur_cell == SHM_CELL_NONE) == in_slots);
+            shm_chan_release(&cons);
+        }
+        CHECK_EQ(prod.burst, SHM_BURST_LINES);
+        shm_chan_answered(&prod);
+        CHECK_EQ(prod.burst, 0);
+    }
+    shm_pool_fini(&pool);
+    free(cells);
+    free(mem);
+}
+
 int main(void)
 {
     test_single_process();
@@ -914,6 +1048,8 @@ int main(void)
     test_pool_two_receivers();
     test_long_line_frames();
     test_stale_continuations();
+    test_skip_to_slot0();
+    test_burst();
     test_mid_cells();
     test_cell_offsets();
     run_processes(1, 100000);

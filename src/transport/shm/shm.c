@@ -71,9 +71,10 @@
 
 #define SHM_MAGIC 0x7465726eu /* "tern" */
 #define SHM_VERSION                                                                                \
-    8u /* 3: channels on first use, a pool of cells per process; 4: packed small rings;            \
+    9u /* 3: channels on first use, a pool of cells per process; 4: packed small rings;            \
           5: the consumer leaves continuation slots as they are; 6: mid cells;                     \
-          7: a frame's offset in its cell, in the slot; 8: and in its first slot */
+          7: a frame's offset in its cell, in the slot; 8: and in its first slot;                  \
+          9: a skip slot sends a frame that would wrap to slot 0 */
 #define SHM_HDR_SIZE 4096u
 
 /*
@@ -742,6 +743,7 @@ static int shm_poll(void)
                 continue;
             }
             cells |= pe->in.cur_cell != SHM_CELL_NONE;
+            shm_chan_answered(&pe->out);
             shm.recv(pe->world_rank, data, len);
             shm_chan_release(&pe->in);
             n++;

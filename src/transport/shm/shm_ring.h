@@ -59,6 +59,9 @@
 /* ... and with this bit, a frame that continues over the next slots (see below). */
 #define SHM_LEN_LINES 0x40000000u
 #define SHM_LEN_MASK  0x3fffffffu
+/* A slot of this len (no frame: LINES and zero bytes) tells the consumer to go on at
+ * slot 0; the producer wrote the rest of the ring nothing (see SHM_FRAME_LINES). */
+#define SHM_LEN_SKIP SHM_LEN_LINES
 /* A frame over several slots starts this many bytes (0-63) into the first slot's data,
  * kept in bits 24-29 of len (such a frame is shorter than 2^24 bytes): see
  * shm_line_offset. */
@@ -74,8 +77,14 @@
  * ring) take consecutive slots: the data runs on from the first slot's data into the
  * next lines (which carry no sequence word of their own; the first slot's release store
  * publishes them all), so the receiver reads a few adjacent lines instead of a slot plus
- * a cell. A frame that would wrap around the end of the slot ring goes to a cell
- * instead. The consumer writes nothing into the slots it releases: stale data in a
+ * a cell. A frame that would wrap around the end of the slot ring starts at slot 0
+ * instead: the producer first publishes a skip slot (SHM_LEN_SKIP) where it stands, and
+ * the consumer that reads it goes on at slot 0 (only when the ring has no room for the
+ * skipped slots and the frame together does the frame take a cell). Before that rule,
+ * frames over many slots mostly went to cells: after a wrap the next frame stood again
+ * near the end (a frame in a cell takes one slot), so with 128 slots 26 of 29
+ * consecutive 2 KiB frames (34 slots) and 9 of 16 1 KiB frames took a cell.
+ * The consumer writes nothing into the slots it releases: stale data in a
  * continuation slot could look like a frame in a later lap only at the slot right after
  * a frame (the one the consumer reads next), and the producer checks that slot's
  * sequence word before it publishes a frame (within a lap of a frame over several slots).
@@ -92,6 +101,20 @@
  * (256 B ping-pong 0.229 -> 0.167 us in slots, measured 2026-11-25).
  */
 #define SHM_FRAME_LINES 64
+/*
+ * A sender takes the slots for at most SHM_BURST_LINES frames of SHM_BURST_MIN_LINES
+ * slots or more in a row; the next such frames take cells until the receiver answers
+ * (the transport calls shm_chan_answered when it reads a frame from that peer). In a
+ * stream the receiver reads the slots right behind the sender's writes, and frames of
+ * 640 B and more were slower in slots than in cells there; a ping-pong, where every
+ * frame is answered, keeps the slots. Smaller frames keep them in streams too: in cells
+ * 64-256 B streams were 5-15 % slower. Measured 2026-11-27 (MPI, 2 ranks, median of
+ * fast-phase launches, us per message, stream / bidirectional; no limit -> these):
+ * 640 B 0.247 -> 0.214 / 0.216 -> 0.203, 1 KiB 0.293 -> 0.214 / 0.260 -> 0.210,
+ * 2 KiB 0.422 -> 0.325 / 0.386 -> 0.288; a limit of 1, 2 or 4 frames within 5 %.
+ */
+#define SHM_BURST_LINES     2
+#define SHM_BURST_MIN_LINES 9
 
 /* Slots a frame of `total` bytes that starts `off` bytes into a slot's data takes. */
 static inline uint32_t shm_lines_for(size_t off, size_t total)
@@ -147,7 +170,10 @@ struct shm_chan {
     size_t cur_len;                  /* consumer: length of the peeked frame */
     uint32_t cur_lines;              /* consumer: slots the peeked frame takes */
     int cur_ctrl;                    /* consumer: the peeked frame is a control frame */
-    uint64_t cont_end; /* producer: one past the last continuation slot written (0: none) */
+    uint64_t cont_end;  /* producer: one past the last continuation slot written (0: none) */
+    uint32_t burst;     /* producer: frames of SHM_BURST_MIN_LINES slots or more since the
+                         * last shm_chan_answered */
+    uint32_t burst_max; /* producer: ... after which such frames take cells (SHM_BURST_LINES) */
 };
 
 /* Bytes of a channel of nlines slots. */
@@ -401,6 +427,7 @@ static inline void shm_chan_init(struct shm_chan *c, void *base, uint64_t nlines
     c->lines_max = shm_chan_lines_max(nlines);
     c->lines_ready = UINT64_MAX;
     c->cur_cell = SHM_CELL_NONE;
+    c->burst_max = SHM_BURST_LINES;
 }
 
 /* Producer: touch the channel's memory up to slot `end` (its first lap), head included. */
@@ -464,6 +491,26 @@ static inline uint32_t shm_line_offset(const struct iovec *iov, int iovcnt)
 }
 
 /*
+ * Producer, before it publishes a frame that ends at position `after`: the slot there is
+ * where the consumer looks next. If a lap ago it was a continuation slot or one a skip
+ * passed over (every other slot of a lap is written, so older data is gone), its sequence
+ * word holds frame data, or a word of an older lap; should those bytes read as the very
+ * value that slot has when full, overwrite them (with a consumed slot's value) before
+ * the frame is published. Only this producer writes the slots, and such a slot was
+ * consumed (a continuation of a frame not yet consumed would leave no room for this
+ * one), so no reader is misled. Traffic of one-slot frames skips the check a lap after
+ * the last longer frame or skip.
+ */
+static inline void shm_chan_clear_after(struct shm_chan *c, uint64_t after)
+{
+    if (__builtin_expect(c->cont_end != 0 && after - c->nlines < c->cont_end, 0)) {
+        _Atomic uint32_t *sq = &c->lines[after & (c->nlines - 1)].seq;
+        if (atomic_load_explicit(sq, memory_order_relaxed) == (uint32_t)(after + 1))
+            atomic_store_explicit(sq, (uint32_t)(after + 1 - c->nlines), memory_order_relaxed);
+    }
+}
+
+/*
  * Producer: append one frame of `total` bytes gathered from iov; `ctrl` marks a
  * transport control frame. Returns 0, TERN_ERR_AGAIN when the slot ring is full or the
  * pool has no cell for it (nothing written), TERN_ERR_INVAL when the frame exceeds every
@@ -477,48 +524,51 @@ static inline int shm_chan_push_ctrl(struct shm_chan *c, const struct iovec *iov
         if (c->line_pos - c->line_head_seen >= c->nlines) return TERN_ERR_AGAIN;
     }
     uint64_t slot = c->line_pos & (c->nlines - 1);
-    uint32_t flags = ctrl ? SHM_LEN_CTRL : 0, k = 1, loff = 0;
+    uint32_t flags = ctrl ? SHM_LEN_CTRL : 0, k = 1, loff = 0, skip = 0;
     if (total > SHM_LINE_INLINE && total <= c->lines_max) {
         if (total >= SHM_LINE_ALIGN_MIN) loff = shm_line_offset(iov, iovcnt);
         if (total + loff > c->lines_max) loff = 0;
         k = shm_lines_for(loff, total);
-        if (slot + k <= c->nlines && k <= c->nlines / 2) {
-            if (c->line_pos + k - c->line_head_seen > c->nlines) {
+        if (slot + k > c->nlines) skip = (uint32_t)(c->nlines - slot); /* start at slot 0 */
+        if (k <= c->nlines / 2 && (k < SHM_BURST_MIN_LINES || c->burst < c->burst_max)) {
+            uint64_t end = c->line_pos + skip + k;
+            if (end - c->line_head_seen > c->nlines)
                 c->line_head_seen = atomic_load_explicit(c->line_head, memory_order_acquire);
-                if (c->line_pos + k - c->line_head_seen > c->nlines) return TERN_ERR_AGAIN;
-            }
-            flags |= SHM_LEN_LINES;
-        } else {
-            k = 1; /* would wrap: take a cell */
+            if (end - c->line_head_seen <= c->nlines) flags |= SHM_LEN_LINES;
+        }
+        if (!(flags & SHM_LEN_LINES)) { /* no room in the slots: take a cell */
+            k = 1;
             loff = 0;
+            skip = 0;
         }
     }
-    if (__builtin_expect(c->line_pos + k > c->lines_ready, 0)) {
-        int rc = shm_chan_grow(c, c->line_pos + k);
+    if (__builtin_expect(c->line_pos + skip + k > c->lines_ready, 0)) {
+        int rc = shm_chan_grow(c, c->line_pos + skip + k);
         if (rc) return rc;
     }
-    struct shm_line *line = &c->lines[slot];
-    /* The slot after this frame is where the consumer looks next. If a lap ago it was a
-     * continuation slot (every slot of a lap is written, so older data is gone), its
-     * sequence word holds frame data; should those bytes read as the very value that slot
-     * has when full, overwrite them (with a consumed slot's value) before this frame is
-     * published. Only this producer writes the slots, and such a slot was consumed (a
-     * continuation of a frame not yet consumed would leave no room for this one), so no
-     * reader is misled. Traffic of one-slot frames skips the check a lap after the last
-     * longer frame. */
-    uint64_t after = c->line_pos + k;
-    if (__builtin_expect(c->cont_end != 0 && after - c->nlines < c->cont_end, 0)) {
-        _Atomic uint32_t *sq = &c->lines[after & (c->nlines - 1)].seq;
-        if (atomic_load_explicit(sq, memory_order_relaxed) == (uint32_t)(after + 1))
-            atomic_store_explicit(sq, (uint32_t)(after + 1 - c->nlines), memory_order_relaxed);
+    if (skip) {
+        /* The slots from here to the end keep what earlier laps left in them: cont_end
+         * makes the next lap check them as it does continuation slots. */
+        shm_chan_clear_after(c, c->line_pos + skip);
+        c->lines[slot].len = SHM_LEN_SKIP;
+        atomic_store_explicit(&c->lines[slot].seq, (uint32_t)(c->line_pos + 1),
+                              memory_order_release);
+        c->line_pos += skip;
+        c->cont_end = c->line_pos;
+        slot = 0;
     }
+    struct shm_line *line = &c->lines[slot];
+    uint64_t after = c->line_pos + k;
+    shm_chan_clear_after(c, after);
     if (total <= SHM_LINE_INLINE || (flags & SHM_LEN_LINES)) {
-        if (k > 1) c->cont_end = after;
+        if (k > 1) {
+            c->cont_end = after;
+            if (k >= SHM_BURST_MIN_LINES) c->burst++;
+        }
         shm_iov_gather(line->data + loff, iov, iovcnt);
     } else {
         const struct shm_pool_view *v = &c->pool->v;
         uint32_t id, off = shm_cell_offset(iov, iovcnt);
-        /* The offset must not push the frame into a larger kind of cell. */
         /* The offset must not push the frame into a larger kind of cell; except out of a
          * mid cell: a small cell with the offset beats a mid cell without it (frames of
          * 2049-2096 B payloads: a copy 16 bytes off the line took 35-50% longer). */
@@ -536,6 +586,13 @@ static inline int shm_chan_push_ctrl(struct shm_chan *c, const struct iovec *iov
     atomic_store_explicit(&line->seq, (uint32_t)(c->line_pos + 1), memory_order_release);
     c->line_pos += k;
     return 0;
+}
+
+/* Producer: the peer answered (sent a frame back): frames over several slots may take
+ * the slots again (SHM_BURST_LINES). */
+static inline void shm_chan_answered(struct shm_chan *c)
+{
+    c->burst = 0;
 }
 
 /* Producer: append one core frame (see shm_chan_push_ctrl). */
@@ -557,6 +614,16 @@ static inline int shm_chan_peek(struct shm_chan *c, const void **data, size_t *l
     if (atomic_load_explicit(&line->seq, memory_order_acquire) != (uint32_t)(c->line_pos + 1))
         return 0;
     uint32_t raw = line->len;
+    if (__builtin_expect(raw == SHM_LEN_SKIP, 0) && (c->line_pos & (c->nlines - 1)) != 0) {
+        /* The frame is at slot 0: give the rest of the ring back and look there. (A skip at
+         * slot 0 is not what a producer writes: it reads as an empty frame.) */
+        c->line_pos += c->nlines - (c->line_pos & (c->nlines - 1));
+        atomic_store_explicit(c->line_head, c->line_pos, memory_order_release);
+        line = &c->lines[0];
+        if (atomic_load_explicit(&line->seq, memory_order_acquire) != (uint32_t)(c->line_pos + 1))
+            return 0;
+        raw = line->len;
+    }
     size_t n = raw & SHM_LEN_MASK;
     c->cur_ctrl = (raw & SHM_LEN_CTRL) != 0;
     c->cur_lines = 1;
