@@ -89,7 +89,7 @@
  * a frame (the one the consumer reads next), and the producer checks that slot's
  * sequence word before it publishes a frame (within a lap of a frame over several slots).
  *
- * Up to 64 slots (4088 bytes; at most half the ring, so 4088 B with the default 128
+ * Up to 64 slots (4088 bytes; at most half the ring, so 4088 B with the default 512
  * slots): every message up to 4072 bytes stays out of the cells. History: 20 slots while
  * the consumer still wrote each continuation slot's sequence word on release (which made
  * the producer's next write of it a transfer of the whole line back, from about 1.3 KiB
