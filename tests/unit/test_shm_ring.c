@@ -25,6 +25,10 @@
 /* The largest frame in consecutive slots: 4 slots (half of NLINES). */
 #define LINES_MAX (SHM_LINE_INLINE + 3 * 64)
 #define NCHAN     2
+/* The smallest ring (a power of two) whose half holds the longest frame in slots. */
+#define RING_FOR_LONGEST 512
+_Static_assert(RING_FOR_LONGEST / 2 >= SHM_FRAME_LINES && RING_FOR_LONGEST / 4 < SHM_FRAME_LINES,
+               "RING_FOR_LONGEST");
 
 /* One producer's pool and channels to NCHAN consumers, in one block of memory. */
 struct rig {
@@ -429,7 +433,7 @@ static void run_processes(int nc, uint32_t count)
  * leaves the released continuation slots untouched. */
 static void test_long_line_frames(void)
 {
-    enum { N = 2 * SHM_FRAME_LINES, NS = 4, C = 64 * SHM_FRAME_LINES };
+    enum { N = RING_FOR_LONGEST, NS = 4, C = 64 * SHM_FRAME_LINES };
     size_t bytes = shm_chan_bytes(N);
     CHECK_EQ(bytes, SHM_RING_HEAD_BYTES + N * sizeof(struct shm_line));
     void *mem = aligned_alloc(64, bytes);
@@ -512,7 +516,7 @@ static void test_long_line_frames(void)
         shm_chan_release(&cons);
         CHECK_EQ(cons.line_pos, prod.line_pos);
     }
-    CHECK_EQ(in_lines, 64); /* 17 slots each: 7 a lap, then a skip to slot 0 */
+    CHECK_EQ(in_lines, 64); /* 17 slots each: 30 a lap, then a skip to slot 0 */
     /* A corrupt offset stays inside the slots: the frame is cut to what is left of them.
      * (One-slot frames first, up to the ring's start, so that the frame does not wrap.) */
     while (prod.line_pos % N) {
@@ -995,7 +999,7 @@ static void test_skip_to_slot0(void)
  */
 static void test_burst(void)
 {
-    enum { N = 2 * SHM_FRAME_LINES, NS = 4, C = 64 * SHM_FRAME_LINES };
+    enum { N = RING_FOR_LONGEST, NS = 4, C = 64 * SHM_FRAME_LINES };
     void *mem = aligned_alloc(64, shm_chan_bytes(N));
     unsigned char *cells = aligned_alloc(64, NS * C);
     _Atomic uint32_t next[NS], head = SHM_CELL_NONE;

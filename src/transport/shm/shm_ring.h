@@ -89,8 +89,14 @@
  * a frame (the one the consumer reads next), and the producer checks that slot's
  * sequence word before it publishes a frame (within a lap of a frame over several slots).
  *
- * Up to 64 slots (4088 bytes; at most half the ring, so 4088 B with the default 512
- * slots): every message up to 4072 bytes stays out of the cells. History: 20 slots while
+ * Up to 130 slots (8,312 bytes; at most half the ring: with the default 512 slots, up to
+ * 3 ranks on a node): every message up to 8 KiB (with its 16-byte header and up to 63
+ * bytes of alignment offset) stays out of the cells; with 256 slots (4-5 ranks) up to
+ * 8,184 bytes, with 128 (6-9 ranks) up to 4,088. 64 -> 130 slots, measured 2026-11-27
+ * (MPI, 2 ranks, 512-slot rings, median of fast-phase launches, one-way us): ping-pong
+ * 4096 B 0.942 -> 0.812, 6000 B 1.192 -> 1.066, 8189 B 1.347 -> 1.248; streams and
+ * bidirectional within noise (those take cells after SHM_BURST_LINES frames anyway).
+ * History: 20 slots while
  * the consumer still wrote each continuation slot's sequence word on release (which made
  * the producer's next write of it a transfer of the whole line back, from about 1.3 KiB
  * dearer than a cell's return); since the consumer writes no slot, a frame in slots
@@ -100,7 +106,7 @@
  * that: a 256-byte message in a cell cost a slot, five cell lines and a cell's return
  * (256 B ping-pong 0.229 -> 0.167 us in slots, measured 2026-11-25).
  */
-#define SHM_FRAME_LINES 64
+#define SHM_FRAME_LINES 130
 /*
  * A sender takes the slots for at most SHM_BURST_LINES frames of SHM_BURST_MIN_LINES
  * slots or more in a row; the next such frames take cells until the receiver answers
