@@ -427,6 +427,40 @@ static void run_processes(int nc, uint32_t count)
     munmap(r, sizeof *r);
 }
 
+/* A channel of n slots (producer and consumer in this process) and a pool of ns cells of
+ * c bytes, for the tests of frames over many slots. */
+struct lrig {
+    void *mem;
+    unsigned char *cells;
+    _Atomic uint32_t next[8], head;
+    struct shm_pool_view v;
+    struct shm_pool pool;
+    struct shm_chan prod, cons;
+};
+
+static void lrig_init(struct lrig *g, uint64_t n, uint32_t ns, size_t c)
+{
+    CHECK(ns <= 8);
+    g->mem = aligned_alloc(64, shm_chan_bytes(n));
+    g->cells = aligned_alloc(64, ns * c);
+    CHECK(g->mem && g->cells);
+    memset(g->mem, 0, shm_chan_bytes(n));
+    atomic_store(&g->head, SHM_CELL_NONE);
+    shm_pool_view_init(&g->v, g->cells, g->next, &g->head, ns, 0, c);
+    CHECK_EQ(shm_pool_init(&g->pool, &g->v, NULL), 0);
+    shm_chan_init(&g->prod, g->mem, n);
+    shm_chan_init(&g->cons, g->mem, n);
+    g->prod.pool = &g->pool;
+    g->cons.src = &g->v;
+}
+
+static void lrig_fini(struct lrig *g)
+{
+    shm_pool_fini(&g->pool);
+    free(g->cells);
+    free(g->mem);
+}
+
 /* A ring of 2 * SHM_FRAME_LINES slots takes frames of up to SHM_FRAME_LINES slots: a 256-byte
  * message with its header stays in slots (so does a 1000-byte one, in 17), the largest slot frame
  * takes exactly SHM_FRAME_LINES of them, one byte more goes to a cell, and the consumer
@@ -434,24 +468,12 @@ static void run_processes(int nc, uint32_t count)
 static void test_long_line_frames(void)
 {
     enum { N = RING_FOR_LONGEST, NS = 4, C = 64 * SHM_FRAME_LINES };
-    size_t bytes = shm_chan_bytes(N);
-    CHECK_EQ(bytes, SHM_RING_HEAD_BYTES + N * sizeof(struct shm_line));
-    void *mem = aligned_alloc(64, bytes);
-    unsigned char *cells = aligned_alloc(64, NS * C);
-    _Atomic uint32_t next[NS], head = SHM_CELL_NONE;
-    memset(mem, 0, bytes);
-    struct shm_pool_view v;
-    shm_pool_view_init(&v, cells, next, &head, NS, 0, C);
-    struct shm_pool pool;
-    CHECK_EQ(shm_pool_init(&pool, &v, NULL), 0);
-    struct shm_chan prod, cons;
-    shm_chan_init(&prod, mem, N);
-    prod.burst_max = UINT32_MAX; /* see rig_prod */
-    shm_chan_init(&cons, mem, N);
-    prod.pool = &pool;
-    cons.src = &v;
+    CHECK_EQ(shm_chan_bytes(N), SHM_RING_HEAD_BYTES + N * sizeof(struct shm_line));
+    struct lrig g;
+    lrig_init(&g, N, NS, C);
+    g.prod.burst_max = UINT32_MAX; /* see rig_prod */
     size_t lmax = SHM_LINE_INLINE + (SHM_FRAME_LINES - 1) * 64;
-    CHECK_EQ(prod.lines_max, lmax);
+    CHECK_EQ(g.prod.lines_max, lmax);
     CHECK_EQ(shm_chan_lines_max(4), SHM_LINE_INLINE + 64);
     CHECK_EQ(shm_chan_lines_max(2), SHM_LINE_INLINE);
     static _Alignas(64) unsigned char buf[64 * SHM_FRAME_LINES];
@@ -465,22 +487,22 @@ static void test_long_line_frames(void)
     const size_t offs[] = {56, 0, 0, 56, 0};
     const int incell[] = {0, 0, 1, 0, 0};
     for (int i = 0; i < 5; i++) {
-        uint64_t l0 = prod.line_pos;
+        uint64_t l0 = g.prod.line_pos;
         fill(buf, 60 + (uint32_t)i, lens[i]);
-        CHECK_EQ(push_n(&prod, buf, lens[i]), 0);
-        CHECK_EQ(prod.line_pos - l0, slots[i]);
-        CHECK(shm_chan_peek(&cons, &d, &len));
+        CHECK_EQ(push_n(&g.prod, buf, lens[i]), 0);
+        CHECK_EQ(g.prod.line_pos - l0, slots[i]);
+        CHECK(shm_chan_peek(&g.cons, &d, &len));
         CHECK(len == lens[i] && memcmp(d, buf, len) == 0);
-        CHECK((d == cells) == (incell[i] == 1));
+        CHECK((d == g.cells) == (incell[i] == 1));
         if (!incell[i]) {
-            CHECK((const unsigned char *)d == cons.lines[l0 % N].data + offs[i]);
+            CHECK((const unsigned char *)d == g.cons.lines[l0 % N].data + offs[i]);
             CHECK(offs[i] == 0 || ((uintptr_t)d & 63) == 0);
         }
-        shm_chan_release(&cons);
-        CHECK_EQ(cons.line_pos, prod.line_pos);
+        shm_chan_release(&g.cons);
+        CHECK_EQ(g.cons.line_pos, g.prod.line_pos);
         for (uint64_t p = l0 + 1; p < l0 + slots[i]; p++) {
             size_t off = SHM_LINE_INLINE + (p - l0 - 1) * 64 - offs[i];
-            uint32_t w, got = atomic_load(&cons.lines[p % N].seq);
+            uint32_t w, got = atomic_load(&g.cons.lines[p % N].seq);
             if (off + sizeof w > lens[i]) { /* the frame ends inside this word */
                 CHECK_EQ(got & 0xffu, buf[off]);
                 continue;
@@ -489,7 +511,7 @@ static void test_long_line_frames(void)
             CHECK_EQ(got, w);
         }
     }
-    CHECK(!shm_chan_peek(&cons, &d, &len));
+    CHECK(!shm_chan_peek(&g.cons, &d, &len));
     /* A header and a payload from each of 64 offsets: the payload lands at its source's
      * offset modulo 64, byte for byte, in the slots shm_lines_for says; a frame that would
      * wrap around the ring's end starts at slot 0 (a skip slot before it), never in a
@@ -500,43 +522,41 @@ static void test_long_line_frames(void)
     for (uint32_t k = 0; k < 64; k++) {
         fill(buf, 90 + k, 1000 + 64);
         struct iovec iov[2] = {{hdr, sizeof hdr}, {buf + k, 1000}};
-        uint64_t l0 = prod.line_pos;
-        CHECK_EQ(shm_chan_push(&prod, iov, 2, 1016), 0);
-        CHECK(shm_chan_peek(&cons, &d, &len));
+        uint64_t l0 = g.prod.line_pos;
+        CHECK_EQ(shm_chan_push(&g.prod, iov, 2, 1016), 0);
+        CHECK(shm_chan_peek(&g.cons, &d, &len));
         const unsigned char *f = d;
-        uint64_t at_slot = cons.line_pos; /* past the skip, if there was one */
-        size_t at = (size_t)(f - cons.lines[at_slot % N].data);
+        uint64_t at_slot = g.cons.line_pos; /* past the skip, if there was one */
+        size_t at = (size_t)(f - g.cons.lines[at_slot % N].data);
         CHECK(len == 1016 && memcmp(f, hdr, 16) == 0 && memcmp(f + 16, buf + k, 1000) == 0);
-        if (cons.cur_cell == SHM_CELL_NONE) {
+        if (g.cons.cur_cell == SHM_CELL_NONE) {
             in_lines++;
             CHECK(at < 64 && (((uintptr_t)(f + 16) - (uintptr_t)(buf + k)) & 63) == 0);
-            CHECK_EQ(prod.line_pos - at_slot, shm_lines_for(at, 1016));
-            CHECK(at_slot == l0 || (at_slot % N == 0 && l0 % N + (prod.line_pos - at_slot) > N));
+            CHECK_EQ(g.prod.line_pos - at_slot, shm_lines_for(at, 1016));
+            CHECK(at_slot == l0 || (at_slot % N == 0 && l0 % N + (g.prod.line_pos - at_slot) > N));
         }
-        shm_chan_release(&cons);
-        CHECK_EQ(cons.line_pos, prod.line_pos);
+        shm_chan_release(&g.cons);
+        CHECK_EQ(g.cons.line_pos, g.prod.line_pos);
     }
     CHECK_EQ(in_lines, 64); /* 17 slots each: 30 a lap, then a skip to slot 0 */
     /* A corrupt offset stays inside the slots: the frame is cut to what is left of them.
      * (One-slot frames first, up to the ring's start, so that the frame does not wrap.) */
-    while (prod.line_pos % N) {
+    while (g.prod.line_pos % N) {
         struct iovec one = {buf, 8};
-        CHECK_EQ(shm_chan_push(&prod, &one, 1, 8), 0);
-        CHECK(shm_chan_peek(&cons, &d, &len));
-        shm_chan_release(&cons);
+        CHECK_EQ(shm_chan_push(&g.prod, &one, 1, 8), 0);
+        CHECK(shm_chan_peek(&g.cons, &d, &len));
+        shm_chan_release(&g.cons);
     }
     struct iovec big = {buf, lmax};
-    CHECK_EQ(shm_chan_push(&prod, &big, 1, lmax), 0);
-    struct shm_line *line = &cons.lines[cons.line_pos % N];
+    CHECK_EQ(shm_chan_push(&g.prod, &big, 1, lmax), 0);
+    struct shm_line *line = &g.cons.lines[g.cons.line_pos % N];
     line->len |= 63u << SHM_LEN_LINES_OFF_SHIFT;
-    CHECK(shm_chan_peek(&cons, &d, &len));
+    CHECK(shm_chan_peek(&g.cons, &d, &len));
     CHECK(len == lmax - 63 && (const unsigned char *)d == line->data + 63);
-    CHECK_EQ(cons.cur_lines, SHM_FRAME_LINES);
-    shm_chan_release(&cons);
-    CHECK(!shm_chan_peek(&cons, &d, &len));
-    shm_pool_fini(&pool);
-    free(cells);
-    free(mem);
+    CHECK_EQ(g.cons.cur_lines, SHM_FRAME_LINES);
+    shm_chan_release(&g.cons);
+    CHECK(!shm_chan_peek(&g.cons, &d, &len));
+    lrig_fini(&g);
 }
 
 /* A ring larger than a page grows page by page over its first lap (page-aligned, as
@@ -644,20 +664,9 @@ static void test_senders_list(void)
 static void test_stale_continuations(void)
 {
     enum { N = 16, NS = 8, C = 2048 };
-    void *mem = aligned_alloc(64, shm_chan_bytes(N));
-    unsigned char *cells = aligned_alloc(64, NS * C);
-    _Atomic uint32_t next[NS], head = SHM_CELL_NONE;
-    memset(mem, 0, shm_chan_bytes(N));
-    struct shm_pool_view v;
-    shm_pool_view_init(&v, cells, next, &head, NS, 0, C);
-    struct shm_pool pool;
-    CHECK_EQ(shm_pool_init(&pool, &v, NULL), 0);
-    struct shm_chan prod, cons;
-    shm_chan_init(&prod, mem, N);
-    prod.burst_max = UINT32_MAX; /* see rig_prod */
-    shm_chan_init(&cons, mem, N);
-    prod.pool = &pool;
-    cons.src = &v;
+    struct lrig g;
+    lrig_init(&g, N, NS, C);
+    g.prod.burst_max = UINT32_MAX; /* see rig_prod */
     size_t lmax = shm_chan_lines_max(N);
     CHECK(lmax > 3 * 64);
     static unsigned char sent[N][1024];
@@ -674,33 +683,31 @@ static void test_stale_continuations(void)
             fill(buf, (uint32_t)frames + (uint32_t)b, n);
             /* Where slot p0 + 1 + i's sequence word would sit, write the value of that
              * position one to three laps on (varying). */
-            uint64_t p0 = prod.line_pos;
+            uint64_t p0 = g.prod.line_pos;
             for (size_t off = SHM_LINE_INLINE, i = 0; off + 4 <= n; off += 64, i++) {
                 uint32_t w = (uint32_t)(p0 + 1 + i + 1 + (uint64_t)N * (1 + (i + round) % 3));
                 memcpy(buf + off, &w, 4);
             }
-            if (push_n(&prod, buf, n) != 0) break; /* ring full: consume first */
+            if (push_n(&g.prod, buf, n) != 0) break; /* ring full: consume first */
             sent_len[pushed++] = n;
         }
         for (int b = 0; b < pushed; b++) {
             const void *d = NULL;
             size_t len = 0;
-            CHECK(shm_chan_peek(&cons, &d, &len));
-            CHECK(!cons.cur_ctrl && len == sent_len[b] && memcmp(d, sent[b], len) == 0);
-            shm_chan_release(&cons);
+            CHECK(shm_chan_peek(&g.cons, &d, &len));
+            CHECK(!g.cons.cur_ctrl && len == sent_len[b] && memcmp(d, sent[b], len) == 0);
+            shm_chan_release(&g.cons);
         }
         frames += (uint32_t)pushed;
         const void *d = NULL;
         size_t len = 0;
-        phantoms += (uint32_t)shm_chan_peek(&cons, &d, &len);
+        phantoms += (uint32_t)shm_chan_peek(&g.cons, &d, &len);
         CHECK_EQ(phantoms, 0);
         if (phantoms) break; /* one report is enough */
     }
     CHECK(frames > 20000);
-    CHECK(prod.line_pos / N > 1000); /* thousands of laps */
-    shm_pool_fini(&pool);
-    free(cells);
-    free(mem);
+    CHECK(g.prod.line_pos / N > 1000); /* thousands of laps */
+    lrig_fini(&g);
 }
 
 /* The mid cell class: frames over the slots' limit and up to mid_size take a mid cell
@@ -930,66 +937,61 @@ static void test_cell_offsets(void)
  */
 static void test_skip_to_slot0(void)
 {
-    struct rig *r = rig_new(0);
-    struct shm_pool_view v = rig_view(r);
-    struct shm_pool pool;
-    CHECK_EQ(shm_pool_init(&pool, &v, NULL), 0);
-    struct shm_chan prod, cons;
-    rig_prod(r, 0, &pool, &prod);
-    rig_cons(r, 0, &v, &cons);
+    struct lrig g;
+    lrig_init(&g, NLINES, NSMALL, CELL);
+    g.prod.burst_max = UINT32_MAX; /* see rig_prod */
     unsigned char buf[LINES_MAX];
     const void *d;
     size_t len;
     memset(buf, 0, sizeof buf);
     /* One-slot frames, each consumed, to position `to`. */
 #define ONES_TO(to)                                                                                \
-    while (prod.line_pos < (to)) {                                                                 \
-        CHECK_EQ(push_n(&prod, buf, 1), 0);                                                        \
-        CHECK(shm_chan_peek(&cons, &d, &len));                                                     \
+    while (g.prod.line_pos < (to)) {                                                               \
+        CHECK_EQ(push_n(&g.prod, buf, 1), 0);                                                      \
+        CHECK(shm_chan_peek(&g.cons, &d, &len));                                                   \
         CHECK_EQ(len, 1);                                                                          \
-        shm_chan_release(&cons);                                                                   \
+        shm_chan_release(&g.cons);                                                                 \
     }
     ONES_TO(NLINES);
-    uint64_t s0 = prod.line_pos;
+    uint64_t s0 = g.prod.line_pos;
     ONES_TO(s0 + 5);
     uint32_t w6 = (uint32_t)(s0 + 6 + 2 * NLINES + 1), w7 = (uint32_t)(s0 + 7 + 2 * NLINES + 1);
     memcpy(buf + SHM_LINE_INLINE, &w6, 4);
     memcpy(buf + SHM_LINE_INLINE + 64, &w7, 4);
-    CHECK_EQ(push_n(&prod, buf, 150), 0); /* slots 5-7 */
-    CHECK_EQ(prod.line_pos, s0 + NLINES);
-    CHECK(shm_chan_peek(&cons, &d, &len));
+    CHECK_EQ(push_n(&g.prod, buf, 150), 0); /* slots 5-7 */
+    CHECK_EQ(g.prod.line_pos, s0 + NLINES);
+    CHECK(shm_chan_peek(&g.cons, &d, &len));
     CHECK(len == 150 && memcmp(d, buf, 150) == 0);
-    shm_chan_release(&cons);
+    shm_chan_release(&g.cons);
 
     /* Next lap, at slot 5: a 4-slot frame skips slots 5-7 and takes 0-3, no cell. */
     ONES_TO(s0 + NLINES + 5);
-    uint32_t out0 = shm_pool_out(&pool);
+    uint32_t out0 = shm_pool_out(&g.pool);
     fill(buf, 77, 200);
-    CHECK_EQ(push_n(&prod, buf, 200), 0);
-    CHECK_EQ(prod.line_pos, s0 + 2 * NLINES + 4);
-    CHECK_EQ(shm_pool_out(&pool), out0);
-    CHECK_EQ(cons.lines[5].len, SHM_LEN_SKIP);
-    CHECK(shm_chan_peek(&cons, &d, &len));
-    CHECK_EQ(cons.line_pos, s0 + 2 * NLINES); /* past the skip: slot 0 */
-    CHECK(len == 200 && memcmp(d, buf, 200) == 0 && d == cons.lines[0].data);
-    CHECK(cons.cur_cell == SHM_CELL_NONE && cons.cur_lines == 4);
-    shm_chan_release(&cons);
-    CHECK_EQ(atomic_load(cons.line_head), s0 + 2 * NLINES + 4);
-    CHECK(!shm_chan_peek(&cons, &d, &len));
+    CHECK_EQ(push_n(&g.prod, buf, 200), 0);
+    CHECK_EQ(g.prod.line_pos, s0 + 2 * NLINES + 4);
+    CHECK_EQ(shm_pool_out(&g.pool), out0);
+    CHECK_EQ(g.cons.lines[5].len, SHM_LEN_SKIP);
+    CHECK(shm_chan_peek(&g.cons, &d, &len));
+    CHECK_EQ(g.cons.line_pos, s0 + 2 * NLINES); /* past the skip: slot 0 */
+    CHECK(len == 200 && memcmp(d, buf, 200) == 0 && d == g.cons.lines[0].data);
+    CHECK(g.cons.cur_cell == SHM_CELL_NONE && g.cons.cur_lines == 4);
+    shm_chan_release(&g.cons);
+    CHECK_EQ(atomic_load(g.cons.line_head), s0 + 2 * NLINES + 4);
+    CHECK(!shm_chan_peek(&g.cons, &d, &len));
     /* Slots 6 and 7 still hold the first lap's bytes. */
-    CHECK_EQ(atomic_load(&cons.lines[6].seq), w6);
-    CHECK_EQ(atomic_load(&cons.lines[7].seq), w7);
+    CHECK_EQ(atomic_load(&g.cons.lines[6].seq), w6);
+    CHECK_EQ(atomic_load(&g.cons.lines[7].seq), w7);
 
     /* Then one-slot frames: slots 4 and 5, and the consumer looks at slot 6 - nothing. */
     ONES_TO(s0 + 2 * NLINES + 6);
-    CHECK(!shm_chan_peek(&cons, &d, &len));
+    CHECK(!shm_chan_peek(&g.cons, &d, &len));
     ONES_TO(s0 + 2 * NLINES + 7);
-    CHECK(!shm_chan_peek(&cons, &d, &len));
+    CHECK(!shm_chan_peek(&g.cons, &d, &len));
     ONES_TO(s0 + 3 * NLINES + 1);
-    CHECK(!shm_chan_peek(&cons, &d, &len));
+    CHECK(!shm_chan_peek(&g.cons, &d, &len));
 #undef ONES_TO
-    shm_pool_fini(&pool);
-    free(r);
+    lrig_fini(&g);
 }
 
 /*
@@ -1000,20 +1002,9 @@ static void test_skip_to_slot0(void)
 static void test_burst(void)
 {
     enum { N = RING_FOR_LONGEST, NS = 4, C = 64 * SHM_FRAME_LINES };
-    void *mem = aligned_alloc(64, shm_chan_bytes(N));
-    unsigned char *cells = aligned_alloc(64, NS * C);
-    _Atomic uint32_t next[NS], head = SHM_CELL_NONE;
-    memset(mem, 0, shm_chan_bytes(N));
-    struct shm_pool_view v;
-    shm_pool_view_init(&v, cells, next, &head, NS, 0, C);
-    struct shm_pool pool;
-    CHECK_EQ(shm_pool_init(&pool, &v, NULL), 0);
-    struct shm_chan prod, cons;
-    shm_chan_init(&prod, mem, N);
-    shm_chan_init(&cons, mem, N);
-    prod.pool = &pool;
-    cons.src = &v;
-    CHECK_EQ(prod.burst_max, SHM_BURST_LINES);
+    struct lrig g;
+    lrig_init(&g, N, NS, C);
+    CHECK_EQ(g.prod.burst_max, SHM_BURST_LINES);
     CHECK(SHM_BURST_LINES + 1 <= NS);
     static _Alignas(64) unsigned char buf[1024];
     const size_t big = SHM_LINE_INLINE + (SHM_BURST_MIN_LINES - 1) * 64; /* 9 or 10 slots */
@@ -1024,24 +1015,22 @@ static void test_burst(void)
             /* big frames, with a small one over 2 slots after the first */
             size_t n = i == 1 ? 100 : big;
             int in_slots = n == 100 || i < SHM_BURST_LINES + 1;
-            uint64_t l0 = prod.line_pos;
+            uint64_t l0 = g.prod.line_pos;
             fill(buf, i, n);
-            CHECK_EQ(push_n(&prod, buf, n), 0);
+            CHECK_EQ(push_n(&g.prod, buf, n), 0);
             struct iovec iov = {buf, n};
             uint32_t off = n >= SHM_LINE_ALIGN_MIN ? shm_line_offset(&iov, 1) : 0;
-            CHECK_EQ(prod.line_pos - l0, in_slots ? shm_lines_for(off, n) : 1u);
-            CHECK(shm_chan_peek(&cons, &d, &len));
+            CHECK_EQ(g.prod.line_pos - l0, in_slots ? shm_lines_for(off, n) : 1u);
+            CHECK(shm_chan_peek(&g.cons, &d, &len));
             CHECK(len == n && memcmp(d, buf, len) == 0);
-            CHECK((cons.cur_cell == SHM_CELL_NONE) == in_slots);
-            shm_chan_release(&cons);
+            CHECK((g.cons.cur_cell == SHM_CELL_NONE) == in_slots);
+            shm_chan_release(&g.cons);
         }
-        CHECK_EQ(prod.burst, SHM_BURST_LINES);
-        shm_chan_answered(&prod);
-        CHECK_EQ(prod.burst, 0);
+        CHECK_EQ(g.prod.burst, SHM_BURST_LINES);
+        shm_chan_answered(&g.prod);
+        CHECK_EQ(g.prod.burst, 0);
     }
-    shm_pool_fini(&pool);
-    free(cells);
-    free(mem);
+    lrig_fini(&g);
 }
 
 int main(void)
