@@ -40,10 +40,10 @@ int main(void)
     /* Every default is valid; a bad environment value is reported and rejected. */
     unsetenv("TERN_SHM_CELL_SIZE");
     CHECK_EQ(util_tunables_load(NULL), 0);
-    CHECK_EQ(util_tun.shm_cell_size, 8192);
+    CHECK_EQ(util_tun.shm_cell_size, 8320);
     setenv("TERN_SHM_CELL_SIZE", "lots", 1);
     CHECK_EQ(util_tunables_load(stderr), TERN_ERR_TUNABLE);
-    CHECK_EQ(util_tun.shm_cell_size, 8192);
+    CHECK_EQ(util_tun.shm_cell_size, 8320);
     setenv("TERN_SHM_CELL_SIZE", "128k", 1);
     CHECK_EQ(util_tunables_load(NULL), 0);
     CHECK_EQ(util_tun.shm_cell_size, 131072);
@@ -54,7 +54,7 @@ int main(void)
     setenv("TERN_COLL_SHM_LINES", "100", 1); /* not a power of two */
     CHECK_EQ(util_tunables_load(stderr), TERN_ERR_TUNABLE);
     CHECK_EQ(util_tun.coll_shm_lines, 256);
-    CHECK_EQ(util_tun.shm_cell_size, 8192);
+    CHECK_EQ(util_tun.shm_cell_size, 8320);
     setenv("TERN_COLL_SHM_LINES", "131072", 1); /* a power of two above 65536 */
     CHECK_EQ(util_tunables_load(NULL), TERN_ERR_TUNABLE);
     setenv("TERN_COLL_SHM_LINES", "65536", 1);
