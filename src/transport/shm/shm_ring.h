@@ -176,10 +176,9 @@ struct shm_chan {
     size_t cur_len;                  /* consumer: length of the peeked frame */
     uint32_t cur_lines;              /* consumer: slots the peeked frame takes */
     int cur_ctrl;                    /* consumer: the peeked frame is a control frame */
-    uint64_t cont_end;  /* producer: one past the last continuation slot written (0: none) */
-    uint32_t burst;     /* producer: frames of SHM_BURST_MIN_LINES slots or more since the
-                         * last shm_chan_answered */
-    uint32_t burst_max; /* producer: ... after which such frames take cells (SHM_BURST_LINES) */
+    uint64_t cont_end; /* producer: one past the last continuation slot written (0: none) */
+    uint32_t burst;    /* producer: frames of SHM_BURST_MIN_LINES slots or more since the
+                        * last shm_chan_answered */
 };
 
 /* Bytes of a channel of nlines slots. */
@@ -433,7 +432,6 @@ static inline void shm_chan_init(struct shm_chan *c, void *base, uint64_t nlines
     c->lines_max = shm_chan_lines_max(nlines);
     c->lines_ready = UINT64_MAX;
     c->cur_cell = SHM_CELL_NONE;
-    c->burst_max = SHM_BURST_LINES;
 }
 
 /* Producer: touch the channel's memory up to slot `end` (its first lap), head included. */
@@ -536,7 +534,7 @@ static inline int shm_chan_push_ctrl(struct shm_chan *c, const struct iovec *iov
         if (total + loff > c->lines_max) loff = 0;
         k = shm_lines_for(loff, total);
         if (slot + k > c->nlines) skip = (uint32_t)(c->nlines - slot); /* start at slot 0 */
-        if (k <= c->nlines / 2 && (k < SHM_BURST_MIN_LINES || c->burst < c->burst_max)) {
+        if (k <= c->nlines / 2 && (k < SHM_BURST_MIN_LINES || c->burst < SHM_BURST_LINES)) {
             uint64_t end = c->line_pos + skip + k;
             if (end - c->line_head_seen > c->nlines)
                 c->line_head_seen = atomic_load_explicit(c->line_head, memory_order_acquire);
@@ -553,14 +551,14 @@ static inline int shm_chan_push_ctrl(struct shm_chan *c, const struct iovec *iov
         if (rc) return rc;
     }
     if (skip) {
-        /* The slots from here to the end keep what earlier laps left in them: cont_end
-         * makes the next lap check them as it does continuation slots. */
+        /* The slots from here to the end keep what earlier laps left in them; the frame
+         * written next (over several slots) sets cont_end past them, so the next lap checks
+         * them as it does continuation slots. */
         shm_chan_clear_after(c, c->line_pos + skip);
         c->lines[slot].len = SHM_LEN_SKIP;
         atomic_store_explicit(&c->lines[slot].seq, (uint32_t)(c->line_pos + 1),
                               memory_order_release);
         c->line_pos += skip;
-        c->cont_end = c->line_pos;
         slot = 0;
     }
     struct shm_line *line = &c->lines[slot];

@@ -5,7 +5,6 @@ table of ratios (other / tern-mpi time: above 1, tern is faster)."""
 import csv
 import json
 import os
-import sys
 
 from . import report, runner
 
@@ -99,16 +98,10 @@ def block_from_file(path):
     return block
 
 
-def _busy(n):
-    """Start n busy processes (a loaded machine); returns them, to stop by pid."""
-    import subprocess
-    return [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(n)]
-
-
 def compare(a, tree, with_list):
     impls = ([] if a.no_native else ["tern"]) + [BASE] + [w for w in with_list if w != BASE]
     load = getattr(a, "load", 0) or 0
-    hogs = _busy(load)
+    hogs = runner.busy(load)
     try:
         rc = runner.run(a, tree, impls)
     finally:

@@ -52,6 +52,11 @@ PROFILES = {
 }
 
 
+def busy(n):
+    """Start n busy processes (a loaded machine); returns them, to stop by pid."""
+    return [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(n)]
+
+
 def parse_size(s):
     s = s.strip()
     mult = 1

@@ -24,7 +24,7 @@ How: one launch runs every size of every pattern once (the driver's --seconds fi
 point's iterations to a fixed time, so a slow library or a loaded machine cannot make a
 launch run for minutes); a round launches every library on every transport, in an order that
 rotates from round to round; R rounds give R samples per point. min is the smallest sample,
-med their median. `--load N` runs N busy processes beside the whole sweep (compare._busy);
+med their median. `--load N` runs N busy processes beside the whole sweep (runner.busy);
 `--load 0,2` sweeps idle and then loaded.
 
 The host's phase: on some virtual machines the time a cache line takes to move between the two
@@ -321,7 +321,7 @@ def phase_fast(samples):
     return {load: sorted(v)[(len(v) - 1) // 4] for load, v in probes.items()}
 
 
-def _fast(s, best):
+def in_fast_phase(s, best):
     """Is sample s in the fast phase (best: phase_fast's answer)?"""
     return bool(s.get("probe_us")) and s["load"] in best and \
         s["probe_us"] <= PHASE_TOL * best[s["load"]]
@@ -339,7 +339,7 @@ def aggregate(samples):
     for (load, tr, pat, lib, n), ss in sorted(groups.items()):
         tmin = min(s["t_min_us"] for s in ss)
         tmed = statistics.median(s["t_us"] for s in ss)
-        fast = [s["t_us"] for s in ss if _fast(s, best)]
+        fast = [s["t_us"] for s in ss if in_fast_phase(s, best)]
         points.append({"load": load, "transport": tr, "pattern": pat, "lib": lib, "bytes": n,
                        "trials": len(ss), "t_min_us": tmin, "t_med_us": tmed,
                        "MBps_max": n / tmin if tmin > 0 else 0.0,
@@ -357,7 +357,7 @@ def phase_counts(samples):
         if not s.get("probe_us") or s["load"] not in best:
             continue
         c = out.setdefault((s["load"], s["transport"], s["lib"]), [0, 0])
-        c[0] += _fast(s, best)
+        c[0] += in_fast_phase(s, best)
         c[1] += 1
     return out
 
@@ -640,12 +640,11 @@ def sweep(a, tree):
                  "either direction for bibw); MBps: 1e6 bytes/s; min = smallest sample, med = "
                  "median of the rounds' samples",
     }
-    from .compare import _busy
     k = 0
     interrupted = False
     try:
         for load in loads:
-            hogs = _busy(load)
+            hogs = runner.busy(load)
             try:
                 for rnd in range(rounds):
                     for ti, tr in enumerate(transports):
