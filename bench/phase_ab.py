@@ -5,8 +5,9 @@ On a VM whose two vCPUs move between faster and slower placements, a launch runs
 fast or slow for most of its life, and medians over launches measure the host. This runs
 many short launches of bench/mpi_pingpong.c per entry, alternated, with the driver's
 --probe (a cache line bounced between the two ranks just before each point), and prints
-per entry, pattern and size: the best launch, the median of all launches, and the median
-of the fast-phase launches with their count. Compare the last column. The libraries, the
+per entry, pattern and size: the best launch, the median of all launches, the median of
+the fast-phase launches with their count, and the median of the others (the slow phase).
+Compare the fast column, and the slow one where a default must hold in both phases. The libraries, the
 launches and the fast-phase rule are ternbench sweep's (tools/ternbench/ternbench/sweep.py:
 resolve, build, launch, phase_fast, in_fast_phase). Every figure of docs/PERFORMANCE.md's
 slot-ring section came from this script.
@@ -118,21 +119,23 @@ def main():
         by = {}
         for s in samples:
             by.setdefault((s["lib"], s["pattern"], s["bytes"]), []).append(s)
-        print("%-9s %9s " % ("pattern", "bytes") + " ".join("%27s" % n for n in labels))
-        print("%-9s %9s " % ("", "") + " ".join("%27s" % "best / median / fast [n]"
+        print("%-9s %9s " % ("pattern", "bytes") + " ".join("%35s" % n for n in labels))
+        print("%-9s %9s " % ("", "") + " ".join("%35s" % "best / median / fast [n] / slow"
                                                 for _ in labels))
         for pat, size in sorted({(p, n) for _, p, n in by}):
             cells = []
             for label in labels:
                 ss = by.get((label, pat, size), [])
                 if not ss:
-                    cells.append("%27s" % "-")
+                    cells.append("%35s" % "-")
                     continue
                 ts = [s["t_us"] for s in ss]
                 fs = [s["t_us"] for s in ss if sweep.in_fast_phase(s, best)]
+                ss_ = [s["t_us"] for s in ss if not sweep.in_fast_phase(s, best)]
                 fast = "%.3f" % statistics.median(fs) if fs else "-"
-                cells.append("%7.3f %7.3f %7s [%2d]" % (min(ts), statistics.median(ts), fast,
-                                                        len(fs)))
+                slow = "%.3f" % statistics.median(ss_) if ss_ else "-"
+                cells.append("%7.3f %7.3f %7s [%2d] %7s" % (min(ts), statistics.median(ts), fast,
+                                                            len(fs), slow))
             print("%-9s %9d " % (pat, size) + " ".join(cells))
     finally:
         for h in hogs:

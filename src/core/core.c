@@ -213,6 +213,9 @@ static int core_init(void)
         p->eager_max = lim.eager_max < room ? lim.eager_max : room;
         p->stream_max = lim.stream_max < room ? lim.stream_max : room;
         if (p->stream_max < p->eager_max) p->stream_max = p->eager_max;
+        p->adapt_max = (p->caps & CORE_CAP_GET) ? (lim.adapt_max < room ? lim.adapt_max : room) : 0;
+        p->adapt_min = lim.adapt_min;
+        if (p->adapt_min >= p->adapt_max) p->adapt_max = 0;
         p->chunk = lim.max_frame - sizeof(struct core_data);
     }
     {
@@ -286,6 +289,15 @@ static int core_finalize(void)
             pd = next;
         }
         free(core.peers[r].piov);
+        const struct core_adapt_rx *a = &core.peers[r].adapt_rx;
+        if (a->n_eager || a->n_rndv)
+            UTIL_DEBUG(1,
+                       "adaptive sizes from rank %d: copy out of a cell %.3f ns/B (%u timed), "
+                       "pull %.3f ns/B (%u timed): advising %s",
+                       r, a->eager_npb, a->n_eager, a->rndv_npb, a->n_rndv,
+                       core.peers[r].adv_out == 0                     ? "nothing yet"
+                       : (core.peers[r].adv_out & CORE_FLAG_ADV_RNDV) ? "rendezvous"
+                                                                      : "eager");
     }
     core_scratch_free();
     core_am_early_free();

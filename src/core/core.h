@@ -16,7 +16,8 @@
 #include <sys/uio.h>
 
 #include "boot/boot.h"
-#include "core/wait.h" /* the wait engine, for every layer that blocks */
+#include "core/adapt.h" /* eager or rendezvous for middle sizes */
+#include "core/wait.h"  /* the wait engine, for every layer that blocks */
 #include "tern.h"
 
 struct tl_ops; /* transport/transport.h: for the core's own files only */
@@ -246,6 +247,13 @@ struct core_peer {
     int rndv_inflight; /* rendezvous sends to this peer waiting for their FIN */
     int posted_from;   /* receives posted for this source alone (not ANY_SOURCE) */
     size_t chunk;      /* payload bytes per streamed DATA frame */
+    /* Payloads in (adapt_min, adapt_max] go eagerly or by rendezvous as this peer, their
+     * receiver, advises from its timings (adapt.h); adapt_max 0: never. */
+    size_t adapt_min, adapt_max;
+    uint8_t adv_heard;             /* advice flag bits last heard from this peer */
+    uint8_t adv_out;               /* advice flag bits put in the frames to it */
+    uint32_t adapt_count;          /* messages of those sizes sent to it */
+    struct core_adapt_rx adapt_rx; /* my timings of its messages of those sizes */
     struct core_pend *pend_head, *pend_tail;
     core_req_t *placing; /* receive whose buffer the transport is writing (place()) */
     struct iovec place1; /* place()'s answer for a contiguous buffer */

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/core_tl.h"
 #include "trace/trace.h"
@@ -32,6 +33,39 @@
 
 /* Payloads at least this large are sent by reference where the transport can. */
 #define CORE_REF_MIN 4096
+
+/* Is a payload of n bytes between peer p's adaptive limits (adapt.h)? */
+static inline int core_adapt_size(const struct core_peer *p, size_t n)
+{
+    return n > p->adapt_min && n <= p->adapt_max;
+}
+
+static inline double core_adapt_clock(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+/* A timed copy of n bytes from peer src's frame (or pull, rndv) went into its averages. */
+static void core_adapt_took(int src, int rndv, double t0, size_t n)
+{
+    struct core_peer *p = &core.peers[src];
+    core_adapt_note(&p->adapt_rx, rndv, core_adapt_clock() - t0, n);
+    p->adv_out = core_adapt_advice(&p->adapt_rx, p->adv_out);
+}
+
+/* Copy n bytes out of peer src's frame, timed when the size is an adaptive one. */
+static void core_frame_copy(int src, void *dst, const void *payload, size_t n)
+{
+    if (!core_adapt_size(&core.peers[src], n)) {
+        util_copy(dst, payload, n);
+        return;
+    }
+    double t0 = core_adapt_clock();
+    util_copy(dst, payload, n);
+    core_adapt_took(src, 0, t0, n);
+}
 
 /* Send one frame of request r whose last iov entry is its payload. */
 static int core_req_send(core_req_t *r, const struct iovec *iov, int n, size_t total)
@@ -106,7 +140,10 @@ static int core_send_frame(int dest, const struct iovec *iov, int iovcnt, size_t
 static void core_send_ctrl_flags(int dest, uint8_t type, uint8_t flags, uint32_t sreq,
                                  uint32_t rreq)
 {
-    struct core_hdr h = {.type = type, .flags = flags, .sreq = sreq, .rreq = rreq};
+    struct core_hdr h = {.type = type,
+                         .flags = (uint8_t)(flags | core.peers[dest].adv_out),
+                         .sreq = sreq,
+                         .rreq = rreq};
     struct iovec iov = {&h, sizeof h};
     int rc = core_send_frame(dest, &iov, 1, sizeof h);
     if (rc && rc != TERN_ERR_PEER_FAILED)
@@ -162,7 +199,7 @@ static int core_send_push(core_req_t *r)
         int rc;
         if (!r->rndv) {
             struct core_hdr h = {.type = CORE_FRAME_EAGER,
-                                 .flags = r->sync ? CORE_FLAG_SYNC : 0,
+                                 .flags = (uint8_t)((r->sync ? CORE_FLAG_SYNC : 0) | p->adv_out),
                                  .ctx = r->ctx,
                                  .tag = r->tag,
                                  .sreq = r->id};
@@ -175,17 +212,20 @@ static int core_send_push(core_req_t *r)
                 core_send_finish(r);
             return 0;
         }
-        struct core_rts m = {
-            .h = {.type = CORE_FRAME_RTS, .ctx = r->ctx, .tag = r->tag, .sreq = r->id},
-            .len = r->len,
-            .addr = (uint64_t)(uintptr_t)r->buf};
+        struct core_rts m = {.h = {.type = CORE_FRAME_RTS,
+                                   .flags = p->adv_out,
+                                   .ctx = r->ctx,
+                                   .tag = r->tag,
+                                   .sreq = r->id},
+                             .len = r->len,
+                             .addr = (uint64_t)(uintptr_t)r->buf};
         if (__builtin_expect(r->lay != NULL, 0)) {
             /* Non-contiguous: the receiver pulls from my blocks, reading their list. */
             struct core_rlay rl = {.blk = (uint64_t)(uintptr_t)r->lay->blk,
                                    .extent = r->lay->extent,
                                    .size = r->lay->size,
                                    .nblk = (uint32_t)r->lay->nblk};
-            m.h.flags = CORE_FLAG_LAYOUT;
+            m.h.flags |= CORE_FLAG_LAYOUT;
             struct iovec v[2] = {{&m, sizeof m}, {&rl, sizeof rl}};
             rc = p->tl->send(r->peer, v, 2, sizeof m + sizeof rl);
         } else {
@@ -282,8 +322,10 @@ static inline int core_isend_do(const void *buf, const struct core_layout *lay, 
      * and both sides copy at once. Alone, or with traffic both ways (each side then has
      * its own copies to do), a message above eager_max is faster by single-copy
      * rendezvous. A layout always goes by rendezvous (its caller checked the size). */
-    r->rndv = lay != NULL || (len > p->eager_max &&
-                              (len > p->stream_max || p->rndv_inflight == 0 || p->posted_from > 0));
+    int big = len > p->eager_max;
+    if (core_adapt_size(p, len)) big = core_adapt_pick(p->adv_heard, big, &p->adapt_count);
+    r->rndv = lay != NULL ||
+              (big && (len > p->stream_max || p->rndv_inflight == 0 || p->posted_from > 0));
     r->state = CORE_RS_QUEUED;
     uint64_t t_trace = TRACE_ON() ? trace_send_clock() : 0;
     int rc = core_send_start(r);
@@ -329,7 +371,7 @@ int core_isendv(const struct iovec *iov, int iovcnt, size_t len, int dest, int t
     r->sync = (uint8_t)sync;
     r->rndv = 0;
     struct core_hdr h = {.type = CORE_FRAME_EAGER,
-                         .flags = sync ? CORE_FLAG_SYNC : 0,
+                         .flags = (uint8_t)((sync ? CORE_FLAG_SYNC : 0) | p->adv_out),
                          .ctx = ctx,
                          .tag = tag,
                          .sreq = r->id};
@@ -386,7 +428,10 @@ static void core_recv_rndv(core_req_t *r, int src, uint32_t sreq, uint64_t len, 
     }
     int plain = __builtin_expect(r->lay == NULL && rl == NULL, 1);
     if ((p->caps & CORE_CAP_GET) && (plain || core_getv_pays(r->lay, rl, n))) {
+        int timed = plain && core_adapt_size(p, n);
+        double t0 = timed ? core_adapt_clock() : 0;
         int rc = plain ? p->tl->get(src, r->buf, addr, n) : core_lay_get(src, r, rl, addr, n);
+        if (timed && rc == 0) core_adapt_took(src, 1, t0, n);
         if (rc == TERN_ERR_FAULT) {
             /* The sender's buffer cannot be read: its send fails (FIN says so), and this
              * receive, which did nothing wrong, gets the message with undefined contents
@@ -409,12 +454,16 @@ static void core_recv_rndv(core_req_t *r, int src, uint32_t sreq, uint64_t len, 
     core_send_ctrl(src, CORE_FRAME_CTS, sreq, r->id);
 }
 
+/* An eager message for receive r; `framed`: its payload is still in src's frame (not an
+ * unexpected message's copy), so a copy of an adaptive size is timed. */
 static void core_recv_eager(core_req_t *r, int src, const struct core_hdr *h, const void *payload,
-                            size_t plen)
+                            size_t plen, int framed)
 {
     size_t n = plen < r->len ? plen : r->len;
     if (__builtin_expect(r->lay != NULL, 0))
         core_lay_scatter(r->lay, r->buf, &r->cur, 0, payload, n);
+    else if (framed && n)
+        core_frame_copy(src, r->buf, payload, n);
     else if (n)
         util_copy(r->buf, payload, n);
     r->bytes = plen;
@@ -432,7 +481,7 @@ static void core_recv_unexp(core_req_t *r, struct core_unexp *u)
         trace_msg(TRACE_MSG_MATCH, u->src, u->tag, r->ctx, u->len, r->id, 0);
     if (u->type == CORE_FRAME_EAGER) {
         struct core_hdr h = {.flags = u->flags, .sreq = u->sreq};
-        core_recv_eager(r, u->src, &h, u->data, u->len);
+        core_recv_eager(r, u->src, &h, u->data, u->len, 0);
     } else {
         struct core_rlay rl;
         if (u->flags & CORE_FLAG_LAYOUT) memcpy(&rl, u->data, sizeof rl);
@@ -537,7 +586,7 @@ static void core_unexp_add(struct core_match *m, int src, const struct core_hdr 
     u->sreq = h->sreq;
     u->len = len;
     u->addr = addr;
-    if (plen) util_copy(u->data, payload, plen);
+    if (plen) core_frame_copy(src, u->data, payload, plen);
     core_match_append_unexp(m, u);
 }
 
@@ -558,7 +607,7 @@ static void core_frame_match(int src, const struct core_hdr *h, const void *payl
     if (TRACE_ON() && h->type != CORE_FRAME_EAGER)
         trace_msg(TRACE_MSG_MATCH, src, h->tag, h->ctx, len, r->id, 0);
     if (h->type == CORE_FRAME_EAGER)
-        core_recv_eager(r, src, h, payload, plen);
+        core_recv_eager(r, src, h, payload, plen, 1);
     else
         core_recv_rndv(r, src, h->sreq, len, addr, (h->flags & CORE_FLAG_LAYOUT) ? payload : NULL);
 }
@@ -605,6 +654,8 @@ void core_frame_recv(int src, const void *frame, size_t len)
         return;
     }
     memcpy(&h, frame, sizeof h);
+    if (h.flags & CORE_FLAG_ADV)
+        core.peers[src].adv_heard = (uint8_t)(h.flags & (CORE_FLAG_ADV | CORE_FLAG_ADV_RNDV));
     const unsigned char *payload = (const unsigned char *)frame + sizeof h;
     size_t plen = len - sizeof h;
     switch (h.type) {

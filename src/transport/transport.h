@@ -93,6 +93,8 @@ struct tl_limits {
     size_t stream_max; /* ... and while a rendezvous to the same peer is still in flight (a
                           stream: both sides copying beats the receiver copying alone);
                           0: eager_max */
+    size_t adapt_min;  /* payloads above this and up to adapt_max go eagerly or by get() as */
+    size_t adapt_max;  /* the receiver's timings of both advise (core/adapt.h); 0: never */
     unsigned caps;     /* TL_CAP_* */
 };
 

@@ -1027,6 +1027,8 @@ static void shm_limits(struct tl_limits *out)
         .max_inline = SHM_LINE_INLINE,
         .eager_max = util_tun.shm_eager_max,
         .stream_max = util_tun.shm_stream_eager_max,
+        .adapt_min = util_tun.shm_adapt_min,
+        .adapt_max = util_tun.shm_cma ? util_tun.shm_adapt_max : 0,
         .caps = TL_CAP_WAKE | TL_CAP_MAP | TL_CAP_ATOMIC | (util_tun.shm_cma ? TL_CAP_GET : 0)};
 }
 
