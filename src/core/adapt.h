@@ -4,100 +4,186 @@
  *
  * Between a transport's adapt_min and adapt_max (shm: TERN_SHM_ADAPT_MIN and
  * TERN_SHM_ADAPT_MAX) neither protocol wins everywhere. Eager copies twice (the sender
- * into a cell, the receiver out of it, each reading lines the other process wrote);
- * rendezvous copies once (the receiver pulls with process_vm_readv, whose system call and
- * page pinning cost a few microseconds). On the AMD VM of docs/PERFORMANCE.md a 64 KiB
- * ping-pong is 1.3x faster eager while a cache line moves between the two cores in 50 ns,
- * and 2-3x faster by rendezvous while it takes 200 ns (the host moves the vCPUs between
- * such placements for minutes at a time) or while other processes share the cores. No
- * fixed limit is right in both, so the receiver, which does the copy that varies, times
- * both and tells the sender.
+ * into a cell, the receiver out of it, each touching lines the other process touched
+ * last); rendezvous copies once (the receiver pulls with process_vm_readv, whose system
+ * call and page pinning cost a few microseconds). On the AMD VM of docs/PERFORMANCE.md a
+ * 64 KiB ping-pong is 1.3x faster eager while a cache line moves between the two cores
+ * in 50 ns, and rendezvous wins while it takes 200 ns (the host moves the vCPUs between
+ * such placements for minutes at a time). No fixed limit is right in both.
  *
- * The receiver keeps, per sender, a moving average of the nanoseconds per byte of its
- * copies out of eager frames of those sizes and of its rendezvous pulls. Once it has both
- * it advises rendezvous when a pull costs less than the two eager copies (twice its own
- * copy: the sender's copy into the cell reads and writes the same kinds of lines), and
- * eager otherwise. The advice rides two flag bits in the header of every frame it sends
- * to that peer (replies, FINs, acknowledgements), so it costs no message of its own. The
- * sender follows the last advice it heard (before any, the fixed eager_max rule), except
- * that one message in CORE_ADAPT_EXPLORE of those sizes takes the other protocol, so the
- * receiver keeps timing both: a phase change is seen within about a hundred messages.
+ * So both sides time what they do, per size class (powers of two from adapt_min: with
+ * 8 KiB, (8, 16], (16, 32] and (32, 64] KiB; a pull's fixed cost weighs more on small
+ * messages, so costs per byte of different sizes do not compare), as moving averages of
+ * clock ticks per byte:
+ *   - the sender its eager sends (the copy into the cell), and it puts its current
+ *     average for the class in the EAGER frame's rreq word (unused there) as a float;
+ *   - the receiver, per sender, its copies out of those frames and its rendezvous pulls.
+ * Per class the receiver prefers rendezvous while a pull costs less than the sender's
+ * copy plus its own (in a one-way stream, where the two copies overlap, the slower of
+ * them), with a margin before it changes sides, and tells the sender the smallest class
+ * it prefers rendezvous from (larger classes too, as a pull's fixed cost only shrinks
+ * with size), in four flag bits of every frame it sends to that peer: no message of its
+ * own. The sender follows the last advice heard (before any, the fixed eager_max rule),
+ * except that the first CORE_ADAPT_BURST of every CORE_ADAPT_PERIOD messages of those
+ * sizes go the other way, so the receiver times both from the start and keeps timing
+ * both. A burst, not single messages: one pull among eager messages reads a send buffer
+ * the receiver's cache no longer holds, and times rendezvous 2x worse than a run does.
  *
- * Off by default (TERN_SHM_ADAPT_MAX=0). Measured on the AMD VM: right idle (32-64 KiB
- * ping-pong 1.3-1.5x faster in the fast phase) but wrong loaded (1.5-2.3x slower than the
- * fixed 32 KiB limit), because a receiver's copy out of a cell stays fast under load while
- * what makes eager slow there is elsewhere, and because its exploring pulls read a buffer
- * its cache has not kept (a steady rendezvous of an unchanged buffer does). Both are what
- * the cost model must learn before it can be the default.
+ * The averages follow faster timings at once and slower ones slowly, capped at
+ * CORE_ADAPT_OUTLIER times the average: what delays a copy (a preemption, an interrupt,
+ * the first touch of a cell's pages) only ever makes it slower, so the fast timings are
+ * the cost and the slow ones mostly noise. A first copy into a fresh cell page-faults and
+ * took 10x its cost; with a symmetric average that one timing kept a 12 KiB ping-pong on
+ * the wrong protocol for its first 1,500 messages. A real change to slower still moves the
+ * average by a fifth per message.
  *
  * Pure functions only, unit-tested in tests/unit/test_adapt.c; proto.c does the timing.
  */
 #ifndef TERN_CORE_ADAPT_H
 #define TERN_CORE_ADAPT_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
-/* One message in this many of the adaptive sizes takes the protocol not advised. */
-#define CORE_ADAPT_EXPLORE 16
-/* Weight of a new timing in the moving averages: 1 / CORE_ADAPT_WEIGHT (one copy's time
- * swings 2x with interrupts and cache state; at 4 the advice flipped every few messages). */
-#define CORE_ADAPT_WEIGHT 16
-/* The advice changes only when the other protocol looks this much cheaper. */
+/* Every CORE_ADAPT_PERIOD messages of the adaptive sizes to a peer, the first
+ * CORE_ADAPT_BURST take the protocol not advised. */
+#define CORE_ADAPT_PERIOD 256
+#define CORE_ADAPT_BURST  8
+/* Weight of a new timing in the moving averages: 1 / CORE_ADAPT_WEIGHT for one slower
+ * than the average, 1 / CORE_ADAPT_WEIGHT_DOWN for one faster. */
+#define CORE_ADAPT_WEIGHT      16
+#define CORE_ADAPT_WEIGHT_DOWN 2
+/* A timing counts for at most this many times the average. */
+#define CORE_ADAPT_OUTLIER 4.0
+/* A class's preference changes only when the other protocol looks this much cheaper. */
 #define CORE_ADAPT_MARGIN 1.125
+/* Size classes: (min, 2 min], (2 min, 4 min], ...; larger sizes share the last. */
+#define CORE_ADAPT_CLASSES 6
 
-/* Header flag bits carrying the advice (core_hdr.flags). */
-#define CORE_FLAG_ADV      0x40 /* the sender of this frame advises... */
-#define CORE_FLAG_ADV_RNDV 0x80 /* ...rendezvous (set) or eager (clear) */
+/* Header flag bits carrying the advice (core_hdr.flags): CORE_FLAG_ADV, and in
+ * CORE_FLAG_ADV_FROM the smallest class to send by rendezvous (CORE_ADAPT_NEVER: none). */
+#define CORE_FLAG_ADV       0x40
+#define CORE_FLAG_ADV_FROM  0x38
+#define CORE_FLAG_ADV_SHIFT 3
+#define CORE_ADAPT_NEVER    7
+#define CORE_FLAG_ADV_BITS  (CORE_FLAG_ADV | CORE_FLAG_ADV_FROM)
 
-/* What a receiver knows of the copies from one sender. */
-struct core_adapt_rx {
-    double eager_npb, rndv_npb; /* moving averages, ns per byte */
-    uint32_t n_eager, n_rndv;   /* timings taken */
+/* One moving average of clock ticks per byte (the CPU's invariant counter where there is
+ * one, else ns: the same on every process of a node, so a peer's figure compares). */
+struct core_adapt_avg {
+    double npb;
+    uint32_t n; /* timings taken */
 };
 
-/* Fold one timing (ns for `bytes`) into a moving average of which n were taken before. */
-static inline double core_adapt_fold(double avg, uint32_t n, double ns, size_t bytes)
-{
-    double x = ns / (double)(bytes ? bytes : 1);
-    if (n == 0) return x;
-    return avg + (x - avg) / CORE_ADAPT_WEIGHT;
-}
+/* What one process knows of the copies between it and one peer, in one size class. */
+struct core_adapt_class {
+    struct core_adapt_avg in;   /* as sender: my eager sends to it */
+    struct core_adapt_avg out;  /* as receiver: my copies out of its eager frames */
+    struct core_adapt_avg pull; /* as receiver: my pulls of its rendezvous messages */
+    double peer_in;             /* as receiver: its eager sends to me, as it said (0: unknown) */
+    uint8_t rndv;               /* as receiver: rendezvous preferred */
+};
 
-/* Record a timing: rndv nonzero for a rendezvous pull, else a copy out of an eager frame. */
-static inline void core_adapt_note(struct core_adapt_rx *a, int rndv, double ns, size_t bytes)
+struct core_adapt {
+    struct core_adapt_class c[CORE_ADAPT_CLASSES];
+    uint32_t received;  /* messages of those sizes from it */
+    uint32_t sent_mark; /* `received` when I last sent it one */
+};
+
+/* The class of a payload of n bytes, min < n. */
+static inline int core_adapt_class(size_t n, size_t min)
 {
-    if (rndv) {
-        a->rndv_npb = core_adapt_fold(a->rndv_npb, a->n_rndv, ns, bytes);
-        if (a->n_rndv < UINT32_MAX) a->n_rndv++;
-    } else {
-        a->eager_npb = core_adapt_fold(a->eager_npb, a->n_eager, ns, bytes);
-        if (a->n_eager < UINT32_MAX) a->n_eager++;
+    size_t r = (n - 1) / (min ? min : 1); /* >= 1 */
+    int c = 0;
+    while (r >= 2 && c < CORE_ADAPT_CLASSES - 1) {
+        r >>= 1;
+        c++;
     }
+    return c;
 }
 
-/* The flag bits a receiver puts in its frames to that sender, given those it put so far
- * (`prev`): none until it has timed both protocols, then CORE_FLAG_ADV, with
- * CORE_FLAG_ADV_RNDV while one pull is cheaper than two eager copies. It changes sides
- * only past CORE_ADAPT_MARGIN, so close timings do not make it flip at every message. */
-static inline uint8_t core_adapt_advice(const struct core_adapt_rx *a, uint8_t prev)
+/* Fold one timing (ticks for `bytes`) into an average. */
+static inline void core_adapt_fold(struct core_adapt_avg *a, double ticks, size_t bytes)
 {
-    if (a->n_eager == 0 || a->n_rndv == 0) return 0;
-    double pull = a->rndv_npb, copies = 2 * a->eager_npb;
-    int rndv = (prev & CORE_FLAG_ADV_RNDV) ? pull < copies * CORE_ADAPT_MARGIN
-                                           : pull * CORE_ADAPT_MARGIN < copies;
-    return (uint8_t)(CORE_FLAG_ADV | (rndv ? CORE_FLAG_ADV_RNDV : 0));
+    double x = ticks / (double)(bytes ? bytes : 1);
+    if (!(x >= 0)) return; /* NaN or negative: a clock gone wrong */
+    if (a->n == 0) {
+        a->npb = x;
+    } else if (x < a->npb) {
+        a->npb += (x - a->npb) / CORE_ADAPT_WEIGHT_DOWN;
+    } else {
+        if (x > CORE_ADAPT_OUTLIER * a->npb) x = CORE_ADAPT_OUTLIER * a->npb;
+        a->npb += (x - a->npb) / CORE_ADAPT_WEIGHT;
+    }
+    if (a->n < UINT32_MAX) a->n++;
+}
+
+/* The sender's average as it travels in a frame's 32-bit word (a float; 0: none). */
+static inline uint32_t core_adapt_encode(const struct core_adapt_avg *a)
+{
+    float f = a->n ? (float)a->npb : 0.0f;
+    uint32_t w;
+    memcpy(&w, &f, sizeof w);
+    return w;
+}
+
+/* ...and back: 0 for none or for anything that is not a plausible cost. */
+static inline double core_adapt_decode(uint32_t w)
+{
+    float f;
+    memcpy(&f, &w, sizeof f);
+    return (isfinite(f) && f > 0 && f < 1e6f) ? (double)f : 0;
+}
+
+/* Has the peer sent more than a period of those sizes since I last sent it one? Then its
+ * messages are a one-way stream, in which its copy into a cell and mine out of the one
+ * before overlap: eager costs the slower of the two, not their sum. (In a ping-pong or a
+ * bidirectional stream each process does both copies, one after the other.) */
+static inline int core_adapt_one_way(const struct core_adapt *a)
+{
+    return a->received - a->sent_mark > CORE_ADAPT_PERIOD;
+}
+
+/* Class k's preference after a new timing: unchanged until it has timed both protocols;
+ * rendezvous while one pull is cheaper than the two eager copies (the sender's as it said,
+ * else taken to equal mine), past CORE_ADAPT_MARGIN to change sides. */
+static inline void core_adapt_prefer(struct core_adapt *a, int k)
+{
+    struct core_adapt_class *c = &a->c[k];
+    if (c->out.n == 0 || c->pull.n == 0) return;
+    double in = c->peer_in > 0 ? c->peer_in : c->out.npb;
+    double eager = core_adapt_one_way(a) ? (in > c->out.npb ? in : c->out.npb) : in + c->out.npb;
+    double pull = c->pull.npb;
+    c->rndv = c->rndv ? pull < eager * CORE_ADAPT_MARGIN : pull * CORE_ADAPT_MARGIN < eager;
+}
+
+/* The flag bits a receiver puts in its frames to that sender: none until a class has
+ * timed both protocols, then CORE_FLAG_ADV and the smallest such class that prefers
+ * rendezvous (CORE_ADAPT_NEVER if none does). */
+static inline uint8_t core_adapt_advice(const struct core_adapt *a)
+{
+    int any = 0, from = CORE_ADAPT_NEVER;
+    for (int k = 0; k < CORE_ADAPT_CLASSES; k++) {
+        const struct core_adapt_class *c = &a->c[k];
+        if (c->out.n == 0 || c->pull.n == 0) continue;
+        any = 1;
+        if (c->rndv && k < from) from = k;
+    }
+    return any ? (uint8_t)(CORE_FLAG_ADV | (from << CORE_FLAG_ADV_SHIFT)) : 0;
 }
 
 /*
- * The sender's choice for a message of the adaptive sizes: 1 rendezvous, 0 eager.
- * `heard` is the flag bits last heard from the receiver (0: none yet), `fixed` the choice
- * of the fixed eager_max rule, *count the sender's tally of such messages to that peer.
+ * The sender's choice for a message of class k: 1 rendezvous, 0 eager. `heard` is the
+ * flag bits last heard from the receiver (0: none yet), `fixed` the choice of the fixed
+ * eager_max rule, *count the sender's tally of such messages to that peer.
  */
-static inline int core_adapt_pick(uint8_t heard, int fixed, uint32_t *count)
+static inline int core_adapt_pick(uint8_t heard, int k, int fixed, uint32_t *count)
 {
-    int pick = (heard & CORE_FLAG_ADV) ? (heard & CORE_FLAG_ADV_RNDV) != 0 : fixed;
-    if (++*count % CORE_ADAPT_EXPLORE == 0) pick = !pick;
+    int pick = fixed;
+    if (heard & CORE_FLAG_ADV) pick = k >= ((heard & CORE_FLAG_ADV_FROM) >> CORE_FLAG_ADV_SHIFT);
+    if ((*count)++ % CORE_ADAPT_PERIOD < CORE_ADAPT_BURST) pick = !pick;
     return pick;
 }
 

@@ -34,6 +34,8 @@ void core_fatal(const char *what)
  * a whole time slice to another task per message. The parent was not bound with them
  * (or was bound to the same CPUs, which then really are shared).
  */
+static int core_adapt_ticks; /* the adaptive timings are in CPU counter ticks, not ns */
+
 static int core_count_cpus(void)
 {
     cpu_set_t set, parent;
@@ -204,6 +206,7 @@ static int core_init(void)
     core_step(&step[6]);
     if (rc) goto fail_transports;
 
+    core_adapt_ticks = core_adapt_clock_init();
     for (int r = 0; r < core.size; r++) {
         struct core_peer *p = &core.peers[r];
         struct tl_limits lim = core_tl_limits(p->tl);
@@ -289,15 +292,18 @@ static int core_finalize(void)
             pd = next;
         }
         free(core.peers[r].piov);
-        const struct core_adapt_rx *a = &core.peers[r].adapt_rx;
-        if (a->n_eager || a->n_rndv)
-            UTIL_DEBUG(1,
-                       "adaptive sizes from rank %d: copy out of a cell %.3f ns/B (%u timed), "
-                       "pull %.3f ns/B (%u timed): advising %s",
-                       r, a->eager_npb, a->n_eager, a->rndv_npb, a->n_rndv,
-                       core.peers[r].adv_out == 0                     ? "nothing yet"
-                       : (core.peers[r].adv_out & CORE_FLAG_ADV_RNDV) ? "rendezvous"
-                                                                      : "eager");
+        const struct core_peer *pr = &core.peers[r];
+        for (int k = 0; k < CORE_ADAPT_CLASSES; k++) {
+            const struct core_adapt_class *c = &pr->adapt.c[k];
+            if (c->out.n || c->pull.n)
+                UTIL_DEBUG(1,
+                           "adaptive sizes from rank %d, class %d (%zu-%zu B), in %s per byte: "
+                           "its eager sends %.3f, my copies out %.3f (%u timed), my pulls "
+                           "%.3f (%u timed): %s",
+                           r, k, (pr->adapt_min << k) + 1, pr->adapt_min << (k + 1),
+                           core_adapt_ticks ? "counter ticks" : "ns", c->peer_in, c->out.npb,
+                           c->out.n, c->pull.npb, c->pull.n, c->rndv ? "rendezvous" : "eager");
+        }
     }
     core_scratch_free();
     core_am_early_free();

@@ -250,10 +250,11 @@ struct core_peer {
     /* Payloads in (adapt_min, adapt_max] go eagerly or by rendezvous as this peer, their
      * receiver, advises from its timings (adapt.h); adapt_max 0: never. */
     size_t adapt_min, adapt_max;
-    uint8_t adv_heard;             /* advice flag bits last heard from this peer */
-    uint8_t adv_out;               /* advice flag bits put in the frames to it */
-    uint32_t adapt_count;          /* messages of those sizes sent to it */
-    struct core_adapt_rx adapt_rx; /* my timings of its messages of those sizes */
+    uint8_t adv_heard;       /* advice flag bits last heard from this peer */
+    uint8_t adv_out;         /* advice flag bits put in the frames to it */
+    uint32_t adapt_count;    /* messages of those sizes sent to it */
+    uint32_t sent_run;       /* messages sent to it since its last EAGER or RTS came */
+    struct core_adapt adapt; /* timings of the copies between us at those sizes */
     struct core_pend *pend_head, *pend_tail;
     core_req_t *placing; /* receive whose buffer the transport is writing (place()) */
     struct iovec place1; /* place()'s answer for a contiguous buffer */
@@ -512,6 +513,9 @@ int core_improbe(int src, int tag, uint16_t ctx, struct core_unexp **out);
 int core_imrecv(struct core_unexp *u, void *buf, size_t cap, uint16_t ctx, struct tern_comm *comm,
                 core_req_t **out);
 void core_frame_recv(int src, const void *frame, size_t len);
+/* Pick the adaptive timings' clock (proto.c); once, before the first message. Returns
+ * 1 for the CPU's counter (timings in its ticks), 0 for CLOCK_MONOTONIC (ns). */
+int core_adapt_clock_init(void);
 /* Transport up-calls (transport.h): where a frame's payload goes, that it arrived, and
  * that a send_ref() frame is out. */
 int core_frame_place(int src, const void *head, size_t hlen, size_t len, struct iovec **iov);

@@ -42,14 +42,11 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
-#if defined(__x86_64__) || defined(__i386__)
-#include <cpuid.h>
-#include <x86intrin.h>
-#endif
 
 #include "core/core.h"
 #include "trace/trace_fn.h"
 #include "trace/trace_format.h"
+#include "util/cpu.h"
 #include "util/log.h"
 #include "util/tunables.h"
 
@@ -79,16 +76,7 @@ static int trace_tsc_usable(void)
     if (want != NULL && strcmp(want, "mono") == 0) return 0;
     if (want != NULL && want[0] && strcmp(want, "auto") != 0)
         UTIL_ERROR("trace: TERN_TRACE_CLOCK=%s is neither auto nor mono; using auto", want);
-#if defined(__x86_64__) || defined(__i386__)
-    unsigned a, b, c, d;
-    if (__get_cpuid(0x80000000u, &a, &b, &c, &d) == 0 || a < 0x80000007u) return 0;
-    __get_cpuid(0x80000007u, &a, &b, &c, &d);
-    return (d >> 8) & 1;
-#elif defined(__aarch64__)
-    return 1;
-#else
-    return 0;
-#endif
+    return util_cpu_counter_invariant();
 }
 
 /* The tick counter and the monotonic clock read together: the best of a few tries, the

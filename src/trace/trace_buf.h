@@ -20,12 +20,10 @@
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
-#if defined(__x86_64__) || defined(__i386__)
-#include <x86intrin.h>
-#endif
 
 #include "trace/trace.h"
 #include "trace/trace_format.h"
+#include "util/cpu.h"
 
 #define TRACE_NOPOS      UINT32_MAX
 #define TRACE_ROOM_ENTER 8 /* ENTER (up to 4 units), its send (1), its leave (1), spare */
@@ -122,34 +120,17 @@ static inline int64_t trace_ns(void)
 /* The time stamp of a record (see trace.c: the counter when it is invariant). */
 static inline uint64_t trace_ticks(void)
 {
-#if defined(__x86_64__) || defined(__i386__)
-    if (__builtin_expect(trace_tsc, 1)) return __rdtsc();
-#elif defined(__aarch64__)
-    if (__builtin_expect(trace_tsc, 1)) {
-        uint64_t v;
-        __asm__ __volatile__("isb; mrs %0, cntvct_el0" : "=r"(v)::"memory");
-        return v;
-    }
-#endif
+    if (__builtin_expect(trace_tsc, 1)) return util_cpu_counter();
     return (uint64_t)trace_ns();
 }
 
 /* The counter without a call (*t, 1), or 0 when ticks come from clock_gettime. */
 static inline int trace_ticks_nocall(uint64_t *t)
 {
-#if defined(__x86_64__) || defined(__i386__)
     if (__builtin_expect(trace_tsc, 1)) {
-        *t = __rdtsc();
+        *t = util_cpu_counter();
         return 1;
     }
-#elif defined(__aarch64__)
-    if (__builtin_expect(trace_tsc, 1)) {
-        __asm__ __volatile__("isb; mrs %0, cntvct_el0" : "=r"(*t)::"memory");
-        return 1;
-    }
-#else
-    (void)t;
-#endif
     return 0;
 }
 

@@ -1,118 +1,218 @@
 /*
  * test_adapt.c - the choice between eager and rendezvous for middle sizes (core/adapt.h):
- * the receiver's moving averages, the advice it derives from them (none before both
- * protocols are timed, the margin that keeps it from flipping), and the sender's pick
- * (the fixed rule until advised, the advice after, the other protocol one time in
- * CORE_ADAPT_EXPLORE).
+ * the moving averages (faster timings followed at once, outliers capped, bad clocks
+ * ignored), the sender's cost as it travels in a frame word, the size classes, each
+ * class's preference (none before both protocols are timed; the sender's copy counted,
+ * or mine in its place; the slower copy alone in a one-way stream; the margin that keeps
+ * it from flipping), the advice (the smallest class preferring rendezvous), and the
+ * sender's pick (the fixed rule until advised, the advice after, the other protocol for a
+ * burst at the start of every period).
  */
-#include <math.h>
-
 #include "core/adapt.h"
 #include "unit.h"
 
 static int near(double a, double b)
 {
-    return fabs(a - b) < 1e-9 * (fabs(b) + 1);
+    return fabs(a - b) < 1e-6 * (fabs(b) + 1);
 }
 
 static void test_fold(void)
 {
-    /* The first timing is the average; later ones move it by 1/CORE_ADAPT_WEIGHT. */
-    CHECK(near(core_adapt_fold(0, 0, 1000, 1000), 1.0));
-    CHECK(near(core_adapt_fold(1.0, 1, 3000, 1000), 1.0 + 2.0 / CORE_ADAPT_WEIGHT));
-    CHECK(near(core_adapt_fold(2.0, 5, 2000, 1000), 2.0));
-    /* Zero bytes never divides by zero. */
-    CHECK(isfinite(core_adapt_fold(0, 0, 5, 0)));
-    struct core_adapt_rx a = {0};
-    core_adapt_note(&a, 0, 1000, 1000);
-    core_adapt_note(&a, 1, 4000, 1000);
-    CHECK_EQ(a.n_eager, 1);
-    CHECK_EQ(a.n_rndv, 1);
-    CHECK(near(a.eager_npb, 1.0));
-    CHECK(near(a.rndv_npb, 4.0));
+    struct core_adapt_avg a = {0};
+    core_adapt_fold(&a, 1000, 1000); /* the first timing is the average */
+    CHECK(near(a.npb, 1.0));
+    CHECK_EQ(a.n, 1);
+    core_adapt_fold(&a, 3000, 1000); /* a slower one moves it by 1/CORE_ADAPT_WEIGHT */
+    CHECK(near(a.npb, 1.0 + 2.0 / CORE_ADAPT_WEIGHT));
+    CHECK_EQ(a.n, 2);
+    double before = a.npb; /* a faster one by 1/CORE_ADAPT_WEIGHT_DOWN */
+    core_adapt_fold(&a, 500, 1000);
+    CHECK(near(a.npb, before + (0.5 - before) / CORE_ADAPT_WEIGHT_DOWN));
+    /* A first timing 10x too slow (a fresh page) is forgotten within a few fast ones. */
+    struct core_adapt_avg f = {0};
+    core_adapt_fold(&f, 10000, 1000);
+    for (int i = 0; i < 8; i++)
+        core_adapt_fold(&f, 1000, 1000);
+    CHECK(f.npb < 1.1);
+    /* An outlier counts as CORE_ADAPT_OUTLIER times the average, no more. */
+    struct core_adapt_avg b = {.npb = 1.0, .n = 5};
+    core_adapt_fold(&b, 1e6, 1000);
+    CHECK(near(b.npb, 1.0 + (CORE_ADAPT_OUTLIER - 1.0) / CORE_ADAPT_WEIGHT));
+    /* A clock gone backwards is ignored; zero bytes never divide by zero. */
+    struct core_adapt_avg c = {.npb = 2.0, .n = 3};
+    core_adapt_fold(&c, -50, 1000);
+    CHECK(near(c.npb, 2.0));
+    CHECK_EQ(c.n, 3);
+    struct core_adapt_avg d = {0};
+    core_adapt_fold(&d, 5, 0);
+    CHECK(isfinite(d.npb));
+    /* A real change of 3x is followed within a few dozen timings. */
+    struct core_adapt_avg e = {.npb = 1.0, .n = 100};
+    int k = 0;
+    while (e.npb < 2.9 && k < 1000) {
+        core_adapt_fold(&e, 3000, 1000);
+        k++;
+    }
+    CHECK(k > 4);
+    CHECK(k < 6 * CORE_ADAPT_WEIGHT);
+}
+
+static void test_encode(void)
+{
+    struct core_adapt_avg a = {0};
+    CHECK_EQ(core_adapt_encode(&a), 0); /* nothing timed: none */
+    CHECK(near(core_adapt_decode(0), 0));
+    a = (struct core_adapt_avg){.npb = 0.3125, .n = 7};
+    CHECK(near(core_adapt_decode(core_adapt_encode(&a)), 0.3125));
+    /* Words that are not a plausible cost decode as none. */
+    float bad[] = {-1.0f, 1e9f, INFINITY, NAN};
+    for (int i = 0; i < 4; i++) {
+        uint32_t w;
+        memcpy(&w, &bad[i], sizeof w);
+        CHECK(near(core_adapt_decode(w), 0));
+    }
+}
+
+static void test_class(void)
+{
+    size_t k8 = 8192;
+    CHECK_EQ(core_adapt_class(8193, k8), 0);
+    CHECK_EQ(core_adapt_class(16384, k8), 0);
+    CHECK_EQ(core_adapt_class(16385, k8), 1);
+    CHECK_EQ(core_adapt_class(32768, k8), 1);
+    CHECK_EQ(core_adapt_class(32771, k8), 2);
+    CHECK_EQ(core_adapt_class(65536, k8), 2);
+    CHECK_EQ(core_adapt_class(65537, k8), 3);
+    CHECK_EQ(core_adapt_class((size_t)1 << 40, k8), CORE_ADAPT_CLASSES - 1);
+    CHECK_EQ(core_adapt_class(1, 0), 0); /* min 0: every size from 1 B */
+    CHECK_EQ(core_adapt_class(5, 0), 2);
+}
+
+/* Class k of a with copies in (as the sender said), out and pull, all timed. */
+static void set_class(struct core_adapt *a, int k, double in, double out, double pull)
+{
+    a->c[k].peer_in = in;
+    a->c[k].out = (struct core_adapt_avg){.npb = out, .n = 10};
+    a->c[k].pull = (struct core_adapt_avg){.npb = pull, .n = 10};
+    core_adapt_prefer(a, k);
+}
+
+static int from_of(uint8_t adv)
+{
+    return (adv & CORE_FLAG_ADV_FROM) >> CORE_FLAG_ADV_SHIFT;
 }
 
 static void test_advice(void)
 {
-    struct core_adapt_rx a = {0};
+    struct core_adapt a = {0};
     /* Nothing timed, or one protocol only: no advice. */
-    CHECK_EQ(core_adapt_advice(&a, 0), 0);
-    core_adapt_note(&a, 0, 1000, 1000); /* copy out: 1 ns/B, eager costs 2 */
-    CHECK_EQ(core_adapt_advice(&a, 0), 0);
-    core_adapt_note(&a, 1, 3000, 1000); /* pull: 3 ns/B */
-    CHECK_EQ(core_adapt_advice(&a, 0), CORE_FLAG_ADV);
-    /* A pull clearly cheaper than two copies: rendezvous. */
-    a.rndv_npb = 1.0;
-    CHECK_EQ(core_adapt_advice(&a, 0), CORE_FLAG_ADV | CORE_FLAG_ADV_RNDV);
-    CHECK_EQ(core_adapt_advice(&a, CORE_FLAG_ADV), CORE_FLAG_ADV | CORE_FLAG_ADV_RNDV);
-    /* Within the margin the advice stays where it was, either way. */
-    a.rndv_npb = 1.9;
-    CHECK_EQ(core_adapt_advice(&a, CORE_FLAG_ADV), CORE_FLAG_ADV);
-    CHECK_EQ(core_adapt_advice(&a, CORE_FLAG_ADV | CORE_FLAG_ADV_RNDV),
-             CORE_FLAG_ADV | CORE_FLAG_ADV_RNDV);
-    a.rndv_npb = 2.1;
-    CHECK_EQ(core_adapt_advice(&a, CORE_FLAG_ADV), CORE_FLAG_ADV);
-    CHECK_EQ(core_adapt_advice(&a, CORE_FLAG_ADV | CORE_FLAG_ADV_RNDV),
-             CORE_FLAG_ADV | CORE_FLAG_ADV_RNDV);
-    /* Past the margin it changes sides. */
-    a.rndv_npb = 2.0 * CORE_ADAPT_MARGIN + 0.01;
-    CHECK_EQ(core_adapt_advice(&a, CORE_FLAG_ADV | CORE_FLAG_ADV_RNDV), CORE_FLAG_ADV);
-    a.rndv_npb = 2.0 / CORE_ADAPT_MARGIN - 0.01;
-    CHECK_EQ(core_adapt_advice(&a, CORE_FLAG_ADV), CORE_FLAG_ADV | CORE_FLAG_ADV_RNDV);
-    /* A run of slow copies moves an eager advice to rendezvous within a few dozen. */
-    struct core_adapt_rx b = {0};
-    core_adapt_note(&b, 0, 500, 1000);
-    core_adapt_note(&b, 1, 3000, 1000);
-    uint8_t adv = core_adapt_advice(&b, 0);
-    CHECK_EQ(adv, CORE_FLAG_ADV);
-    int k = 0;
-    while (!(adv & CORE_FLAG_ADV_RNDV) && k < 1000) {
-        core_adapt_note(&b, 0, 5000, 1000);
-        adv = core_adapt_advice(&b, adv);
-        k++;
-    }
-    CHECK(k > 1);
-    CHECK(k < 4 * CORE_ADAPT_WEIGHT);
+    CHECK_EQ(core_adapt_advice(&a), 0);
+    core_adapt_fold(&a.c[1].out, 1000, 1000);
+    core_adapt_prefer(&a, 1);
+    CHECK_EQ(core_adapt_advice(&a), 0);
+    /* Class 1: copy out 1, pull 3; the sender's copy unknown, taken as mine: eager 2. */
+    core_adapt_fold(&a.c[1].pull, 3000, 1000);
+    core_adapt_prefer(&a, 1);
+    uint8_t adv = core_adapt_advice(&a);
+    CHECK(adv & CORE_FLAG_ADV);
+    CHECK_EQ(from_of(adv), CORE_ADAPT_NEVER);
+    /* The sender's copy, as it said, replaces the guess: 3 + 1 = 4 > 3 * margin. */
+    set_class(&a, 1, 3.0, 1.0, 3.0);
+    CHECK_EQ(a.c[1].rndv, 1);
+    CHECK_EQ(from_of(core_adapt_advice(&a)), 1);
+    /* A larger class preferring rendezvous too: still from 1; a smaller one: from 0. */
+    set_class(&a, 2, 3.0, 1.0, 1.0);
+    CHECK_EQ(from_of(core_adapt_advice(&a)), 1);
+    set_class(&a, 0, 3.0, 1.0, 1.0);
+    CHECK_EQ(from_of(core_adapt_advice(&a)), 0);
+    /* Classes are apart: class 0 turning to eager leaves class 1's preference. */
+    set_class(&a, 0, 0.1, 0.1, 5.0);
+    CHECK_EQ(a.c[0].rndv, 0);
+    CHECK_EQ(from_of(core_adapt_advice(&a)), 1);
+
+    /* The margin: eager 2 (1 + 1). */
+    struct core_adapt b = {0};
+    set_class(&b, 0, 1.0, 1.0, 1.9); /* within the margin, from eager: stays eager */
+    CHECK_EQ(b.c[0].rndv, 0);
+    set_class(&b, 0, 1.0, 1.0, 2.0 / CORE_ADAPT_MARGIN - 0.01); /* past it */
+    CHECK_EQ(b.c[0].rndv, 1);
+    set_class(&b, 0, 1.0, 1.0, 2.1); /* within it, from rendezvous: stays */
+    CHECK_EQ(b.c[0].rndv, 1);
+    set_class(&b, 0, 1.0, 1.0, 2.0 * CORE_ADAPT_MARGIN + 0.01); /* past it */
+    CHECK_EQ(b.c[0].rndv, 0);
+}
+
+static void test_one_way(void)
+{
+    /* Sender's copy 3, mine 1, pull 2.75. Both ways (a ping-pong), eager costs 3 + 1 = 4:
+     * rendezvous. */
+    struct core_adapt a = {.received = 20, .sent_mark = 19};
+    CHECK(!core_adapt_one_way(&a));
+    set_class(&a, 0, 3.0, 1.0, 2.75);
+    CHECK_EQ(a.c[0].rndv, 1);
+    /* More than a period of its messages since I last sent it one: a one-way stream, where
+     * the copies overlap and eager costs max(3, 1) = 3, within the margin of 2.75: the
+     * preference holds, from either side. */
+    a.received = a.sent_mark + CORE_ADAPT_PERIOD + 1;
+    CHECK(core_adapt_one_way(&a));
+    set_class(&a, 0, 3.0, 1.0, 2.75);
+    CHECK_EQ(a.c[0].rndv, 1);
+    a.c[0].rndv = 0;
+    set_class(&a, 0, 3.0, 1.0, 2.75);
+    CHECK_EQ(a.c[0].rndv, 0);
+    /* A cheap sender's copy: max(1.5, 1) beats a 2.75 pull in a stream... */
+    a.c[0].rndv = 1;
+    set_class(&a, 0, 1.5, 1.0, 2.75);
+    CHECK_EQ(a.c[0].rndv, 0);
+    /* ...while 1.5 + 1 both ways stays within the margin of it. */
+    a.received = a.sent_mark + 1;
+    a.c[0].rndv = 1;
+    set_class(&a, 0, 1.5, 1.0, 2.75);
+    CHECK_EQ(a.c[0].rndv, 1);
+    /* Exactly a period since my last send is not yet a stream. */
+    a.received = a.sent_mark + CORE_ADAPT_PERIOD;
+    CHECK(!core_adapt_one_way(&a));
+}
+
+static int count_rndv(uint8_t heard, int k, int fixed, int total)
+{
+    uint32_t n = 0;
+    int rndv = 0;
+    for (int i = 0; i < total; i++)
+        rndv += core_adapt_pick(heard, k, fixed, &n);
+    return rndv;
 }
 
 static void test_pick(void)
 {
+    int periods = 3, total = periods * CORE_ADAPT_PERIOD;
+    int other = periods * CORE_ADAPT_BURST;
+    uint8_t from2 = CORE_FLAG_ADV | (2 << CORE_FLAG_ADV_SHIFT);
+    uint8_t never = CORE_FLAG_ADV | (CORE_ADAPT_NEVER << CORE_FLAG_ADV_SHIFT);
+    /* Not advised: the fixed rule, with a burst of the other protocol per period. */
+    CHECK_EQ(count_rndv(0, 0, 1, total), total - other);
+    CHECK_EQ(count_rndv(0, 0, 0, total), other);
+    /* Advised: rendezvous from class 2 on, whatever the fixed rule says. */
+    CHECK_EQ(count_rndv(from2, 1, 1, total), other);
+    CHECK_EQ(count_rndv(from2, 2, 0, total), total - other);
+    CHECK_EQ(count_rndv(from2, 5, 0, total), total - other);
+    CHECK_EQ(count_rndv(never, 5, 1, total), other);
+    /* Advice bits without CORE_FLAG_ADV are no advice. */
+    CHECK_EQ(count_rndv(2 << CORE_FLAG_ADV_SHIFT, 3, 0, total), other);
+    /* The burst is the first CORE_ADAPT_BURST messages of each period, in a row, so the
+     * receiver times both protocols from the start. */
     uint32_t n = 0;
-    int rndv = 0, total = 4 * CORE_ADAPT_EXPLORE;
-    /* Not advised: the fixed rule, but one in CORE_ADAPT_EXPLORE the other way. */
-    for (int i = 0; i < total; i++)
-        rndv += core_adapt_pick(0, 1, &n);
-    CHECK_EQ(rndv, total - 4);
-    n = 0;
-    rndv = 0;
-    for (int i = 0; i < total; i++)
-        rndv += core_adapt_pick(0, 0, &n);
-    CHECK_EQ(rndv, 4);
-    /* Advised eager: the fixed rule's rendezvous is overridden. */
-    n = 0;
-    rndv = 0;
-    for (int i = 0; i < total; i++)
-        rndv += core_adapt_pick(CORE_FLAG_ADV, 1, &n);
-    CHECK_EQ(rndv, 4);
-    /* Advised rendezvous. */
-    n = 0;
-    rndv = 0;
-    for (int i = 0; i < total; i++)
-        rndv += core_adapt_pick(CORE_FLAG_ADV | CORE_FLAG_ADV_RNDV, 0, &n);
-    CHECK_EQ(rndv, total - 4);
-    /* The exploring message is every CORE_ADAPT_EXPLORE-th one. */
-    n = 0;
-    for (int i = 1; i <= CORE_ADAPT_EXPLORE; i++)
-        CHECK_EQ(core_adapt_pick(CORE_FLAG_ADV, 0, &n), i == CORE_ADAPT_EXPLORE);
-    /* A bare ADV_RNDV bit without ADV is no advice. */
-    n = 0;
-    CHECK_EQ(core_adapt_pick(CORE_FLAG_ADV_RNDV, 0, &n), 0);
+    for (int i = 0; i < 2 * CORE_ADAPT_PERIOD; i++)
+        CHECK_EQ(core_adapt_pick(never, 0, 0, &n), i % CORE_ADAPT_PERIOD < CORE_ADAPT_BURST);
 }
 
 int main(void)
 {
     test_fold();
+    test_encode();
+    test_class();
     test_advice();
+    test_one_way();
     test_pick();
     return unit_done("test_adapt");
 }
