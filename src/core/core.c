@@ -25,6 +25,8 @@ void core_fatal(const char *what)
     _exit(1);
 }
 
+static int core_adapt_ticks; /* the adaptive timings are in CPU counter ticks, not ns */
+
 /*
  * The CPUs this node's ranks share: those this process may run on, together with those
  * of its parent (the launcher's daemon). A launcher that binds each rank to its own core
@@ -34,8 +36,6 @@ void core_fatal(const char *what)
  * a whole time slice to another task per message. The parent was not bound with them
  * (or was bound to the same CPUs, which then really are shared).
  */
-static int core_adapt_ticks; /* the adaptive timings are in CPU counter ticks, not ns */
-
 static int core_count_cpus(void)
 {
     cpu_set_t set, parent;
