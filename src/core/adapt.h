@@ -123,7 +123,8 @@ static inline void core_adapt_fold(struct core_adapt_avg *a, double ticks, size_
 /* The sender's average as it travels in a frame's 32-bit word (a float; 0: none). */
 static inline uint32_t core_adapt_encode(const struct core_adapt_avg *a)
 {
-    float f = a->n ? (float)a->npb : 0.0f;
+    /* Within what decode accepts, so the conversion to float can never overflow. */
+    float f = a->n && a->npb > 0 ? (float)(a->npb < 1e5 ? a->npb : 1e5) : 0.0f;
     uint32_t w;
     memcpy(&w, &f, sizeof w);
     return w;

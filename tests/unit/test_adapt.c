@@ -64,6 +64,9 @@ static void test_encode(void)
     CHECK(near(core_adapt_decode(0), 0));
     a = (struct core_adapt_avg){.npb = 0.3125, .n = 7};
     CHECK(near(core_adapt_decode(core_adapt_encode(&a)), 0.3125));
+    /* A huge average travels as the largest plausible cost, not as a float overflow. */
+    a = (struct core_adapt_avg){.npb = 1e300, .n = 1};
+    CHECK(near(core_adapt_decode(core_adapt_encode(&a)), 1e5));
     /* Words that are not a plausible cost decode as none. */
     float bad[] = {-1.0f, 1e9f, INFINITY, NAN};
     for (int i = 0; i < 4; i++) {
