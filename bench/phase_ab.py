@@ -7,8 +7,8 @@ many short launches of bench/mpi_pingpong.c per entry, alternated, with the driv
 --probe (a cache line bounced between the two ranks just before each point), and prints
 per entry, pattern and size: the best launch, the median of all launches, the median of
 the fast-phase launches with their count, and the median of the others (the slow phase).
-Compare the fast column, and the slow one where a default must hold in both phases. The libraries, the
-launches and the fast-phase rule are ternbench sweep's (tools/ternbench/ternbench/sweep.py:
+Compare the fast column, and the slow one where a default must hold in both phases. The
+libraries, the launches and the fast-phase rule are ternbench sweep's (tools/ternbench/ternbench/sweep.py:
 resolve, build, launch, phase_fast, in_fast_phase). Every figure of docs/PERFORMANCE.md's
 slot-ring section came from this script.
 
@@ -130,10 +130,11 @@ def main():
                     cells.append("%35s" % "-")
                     continue
                 ts = [s["t_us"] for s in ss]
-                fs = [s["t_us"] for s in ss if sweep.in_fast_phase(s, best)]
-                ss_ = [s["t_us"] for s in ss if not sweep.in_fast_phase(s, best)]
+                fs, sl = [], []
+                for s in ss:
+                    (fs if sweep.in_fast_phase(s, best) else sl).append(s["t_us"])
                 fast = "%.3f" % statistics.median(fs) if fs else "-"
-                slow = "%.3f" % statistics.median(ss_) if ss_ else "-"
+                slow = "%.3f" % statistics.median(sl) if sl else "-"
                 cells.append("%7.3f %7.3f %7s [%2d] %7s" % (min(ts), statistics.median(ts), fast,
                                                             len(fs), slow))
             print("%-9s %9d " % (pat, size) + " ".join(cells))

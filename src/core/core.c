@@ -25,8 +25,6 @@ void core_fatal(const char *what)
     _exit(1);
 }
 
-static int core_adapt_ticks; /* the adaptive timings are in CPU counter ticks, not ns */
-
 /*
  * The CPUs this node's ranks share: those this process may run on, together with those
  * of its parent (the launcher's daemon). A launcher that binds each rank to its own core
@@ -206,7 +204,7 @@ static int core_init(void)
     core_step(&step[6]);
     if (rc) goto fail_transports;
 
-    core_adapt_ticks = core_adapt_clock_init();
+    core_adapt_clock_init();
     for (int r = 0; r < core.size; r++) {
         struct core_peer *p = &core.peers[r];
         struct tl_limits lim = core_tl_limits(p->tl);
@@ -284,6 +282,7 @@ static int core_finalize(void)
     core_comm_fini();
     core_match_release_all();
     core_req_release_all();
+    core_adapt_report();
     for (int r = 0; r < core.size; r++) {
         struct core_pend *pd = core.peers[r].pend_head;
         while (pd) {
@@ -292,18 +291,6 @@ static int core_finalize(void)
             pd = next;
         }
         free(core.peers[r].piov);
-        const struct core_peer *pr = &core.peers[r];
-        for (int k = 0; k < CORE_ADAPT_CLASSES; k++) {
-            const struct core_adapt_class *c = &pr->adapt.c[k];
-            if (c->out.n || c->pull.n)
-                UTIL_DEBUG(1,
-                           "adaptive sizes from rank %d, class %d (%zu-%zu B), in %s per byte: "
-                           "its eager sends %.3f, my copies out %.3f (%u timed), my pulls "
-                           "%.3f (%u timed): %s",
-                           r, k, (pr->adapt_min << k) + 1, pr->adapt_min << (k + 1),
-                           core_adapt_ticks ? "counter ticks" : "ns", c->peer_in, c->out.npb,
-                           c->out.n, c->pull.npb, c->pull.n, c->rndv ? "rendezvous" : "eager");
-        }
     }
     core_scratch_free();
     core_am_early_free();

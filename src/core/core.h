@@ -513,9 +513,10 @@ int core_improbe(int src, int tag, uint16_t ctx, struct core_unexp **out);
 int core_imrecv(struct core_unexp *u, void *buf, size_t cap, uint16_t ctx, struct tern_comm *comm,
                 core_req_t **out);
 void core_frame_recv(int src, const void *frame, size_t len);
-/* Pick the adaptive timings' clock (proto.c); once, before the first message. Returns
- * 1 for the CPU's counter (timings in its ticks), 0 for CLOCK_MONOTONIC (ns). */
-int core_adapt_clock_init(void);
+/* Pick the adaptive timings' clock (proto.c); once, before the first message. */
+void core_adapt_clock_init(void);
+/* At TERN_DEBUG=1, each receiver's adaptive timings and choices per sender and class. */
+void core_adapt_report(void);
 /* Transport up-calls (transport.h): where a frame's payload goes, that it arrived, and
  * that a send_ref() frame is out. */
 int core_frame_place(int src, const void *head, size_t hlen, size_t len, struct iovec **iov);

@@ -23,7 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "core/core_tl.h"
 #include "trace/trace.h"
@@ -46,18 +45,32 @@ static inline int core_adapt_size(const struct core_peer *p, size_t n)
  * slower), else CLOCK_MONOTONIC in ns. */
 static int core_adapt_tsc;
 
-int core_adapt_clock_init(void)
+void core_adapt_clock_init(void)
 {
     core_adapt_tsc = util_cpu_counter_invariant();
-    return core_adapt_tsc;
 }
 
 static inline double core_adapt_clock(void)
 {
-    if (__builtin_expect(core_adapt_tsc, 1)) return (double)util_cpu_counter();
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+    return (double)util_cpu_ticks(core_adapt_tsc);
+}
+
+void core_adapt_report(void)
+{
+    for (int r = 0; r < core.size; r++) {
+        const struct core_peer *p = &core.peers[r];
+        for (int k = 0; k < CORE_ADAPT_CLASSES; k++) {
+            const struct core_adapt_class *c = &p->adapt.c[k];
+            if (c->out.n || c->pull.n)
+                UTIL_DEBUG(1,
+                           "adaptive sizes from rank %d, class %d (%zu-%zu B), in %s per byte: "
+                           "its eager sends %.3f, my copies out %.3f (%u timed), my pulls "
+                           "%.3f (%u timed): %s",
+                           r, k, (p->adapt_min << k) + 1, p->adapt_min << (k + 1),
+                           core_adapt_tsc ? "counter ticks" : "ns", c->peer_in, c->out.npb,
+                           c->out.n, c->pull.npb, c->pull.n, c->rndv ? "rendezvous" : "eager");
+        }
+    }
 }
 
 /* A timed copy of n bytes out of peer src's frame (or a pull of its message: pull) went

@@ -120,8 +120,7 @@ static inline int64_t trace_ns(void)
 /* The time stamp of a record (see trace.c: the counter when it is invariant). */
 static inline uint64_t trace_ticks(void)
 {
-    if (__builtin_expect(trace_tsc, 1)) return util_cpu_counter();
-    return (uint64_t)trace_ns();
+    return util_cpu_ticks(trace_tsc);
 }
 
 /* The counter without a call (*t, 1), or 0 when ticks come from clock_gettime. */

@@ -1,6 +1,7 @@
 /*
  * cpu.h - util_cpu_relax(), the one pause instruction of a spin loop, and the CPU's
- * cycle counter (util_cpu_counter, util_cpu_counter_invariant), for every architecture:
+ * cycle counter (util_cpu_counter, util_cpu_counter_invariant, util_cpu_ticks), for every
+ * architecture:
  * code includes this instead of naming an instruction itself, so the tree builds (and
  * spins politely) wherever a C compiler runs.
  */
@@ -8,6 +9,7 @@
 #define TERN_UTIL_CPU_H
 
 #include <stdint.h>
+#include <time.h>
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #include <x86intrin.h>
@@ -59,6 +61,16 @@ static inline uint64_t util_cpu_counter(void)
 #else
     return 0;
 #endif
+}
+
+/* A time stamp: the counter when `counter` (the caller's util_cpu_counter_invariant(),
+ * asked once), else CLOCK_MONOTONIC in ns. */
+static inline uint64_t util_cpu_ticks(int counter)
+{
+    if (__builtin_expect(counter, 1)) return util_cpu_counter();
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 #endif

@@ -1028,7 +1028,7 @@ static void shm_limits(struct tl_limits *out)
         .eager_max = util_tun.shm_eager_max,
         .stream_max = util_tun.shm_stream_eager_max,
         .adapt_min = util_tun.shm_adapt_min,
-        .adapt_max = util_tun.shm_cma ? util_tun.shm_adapt_max : 0,
+        .adapt_max = util_tun.shm_adapt_max, /* the core needs get() too (TL_CAP_GET) */
         .caps = TL_CAP_WAKE | TL_CAP_MAP | TL_CAP_ATOMIC | (util_tun.shm_cma ? TL_CAP_GET : 0)};
 }
 
