@@ -99,7 +99,7 @@ def main():
             k = r % len(entries)
             for label, lib in entries[k:] + entries[:k]:
                 raw = os.path.join(tmp, "%s-r%d.out" % (label, r + 1))
-                rows, status = sweep.launch(lib, transport, argv, 600, raw)
+                rows, status = sweep.launch(lib, transport, argv, 120, raw)
                 if status != "ok":
                     print("# %s round %d: %s" % (label, r + 1, status))
                 samples += [{"load": a.load, "lib": label, "pattern": x["pattern"],
