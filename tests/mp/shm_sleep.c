@@ -19,16 +19,16 @@
  */
 #include "mp_check.h"
 
-#define ROUNDS 20000
-#define BURSTS 400
-#define BURST  32
-#define SLOW_S 5.0
-#define TAG_PP 11
+#define ROUNDS    20000
+#define BURSTS    400
+#define BURST     32
+#define SLOW_S    5.0
+#define TAG_PP    11
 #define TAG_BURST 12
-#define TAG_ACK 13
+#define TAG_ACK   13
 
 static const size_t pp_sizes[] = {0, 8, 56, 57, 200, 1024, 4000};
-#define NPP (sizeof pp_sizes / sizeof pp_sizes[0])
+#define NPP      (sizeof pp_sizes / sizeof pp_sizes[0])
 #define MAX_SIZE 4000
 
 static void spin_us(double us)
@@ -81,8 +81,10 @@ static void bursts(int me, int peer, int sender)
         if (sender) {
             for (int j = 0; j < BURST; j++) {
                 size_t n = 1 + (size_t)(mp_mix64((uint64_t)(k * BURST + j)) % 1024);
-                mp_fill(b + (size_t)j * 1024, n, mp_seed(n, (uint64_t)k, (uint64_t)j, (uint64_t)me));
-                CHECK_OK(tern_isend(b + (size_t)j * 1024, n, peer, TAG_BURST, TERN_COMM_WORLD, &r[j]));
+                mp_fill(b + (size_t)j * 1024, n,
+                        mp_seed(n, (uint64_t)k, (uint64_t)j, (uint64_t)me));
+                CHECK_OK(
+                    tern_isend(b + (size_t)j * 1024, n, peer, TAG_BURST, TERN_COMM_WORLD, &r[j]));
             }
             CHECK_OK(tern_waitall(BURST, r, NULL));
             CHECK_OK(tern_recv(&ack, sizeof ack, peer, TAG_ACK, TERN_COMM_WORLD, &st));
