@@ -8,9 +8,9 @@ many short launches of bench/mpi_pingpong.c per entry, alternated, with the driv
 per entry, pattern and size: the best launch, the median of all launches, the median of
 the fast-phase launches with their count, and the median of the others (the slow phase).
 Compare the fast column, and the slow one where a default must hold in both phases. The
-libraries, the launches and the fast-phase rule are ternbench sweep's (tools/ternbench/ternbench/sweep.py:
-resolve, build, launch, phase_fast, in_fast_phase). Every figure of docs/PERFORMANCE.md's
-slot-ring section came from this script.
+libraries, the launches and the fast-phase rule are ternbench sweep's
+(tools/ternbench/ternbench/sweep.py: resolve, build, launch, phase_fast, in_fast_phase).
+Every figure of docs/PERFORMANCE.md's slot-ring section came from this script.
 
 usage: bench/phase_ab.py [options] NAME=SPEC ...
   SPEC is a tern build directory (or install prefix), optionally followed by
