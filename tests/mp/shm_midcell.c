@@ -1,6 +1,6 @@
 /*
  * shm_midcell.c - the shm send pool's mid cells (src/transport/shm/shm_ring.h) in real
- * jobs. With short rings (TERN_SHM_RING_BUDGET in tests.list: 16 slots, frames up to
+ * jobs. With short rings (TERN_SHM_RING_BUDGET in tests.list: 32 slots, frames up to
  * 504 B) every rank sends every rank, all at once, messages right at each boundary:
  * slots | mid cells (TERN_SHM_MID_CELL_SIZE) | small cells | big cells / rendezvous.
  * Pools of one or two cells per class (tests.list) run dry again and again while every
@@ -14,7 +14,7 @@
 #include "mp_check.h"
 
 #define ROUNDS 20
-/* Frames are the message plus a 16-byte header: 488/489 B messages sit on the 16-slot
+/* Frames are the message plus a 16-byte header: 488/489 B messages sit on the 32-slot
  * rings' limit, 1008/1009 on a 1 KiB mid cell's, 2096/2097 on the default 2112 B mid
  * cell's, 8176/8177 on an 8 KiB small cell's; 20000 B goes by rendezvous or streams
  * through cells (TERN_SHM_CMA=0). */

@@ -19,7 +19,7 @@ int main(int argc, char **argv)
     CHECK_OK(tern_init(&argc, &argv));
     mp_rank = tern_rank();
     int size = tern_size(), me = mp_rank;
-    /* 3000 B goes in slots (frames up to 4088 B with 128-slot rings: tests.list sets them
+    /* 3000 B goes in slots (frames up to 4088 B with 256-slot rings: tests.list sets them
      * for 4 ranks, 6 have them anyway); 4500 and 6000 B in small cells; 30 KiB
      * in a big cell while a rendezvous to that peer is in flight, else by rendezvous. */
     static const size_t sizes[NSIZES] = {4500, 6000, 30000, 3000};

@@ -2,7 +2,7 @@
  * shm_pool_dead.c - a receiver dies holding cells of the senders' shm pools (run with a
  * pool of 4 small cells and no big ones, tests.list). The last rank never receives: every
  * survivor sends it 5000-byte messages (each in a cell of the survivor's pool; frames up
- * to 4088 B run over the slot ring instead, with the 128-slot rings tests.list sets) until
+ * to 4088 B run over the slot ring instead, with the 256-slot rings tests.list sets) until
  * its pool is empty and the rest wait in the core's queue. Then the victim is killed. The
  * survivors must get TERN_ERR_PEER_FAILED for what could not be delivered (no hang), and
  * then run an all-to-all of cell-sized messages among themselves, checked byte for byte:

@@ -23,10 +23,14 @@
 #define CELL      256
 #define FRAME_MAX (SHM_FRAME_CELLS * CELL)
 /* The largest frame in consecutive slots: 4 slots (half of NLINES). */
-#define LINES_MAX (SHM_LINE_INLINE + 3 * 64)
+#define LINES_MAX (SHM_LINE_INLINE + 3 * SHM_SLOT)
+/* Frames of 2, 3 and 4 slots. */
+#define F2 (SHM_LINE_INLINE + SHM_SLOT / 2)
+#define F3 (F2 + SHM_SLOT)
+#define F4 (F3 + SHM_SLOT)
 #define NCHAN     2
 /* The smallest ring (a power of two) whose half holds the longest frame in slots. */
-#define RING_FOR_LONGEST 512
+#define RING_FOR_LONGEST 1024
 _Static_assert(RING_FOR_LONGEST / 2 >= SHM_FRAME_LINES && RING_FOR_LONGEST / 4 < SHM_FRAME_LINES,
                "RING_FOR_LONGEST");
 
@@ -34,7 +38,7 @@ _Static_assert(RING_FOR_LONGEST / 2 >= SHM_FRAME_LINES && RING_FOR_LONGEST / 4 <
 struct rig {
     _Atomic uint32_t ret_head;
     _Atomic uint32_t next[NSMALL + NBIG];
-    _Alignas(64) unsigned char chan[NCHAN][SHM_RING_HEAD_BYTES + NLINES * 64];
+    _Alignas(64) unsigned char chan[NCHAN][SHM_RING_HEAD_BYTES + NLINES * sizeof(struct shm_line)];
     _Alignas(64) unsigned char cells[NSMALL * CELL + NBIG * FRAME_MAX];
 };
 
@@ -74,7 +78,8 @@ static struct rig *rig_new(int shared)
 static size_t len_of(uint32_t i)
 {
     static const size_t lens[] = {
-        0,   1,   8,         55,  56,  57,  100, 255,       256,           3,  257,
+        0,   1,   8,         SHM_LINE_INLINE - 1, SHM_LINE_INLINE, SHM_LINE_INLINE + 1,
+        100, 255, 256,       3,   257,
         700, 512, FRAME_MAX, 513, 120, 184, 185, LINES_MAX, LINES_MAX + 1, 64, CELL + 1};
     return lens[i % (sizeof lens / sizeof lens[0])];
 }
@@ -185,7 +190,7 @@ static void test_single_process(void)
     CHECK(len == CELL && memcmp(d, buf, CELL) == 0);
     shm_chan_release(&cons);
 
-    /* Frames of 57..LINES_MAX bytes run over consecutive slots: 2 + 4 slots here. */
+    /* Frames of SHM_LINE_INLINE + 1..LINES_MAX bytes run over consecutive slots: 2 + 4 slots here. */
     CHECK_EQ(prod.lines_max, LINES_MAX);
     while (prod.line_pos % NLINES != 0) { /* start at slot 0 */
         CHECK_EQ(push_n(&prod, buf, 1), 0);
@@ -194,8 +199,8 @@ static void test_single_process(void)
     }
     uint64_t l0 = prod.line_pos;
     uint32_t out0 = shm_pool_out(&pool);
-    fill(buf, 50, 100);
-    CHECK_EQ(push_n(&prod, buf, 100), 0);
+    fill(buf, 50, F2);
+    CHECK_EQ(push_n(&prod, buf, F2), 0);
     CHECK_EQ(prod.line_pos, l0 + 2);
     fill(buf, 51, LINES_MAX);
     CHECK_EQ(push_n(&prod, buf, LINES_MAX), 0);
@@ -208,20 +213,20 @@ static void test_single_process(void)
     CHECK_EQ(shm_pool_out(&pool), out0 + 1);
     /* Slot 7, the last: a 2-slot frame would wrap, so it takes a cell too; then the ring
      * is full. */
-    fill(buf, 53, 100);
-    CHECK_EQ(push_n(&prod, buf, 100), 0);
+    fill(buf, 53, F2);
+    CHECK_EQ(push_n(&prod, buf, F2), 0);
     CHECK_EQ(prod.line_pos, l0 + 8);
     CHECK_EQ(push_n(&prod, buf, 1), TERN_ERR_AGAIN);
     CHECK(shm_chan_peek(&cons, &d, &len));
-    fill(buf, 50, 100);
-    CHECK(len == 100 && memcmp(d, buf, 100) == 0 && d == cons.lines[0].data);
+    fill(buf, 50, F2);
+    CHECK(len == F2 && memcmp(d, buf, F2) == 0 && d == cons.lines[0].data);
     shm_chan_release(&cons);
     CHECK_EQ(cons.line_pos, l0 + 2);
     /* The consumer wrote nothing into the continuation slot (the producer guards the slot
      * after each frame instead): its sequence word still holds the frame's data. */
     {
         uint32_t w;
-        fill(buf, 50, 100);
+        fill(buf, 50, F2);
         memcpy(&w, buf + SHM_LINE_INLINE, sizeof w);
         CHECK_EQ(atomic_load(&cons.lines[1].seq), w);
     }
@@ -234,8 +239,8 @@ static void test_single_process(void)
     CHECK(len == 200 && memcmp(d, buf, 200) == 0 && cons.cur_cell != SHM_CELL_NONE);
     shm_chan_release(&cons);
     CHECK(shm_chan_peek(&cons, &d, &len));
-    fill(buf, 53, 100);
-    CHECK(len == 100 && memcmp(d, buf, 100) == 0 && cons.cur_cell != SHM_CELL_NONE);
+    fill(buf, 53, F2);
+    CHECK(len == F2 && memcmp(d, buf, F2) == 0 && cons.cur_cell != SHM_CELL_NONE);
     shm_chan_release(&cons);
     CHECK(!shm_chan_peek(&cons, &d, &len));
 
@@ -252,10 +257,10 @@ static void test_single_process(void)
     uint32_t next1 = (uint32_t)(s0 + 1 + NLINES + 1), next2 = (uint32_t)(s0 + 2 + NLINES + 1);
     memset(buf, 0, 200);
     memcpy(buf + SHM_LINE_INLINE, &next1, 4);
-    memcpy(buf + SHM_LINE_INLINE + 64, &next2, 4);
-    CHECK_EQ(push_n(&prod, buf, 150), 0);
+    memcpy(buf + SHM_LINE_INLINE + SHM_SLOT, &next2, 4);
+    CHECK_EQ(push_n(&prod, buf, F3), 0);
     CHECK(shm_chan_peek(&cons, &d, &len));
-    CHECK_EQ(len, 150);
+    CHECK_EQ(len, F3);
     shm_chan_release(&cons);
     for (uint64_t p = s0 + 3; p < s0 + NLINES + 1; p++) { /* slots 3..7, then 0 again */
         CHECK_EQ(push_n(&prod, buf, 1), 0);
@@ -466,26 +471,32 @@ static void lrig_fini(struct lrig *g)
  * leaves the released continuation slots untouched. */
 static void test_long_line_frames(void)
 {
-    enum { N = RING_FOR_LONGEST, NS = 4, C = 64 * SHM_FRAME_LINES };
+    enum { N = RING_FOR_LONGEST, NS = 4, C = SHM_SLOT * SHM_FRAME_LINES };
     CHECK_EQ(shm_chan_bytes(N), SHM_RING_HEAD_BYTES + N * sizeof(struct shm_line));
     struct lrig g;
     lrig_init(&g, N, NS, C);
-    size_t lmax = SHM_LINE_INLINE + (SHM_FRAME_LINES - 1) * 64;
+    size_t lmax = SHM_LINE_INLINE + (SHM_FRAME_LINES - 1) * SHM_SLOT;
     CHECK_EQ(g.prod.lines_max, lmax);
-    CHECK_EQ(shm_chan_lines_max(4), SHM_LINE_INLINE + 64);
+    CHECK_EQ(shm_chan_lines_max(4), SHM_LINE_INLINE + SHM_SLOT);
     CHECK_EQ(shm_chan_lines_max(2), SHM_LINE_INLINE);
     static _Alignas(64) unsigned char buf[64 * SHM_FRAME_LINES];
     const void *d;
     size_t len;
-    /* From a 64-aligned source, frames of SHM_LINE_ALIGN_MIN bytes or more start 56 bytes
-     * into the first slot's data (shm_line_offset), so 272 and 1000 bytes take a slot
-     * more than from the first byte; the largest has no room for it. */
-    const size_t lens[] = {272, lmax, lmax + 1, 1000, 57};
-    const uint64_t slots[] = {6, SHM_FRAME_LINES, 1, 17, 2};
-    const size_t offs[] = {56, 0, 0, 56, 0};
-    const int incell[] = {0, 0, 1, 0, 0};
-    for (int i = 0; i < 5; i++) {
+    /* From a 64-aligned source, frames of SHM_LINE_ALIGN_MIN bytes or more start where
+     * their data lies on a line boundary (shm_line_offset): 56 bytes into the first slot's
+     * data of a slot in a line's first half, 24 in its second; the largest has no room for
+     * it. Slots: as shm_lines_for says from that offset (so 272 and 1000 bytes may take a
+     * slot more than from the first byte); a frame in a cell takes one. */
+    const size_t lens[] = {272, lmax, lmax + 1, 1000, SHM_LINE_INLINE + 1, 1000};
+    const int aligned[] = {1, 0, 0, 1, 0, 1};
+    const int incell[] = {0, 0, 1, 0, 0, 0};
+    uint64_t slots[6];
+    size_t offs[6];
+    for (int i = 0; i < 6; i++) {
         uint64_t l0 = g.prod.line_pos;
+        size_t at = offsetof(struct shm_line, data) + (size_t)(l0 * SHM_SLOT % 64);
+        offs[i] = aligned[i] ? (64 - at) % 64 : 0;
+        slots[i] = incell[i] ? 1 : shm_lines_for(offs[i], lens[i]);
         fill(buf, 60 + (uint32_t)i, lens[i]);
         CHECK_EQ(push_n(&g.prod, buf, lens[i]), 0);
         CHECK_EQ(g.prod.line_pos - l0, slots[i]);
@@ -500,7 +511,7 @@ static void test_long_line_frames(void)
         shm_chan_answered(&g.prod); /* the peer replies, as in a ping-pong */
         CHECK_EQ(g.cons.line_pos, g.prod.line_pos);
         for (uint64_t p = l0 + 1; p < l0 + slots[i]; p++) {
-            size_t off = SHM_LINE_INLINE + (p - l0 - 1) * 64 - offs[i];
+            size_t off = SHM_LINE_INLINE + (p - l0 - 1) * SHM_SLOT - offs[i];
             uint32_t w, got = atomic_load(&g.cons.lines[p % N].seq);
             if (off + sizeof w > lens[i]) { /* the frame ends inside this word */
                 CHECK_EQ(got & 0xffu, buf[off]);
@@ -538,7 +549,7 @@ static void test_long_line_frames(void)
         shm_chan_answered(&g.prod); /* the peer replies, as in a ping-pong */
         CHECK_EQ(g.cons.line_pos, g.prod.line_pos);
     }
-    CHECK_EQ(in_lines, 64); /* 17 slots each: 30 a lap, then a skip to slot 0 */
+    CHECK_EQ(in_lines, 64); /* 33-34 slots each: about 30 a lap, then a skip to slot 0 */
     /* A corrupt offset stays inside the slots: the frame is cut to what is left of them.
      * (One-slot frames first, up to the ring's start, so that the frame does not wrap.) */
     while (g.prod.line_pos % N) {
@@ -560,11 +571,13 @@ static void test_long_line_frames(void)
 }
 
 /* A ring larger than a page grows page by page over its first lap (page-aligned, as
- * shm.c lays out rings of 60 slots or more); a ring under a page asks for exactly its
+ * shm.c lays out rings of a page or more); a ring under a page asks for exactly its
  * bytes, never for a neighbour's page beyond its end. */
 static void test_ring_growth(void)
 {
-    enum { BIG = 128, SMALL = 16 };
+    enum { BIG = 256, SMALL = 32 };
+    /* Slots in the first page, after the channel's head. */
+    const int first = (int)((SHM_PAGE - SHM_RING_HEAD_BYTES) / sizeof(struct shm_line));
     size_t big_bytes = shm_chan_bytes(BIG), small_bytes = shm_chan_bytes(SMALL);
     unsigned char *mem = aligned_alloc(SHM_PAGE, 4 * SHM_PAGE);
     CHECK(mem != NULL);
@@ -582,20 +595,20 @@ static void test_ring_growth(void)
     c.lines_ready = 0;
     touched_bytes = 0;
     CHECK_EQ(shm_chan_push(&c, &iov, 1, sizeof buf), 0);
-    CHECK_EQ(touched_bytes, SHM_PAGE); /* head + 60 slots */
-    for (int i = 1; i < 60; i++)
+    CHECK_EQ(touched_bytes, SHM_PAGE); /* head + `first` slots */
+    for (int i = 1; i < first; i++)
         CHECK_EQ(shm_chan_push(&c, &iov, 1, sizeof buf), 0);
     CHECK_EQ(touched_bytes, SHM_PAGE);
-    CHECK_EQ(shm_chan_push(&c, &iov, 1, sizeof buf), 0); /* slot 60: the second page */
+    CHECK_EQ(shm_chan_push(&c, &iov, 1, sizeof buf), 0); /* the second page */
     CHECK_EQ(touched_bytes, 2 * SHM_PAGE);
-    for (int i = 61; i < BIG; i++)
+    for (int i = first + 1; i < BIG; i++)
         CHECK_EQ(shm_chan_push(&c, &iov, 1, sizeof buf), 0);
     CHECK_EQ(touched_bytes, big_bytes); /* the last page ends with the ring */
     CHECK_EQ(c.lines_ready, UINT64_MAX);
     CHECK_EQ(shm_chan_push(&c, &iov, 1, sizeof buf), TERN_ERR_AGAIN); /* full, nothing read */
 
     memset(mem, 0, 4 * SHM_PAGE);
-    shm_chan_init(&c, mem + 1088, SMALL); /* packed: starts mid-page, as ring 1 of 16 slots */
+    shm_chan_init(&c, mem + small_bytes, SMALL); /* packed: mid-page, as ring 1 of 32 slots */
     c.pool = &pool;
     c.touch = count_touch;
     c.lines_ready = 0;
@@ -607,9 +620,9 @@ static void test_ring_growth(void)
         CHECK_EQ(shm_chan_push(&c, &iov, 1, sizeof buf), 0);
     CHECK_EQ(touched_bytes, small_bytes);
     CHECK_EQ(shm_chan_push(&c, &iov, 1, sizeof buf), TERN_ERR_AGAIN);
-    /* A reader sees the 16 frames in order, byte for byte. */
+    /* A reader sees the 32 frames in order, byte for byte. */
     struct shm_chan r;
-    shm_chan_init(&r, mem + 1088, SMALL);
+    shm_chan_init(&r, mem + small_bytes, SMALL);
     for (int i = 0; i < SMALL; i++) {
         const void *d = NULL;
         size_t len = 0;
@@ -667,7 +680,7 @@ static void test_stale_continuations(void)
     struct lrig g;
     lrig_init(&g, N, NS, C);
     size_t lmax = shm_chan_lines_max(N);
-    CHECK(lmax > 3 * 64);
+    CHECK(lmax > 3 * SHM_SLOT);
     static unsigned char sent[N][1024];
     size_t sent_len[N];
     uint32_t rng = 12345, frames = 0, phantoms = 0;
@@ -683,7 +696,7 @@ static void test_stale_continuations(void)
             /* Where slot p0 + 1 + i's sequence word would sit, write the value of that
              * position one to three laps on (varying). */
             uint64_t p0 = g.prod.line_pos;
-            for (size_t off = SHM_LINE_INLINE, i = 0; off + 4 <= n; off += 64, i++) {
+            for (size_t off = SHM_LINE_INLINE, i = 0; off + 4 <= n; off += SHM_SLOT, i++) {
                 uint32_t w = (uint32_t)(p0 + 1 + i + 1 + (uint64_t)N * (1 + (i + round) % 3));
                 memcpy(buf + off, &w, 4);
             }
@@ -738,10 +751,10 @@ static int frame_ok_n(const void *data, size_t len, uint32_t i)
 
 static void test_mid_cells(void)
 {
-    /* 16 slots carry frames up to 504 B; mid cells of 576 B; small cells of 1 KiB. */
-    enum { N = 16, NS = 2, NB = 1, NM = 3, C = 1024, M = 576 };
+    /* 32 slots carry frames up to 504 B; mid cells of 576 B; small cells of 1 KiB. */
+    enum { N = 32, NS = 2, NB = 1, NM = 3, C = 1024, M = 576 };
     const size_t lmax = shm_chan_lines_max(N);
-    CHECK_EQ(lmax, SHM_LINE_INLINE + 7 * 64);
+    CHECK_EQ(lmax, SHM_LINE_INLINE + 15 * SHM_SLOT);
     void *mem = aligned_alloc(64, shm_chan_bytes(N));
     size_t pool_bytes = shm_pool_bytes(NS, NB, C) + NM * M;
     unsigned char *cells = aligned_alloc(64, pool_bytes);
@@ -954,24 +967,24 @@ static void test_skip_to_slot0(void)
     ONES_TO(s0 + 5);
     uint32_t w6 = (uint32_t)(s0 + 6 + 2 * NLINES + 1), w7 = (uint32_t)(s0 + 7 + 2 * NLINES + 1);
     memcpy(buf + SHM_LINE_INLINE, &w6, 4);
-    memcpy(buf + SHM_LINE_INLINE + 64, &w7, 4);
-    CHECK_EQ(push_n(&g.prod, buf, 150), 0); /* slots 5-7 */
+    memcpy(buf + SHM_LINE_INLINE + SHM_SLOT, &w7, 4);
+    CHECK_EQ(push_n(&g.prod, buf, F3), 0); /* slots 5-7 */
     CHECK_EQ(g.prod.line_pos, s0 + NLINES);
     CHECK(shm_chan_peek(&g.cons, &d, &len));
-    CHECK(len == 150 && memcmp(d, buf, 150) == 0);
+    CHECK(len == F3 && memcmp(d, buf, F3) == 0);
     shm_chan_release(&g.cons);
 
     /* Next lap, at slot 5: a 4-slot frame skips slots 5-7 and takes 0-3, no cell. */
     ONES_TO(s0 + NLINES + 5);
     uint32_t out0 = shm_pool_out(&g.pool);
-    fill(buf, 77, 200);
-    CHECK_EQ(push_n(&g.prod, buf, 200), 0);
+    fill(buf, 77, F4);
+    CHECK_EQ(push_n(&g.prod, buf, F4), 0);
     CHECK_EQ(g.prod.line_pos, s0 + 2 * NLINES + 4);
     CHECK_EQ(shm_pool_out(&g.pool), out0);
     CHECK_EQ(g.cons.lines[5].len, SHM_LEN_SKIP);
     CHECK(shm_chan_peek(&g.cons, &d, &len));
     CHECK_EQ(g.cons.line_pos, s0 + 2 * NLINES); /* past the skip: slot 0 */
-    CHECK(len == 200 && memcmp(d, buf, 200) == 0 && d == g.cons.lines[0].data);
+    CHECK(len == F4 && memcmp(d, buf, F4) == 0 && d == g.cons.lines[0].data);
     CHECK(g.cons.cur_cell == SHM_CELL_NONE && g.cons.cur_lines == 4);
     shm_chan_release(&g.cons);
     CHECK_EQ(atomic_load(g.cons.line_head), s0 + 2 * NLINES + 4);
@@ -998,24 +1011,24 @@ static void test_skip_to_slot0(void)
  */
 static void test_burst(void)
 {
-    enum { N = RING_FOR_LONGEST, NS = 4, C = 64 * SHM_FRAME_LINES };
+    enum { N = RING_FOR_LONGEST, NS = 4, C = SHM_SLOT * SHM_FRAME_LINES };
     struct lrig g;
     lrig_init(&g, N, NS, C);
     CHECK(SHM_BURST_LINES + 1 <= NS);
     static _Alignas(64) unsigned char buf[1024];
-    const size_t big = SHM_LINE_INLINE + (SHM_BURST_MIN_LINES - 1) * 64; /* 9 or 10 slots */
+    const size_t big = SHM_LINE_INLINE + (SHM_BURST_MIN_LINES - 1) * SHM_SLOT; /* 18 or 19 slots */
     const void *d = NULL;
     size_t len = 0;
     for (int round = 0; round < 2; round++) {
         for (uint32_t i = 0; i < SHM_BURST_LINES + 3; i++) {
             /* big frames, with a small one over 2 slots after the first */
-            size_t n = i == 1 ? 100 : big;
-            int in_slots = n == 100 || i < SHM_BURST_LINES + 1;
+            size_t n = i == 1 ? F2 : big;
+            int in_slots = n == F2 || i < SHM_BURST_LINES + 1;
             uint64_t l0 = g.prod.line_pos;
             fill(buf, i, n);
             CHECK_EQ(push_n(&g.prod, buf, n), 0);
             struct iovec iov = {buf, n};
-            uint32_t off = n >= SHM_LINE_ALIGN_MIN ? shm_line_offset(&iov, 1) : 0;
+            uint32_t off = n >= SHM_LINE_ALIGN_MIN ? shm_line_offset(&iov, 1, l0) : 0;
             CHECK_EQ(g.prod.line_pos - l0, in_slots ? shm_lines_for(off, n) : 1u);
             CHECK(shm_chan_peek(&g.cons, &d, &len));
             CHECK(len == n && memcmp(d, buf, len) == 0);

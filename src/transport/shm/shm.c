@@ -4,10 +4,10 @@
  * Every process owns one segment: its inbox, with room for a channel per local sender,
  * and its pool of cells. Memory grows with the number of processes and with the pairs
  * that talk, not with the square of the processes (shm_ring.h):
- *   - a channel is a single-producer/single-consumer ring of cache-line slots (the
- *     fastbox ring): a frame of up to 56 bytes travels inside the slot together with its
- *     sequence word, so one release store publishes it and the receiver touches one
- *     cache line per message. Its pages are touched by the sender on its first send (and
+ *   - a channel is a single-producer/single-consumer ring of half-cache-line slots (the
+ *     fastbox ring): a frame of up to 24 bytes (an MPI message of up to 8) travels inside
+ *     the slot together with its sequence word, so one release store publishes it, and
+ *     two such frames share a line; a longer one runs on over the next slots. Its pages are touched by the sender on its first send (and
  *     as the first lap goes on), never before: a pair that never talks costs nothing;
  *   - larger frames go into a cell of the sender's own pool and their slot only says
  *     which; the receiver gives the cell back when it is done (a lock-free return stack).
@@ -72,10 +72,11 @@
 
 #define SHM_MAGIC 0x7465726eu /* "tern" */
 #define SHM_VERSION                                                                                \
-    10u /* 3: channels on first use, a pool of cells per process; 4: packed small rings;           \
+    11u /* 3: channels on first use, a pool of cells per process; 4: packed small rings;           \
           5: the consumer leaves continuation slots as they are; 6: mid cells;                     \
           7: a frame's offset in its cell, in the slot; 8: and in its first slot;                  \
-          9: a skip slot sends a frame that would wrap to slot 0; 10: asym (membarrier) */
+          9: a skip slot sends a frame that would wrap to slot 0; 10: asym (membarrier);           \
+          11: slots of half a cache line */
 #define SHM_HDR_SIZE 4096u
 
 /*
@@ -242,12 +243,13 @@ static int shm_touch(void *addr, size_t len)
  * nlocal - 1 rings of one inbox would hold more than TERN_SHM_RING_BUDGET bytes of
  * slots, but never below SHM_RING_MIN_LINES. Each pair that talks touches at least its
  * ring's first page, or with packed rings its share of one: at 128 ranks, 128 x 127
- * pairs x 4 KiB was 66 MB (more than Open MPI 4.1's whole 93 MB), 16 slots make it 21 MB.
+ * pairs x 4 KiB was 66 MB (more than Open MPI 4.1's whole 93 MB), 1 KiB rings (32 slots
+ * of 32 bytes; 16 of 64 before SHM_VERSION 11) make it 21 MB.
  * A ring holds what a sender may have in flight to one receiver before it waits; with
  * ranks sharing cores that is a handful of frames per pair between two polls. Every
  * process computes the same value; peers take it from the receiver's segment anyway.
  */
-#define SHM_RING_MIN_LINES 16
+#define SHM_RING_MIN_LINES 32
 static uint64_t shm_ring_lines(int nlocal)
 {
     uint64_t lines = (uint64_t)util_tun.shm_lines;

@@ -1,12 +1,12 @@
 /*
  * shm_ring.h - the pieces of the shm transport that are pure memory operations (no
  * system calls), shared by shm.c and the unit tests:
- *   - a channel: the single-producer/single-consumer ring of cache-line slots one sender
- *     has in one receiver's inbox (the fastbox ring), and
+ *   - a channel: the single-producer/single-consumer ring of slots (SHM_SLOT bytes, two
+ *     to a cache line) one sender has in one receiver's inbox (the fastbox ring), and
  *   - a pool: the cells one process sends its larger frames in, whatever the receiver.
  *
  * Layout of a channel in shared memory (in the receiver's segment):
- *   [line_head : 64 B][spare : 64 B][transport : 128 B][slots : nlines x 64 B]
+ *   [line_head : 64 B][spare : 64 B][transport : 128 B][slots : nlines x 32 B]
  * The producer keeps its position privately and reads line_head only when it believes
  * the ring is full; the consumer publishes line_head as it releases frames.
  *
@@ -46,7 +46,23 @@
 #include "tern.h"
 #include "util/mem.h"
 
-#define SHM_LINE_INLINE 56
+/*
+ * A slot is half a cache line: its sequence word, its length word and SHM_LINE_INLINE
+ * bytes of frame, so a core frame with up to 8 bytes of payload (16 of header) takes one
+ * and two of them share a line. With a slot per line (SHM_VERSION 10 and before) a stream
+ * of such messages moved a whole line per message, and where a line crosses between the
+ * cores slowly (200 ns: the VM's slow phase, or a loaded machine) that was the price of
+ * each one; Open MPI's fast box, packing small messages back to back, was 1.4x faster
+ * there. Longer frames run on over the next slots as before (a 40-byte frame takes two
+ * slots, one line, as it took one 64-byte slot), their payload on the source's line
+ * boundaries (shm_line_offset knows which half of a line a frame starts in). Measured
+ * (bench/phase_ab.py, MPI, 2 ranks, 16 launches each, median of the slow-phase launches,
+ * us per message, 64-byte -> 32-byte slots): stream 0 B 0.236 -> 0.168, 8 B 0.238 ->
+ * 0.173, bidirectional 0 B 0.172 -> 0.140; fast phase: ping-pong 0 B 0.200 -> 0.171, 64 B
+ * 0.247 -> 0.215, 2 KiB 0.524 -> 0.451, stream 512 B 0.210 -> 0.163, 8 KiB 0.934 -> 0.761.
+ */
+#define SHM_SLOT        32
+#define SHM_LINE_INLINE 24
 /* Bytes before the slots: line_head, a spare line, and two lines the transport keeps for
  * itself (the cooperative-copy descriptor in shm.c). */
 #define SHM_RING_HEAD_BYTES 256
@@ -89,10 +105,11 @@
  * a frame (the one the consumer reads next), and the producer checks that slot's
  * sequence word before it publishes a frame (within a lap of a frame over several slots).
  *
- * Up to 130 slots (8,312 bytes; at most half the ring: with the default 512 slots, up to
- * 3 ranks on a node): every message up to 8 KiB (with its 16-byte header and up to 63
- * bytes of alignment offset) stays out of the cells; with 256 slots (4-5 ranks) up to
- * 8,184 bytes, with 128 (6-9 ranks) up to 4,088. 64 -> 130 slots, measured 2026-11-27
+ * Up to 260 slots of 32 bytes (8,312 bytes; at most half the ring: with the default 1024
+ * slots, up to 3 ranks on a node): every message up to 8 KiB (with its 16-byte header and
+ * up to 63 bytes of alignment offset) stays out of the cells; with 512 slots (4-5 ranks)
+ * up to 8,184 bytes, with 256 (6-9 ranks) up to 4,088. (In slots of 64 bytes, before
+ * SHM_VERSION 11, those were 130, 128 and 64 slots.) 64 -> 130 slots, measured 2026-11-27
  * (MPI, 2 ranks, 512-slot rings, median of fast-phase launches, one-way us): ping-pong
  * 4096 B 0.942 -> 0.812, 6000 B 1.192 -> 1.066, 8189 B 1.347 -> 1.248; streams and
  * bidirectional within noise (those take cells after SHM_BURST_LINES frames anyway).
@@ -106,7 +123,7 @@
  * that: a 256-byte message in a cell cost a slot, five cell lines and a cell's return
  * (256 B ping-pong 0.229 -> 0.167 us in slots, measured 2026-11-25).
  */
-#define SHM_FRAME_LINES 130
+#define SHM_FRAME_LINES 260
 /*
  * A sender takes the slots for at most SHM_BURST_LINES frames of SHM_BURST_MIN_LINES
  * slots or more in a row; the next such frames take cells until the receiver answers
@@ -120,21 +137,21 @@
  * 2 KiB 0.422 -> 0.325 / 0.386 -> 0.288; a limit of 1, 2 or 4 frames within 5 %.
  */
 #define SHM_BURST_LINES     2
-#define SHM_BURST_MIN_LINES 9
+#define SHM_BURST_MIN_LINES 18
 
 /* Slots a frame of `total` bytes that starts `off` bytes into a slot's data takes. */
 static inline uint32_t shm_lines_for(size_t off, size_t total)
 {
     size_t end = off + total;
-    return end <= SHM_LINE_INLINE ? 1 : 1 + (uint32_t)((end - SHM_LINE_INLINE + 63) / 64);
+    return end <= SHM_LINE_INLINE ? 1 : 1 + (uint32_t)((end - SHM_LINE_INLINE + SHM_SLOT - 1) / SHM_SLOT);
 }
 
 /* Make [addr, addr + len) writable memory that exists (0), or fail (nonzero). */
 typedef int (*shm_touch_fn)(void *addr, size_t len);
 
-/* A slot: the sequence word and the frame share one cache line. */
+/* A slot: the sequence word and the frame share half a cache line. */
 struct shm_line {
-    _Alignas(64) _Atomic uint32_t seq; /* == position + 1 (mod 2^32) when full */
+    _Alignas(SHM_SLOT) _Atomic uint32_t seq; /* == position + 1 (mod 2^32) when full */
     uint32_t len; /* frame length (| SHM_LEN_*); > SHM_LINE_INLINE and no LINES: in a cell */
     unsigned char data[SHM_LINE_INLINE];
 };
@@ -203,7 +220,7 @@ static inline size_t shm_pool_bytes(uint64_t nsmall, uint64_t nbig, uint64_t cel
 static inline size_t shm_chan_lines_max(uint64_t nlines)
 {
     uint64_t k = nlines / 2 < SHM_FRAME_LINES ? nlines / 2 : SHM_FRAME_LINES;
-    return k < 2 ? SHM_LINE_INLINE : SHM_LINE_INLINE + (size_t)(k - 1) * 64;
+    return k < 2 ? SHM_LINE_INLINE : SHM_LINE_INLINE + (size_t)(k - 1) * SHM_SLOT;
 }
 
 /* Describe the pool whose cells start at `cells` (next, ret_head: its words). */
@@ -489,9 +506,10 @@ static inline uint32_t shm_cell_offset(const struct iovec *iov, int iovcnt)
  * Without it a page-aligned payload sat 24 bytes into a line (8 bytes of slot word and
  * 16 of core header). The frame may take one slot more.
  */
-static inline uint32_t shm_line_offset(const struct iovec *iov, int iovcnt)
+static inline uint32_t shm_line_offset(const struct iovec *iov, int iovcnt, uint64_t slot)
 {
-    return (shm_cell_offset(iov, iovcnt) - (uint32_t)offsetof(struct shm_line, data)) & 63;
+    uint32_t at = (uint32_t)offsetof(struct shm_line, data) + (uint32_t)(slot * SHM_SLOT & 63);
+    return (shm_cell_offset(iov, iovcnt) - at) & 63;
 }
 
 /*
@@ -530,10 +548,15 @@ static inline int shm_chan_push_ctrl(struct shm_chan *c, const struct iovec *iov
     uint64_t slot = c->line_pos & (c->nlines - 1);
     uint32_t flags = ctrl ? SHM_LEN_CTRL : 0, k = 1, loff = 0, skip = 0;
     if (total > SHM_LINE_INLINE && total <= c->lines_max) {
-        if (total >= SHM_LINE_ALIGN_MIN) loff = shm_line_offset(iov, iovcnt);
+        if (total >= SHM_LINE_ALIGN_MIN) loff = shm_line_offset(iov, iovcnt, slot);
         if (total + loff > c->lines_max) loff = 0;
         k = shm_lines_for(loff, total);
-        if (slot + k > c->nlines) skip = (uint32_t)(c->nlines - slot); /* start at slot 0 */
+        if (slot + k > c->nlines) { /* start at slot 0, whose offset may differ */
+            skip = (uint32_t)(c->nlines - slot);
+            loff = total >= SHM_LINE_ALIGN_MIN ? shm_line_offset(iov, iovcnt, 0) : 0;
+            if (total + loff > c->lines_max) loff = 0;
+            k = shm_lines_for(loff, total);
+        }
         if (k <= c->nlines / 2 && (k < SHM_BURST_MIN_LINES || c->burst < SHM_BURST_LINES)) {
             uint64_t end = c->line_pos + skip + k;
             if (end - c->line_head_seen > c->nlines)
@@ -643,7 +666,7 @@ static inline int shm_chan_peek(struct shm_chan *c, const void **data, size_t *l
         uint64_t slot = c->line_pos & (c->nlines - 1);
         if (slot + k > c->nlines) { /* not what a producer writes: stay inside the ring */
             k = (uint32_t)(c->nlines - slot);
-            size_t cap = SHM_LINE_INLINE + (size_t)(k - 1) * 64;
+            size_t cap = SHM_LINE_INLINE + (size_t)(k - 1) * SHM_SLOT;
             n = cap > off ? cap - off : 0;
         }
         c->cur_lines = k;
