@@ -56,10 +56,13 @@
  * there. Longer frames run on over the next slots as before (a 40-byte frame takes two
  * slots, one line, as it took one 64-byte slot), their payload on the source's line
  * boundaries (shm_line_offset knows which half of a line a frame starts in). Measured
- * (bench/phase_ab.py, MPI, 2 ranks, 16 launches each, median of the slow-phase launches,
- * us per message, 64-byte -> 32-byte slots): stream 0 B 0.236 -> 0.168, 8 B 0.238 ->
- * 0.173, bidirectional 0 B 0.172 -> 0.140; fast phase: ping-pong 0 B 0.200 -> 0.171, 64 B
- * 0.247 -> 0.215, 2 KiB 0.524 -> 0.451, stream 512 B 0.210 -> 0.163, 8 KiB 0.934 -> 0.761.
+ * 2026-11-28 (bench/phase_ab.py, MPI, 2 ranks, two quiet runs of 16 launches, medians of
+ * the slow-phase launches, us per message, 64-byte -> 32-byte slots): stream 0 B 0.236 /
+ * 0.243 -> 0.168 / 0.166, 8 B 0.238 / 0.249 -> 0.173 / 0.175, bidirectional 0 B 0.172 /
+ * 0.187 -> 0.140 / 0.141 (Open MPI 5: stream 0.162, 8 B 0.200); fast phase level, 0 B to
+ * 16 KiB (within 4% but bidirectional 8 KiB, 7% slower). Loaded (two busy processes, 20
+ * launches, medians of all): stream 0 B 0.196 -> 0.131, 8 B 0.402 -> 0.227, bidirectional
+ * 0 B 0.171 -> 0.134; ping-pong level (docs/PERFORMANCE.md, "Slots of half a line").
  */
 #define SHM_SLOT        32
 #define SHM_LINE_INLINE 24
