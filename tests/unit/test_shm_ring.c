@@ -25,10 +25,10 @@
 /* The largest frame in consecutive slots: 4 slots (half of NLINES). */
 #define LINES_MAX (SHM_LINE_INLINE + 3 * SHM_SLOT)
 /* Frames of 2, 3 and 4 slots. */
-#define F2 (SHM_LINE_INLINE + SHM_SLOT / 2)
-#define F3 (F2 + SHM_SLOT)
-#define F4 (F3 + SHM_SLOT)
-#define NCHAN     2
+#define F2    (SHM_LINE_INLINE + SHM_SLOT / 2)
+#define F3    (F2 + SHM_SLOT)
+#define F4    (F3 + SHM_SLOT)
+#define NCHAN 2
 /* The smallest ring (a power of two) whose half holds the longest frame in slots. */
 #define RING_FOR_LONGEST 1024
 _Static_assert(RING_FOR_LONGEST / 2 >= SHM_FRAME_LINES && RING_FOR_LONGEST / 4 < SHM_FRAME_LINES,
@@ -77,10 +77,10 @@ static struct rig *rig_new(int shared)
 /* Frame i has length len_of(i) and bytes (i * 7 + k) & 0xff. */
 static size_t len_of(uint32_t i)
 {
-    static const size_t lens[] = {
-        0,   1,   8,         SHM_LINE_INLINE - 1, SHM_LINE_INLINE, SHM_LINE_INLINE + 1,
-        100, 255, 256,       3,   257,
-        700, 512, FRAME_MAX, 513, 120, 184, 185, LINES_MAX, LINES_MAX + 1, 64, CELL + 1};
+    enum { IN = SHM_LINE_INLINE };
+    static const size_t lens[] = {0,   1,   8,         IN - 1,        IN,  IN + 1,    100, 255,
+                                  256, 3,   257,       700,           512, FRAME_MAX, 513, 120,
+                                  184, 185, LINES_MAX, LINES_MAX + 1, 64,  CELL + 1};
     return lens[i % (sizeof lens / sizeof lens[0])];
 }
 
@@ -190,7 +190,8 @@ static void test_single_process(void)
     CHECK(len == CELL && memcmp(d, buf, CELL) == 0);
     shm_chan_release(&cons);
 
-    /* Frames of SHM_LINE_INLINE + 1..LINES_MAX bytes run over consecutive slots: 2 + 4 slots here. */
+    /* Frames of SHM_LINE_INLINE + 1 to LINES_MAX bytes run over consecutive slots: 2 + 4
+     * slots here. */
     CHECK_EQ(prod.lines_max, LINES_MAX);
     while (prod.line_pos % NLINES != 0) { /* start at slot 0 */
         CHECK_EQ(push_n(&prod, buf, 1), 0);

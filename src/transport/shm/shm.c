@@ -7,8 +7,9 @@
  *   - a channel is a single-producer/single-consumer ring of half-cache-line slots (the
  *     fastbox ring): a frame of up to 24 bytes (an MPI message of up to 8) travels inside
  *     the slot together with its sequence word, so one release store publishes it, and
- *     two such frames share a line; a longer one runs on over the next slots. Its pages are touched by the sender on its first send (and
- *     as the first lap goes on), never before: a pair that never talks costs nothing;
+ *     two such frames share a line; a longer one runs on over the next slots. Its pages
+ *     are touched by the sender on its first send (and as the first lap goes on), never
+ *     before: a pair that never talks costs nothing;
  *   - larger frames go into a cell of the sender's own pool and their slot only says
  *     which; the receiver gives the cell back when it is done (a lock-free return stack).
  *     A sender whose pool is empty gets TERN_ERR_AGAIN and the core queues the frame and

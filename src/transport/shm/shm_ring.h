@@ -146,7 +146,9 @@
 static inline uint32_t shm_lines_for(size_t off, size_t total)
 {
     size_t end = off + total;
-    return end <= SHM_LINE_INLINE ? 1 : 1 + (uint32_t)((end - SHM_LINE_INLINE + SHM_SLOT - 1) / SHM_SLOT);
+    return end <= SHM_LINE_INLINE
+               ? 1
+               : 1 + (uint32_t)((end - SHM_LINE_INLINE + SHM_SLOT - 1) / SHM_SLOT);
 }
 
 /* Make [addr, addr + len) writable memory that exists (0), or fail (nonzero). */
