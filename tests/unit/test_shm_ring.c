@@ -1031,7 +1031,8 @@ static void test_burst(void)
             fill(buf, i, n);
             CHECK_EQ(push_n(&g.prod, buf, n), 0);
             struct iovec iov = {buf, n};
-            uint32_t off = n >= SHM_LINE_ALIGN_MIN ? shm_line_offset(&iov, 1, l0) : 0;
+            uint32_t off =
+                n >= SHM_LINE_ALIGN_MIN ? shm_line_offset(shm_cell_offset(&iov, 1), l0) : 0;
             CHECK_EQ(g.prod.line_pos - l0, in_slots ? shm_lines_for(off, n) : 1u);
             CHECK(shm_chan_peek(&g.cons, &d, &len));
             CHECK(len == n && memcmp(d, buf, len) == 0);

@@ -65,7 +65,7 @@
  * 0 B 0.171 -> 0.134; ping-pong level (docs/PERFORMANCE.md, "Slots of half a line").
  */
 #define SHM_SLOT        32
-#define SHM_LINE_INLINE 24
+#define SHM_LINE_INLINE (SHM_SLOT - 2 * sizeof(uint32_t)) /* after seq and len: 24 */
 /* Bytes before the slots: line_head, a spare line, and two lines the transport keeps for
  * itself (the cooperative-copy descriptor in shm.c). */
 #define SHM_RING_HEAD_BYTES 256
@@ -160,6 +160,7 @@ struct shm_line {
     uint32_t len; /* frame length (| SHM_LEN_*); > SHM_LINE_INLINE and no LINES: in a cell */
     unsigned char data[SHM_LINE_INLINE];
 };
+_Static_assert(sizeof(struct shm_line) == SHM_SLOT, "a slot is SHM_SLOT bytes");
 
 /* A pool as any process sees it: the owner's memory, mapped here. */
 struct shm_pool_view {
@@ -504,17 +505,30 @@ static inline uint32_t shm_cell_offset(const struct iovec *iov, int iovcnt)
 }
 
 /*
- * Where a frame over several slots starts in the first slot's data (0-63), for the same
+ * Where a frame over several slots that begins at `slot` starts in that slot's data
+ * (0-63), given its source's offset modulo 64 (`src_off`, shm_cell_offset), for the same
  * reason as shm_cell_offset: its payload then lies at the source's offset modulo 64, so
  * both copies (the sender's in, the receiver's out to a buffer aligned like the sender's)
  * move whole cache lines with aligned vectors instead of splitting every line in two.
  * Without it a page-aligned payload sat 24 bytes into a line (8 bytes of slot word and
- * 16 of core header). The frame may take one slot more.
+ * 16 of core header). A slot in a line's second half starts 32 bytes further on. The
+ * frame may take one slot more.
  */
-static inline uint32_t shm_line_offset(const struct iovec *iov, int iovcnt, uint64_t slot)
+static inline uint32_t shm_line_offset(uint32_t src_off, uint64_t slot)
 {
     uint32_t at = (uint32_t)offsetof(struct shm_line, data) + (uint32_t)(slot * SHM_SLOT & 63);
-    return (shm_cell_offset(iov, iovcnt) - at) & 63;
+    return (src_off - at) & 63;
+}
+
+/* Slots a frame of `total` bytes (at most lines_max) takes when it begins at `slot`, and
+ * its offset there in *loff: aligned (align: src_off is its source's offset) where the
+ * slots have room for the offset, else 0. */
+static inline uint32_t shm_frame_slots(const struct shm_chan *c, size_t total, int align,
+                                       uint32_t src_off, uint64_t slot, uint32_t *loff)
+{
+    *loff = align ? shm_line_offset(src_off, slot) : 0;
+    if (total + *loff > c->lines_max) *loff = 0;
+    return shm_lines_for(*loff, total);
 }
 
 /*
@@ -553,14 +567,12 @@ static inline int shm_chan_push_ctrl(struct shm_chan *c, const struct iovec *iov
     uint64_t slot = c->line_pos & (c->nlines - 1);
     uint32_t flags = ctrl ? SHM_LEN_CTRL : 0, k = 1, loff = 0, skip = 0;
     if (total > SHM_LINE_INLINE && total <= c->lines_max) {
-        if (total >= SHM_LINE_ALIGN_MIN) loff = shm_line_offset(iov, iovcnt, slot);
-        if (total + loff > c->lines_max) loff = 0;
-        k = shm_lines_for(loff, total);
+        int align = total >= SHM_LINE_ALIGN_MIN;
+        uint32_t src_off = align ? shm_cell_offset(iov, iovcnt) : 0;
+        k = shm_frame_slots(c, total, align, src_off, slot, &loff);
         if (slot + k > c->nlines) { /* start at slot 0, whose offset may differ */
             skip = (uint32_t)(c->nlines - slot);
-            loff = total >= SHM_LINE_ALIGN_MIN ? shm_line_offset(iov, iovcnt, 0) : 0;
-            if (total + loff > c->lines_max) loff = 0;
-            k = shm_lines_for(loff, total);
+            k = shm_frame_slots(c, total, align, src_off, 0, &loff);
         }
         if (k <= c->nlines / 2 && (k < SHM_BURST_MIN_LINES || c->burst < SHM_BURST_LINES)) {
             uint64_t end = c->line_pos + skip + k;
