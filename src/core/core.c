@@ -238,6 +238,7 @@ static int core_init(void)
         core.bound = !core.oversubscribed && sched_getaffinity(0, sizeof own, &own) == 0 &&
                      CPU_COUNT(&own) < core_count_cpus();
     }
+    core.own_session = getsid(0) == getpid();
     rc = core_comm_init_builtin();
     if (rc) goto fail_transports;
     core_step(&step[7]);

@@ -321,6 +321,9 @@ struct core_state {
     /* This rank's CPUs are fewer than those the node's ranks share, and they do not
      * outnumber cores: it is bound apart from its peers (wait.c's loaded tcp spin). */
     int bound;
+    /* This process leads its session (ternrun's TERN_RANK_SESSION, Hydra): under the
+     * kernel's autogroup a scheduling group of its own (wait.c's loaded tcp spin). */
+    int own_session;
 };
 
 extern struct core_state core;

@@ -158,9 +158,11 @@ void core_wait_begin(struct core_waiter *w, enum core_wait_kind kind)
     /* free_core is settled lazily by the first empty poll (core_wait_next): most waits
      * end before one, and they need not read the clock. */
     core_wait_policy_make(&util_tun, kind, core.kernel_wait, core.oversubscribed, 1, &w->pol);
-    /* Unbound, the scheduler may wake this rank on its peer's core: spinning while
-     * loaded would then take the peer's CPU (measured 2-3x slower), so sleep at once. */
-    if (!core.bound) w->pol.spin_loaded_s = 0;
+    /* Unbound and sharing its session's CPU share with other tasks, the scheduler may
+     * wake this rank on its peer's core: spinning while loaded would then take the
+     * peer's CPU (measured 2-3x slower), so sleep at once. A rank leading its own
+     * session (ternrun's default) is a scheduling group of its own, and spinning won. */
+    if (!core.bound && !core.own_session) w->pol.spin_loaded_s = 0;
     w->polls = 0;
     w->idle_since = 0;
     w->nap_us = 50;

@@ -14,6 +14,11 @@
 # tolerated after a tolerated failure (diag_block tolerate: rank 1 died, the others wait
 #           forever), SIGINT, SIGTERM, SIGHUP and --timeout still end the job within a
 #           second (the exit code stays the first failure's, 128+SIGKILL).
+# session   each rank leads a session of its own (TERN_RANK_SESSION, the default), so the
+#           kernel's autogroup gives it a CPU share of its own; SIGTSTP of ternrun stops
+#           ternrun and every rank, SIGCONT continues them all, SIGTERM of a stopped job
+#           still ends it within a second; TERN_RANK_SESSION=0 keeps ranks in ternrun's
+#           session.
 set -u
 CASE=$1
 T=$2
@@ -33,6 +38,23 @@ fail() {
         [ -s "$f" ] && { echo "--- $f" >&2; head -c 4000 "$f" >&2; }
     done
     exit 1
+}
+
+# stat_field PID N: field N of /proc/PID/stat (3 state, 6 session), counted after comm.
+stat_field() { sed 's/^.*) //' /proc/$1/stat 2>/dev/null | cut -d' ' -f$(($2 - 2)); }
+# states_within MS STATE PID...: every PID is in STATE (T, or S/R for "running") within MS.
+states_within() {
+    ms=$1 want=$2
+    shift 2
+    t0=$(now_ms)
+    for p in "$@"; do
+        while :; do
+            s=$(stat_field $p 3)
+            case "$want:$s" in T:T | S:S | S:R | S:D) break ;; esac
+            [ $(($(now_ms) - t0)) -lt $ms ] || fail "pid $p is in state '$s', wanted $want"
+            sleep 0.01
+        done
+    done
 }
 
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
@@ -116,6 +138,38 @@ signals)
             gone_within 1000 "SIG$sig to ternrun ($tr)"
             nothing_left
         done
+    done
+    ;;
+session)
+    for tr in self,shm self,tcp; do
+        start 3 TERN_TRANSPORTS=$tr
+        tsid=$(stat_field $tp 6)
+        for p in $pids; do
+            [ "$(stat_field $p 6)" = "$p" ] || fail "$tr: rank $p is in session $(stat_field $p 6), not its own"
+        done
+        kill -TSTP $tp
+        states_within 1000 T $tp $pids
+        kill -CONT $tp
+        states_within 1000 S $tp $pids
+        echo "$CASE: $tr: ranks in sessions of their own, stopped and continued with ternrun"
+        kill -TSTP $tp
+        states_within 1000 T $tp $pids
+        kill -TERM $tp
+        kill -CONT $tp # as a shell's kill does after a signal to a stopped job
+        wait $tp
+        rc=$?
+        tp=
+        [ "$rc" = 143 ] || fail "SIGTERM of a stopped job ($tr): exit code $rc, wanted 143"
+        gone_within 1000 "SIGTERM to a stopped job ($tr)"
+        nothing_left
+        start 2 TERN_TRANSPORTS=$tr TERN_RANK_SESSION=0
+        for p in $pids; do
+            [ "$(stat_field $p 6)" = "$(stat_field $tp 6)" ] || fail "$tr: TERN_RANK_SESSION=0: rank $p in session $(stat_field $p 6), ternrun in $(stat_field $tp 6)"
+        done
+        kill -TERM $tp
+        wait $tp
+        tp=
+        gone_within 1000 "SIGTERM ($tr, TERN_RANK_SESSION=0)"
     done
     ;;
 rootkill)

@@ -14,6 +14,7 @@
  * every proxy to end its ranks.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,6 +70,8 @@ void run_job_terminate(struct run_job *job)
     }
     run_launch_signal_all(job, SIGTERM);
     run_launch_kill_strays(SIGTERM);
+    /* A stopped rank (Ctrl-Z) sees SIGTERM only once continued. */
+    run_launch_signal_all(job, SIGCONT);
     job->kill_at = run_now() + job->opts.kill_grace;
 }
 
@@ -129,6 +132,16 @@ static void job_on_signal(struct run_job *job, int sig)
         break;
     case SIGUSR2:
         run_launch_signal_all(job, sig);
+        break;
+    case SIGTSTP:
+        /* Stop every rank (SIGTSTP would be discarded: a rank's process group has no
+         * parent in its session), then ternrun itself, so that the shell sees the job
+         * stopped; its SIGCONT comes back here. */
+        run_launch_signal_all(job, SIGSTOP);
+        raise(SIGSTOP);
+        break;
+    case SIGCONT:
+        run_launch_signal_all(job, SIGCONT);
         break;
     default:
         /* INT, TERM, HUP: end the job; asked again while ending it, stop waiting. */

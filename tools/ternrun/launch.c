@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "ternrun.h"
+#include "util/tunables.h"
 
 /* The janitor (see the top of the file): its pid, and the write end of its pipe that
  * ternrun and the ranks hold. */
@@ -163,6 +164,9 @@ static void launch_child(struct run_job *job, const struct run_rank *r, int pmi_
     unsetenv("PMI_PORT");
     unsetenv("PMI_ID");
     run_bind_apply(job, r);
+    /* A session of its own: under autogroup the rank weighs as much as another session's
+     * tasks together. A new process can always start one (it leads no group). */
+    if (util_tun.rank_session && setsid() < 0) _exit(RUN_EXIT_FAIL);
 
     execv(job->path, job->opts.argv);
     int err = errno;
@@ -318,9 +322,13 @@ int run_launch_start(struct run_job *job)
 
 void run_launch_signal_all(struct run_job *job, int sig)
 {
+    /* Stopping and continuing reach what a rank started as well, as the terminal's
+     * Ctrl-Z does when ranks share its process group. */
+    int group = util_tun.rank_session && (sig == SIGSTOP || sig == SIGCONT);
     for (int i = 0; i < job->nranks; i++) {
         struct run_rank *r = &job->ranks[i];
-        if (r->alive && r->pid > 0 && (r->host == NULL || r->host->local)) kill(r->pid, sig);
+        if (!r->alive || r->pid <= 0 || (r->host != NULL && !r->host->local)) continue;
+        if (!group || kill(-r->pid, sig) != 0) kill(r->pid, sig);
     }
     run_remote_signal(job, sig);
 }

@@ -24,6 +24,7 @@
 
 #include "tern.h"
 #include "ternrun.h"
+#include "util/tunables.h"
 
 #define RUN_MAX_PROCS 65536
 
@@ -579,6 +580,11 @@ int main(int argc, char **argv)
     sigaddset(&job.sigmask, SIGTERM);
     sigaddset(&job.sigmask, SIGUSR1);
     sigaddset(&job.sigmask, SIGUSR2);
+    /* Ranks in sessions of their own miss the terminal's Ctrl-Z: ternrun passes it on. */
+    if (!proxy && util_tun.rank_session) {
+        sigaddset(&job.sigmask, SIGTSTP);
+        sigaddset(&job.sigmask, SIGCONT);
+    }
     /* Under nohup, SIGHUP stays ignored, for ternrun as for the ranks. */
     struct sigaction hup;
     if (sigaction(SIGHUP, NULL, &hup) == 0 && hup.sa_handler != SIG_IGN)
