@@ -77,7 +77,9 @@ static const char run_usage[] =
     "Exit status: 0 if every rank exits 0; else that of the first failure (128+signal\n"
     "for a signal), 124 on timeout, 126/127 if program cannot run, 2 for a bad command\n"
     "line. SIGINT, SIGTERM or SIGHUP end the whole job; SIGUSR1 prints the report of\n"
-    "what every rank is blocked in and lets the job go on; SIGUSR2 is passed to the ranks.\n";
+    "what every rank is blocked in and lets the job go on; SIGUSR2 is passed to the ranks.\n"
+    "Each rank runs in a session of its own (TERN_RANK_SESSION=0: in ternrun's); SIGTSTP\n"
+    "(Ctrl-Z) stops ternrun and every rank, SIGCONT continues them.\n";
 
 enum opt_id {
     OPT_NP,
