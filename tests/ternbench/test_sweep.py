@@ -63,6 +63,16 @@ check(ws.get("worst_ratio") == 2.0 and ws.get("at_bytes") == 8 and
 check(ws.get("sizes_behind") == 1 and ws.get("sizes") == 3, "shm: behind at 1 of 3 sizes")
 check(abs(ws.get("geomean_ratio", 0) - (2.0 * 0.8 * 1.0) ** (1 / 3)) < 1e-9, "geomean")
 check(w.get(("pingpong", "tcp"), {}).get("worst_ratio") == 2.0, "worst ratio tcp 2.0")
+g = {(x["pattern"], x["transport"]): x["libs"] for x in sweep.geomean_table(pts)}
+gs = g.get(("pingpong", "shm"), {})
+check(abs(gs.get("ompi4", {}).get("geomean_ratio", 0) - (0.5 * 0.25 * 1.0) ** (1 / 3)) < 1e-9
+      and gs["ompi4"]["sizes_behind"] == 0 and gs["ompi4"]["sizes"] == 3,
+      "geomean per library: tern / ompi4 over 8, 16, 32 B: %s" % gs)
+check(abs(gs.get("mpich4", {}).get("geomean_ratio", 0) - (2.0 * 0.8) ** 0.5) < 1e-9 and
+      gs["mpich4"]["sizes_behind"] == 1 and gs["mpich4"]["sizes"] == 2,
+      "geomean per library: tern / mpich4 over the 2 sizes both measured: %s" % gs)
+check(g.get(("pingpong", "tcp"), {}).get("ompi4", {}).get("geomean_ratio") == 2.0,
+      "geomean per library, tcp: 2.0")
 d = sweep.doubling(pts)
 check([(c["transport"], c["bytes"]) for c in d] == [("shm", 16)],
       "doubling: 16 -> 32 B triples tern's time (median and min), 8 -> 16 does not: %s" % d)

@@ -407,6 +407,36 @@ def worst_table(points, stat="med"):
     return out
 
 
+def geomean_table(points, stat="med"):
+    """Per pattern x transport x load and per other library: the geometric mean of tern /
+    that library over the sizes both measured, and at how many tern was slower. Unlike the
+    worst-ratio table (tern against the fastest of all at each size, a minimum of several
+    noisy medians), each library is compared on its own."""
+    import math
+    idx = _index(points, stat)
+    libs = sorted({p["lib"] for p in points if p["lib"] not in (BASE, "tern-native")})
+    out = []
+    for pat, tr, load in sorted({(p["pattern"], p["transport"], p["load"]) for p in points},
+                                key=lambda k: (PATTERNS.index(k[0]) if k[0] in PATTERNS
+                                               else 9, k[1], k[2])):
+        row = {"pattern": pat, "transport": tr, "load": load, "libs": {}}
+        for o in libs:
+            logs = []
+            for (ld, t_, pt_, lib, n), t in idx.items():
+                if (ld, t_, pt_, lib) != (load, tr, pat, BASE) or not t:
+                    continue
+                other = idx.get((load, tr, pat, o, n), 0)
+                if other > 0:
+                    logs.append(math.log(t / other))
+            if logs:
+                row["libs"][o] = {"geomean_ratio": math.exp(sum(logs) / len(logs)),
+                                  "sizes_behind": sum(x > 0 for x in logs),
+                                  "sizes": len(logs)}
+        if row["libs"]:
+            out.append(row)
+    return out
+
+
 def doubling(points, lib=BASE):
     """Sizes n where doubling the message more than doubles lib's time, by both the median
     and the minimum (one noisy sample alone does not make a cliff)."""
@@ -496,12 +526,27 @@ def _worst_md(worst):
     return lines
 
 
+def _geomean_md(rows):
+    libs = sorted({o for r in rows for o in r["libs"]})
+    lines = ["| pattern | transport | load | " + " | ".join(libs) + " |",
+             "|---|---|---|" + "---|" * len(libs)]
+    for r in rows:
+        cells = []
+        for o in libs:
+            g = r["libs"].get(o)
+            cells.append("%.2f (%d/%d)" % (g["geomean_ratio"], g["sizes_behind"], g["sizes"])
+                         if g else "-")
+        lines.append("| %s | %s | %d | %s |" % (r["pattern"], r["transport"], r["load"],
+                                                " | ".join(cells)))
+    return lines
+
+
 def _counts_text(counts):
     return ", ".join("%s %s%s %d/%d" % (lib, tr, " load%d" % load if load else "", c[0], c[1])
                      for (load, tr, lib), c in sorted(counts.items()))
 
 
-def summary_md(meta, worst, cliffs, made, stat="med", fast=None, counts=None):
+def summary_md(meta, worst, cliffs, made, stat="med", fast=None, counts=None, geo=None):
     lines = ["# ternbench sweep", "",
              "%s on %s (%s, %d CPUs); tern tree %s; %d rounds, %.3f s per trial; took %s." %
              (meta["date"], meta["host"], meta["cpu"], meta["cpus_online"],
@@ -523,6 +568,11 @@ def summary_md(meta, worst, cliffs, made, stat="med", fast=None, counts=None):
                   "(fast-phase samples / probed samples: %s); a point with no fast-phase "
                   "sample of tern or of every other library is left out." %
                   (PHASE_TOL, _counts_text(counts or {})), ""] + _worst_md(fast)
+    if geo:
+        lines += ["", "## Geomean of tern / each library over the sizes (%s time)" %
+                  STAT_NAMES[stat], "",
+                  "Below 1 tern is faster; in brackets the sizes at which tern was slower, "
+                  "of those both measured.", ""] + _geomean_md(geo)
     lines += ["", "## Doubling check (tern): doubling the size more than doubles the time", ""]
     if cliffs:
         for c in cliffs:
@@ -709,6 +759,7 @@ def write_outputs(out_dir, meta, samples, stat, with_plots):
     if stat != "fast" and any(p["fast_trials"] for p in points):
         fast = worst_table(points, "fast")
     cliffs = doubling(points)
+    geo = geomean_table(points, stat)
     made = plots(points, out_dir) if with_plots else []
     _write_csv(os.path.join(out_dir, "samples.csv"), SAMPLE_COLUMNS, samples)
     _write_csv(os.path.join(out_dir, "sweep.csv"), POINT_COLUMNS, points)
@@ -716,11 +767,11 @@ def write_outputs(out_dir, meta, samples, stat, with_plots):
     with open(os.path.join(out_dir, "sweep.json"), "w") as f:
         json.dump({"meta": meta, "points": points, "worst": worst, "doubling": cliffs,
                    "plots": made, "stat": stat, "phase_tol": PHASE_TOL,
-                   "worst_phase_matched": fast,
+                   "worst_phase_matched": fast, "geomean_per_library": geo,
                    "phase_samples": {"%s %s %s" % k: v for k, v in counts.items()}},
                   f, indent=1)
     with open(os.path.join(out_dir, "summary.md"), "w") as f:
-        f.write(summary_md(meta, worst, cliffs, made, stat, fast, counts))
+        f.write(summary_md(meta, worst, cliffs, made, stat, fast, counts, geo))
     print_worst(worst, cliffs, stat)
     if fast:
         print_worst(fast, None, "fast")
