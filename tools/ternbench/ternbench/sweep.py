@@ -372,12 +372,16 @@ def _index(points, stat):
             for p in points}
 
 
+def _settings(points):
+    """The (pattern, transport, load) of the points, patterns in PATTERNS' order."""
+    return sorted({(p["pattern"], p["transport"], p["load"]) for p in points},
+                  key=lambda k: (PATTERNS.index(k[0]) if k[0] in PATTERNS else 9, k[1], k[2]))
+
+
 def worst_table(points, stat="med"):
     """Per pattern x transport x load: the largest tern / best-other time over the sizes."""
     idx = _index(points, stat)
-    settings = sorted({(p["pattern"], p["transport"], p["load"]) for p in points},
-                      key=lambda k: (PATTERNS.index(k[0]) if k[0] in PATTERNS else 9, k[1],
-                                     k[2]))
+    settings = _settings(points)
     libs = sorted({p["lib"] for p in points})
     others = [x for x in libs if x != BASE and x != "tern-native"]
     out = []
@@ -416,9 +420,7 @@ def geomean_table(points, stat="med"):
     idx = _index(points, stat)
     libs = sorted({p["lib"] for p in points if p["lib"] not in (BASE, "tern-native")})
     out = []
-    for pat, tr, load in sorted({(p["pattern"], p["transport"], p["load"]) for p in points},
-                                key=lambda k: (PATTERNS.index(k[0]) if k[0] in PATTERNS
-                                               else 9, k[1], k[2])):
+    for pat, tr, load in _settings(points):
         row = {"pattern": pat, "transport": tr, "load": load, "libs": {}}
         for o in libs:
             logs = []
