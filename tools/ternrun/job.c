@@ -83,7 +83,7 @@ void run_job_terminate(struct run_job *job)
 static int job_record_failure(struct run_job *job, int code, int ends_job, const char *fmt,
                               va_list ap)
 {
-    if (job->ending) return 0;               /* already ending: a consequence, silent */
+    if (job->ending) return 0;                      /* already ending: a consequence, silent */
     if (!ends_job && job->exit_code >= 0) return 0; /* a later tolerated failure */
     if (job->exit_code < 0) job->exit_code = code;
     if (ends_job) job->ending = 1;
