@@ -143,7 +143,6 @@ signals)
 session)
     for tr in self,shm self,tcp; do
         start 3 TERN_TRANSPORTS=$tr
-        tsid=$(stat_field $tp 6)
         for p in $pids; do
             [ "$(stat_field $p 6)" = "$p" ] || fail "$tr: rank $p is in session $(stat_field $p 6), not its own"
         done

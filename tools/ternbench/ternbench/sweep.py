@@ -49,6 +49,7 @@ against size, log-log, every library).
 import csv
 import datetime
 import json
+import math
 import os
 import platform
 import re
@@ -403,7 +404,6 @@ def worst_table(points, stat="med"):
                 worst = {"pattern": pat, "transport": tr, "load": load, "worst_ratio": r,
                          "at_bytes": n, "best_other": who, "tern_us": t, "other_us": best}
         if worst:
-            import math
             worst["sizes_behind"] = behind
             worst["sizes"] = len(logs)
             worst["geomean_ratio"] = math.exp(sum(math.log(x) for x in logs) / len(logs))
@@ -416,20 +416,16 @@ def geomean_table(points, stat="med"):
     that library over the sizes both measured, and at how many tern was slower. Unlike the
     worst-ratio table (tern against the fastest of all at each size, a minimum of several
     noisy medians), each library is compared on its own."""
-    import math
     idx = _index(points, stat)
     libs = sorted({p["lib"] for p in points if p["lib"] not in (BASE, "tern-native")})
     out = []
     for pat, tr, load in _settings(points):
+        mine = {p["bytes"]: p["t_%s_us" % stat] for p in points if p["lib"] == BASE and
+                (p["pattern"], p["transport"], p["load"]) == (pat, tr, load)}
         row = {"pattern": pat, "transport": tr, "load": load, "libs": {}}
         for o in libs:
-            logs = []
-            for (ld, t_, pt_, lib, n), t in idx.items():
-                if (ld, t_, pt_, lib) != (load, tr, pat, BASE) or not t:
-                    continue
-                other = idx.get((load, tr, pat, o, n), 0)
-                if other > 0:
-                    logs.append(math.log(t / other))
+            logs = [math.log(t / idx[(load, tr, pat, o, n)]) for n, t in mine.items()
+                    if t and idx.get((load, tr, pat, o, n), 0) > 0]
             if logs:
                 row["libs"][o] = {"geomean_ratio": math.exp(sum(logs) / len(logs)),
                                   "sizes_behind": sum(x > 0 for x in logs),
