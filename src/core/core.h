@@ -321,9 +321,10 @@ struct core_state {
     /* This rank's CPUs are fewer than those the node's ranks share, and they do not
      * outnumber cores: it is bound apart from its peers (wait.c's loaded tcp spin). */
     int bound;
-    /* This process leads its session (ternrun's TERN_RANK_SESSION, Hydra): under the
-     * kernel's autogroup a scheduling group of its own (wait.c's loaded tcp spin). */
-    int own_session;
+    /* This process leads its session (ternrun's TERN_RANK_SESSION, Hydra) and the
+     * kernel's autogroup sets its CPU share (core_wait_autogroup): a scheduling group of
+     * its own (wait.c's loaded tcp spin). */
+    int own_autogroup;
 };
 
 extern struct core_state core;

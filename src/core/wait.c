@@ -4,9 +4,12 @@
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -86,6 +89,63 @@ int core_wait_parse_loadavg(const char *text, long *running)
     return 0;
 }
 
+/* Whether the comma-separated list has the word. */
+static int core_wait_has_word(const char *list, size_t len, const char *word)
+{
+    size_t wl = strlen(word);
+    const char *p = list, *end = list + len;
+    while (p < end) {
+        const char *comma = memchr(p, ',', (size_t)(end - p));
+        size_t n = comma ? (size_t)(comma - p) : (size_t)(end - p);
+        if (n == wl && memcmp(p, word, wl) == 0) return 1;
+        p += n + 1;
+    }
+    return 0;
+}
+
+int core_wait_autogroup(const char *enabled_text, const char *cgroup_text, const char *cgroot)
+{
+    if (!enabled_text || atoi(enabled_text) != 1) return 0;
+    if (!cgroup_text) return 1;
+    char v2[PATH_MAX] = "";
+    int have_v2 = 0;
+    for (const char *line = cgroup_text; *line;) {
+        const char *eol = strchr(line, '\n');
+        size_t len = eol ? (size_t)(eol - line) : strlen(line);
+        /* "id:controllers:path" */
+        const char *c1 = memchr(line, ':', len);
+        const char *c2 = c1 ? memchr(c1 + 1, ':', len - (size_t)(c1 + 1 - line)) : NULL;
+        if (c2) {
+            const char *path = c2 + 1;
+            size_t plen = len - (size_t)(path - line);
+            if (core_wait_has_word(c1 + 1, (size_t)(c2 - c1 - 1), "cpu"))
+                return plen == 1 && path[0] == '/';
+            if (c2 == c1 + 1 && c1 - line == 1 && line[0] == '0' && plen < sizeof v2) {
+                memcpy(v2, path, plen);
+                v2[plen] = '\0';
+                have_v2 = 1;
+            }
+        }
+        line += len + (eol != NULL);
+    }
+    if (!have_v2) return 1;
+    char dir[PATH_MAX];
+    if (snprintf(dir, sizeof dir, "%s%s", cgroot, v2) >= (int)sizeof dir) return 1;
+    size_t root_len = strlen(cgroot);
+    for (;;) {
+        size_t n = strlen(dir);
+        while (n > root_len && dir[n - 1] == '/')
+            dir[--n] = '\0';
+        char file[PATH_MAX + 16];
+        snprintf(file, sizeof file, "%s/cpu.weight", dir);
+        if (access(file, F_OK) == 0) return 0;
+        if (n <= root_len) return 1;
+        char *slash = strrchr(dir, '/');
+        if (!slash || (size_t)(slash - dir) < root_len) return 1;
+        *slash = '\0';
+    }
+}
+
 /* The machine's load, sampled at most every CORE_WAIT_SAMPLE_S by the first empty poll
  * of a wait that may spin by time: a read of /proc/loadavg costs a few microseconds,
  * about one tcp poll. Touched only by a blocked caller (under the critical section when
@@ -158,11 +218,12 @@ void core_wait_begin(struct core_waiter *w, enum core_wait_kind kind)
     /* free_core is settled lazily by the first empty poll (core_wait_next): most waits
      * end before one, and they need not read the clock. */
     core_wait_policy_make(&util_tun, kind, core.kernel_wait, core.oversubscribed, 1, &w->pol);
-    /* Unbound and sharing its session's CPU share with other tasks, the scheduler may
-     * wake this rank on its peer's core: spinning while loaded would then take the
-     * peer's CPU (measured 2-3x slower), so sleep at once. A rank leading its own
-     * session (ternrun's default) is a scheduling group of its own, and spinning won. */
-    if (!core.bound && !core.own_session) w->pol.spin_loaded_s = 0;
+    /* Unbound and sharing its CPU share with other tasks, the scheduler may wake this
+     * rank on its peer's core: spinning while loaded would then take the peer's CPU
+     * (measured 2-3x slower), so sleep at once. A rank leading its own session (ternrun's
+     * default) where autogroup applies is a scheduling group of its own, and spinning
+     * won. */
+    if (!core.bound && !core.own_autogroup) w->pol.spin_loaded_s = 0;
     w->polls = 0;
     w->idle_since = 0;
     w->nap_us = 50;

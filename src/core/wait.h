@@ -23,8 +23,9 @@
  *     every 50 ms, or more ranks than cores; a real-time process, which those tasks
  *     cannot preempt, counts its node as free) it sleeps at once: spinning would only take
  *     the CPU the peer needs to answer. Except a rank bound apart from its peers
- *     (core.bound: --bind-to core) or leading a session of its own (core.own_session:
- *     ternrun's TERN_RANK_SESSION, under autogroup a scheduling group of its own) on a
+ *     (core.bound: --bind-to core) or leading a session of its own where the kernel's
+ *     autogroup applies (core.own_autogroup: ternrun's TERN_RANK_SESSION; a scheduling
+ *     group of its own) on a
  *     lightly loaded node (core_wait_load_level) whose ranks do not outnumber its cores:
  *     its spinning does not take the peer's share, so it spins TERN_TCP_LOADED_SPIN_US,
  *     and an answer within that time costs no wake-up, which on a busy core waits for
@@ -101,6 +102,20 @@ enum core_wait_load core_wait_load_rt(enum core_wait_load level, int sched_polic
 /* Parse the runnable-task count (the "R" of "R/T", fourth field) out of /proc/loadavg's
  * text. Returns 0 and sets *running, or -1 when the text does not parse. Pure. */
 int core_wait_parse_loadavg(const char *text, long *running);
+
+/*
+ * Whether the kernel's autogroup sets this process's CPU share, which it does only for
+ * tasks of the root CPU task group: enabled_text is /proc/sys/kernel/sched_autogroup_enabled
+ * (NULL: the kernel has no autogroup), cgroup_text /proc/self/cgroup (NULL: no cgroups),
+ * cgroot where the cgroup v2 hierarchy is mounted (/sys/fs/cgroup). With a cgroup v1
+ * hierarchy that has the cpu controller ("4:cpu,cpuacct:/path"), the process is in the
+ * root group when that path is "/". Else on cgroup v2 ("0::/path") it is unless a
+ * directory from its cgroup up to cgroot has cpu.weight: the root cgroup has none, and a
+ * cgroup namespace's root (a container's "/") has one when the cpu controller is on for
+ * it. Systemd sessions with the cpu controller on, Slurm's job cgroups and containers are
+ * thus groups of their own, where a session of its own changes nothing. Returns 1 or 0.
+ */
+int core_wait_autogroup(const char *enabled_text, const char *cgroup_text, const char *cgroot);
 
 /*
  * Whether a wait whose policy is p, in its yield phase at time now, sleeps instead: a yield

@@ -2,15 +2,19 @@
  * test_wait.c - the wait engine's decisions (core/wait.h), which the single-threaded and
  * multi-threaded blocking paths, SHMEM and MPI windows all follow: the phase for a given
  * empty poll, the policy chosen from the tunables and the machine (a tcp-only wait spins
- * by time only while a core is free; a loaded or oversubscribed node sleeps at once), and
- * the parse of /proc/loadavg; and when a shm receiver counts a cooperative copy whose helper
- * held it up as a declined offer (transport/shm/shm_coop.h).
+ * by time only while a core is free; a loaded or oversubscribed node sleeps at once), the
+ * parse of /proc/loadavg, whether autogroup sets a process's CPU share (cgroups), and when
+ * a shm receiver counts a cooperative copy whose helper held it up as a declined offer
+ * (transport/shm/shm_coop.h).
  */
 #define _GNU_SOURCE
 #include <math.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "core/core.h"
 #include "core/wait.h"
@@ -139,6 +143,59 @@ static void test_loadavg(void)
     CHECK_EQ(core_wait_parse_loadavg("0.52 0.58 0.59 x/4 1", &r), -1);
     CHECK_EQ(core_wait_parse_loadavg("0.52 0.58 0.59 3 1", &r), -1);
     CHECK_EQ(core_wait_parse_loadavg("", &r), -1);
+}
+
+/* Autogroup applies only in the root CPU task group: cgroup v1's cpu hierarchy at "/",
+ * or cgroup v2 with no cpu.weight from the process's cgroup up to the mount (a fake one
+ * in a temporary directory here). */
+static void test_autogroup(void)
+{
+    char root[] = "/tmp/tern_cgXXXXXX";
+    CHECK(mkdtemp(root) != NULL);
+    char path[256];
+    snprintf(path, sizeof path, "%s/user.slice", root);
+    CHECK_EQ(mkdir(path, 0700), 0);
+    snprintf(path, sizeof path, "%s/user.slice/session-3.scope", root);
+    CHECK_EQ(mkdir(path, 0700), 0);
+
+    /* The feature off, or a kernel without it. */
+    CHECK_EQ(core_wait_autogroup("0\n", "0::/\n", root), 0);
+    CHECK_EQ(core_wait_autogroup(NULL, "0::/\n", root), 0);
+    /* No cgroups at all: the root group. */
+    CHECK_EQ(core_wait_autogroup("1\n", NULL, root), 1);
+    /* cgroup v1: the cpu hierarchy's path decides, whatever memory's is. */
+    const char *v1 = "9:name=systemd:/\n4:memory:/job/7\n2:cpuacct:/\n1:cpu:/\n0::/\n";
+    CHECK_EQ(core_wait_autogroup("1\n", v1, root), 1);
+    CHECK_EQ(core_wait_autogroup("1\n", "3:cpu,cpuacct:/slurm/uid_0/job_5\n0::/\n", root), 0);
+    CHECK_EQ(core_wait_autogroup("1\n", "3:cpuacct,cpu:/\n", root), 1);
+    /* "cpuset" is not "cpu". */
+    CHECK_EQ(core_wait_autogroup("1\n", "5:cpuset:/x\n0::/user.slice\n", root), 1);
+    /* cgroup v2 without the cpu controller anywhere. */
+    CHECK_EQ(core_wait_autogroup("1\n", "0::/user.slice/session-3.scope\n", root), 1);
+    CHECK_EQ(core_wait_autogroup("1\n", "0::/\n", root), 1);
+    /* The cpu controller on for user.slice: the session's scope inherits its group. */
+    snprintf(path, sizeof path, "%s/user.slice/cpu.weight", root);
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (f) fclose(f);
+    CHECK_EQ(core_wait_autogroup("1\n", "0::/user.slice/session-3.scope\n", root), 0);
+    CHECK_EQ(core_wait_autogroup("1\n", "0::/user.slice/\n", root), 0);
+    CHECK_EQ(core_wait_autogroup("1\n", "0::/\n", root), 1);
+    /* A container's namespace root with the cpu controller on. */
+    snprintf(path, sizeof path, "%s/cpu.weight", root);
+    f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (f) fclose(f);
+    CHECK_EQ(core_wait_autogroup("1\n", "0::/\n", root), 0);
+
+    unlink(path);
+    snprintf(path, sizeof path, "%s/user.slice/cpu.weight", root);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/user.slice/session-3.scope", root);
+    rmdir(path);
+    snprintf(path, sizeof path, "%s/user.slice", root);
+    rmdir(path);
+    rmdir(root);
 }
 
 /* A waiter in motion: the policy's phases in order, a wake-up skips the spin phase, and
@@ -314,6 +371,7 @@ int main(void)
     test_decide();
     test_policy();
     test_loadavg();
+    test_autogroup();
     test_yield_lost();
     test_waiter();
     test_loaded_spin();
