@@ -108,6 +108,23 @@ check(wm and wm[0]["best_other"] == "mpich4", "the median table still compares m
 pc = sweep.phase_counts(sms)
 check(pc == {(0, "shm", "tern"): [3, 4], (0, "shm", "ompi4"): [1, 3],
              (0, "shm", "mpich4"): [0, 1]}, "fast-phase / probed launches: %s" % pc)
+# probe-matched: each of tern's samples against the other's within PROBE_MATCH (1.15x) of
+# its probe. ompi4: 0.16/0.19 (0.080~0.085), 0.45/median(0.50, 0.52) (0.230~0.240, 0.250),
+# 0.17/0.19 (0.090~0.085); tern's 0.037 matches nothing -> median ratio 0.45/0.51. mpich4:
+# only 0.45/0.70 (0.230~0.240; its unprobed 0.10 is never compared). The table takes the
+# library tern trails most: ompi4.
+mr = sweep.matched_ratio([s for s in sms if s["lib"] == "tern"],
+                         [s for s in sms if s["lib"] == "ompi4"])
+check(mr and abs(mr[0] - 0.45 / 0.51) < 1e-9 and sorted(mr[1]) == [0.16, 0.17, 0.45],
+      "probe-matched tern / ompi4: %s" % (mr,))
+check(sweep.matched_ratio([smp("tern", 1, 0.1, 0.037)], [smp("ompi4", 1, 0.2, 0.080)]) is None,
+      "probes 2x apart are not matched")
+mt = sweep.matched_table(sms + [smp("tern", 1, 0.9, 0.080, n=16), smp("mpich4", 1, 0.3, 0.088,
+                                                                      n=16)])
+check(len(mt) == 1 and mt[0]["at_bytes"] == 16 and abs(mt[0]["worst_ratio"] - 3.0) < 1e-9 and
+      mt[0]["best_other"] == "mpich4" and mt[0]["sizes"] == 2 and mt[0]["sizes_behind"] == 1,
+      "probe-matched table: 8 B 0.88 (ompi4), 16 B 3.0 behind mpich4: %s" % mt)
+check(abs(mt[0]["geomean_ratio"] - (0.45 / 0.51 * 3.0) ** 0.5) < 1e-9, "probe-matched geomean")
 check(sweep.parse_probe("# point_probe_us: 0.0812") == 0.0812 and
       sweep.parse_probe("# point_probe_us: x") is None, "the driver's probe lines parse")
 
@@ -192,6 +209,8 @@ check("skipping ompi5" in r.stdout, "the skip is said on stderr")
 check(meta["failures"] == [] and meta["seconds"] > 0, "no failed launch; duration kept")
 check(len(js["points"]) == 15 and js["worst"] == [] and isinstance(js["doubling"], list),
       "sweep.json points; no other library -> no worst ratio")
+check(js.get("worst_probe_matched") == [] and js.get("probe_match") == sweep.PROBE_MATCH,
+      "sweep.json: the probe-matched table, empty with tern alone")
 with open(os.path.join(out, "worst.csv")) as f:
     check(next(csv.reader(f)) == sweep.WORST_COLUMNS, "worst.csv header")
 with open(os.path.join(out, "summary.md")) as f:

@@ -91,6 +91,11 @@ POINT_COLUMNS = ["load", "transport", "pattern", "lib", "bytes", "trials", "t_mi
 # quartile of the sweep's probes is in the fast phase. The phases seen here differ by
 # 2.5-3x (0.08 vs 0.23 us); within one phase probes vary by under 15%.
 PHASE_TOL = 1.3
+# Probe-matched comparison: a sample of tern's is compared with the other library's samples
+# whose probe is within this factor of its own. The fast "phase" is itself two (a line in
+# 0.036 us, both vCPUs on one core's two hardware threads, and in 0.05-0.06 us), between
+# which times differ up to 2.4x; within one, probes vary by under 15%.
+PROBE_MATCH = 1.15
 PROBE_LINE = "# point_probe_us:"
 WORST_COLUMNS = ["pattern", "transport", "load", "worst_ratio", "at_bytes", "best_other",
                  "tern_us", "other_us", "sizes_behind", "sizes", "geomean_ratio"]
@@ -364,7 +369,8 @@ def phase_counts(samples):
 
 
 STAT_NAMES = {"med": "median", "min": "minimum",
-              "fast": "phase-matched: median of the fast-phase samples"}
+              "fast": "phase-matched: median of the fast-phase samples",
+              "probe": "probe-matched: against the library tern trails most"}
 
 
 def _index(points, stat):
@@ -403,6 +409,70 @@ def worst_table(points, stat="med"):
             if worst is None or r > worst["worst_ratio"]:
                 worst = {"pattern": pat, "transport": tr, "load": load, "worst_ratio": r,
                          "at_bytes": n, "best_other": who, "tern_us": t, "other_us": best}
+        if worst:
+            worst["sizes_behind"] = behind
+            worst["sizes"] = len(logs)
+            worst["geomean_ratio"] = math.exp(sum(math.log(x) for x in logs) / len(logs))
+            out.append(worst)
+    return out
+
+
+def matched_ratio(mine, theirs, tol=PROBE_MATCH):
+    """tern / another library at one point, host phase for host phase: for each of tern's
+    probed samples, its time over the median of the other's samples whose probe is within
+    tol of its own. Returns (median of those ratios, tern's matched times, the other's
+    matched times), or None when no sample of tern's has a match."""
+    ratios, mt, ot = [], [], []
+    for s in mine:
+        p = s.get("probe_us")
+        if not p or s["t_us"] <= 0:
+            continue
+        like = [o["t_us"] for o in theirs if o.get("probe_us") and o["t_us"] > 0 and
+                p / tol <= o["probe_us"] <= p * tol]
+        if like:
+            ratios.append(s["t_us"] / statistics.median(like))
+            mt.append(s["t_us"])
+            ot.extend(like)
+    if not ratios:
+        return None
+    return statistics.median(ratios), mt, ot
+
+
+def matched_table(samples, tol=PROBE_MATCH):
+    """The worst-ratio table with every ratio probe-matched (matched_ratio): per pattern x
+    transport x load, the largest tern / other over the sizes, the other being at each size
+    the library tern is furthest behind (as against the fastest in worst_table). tern_us and
+    other_us are the medians of the matched samples. Sizes where no library matched a
+    sample of tern's are left out."""
+    groups = {}
+    for s in samples:
+        groups.setdefault((s["load"], s["transport"], s["pattern"], s["lib"], s["bytes"]),
+                          []).append(s)
+    others = sorted({s["lib"] for s in samples if s["lib"] not in (BASE, "tern-native")})
+    settings = sorted({(s["pattern"], s["transport"], s["load"]) for s in samples},
+                      key=lambda k: (PATTERNS.index(k[0]) if k[0] in PATTERNS else 9, k[1],
+                                     k[2]))
+    out = []
+    for pat, tr, load in settings:
+        sizes = sorted({n for (ld, t, pa, lib, n) in groups
+                        if (pa, t, ld, lib) == (pat, tr, load, BASE)})
+        worst, behind, logs = None, 0, []
+        for n in sizes:
+            mine = groups[(load, tr, pat, BASE, n)]
+            cands = []
+            for o in others:
+                m = matched_ratio(mine, groups.get((load, tr, pat, o, n), []), tol)
+                if m:
+                    cands.append((m[0], o, m[1], m[2]))
+            if not cands:
+                continue
+            r, who, mt, ot = max(cands, key=lambda c: c[0])
+            logs.append(r)
+            behind += r > 1.0
+            if worst is None or r > worst["worst_ratio"]:
+                worst = {"pattern": pat, "transport": tr, "load": load, "worst_ratio": r,
+                         "at_bytes": n, "best_other": who,
+                         "tern_us": statistics.median(mt), "other_us": statistics.median(ot)}
         if worst:
             worst["sizes_behind"] = behind
             worst["sizes"] = len(logs)
@@ -544,7 +614,8 @@ def _counts_text(counts):
                      for (load, tr, lib), c in sorted(counts.items()))
 
 
-def summary_md(meta, worst, cliffs, made, stat="med", fast=None, counts=None, geo=None):
+def summary_md(meta, worst, cliffs, made, stat="med", fast=None, counts=None, geo=None,
+               matched=None):
     lines = ["# ternbench sweep", "",
              "%s on %s (%s, %d CPUs); tern tree %s; %d rounds, %.3f s per trial; took %s." %
              (meta["date"], meta["host"], meta["cpu"], meta["cpus_online"],
@@ -559,6 +630,17 @@ def summary_md(meta, worst, cliffs, made, stat="med", fast=None, counts=None, ge
         lines += ["Failed launches: " + "; ".join(meta["failures"]), ""]
     lines += ["## Worst ratio tern / best other (%s time; above 1 tern is slower)" %
               STAT_NAMES[stat], ""] + _worst_md(worst)
+    if matched:
+        lines += ["", "## Worst ratio, probe-matched (tern / the library it trails most, "
+                  "host phase for host phase)", "",
+                  "Each of tern's samples against the median of the other library's samples "
+                  "whose cache-line probe was within %.2fx of its own; per size the median "
+                  "of those ratios, against the library with the largest. The host's phases "
+                  "move tern and the others alike, so this compares like with like; a size "
+                  "with no match is left out. Over tcp tern's ranks are unbound (the "
+                  "scheduler wakes a sleeper where it likes), so their probe times the "
+                  "scheduler's placement as well as the host." % PROBE_MATCH, ""] + \
+            _worst_md(matched)
     if fast:
         lines += ["", "## Worst ratio, phase-matched (median of the fast-phase samples)", "",
                   "Samples whose cache-line probe was within %.1fx of the lower quartile of "
@@ -758,6 +840,7 @@ def write_outputs(out_dir, meta, samples, stat, with_plots):
         fast = worst_table(points, "fast")
     cliffs = doubling(points)
     geo = geomean_table(points, stat)
+    matched = matched_table(samples)
     made = plots(points, out_dir) if with_plots else []
     _write_csv(os.path.join(out_dir, "samples.csv"), SAMPLE_COLUMNS, samples)
     _write_csv(os.path.join(out_dir, "sweep.csv"), POINT_COLUMNS, points)
@@ -766,11 +849,14 @@ def write_outputs(out_dir, meta, samples, stat, with_plots):
         json.dump({"meta": meta, "points": points, "worst": worst, "doubling": cliffs,
                    "plots": made, "stat": stat, "phase_tol": PHASE_TOL,
                    "worst_phase_matched": fast, "geomean_per_library": geo,
+                   "probe_match": PROBE_MATCH, "worst_probe_matched": matched,
                    "phase_samples": {"%s %s %s" % k: v for k, v in counts.items()}},
                   f, indent=1)
     with open(os.path.join(out_dir, "summary.md"), "w") as f:
-        f.write(summary_md(meta, worst, cliffs, made, stat, fast, counts, geo))
+        f.write(summary_md(meta, worst, cliffs, made, stat, fast, counts, geo, matched))
     print_worst(worst, cliffs, stat)
+    if matched:
+        print_worst(matched, None, "probe")
     if fast:
         print_worst(fast, None, "fast")
         print("fast-phase samples / probed (probe within %.1fx of the lower quartile): %s" %
