@@ -15,6 +15,7 @@
 #include "core/core_tl.h"
 #include "core/wait.h"
 #include "util/log.h"
+#include "util/mem.h"
 #include "util/topo.h"
 #include "util/tunables.h"
 
@@ -198,6 +199,7 @@ static int core_init(void)
     int rc = util_tunables_load(stderr);
     if (rc == 0) rc = core_bind_policy(&bind_policy);
     if (rc) return rc;
+    util_copy_wide_max = util_tun.copy_wide_max;
     memset(&core, 0, sizeof core);
     rc = boot_init(&core.boot);
     if (rc) goto fail_boot;

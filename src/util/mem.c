@@ -1,9 +1,17 @@
 /*
- * mem.c - the out-of-line part of util_copy() (mem.h): a forward copy in 64-byte steps of
+ * mem.c - the out-of-line parts of util_copy() (mem.h): a forward copy in 64-byte steps of
  * 16-byte unaligned vector loads and stores, for the source/destination distances where
- * `rep movsb` is slow. SSE2 is in every x86-64, so it needs no CPU check.
+ * `rep movsb` is slow (SSE2 is in every x86-64, so it needs no CPU check); and the AVX2
+ * copy, compiled for AVX2 alone and taken only where the CPU has it.
  */
 #include "util/mem.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
+
+int util_copy_wide_ok;
+size_t util_copy_wide_max = 65536;
 
 void util_copy_vec(void *dst, const void *src, size_t n)
 {
@@ -36,3 +44,51 @@ void util_copy_vec(void *dst, const void *src, size_t n)
     memcpy(dst, src, n);
 #endif
 }
+
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((constructor)) static void util_mem_init(void)
+{
+    __builtin_cpu_init();
+    util_copy_wide_ok = __builtin_cpu_supports("avx2");
+}
+
+__attribute__((target("avx2"))) void util_copy_wide(void *dst, const void *src, size_t n)
+{
+    unsigned char *d = dst;
+    const unsigned char *s = src;
+    /* The first 32 and the last 64 bytes go unaligned, loaded first; between them the
+     * stores are aligned: the first aligned one starts 1-32 bytes in, and the loop stops
+     * short of the last 64, which the tail's stores then overlap. */
+    __m256i head = _mm256_loadu_si256((const __m256i *)s);
+    __m256i t0 = _mm256_loadu_si256((const __m256i *)(s + n - 64));
+    __m256i t1 = _mm256_loadu_si256((const __m256i *)(s + n - 32));
+    size_t skip = 32 - ((uintptr_t)d & 31);
+    unsigned char *p = d + skip, *end = d + n - 64;
+    const unsigned char *q = s + skip;
+    while (p + 128 <= end) {
+        __m256i a = _mm256_loadu_si256((const __m256i *)q);
+        __m256i b = _mm256_loadu_si256((const __m256i *)(q + 32));
+        __m256i c = _mm256_loadu_si256((const __m256i *)(q + 64));
+        __m256i e = _mm256_loadu_si256((const __m256i *)(q + 96));
+        _mm256_store_si256((__m256i *)p, a);
+        _mm256_store_si256((__m256i *)(p + 32), b);
+        _mm256_store_si256((__m256i *)(p + 64), c);
+        _mm256_store_si256((__m256i *)(p + 96), e);
+        p += 128;
+        q += 128;
+    }
+    while (p < end) {
+        _mm256_store_si256((__m256i *)p, _mm256_loadu_si256((const __m256i *)q));
+        p += 32;
+        q += 32;
+    }
+    _mm256_storeu_si256((__m256i *)d, head);
+    _mm256_storeu_si256((__m256i *)(d + n - 64), t0);
+    _mm256_storeu_si256((__m256i *)(d + n - 32), t1);
+}
+#else
+void util_copy_wide(void *dst, const void *src, size_t n)
+{
+    memcpy(dst, src, n);
+}
+#endif

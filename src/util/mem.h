@@ -49,6 +49,21 @@ static inline void util_zero(void *dst, size_t n)
  */
 void util_copy_vec(void *dst, const void *src, size_t n);
 
+/*
+ * util_copy_wide - a forward copy of n >= 64 bytes in 128-byte steps of 32-byte AVX2 loads
+ * and destination-aligned stores; only where util_copy_wide_ok (the CPU has AVX2, checked
+ * once as the library loads). util_copy takes it from UTIL_COPY_WIDE_MIN to
+ * util_copy_wide_max (TERN_COPY_WIDE_MAX, set as the library starts; 0: never), and at the
+ * distances where `rep movsb` is slow at any size. On the AMD EPYC VM of docs/PERFORMANCE.md
+ * a receiver's copies out of shared memory with `rep movsb` ran 2-2.5x slower in some
+ * launches than in others (a 32 KiB stream 1.7 or 3.9 us per message, decided per launch),
+ * and never with this loop; it matches memcpy elsewhere.
+ */
+#define UTIL_COPY_WIDE_MIN 2048
+extern int util_copy_wide_ok;
+extern size_t util_copy_wide_max;
+void util_copy_wide(void *dst, const void *src, size_t n);
+
 /* Is dst 1-31 bytes above src modulo 4 KiB (where rep movsb is slow on AMD Zen)? */
 static inline int util_alias_slow(uintptr_t dst, uintptr_t src)
 {
@@ -58,9 +73,16 @@ static inline int util_alias_slow(uintptr_t dst, uintptr_t src)
 static inline void util_copy(void *dst, const void *src, size_t n)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
-    if (n >= 1024 && util_alias_slow((uintptr_t)dst, (uintptr_t)src)) {
-        util_copy_vec(dst, src, n);
-        return;
+    if (n >= 1024) {
+        int alias = util_alias_slow((uintptr_t)dst, (uintptr_t)src);
+        if (n >= UTIL_COPY_WIDE_MIN && util_copy_wide_ok && (n <= util_copy_wide_max || alias)) {
+            util_copy_wide(dst, src, n);
+            return;
+        }
+        if (alias) {
+            util_copy_vec(dst, src, n);
+            return;
+        }
     }
 #endif
     memcpy(dst, src, n);

@@ -2,8 +2,9 @@
  * test_mem.c - util_copy (src/util/mem.h) copies exactly the bytes asked, at every
  * distance between destination and source modulo 4 KiB that selects its vector loop
  * (1-31) and around it, for lengths on both sides of the switch (1024 B) and of every
- * step of the loop (64, 16, 1 byte tails); nothing before or after the destination
- * changes. util_zero clears exactly its bytes.
+ * step of the loop (64, 16, 1 byte tails), with the AVX2 loop from 2 KiB and without it;
+ * the AVX2 loop alone at every destination alignment; nothing before or after the
+ * destination changes. util_zero clears exactly its bytes.
  */
 #include <stdint.h>
 #include <string.h>
@@ -45,6 +46,25 @@ int main(void)
                 check_copy(srcs[a], dist, lens[l]);
     for (size_t dist = 4030; dist < 4096; dist++)
         check_copy(64, dist, 3000);
+    /* Again with the AVX2 loop off: memcpy below util_copy_wide_max's switch. */
+    size_t wide_max = util_copy_wide_max;
+    util_copy_wide_max = 0;
+    for (size_t dist = 0; dist <= 66; dist += 11)
+        for (size_t l = 0; l < sizeof lens / sizeof lens[0]; l++)
+            check_copy(17, dist, lens[l]);
+    util_copy_wide_max = wide_max;
+    /* The AVX2 loop alone (where the CPU has it): every destination alignment in a
+     * 32-byte vector against several source ones, lengths around each of its steps (the
+     * 64-byte tail, the 128-byte loop, the 32-byte loop). */
+    if (util_copy_wide_ok)
+        for (size_t n = 64; n < 700; n += (n < 300 ? 1 : 37))
+            for (size_t da = 0; da < 33; da++)
+                for (size_t sa = 0; sa < 40; sa += 13) {
+                    memset(dst_mem, 0, 1024);
+                    util_copy_wide(dst_mem + 64 + da, src_mem + sa, n);
+                    CHECK(memcmp(dst_mem + 64 + da, src_mem + sa, n) == 0);
+                    CHECK(dst_mem[63 + da] == 0 && dst_mem[64 + da + n] == 0);
+                }
     /* The vector loop alone, at odd lengths and alignments. */
     for (size_t n = 0; n < 300; n++) {
         memset(dst_mem, 0, 512);
