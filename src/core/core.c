@@ -157,7 +157,6 @@ static int core_transports_open(void)
     return rc;
 }
 
-/* Milliseconds since the last call into *ms (the first call just starts the clock). */
 /* The text of a small /proc file into buf (NULL when it cannot be read). */
 static const char *core_read_small(const char *path, char *buf, size_t len)
 {
@@ -181,6 +180,7 @@ static int core_own_autogroup(void)
         core_read_small("/proc/self/cgroup", cg, sizeof cg), "/sys/fs/cgroup");
 }
 
+/* Milliseconds since the last call into *ms (the first call just starts the clock). */
 static void core_step(double *ms)
 {
     static struct timespec last;

@@ -25,11 +25,10 @@
  *     the CPU the peer needs to answer. Except a rank bound apart from its peers
  *     (core.bound: --bind-to core) or leading a session of its own where the kernel's
  *     autogroup applies (core.own_autogroup: ternrun's TERN_RANK_SESSION; a scheduling
- *     group of its own) on a
- *     lightly loaded node (core_wait_load_level) whose ranks do not outnumber its cores:
- *     its spinning does not take the peer's share, so it spins TERN_TCP_LOADED_SPIN_US,
- *     and an answer within that time costs no wake-up, which on a busy core waits for
- *     another task's slice;
+ *     group of its own) on a lightly loaded node (core_wait_load_level) whose ranks do
+ *     not outnumber its cores: its spinning does not take the peer's share, so it spins
+ *     TERN_TCP_LOADED_SPIN_US, and an answer within that time costs no wake-up, which on
+ *     a busy core waits for another task's slice;
  *   - memory (a store rings no doorbell): as for shm, then naps growing from 50 us to 1 ms.
  */
 #ifndef TERN_CORE_WAIT_H
