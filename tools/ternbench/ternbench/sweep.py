@@ -395,7 +395,7 @@ def worst_table(points, stat="med"):
     for pat, tr, load in settings:
         sizes = sorted({p["bytes"] for p in points if (p["pattern"], p["transport"], p["load"])
                         == (pat, tr, load) and p["lib"] == BASE})
-        worst, behind, logs = None, 0, []
+        rows = []
         for n in sizes:
             t = idx.get((load, tr, pat, BASE, n))
             cands = [(idx[(load, tr, pat, o, n)], o) for o in others
@@ -403,18 +403,22 @@ def worst_table(points, stat="med"):
             if not t or not cands:
                 continue
             best, who = min(cands)
-            r = t / best
-            logs.append(r)
-            behind += r > 1.0
-            if worst is None or r > worst["worst_ratio"]:
-                worst = {"pattern": pat, "transport": tr, "load": load, "worst_ratio": r,
-                         "at_bytes": n, "best_other": who, "tern_us": t, "other_us": best}
-        if worst:
-            worst["sizes_behind"] = behind
-            worst["sizes"] = len(logs)
-            worst["geomean_ratio"] = math.exp(sum(math.log(x) for x in logs) / len(logs))
-            out.append(worst)
+            rows.append((n, t / best, who, t, best))
+        _worst_row(out, pat, tr, load, rows)
     return out
+
+
+def _worst_row(out, pat, tr, load, rows):
+    """Append to out the worst of rows, (size, tern / other, other, tern us, other us) per
+    size, with how many sizes tern is behind at and the geomean of the ratios."""
+    if not rows:
+        return
+    n, r, who, t, o = max(rows, key=lambda x: x[1])
+    logs = [x[1] for x in rows]
+    out.append({"pattern": pat, "transport": tr, "load": load, "worst_ratio": r,
+                "at_bytes": n, "best_other": who, "tern_us": t, "other_us": o,
+                "sizes_behind": sum(x > 1.0 for x in logs), "sizes": len(logs),
+                "geomean_ratio": math.exp(sum(math.log(x) for x in logs) / len(logs))})
 
 
 def matched_ratio(mine, theirs, tol=PROBE_MATCH):
@@ -456,7 +460,7 @@ def matched_table(samples, tol=PROBE_MATCH):
     for pat, tr, load in settings:
         sizes = sorted({n for (ld, t, pa, lib, n) in groups
                         if (pa, t, ld, lib) == (pat, tr, load, BASE)})
-        worst, behind, logs = None, 0, []
+        rows = []
         for n in sizes:
             mine = groups[(load, tr, pat, BASE, n)]
             cands = []
@@ -467,17 +471,8 @@ def matched_table(samples, tol=PROBE_MATCH):
             if not cands:
                 continue
             r, who, mt, ot = max(cands, key=lambda c: c[0])
-            logs.append(r)
-            behind += r > 1.0
-            if worst is None or r > worst["worst_ratio"]:
-                worst = {"pattern": pat, "transport": tr, "load": load, "worst_ratio": r,
-                         "at_bytes": n, "best_other": who,
-                         "tern_us": statistics.median(mt), "other_us": statistics.median(ot)}
-        if worst:
-            worst["sizes_behind"] = behind
-            worst["sizes"] = len(logs)
-            worst["geomean_ratio"] = math.exp(sum(math.log(x) for x in logs) / len(logs))
-            out.append(worst)
+            rows.append((n, r, who, statistics.median(mt), statistics.median(ot)))
+        _worst_row(out, pat, tr, load, rows)
     return out
 
 
