@@ -201,6 +201,7 @@ with open(os.path.join(out, "sweep.json")) as f:
     js = json.load(f)
 meta = js["meta"]
 check(meta["sizes"] == sizes and meta["rounds"] == 2, "meta: sizes and rounds")
+check(meta.get("settle_s") == 0.0, "meta: --quick settles 0 s: %s" % meta.get("settle_s"))
 check(list(meta["libraries"]) == ["tern"], "meta: tern measured: %s" % list(meta["libraries"]))
 check("TERN_TRANSPORTS=self,shm" in meta["libraries"]["tern"]["shm"], "tern's shm command")
 check("ompi5" in meta["skipped"] and "none" in meta["skipped"]["ompi5"],
@@ -230,7 +231,7 @@ if rf.returncode == 0:
 
 # ---- bad options: a named error, exit 2 ---------------------------------------------------
 for bad in (["--libs", "tern,nosuchmpi"], ["--sizes", "9-3"], ["--transports", "ib"],
-            ["--load", "x"], ["--from", os.path.join(scratch, "none")]):
+            ["--load", "x"], ["--settle", "-1"], ["--from", os.path.join(scratch, "none")]):
     rb = subprocess.run([tb, "sweep", "--no-progress", "--out", out + "-bad"] + bad,
                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                         universal_newlines=True, timeout=60)

@@ -38,6 +38,10 @@ a raw cache line back and forth (shared through /dev/shm, outside the library; b
 phase when its probe is within PHASE_TOL of the lower quartile of the sweep's probes; `fast`,
 the phase-matched statistic, is the median over fast-phase samples only, and its worst-ratio
 table (printed after the chosen one) compares libraries measured on the same hardware.
+Busy vCPUs drift to the slow placement and idle ones come back, so a library that starts in
+milliseconds right after another's launch inherits that launch's phase where one that takes
+a second to start (and idles meanwhile) does not: every idle launch waits --settle seconds
+first (default 3), idle, so that each starts from the same host.
 
 Output in --out: samples.csv (every launch's numbers), sweep.csv (one row per point: min,
 median, bandwidth), worst.csv (per pattern x transport x load: the worst ratio tern / best
@@ -80,8 +84,8 @@ TCP_ENV = {
 }
 
 # (trials per point = rounds, seconds per trial, sizes) of a full sweep and of --quick.
-FULL = {"rounds": 5, "seconds": 0.02, "sizes": "0-64M", "timeout": 600}
-QUICK = {"rounds": 2, "seconds": 0.003, "sizes": "0,1,8,1K,64K", "timeout": 120}
+FULL = {"rounds": 5, "seconds": 0.02, "sizes": "0-64M", "timeout": 600, "settle": 3.0}
+QUICK = {"rounds": 2, "seconds": 0.003, "sizes": "0,1,8,1K,64K", "timeout": 120, "settle": 0.0}
 
 SAMPLE_COLUMNS = ["load", "transport", "round", "lib", "pattern", "bytes", "iters", "t_us",
                   "t_min_us", "MBps", "probe_us"]
@@ -698,6 +702,7 @@ def sweep(a, tree):
         transports = _split(a.transports) or list(TRANSPORTS)
         patterns = _split(a.patterns) or list(PATTERNS)
         loads = [int(x) for x in _split(a.load)] or [0]
+        settle = prof["settle"] if a.settle is None else a.settle
     except ValueError:
         sys.stderr.write("ternbench: --load takes process counts, e.g. 0 or 0,2\n")
         return 2
@@ -715,8 +720,8 @@ def sweep(a, tree):
     rounds = a.rounds or prof["rounds"]
     seconds = a.seconds if a.seconds is not None else prof["seconds"]
     timeout = a.timeout or prof["timeout"]
-    if rounds < 1 or seconds <= 0:
-        sys.stderr.write("ternbench: --rounds must be >= 1 and --seconds > 0\n")
+    if rounds < 1 or seconds <= 0 or settle < 0:
+        sys.stderr.write("ternbench: --rounds must be >= 1, --seconds > 0 and --settle >= 0\n")
         return 2
     out_dir = a.out
     raw_dir = os.path.join(out_dir, "raw")
@@ -760,6 +765,7 @@ def sweep(a, tree):
         "git": runner._git(tree.source) if tree.source else "",
         "sizes": sizes, "patterns": patterns, "transports": transports, "loads": loads,
         "rounds": rounds, "seconds_per_trial": seconds, "driver_args": argv,
+        "settle_s": settle,
         "load_before": runner._load(), "skipped": skipped,
         "units": "t_*_us: microseconds per message (one way for pingpong; per message of "
                  "either direction for bibw); MBps: 1e6 bytes/s; min = smallest sample, med = "
@@ -784,6 +790,8 @@ def sweep(a, tree):
                             # time the scheduler, not the hardware.
                             args = argv + ["--label", lib.name] + (["--probe"] if load == 0
                                                                    else [])
+                            if load == 0 and settle > 0:
+                                time.sleep(settle)
                             rows, status = launch(lib, tr, args, timeout, raw,
                                                   lambda: progress.add(1))
                             for r in rows:
