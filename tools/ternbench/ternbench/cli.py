@@ -186,8 +186,8 @@ def _sweep_parser(sub, fmt):
                    help="most iterations per trial (default 20000)")
     p.add_argument("--timeout", type=int, help="seconds allowed per launch (default 600, "
                                                "quick 120)")
-    p.add_argument("--settle", type=float, help="seconds idle before each idle launch, so "
-                   "that every library starts from the same host state (default 3, quick 0)")
+    p.add_argument("--settle", type=float, help="seconds idle before each idle launch "
+                   "(default 0)")
     p.add_argument("--stat", choices=["med", "min", "fast"], default="med",
                    help="which statistic the worst-ratio table compares (default median; "
                    "fast: phase-matched, the median of the idle launches whose cache-line "

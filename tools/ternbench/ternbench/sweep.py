@@ -38,10 +38,9 @@ a raw cache line back and forth (shared through /dev/shm, outside the library; b
 phase when its probe is within PHASE_TOL of the lower quartile of the sweep's probes; `fast`,
 the phase-matched statistic, is the median over fast-phase samples only, and its worst-ratio
 table (printed after the chosen one) compares libraries measured on the same hardware.
-Busy vCPUs drift to the slow placement and idle ones come back, so a library that starts in
-milliseconds right after another's launch inherits that launch's phase where one that takes
-a second to start (and idles meanwhile) does not: every idle launch waits --settle seconds
-first (default 3), idle, so that each starts from the same host.
+--settle S idles S seconds before every idle launch (default 0): tried as a way to let each
+launch start from the same host state, it did not change which phase launches began in
+(docs/PERFORMANCE.md).
 
 Output in --out: samples.csv (every launch's numbers), sweep.csv (one row per point: min,
 median, bandwidth), worst.csv (per pattern x transport x load: the worst ratio tern / best
@@ -84,7 +83,7 @@ TCP_ENV = {
 }
 
 # (trials per point = rounds, seconds per trial, sizes) of a full sweep and of --quick.
-FULL = {"rounds": 5, "seconds": 0.02, "sizes": "0-64M", "timeout": 600, "settle": 3.0}
+FULL = {"rounds": 5, "seconds": 0.02, "sizes": "0-64M", "timeout": 600, "settle": 0.0}
 QUICK = {"rounds": 2, "seconds": 0.003, "sizes": "0,1,8,1K,64K", "timeout": 120, "settle": 0.0}
 
 SAMPLE_COLUMNS = ["load", "transport", "round", "lib", "pattern", "bytes", "iters", "t_us",
