@@ -3,7 +3,6 @@
  * built-in communicators; and the documented fatal path.
  */
 #define _GNU_SOURCE
-#include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -157,29 +156,6 @@ static int core_transports_open(void)
     return rc;
 }
 
-/* The text of a small /proc file into buf (NULL when it cannot be read). */
-static const char *core_read_small(const char *path, char *buf, size_t len)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return NULL;
-    ssize_t n = read(fd, buf, len - 1);
-    close(fd);
-    if (n < 0) return NULL;
-    buf[n] = '\0';
-    return buf;
-}
-
-/* This process is a scheduling group of its own: it leads its session (ternrun's
- * TERN_RANK_SESSION, Hydra) and the kernel's autogroup sets its CPU share (wait.h). */
-static int core_own_autogroup(void)
-{
-    if (getsid(0) != getpid()) return 0;
-    char en[16], cg[4096];
-    return core_wait_autogroup(
-        core_read_small("/proc/sys/kernel/sched_autogroup_enabled", en, sizeof en),
-        core_read_small("/proc/self/cgroup", cg, sizeof cg), "/sys/fs/cgroup");
-}
-
 /* Milliseconds since the last call into *ms (the first call just starts the clock). */
 static void core_step(double *ms)
 {
@@ -265,7 +241,7 @@ static int core_init(void)
         core.bound = !core.oversubscribed && sched_getaffinity(0, sizeof own, &own) == 0 &&
                      CPU_COUNT(&own) < core_count_cpus();
     }
-    core.own_autogroup = core_own_autogroup();
+    core.own_autogroup = core_wait_own_autogroup();
     UTIL_DEBUG(2, "waits: bound %d, own autogroup %d, oversubscribed %d, kernel waits %d",
                core.bound, core.own_autogroup, core.oversubscribed, core.kernel_wait);
     rc = core_comm_init_builtin();

@@ -89,6 +89,18 @@ int core_wait_parse_loadavg(const char *text, long *running)
     return 0;
 }
 
+/* The text of a small /proc file into buf (NULL when it cannot be read). */
+static const char *core_wait_read(const char *path, char *buf, size_t len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return NULL;
+    ssize_t n = read(fd, buf, len - 1);
+    close(fd);
+    if (n < 0) return NULL;
+    buf[n] = '\0';
+    return buf;
+}
+
 /* Whether the comma-separated list has the word. */
 static int core_wait_has_word(const char *list, size_t len, const char *word)
 {
@@ -107,8 +119,7 @@ int core_wait_autogroup(const char *enabled_text, const char *cgroup_text, const
 {
     if (!enabled_text || atoi(enabled_text) != 1) return 0;
     if (!cgroup_text) return 1;
-    char v2[PATH_MAX] = "";
-    int have_v2 = 0;
+    char v2[PATH_MAX] = ""; /* the cgroup v2 path ("/..."), empty without one */
     for (const char *line = cgroup_text; *line;) {
         const char *eol = strchr(line, '\n');
         size_t len = eol ? (size_t)(eol - line) : strlen(line);
@@ -123,12 +134,11 @@ int core_wait_autogroup(const char *enabled_text, const char *cgroup_text, const
             if (c2 == c1 + 1 && c1 - line == 1 && line[0] == '0' && plen < sizeof v2) {
                 memcpy(v2, path, plen);
                 v2[plen] = '\0';
-                have_v2 = 1;
             }
         }
         line += len + (eol != NULL);
     }
-    if (!have_v2) return 1;
+    if (v2[0] == '\0') return 1;
     char dir[PATH_MAX];
     if (snprintf(dir, sizeof dir, "%s%s", cgroot, v2) >= (int)sizeof dir) return 1;
     size_t root_len = strlen(cgroot);
@@ -144,6 +154,15 @@ int core_wait_autogroup(const char *enabled_text, const char *cgroup_text, const
         if (!slash || (size_t)(slash - dir) < root_len) return 1;
         *slash = '\0';
     }
+}
+
+int core_wait_own_autogroup(void)
+{
+    if (getsid(0) != getpid()) return 0;
+    char en[16], cg[4096];
+    return core_wait_autogroup(
+        core_wait_read("/proc/sys/kernel/sched_autogroup_enabled", en, sizeof en),
+        core_wait_read("/proc/self/cgroup", cg, sizeof cg), "/sys/fs/cgroup");
 }
 
 /* The machine's load, sampled at most every CORE_WAIT_SAMPLE_S by the first empty poll
@@ -178,17 +197,11 @@ static int core_wait_level(double now)
     }
     core_wait_load.at = now;
     core_wait_load.level = CORE_LOAD_FREE; /* unreadable: trust the static check */
-    int fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return CORE_LOAD_FREE;
     char buf[128];
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
     long running;
-    if (n > 0) {
-        buf[n] = '\0';
-        if (core_wait_parse_loadavg(buf, &running) == 0)
-            core_wait_load.level = core_wait_load_level(running, core_wait_load.ncpu);
-    }
+    if (core_wait_read("/proc/loadavg", buf, sizeof buf) &&
+        core_wait_parse_loadavg(buf, &running) == 0)
+        core_wait_load.level = core_wait_load_level(running, core_wait_load.ncpu);
     core_wait_load.level = core_wait_load_rt(core_wait_load.level, sched_getscheduler(0));
     return core_wait_load.level;
 }

@@ -116,6 +116,11 @@ int core_wait_parse_loadavg(const char *text, long *running);
  */
 int core_wait_autogroup(const char *enabled_text, const char *cgroup_text, const char *cgroot);
 
+/* This process is a scheduling group of its own: it leads its session (ternrun's
+ * TERN_RANK_SESSION, Hydra) and core_wait_autogroup says so of this machine's procfs and
+ * cgroups (read once, at start: core.own_autogroup). */
+int core_wait_own_autogroup(void);
+
 /*
  * Whether a wait whose policy is p, in its yield phase at time now, sleeps instead: a yield
  * of this process lost the CPU (took at least p->lost_s, someone else ran) at lost_at (0:

@@ -83,8 +83,8 @@ TCP_ENV = {
 }
 
 # (trials per point = rounds, seconds per trial, sizes) of a full sweep and of --quick.
-FULL = {"rounds": 5, "seconds": 0.02, "sizes": "0-64M", "timeout": 600, "settle": 0.0}
-QUICK = {"rounds": 2, "seconds": 0.003, "sizes": "0,1,8,1K,64K", "timeout": 120, "settle": 0.0}
+FULL = {"rounds": 5, "seconds": 0.02, "sizes": "0-64M", "timeout": 600}
+QUICK = {"rounds": 2, "seconds": 0.003, "sizes": "0,1,8,1K,64K", "timeout": 120}
 
 SAMPLE_COLUMNS = ["load", "transport", "round", "lib", "pattern", "bytes", "iters", "t_us",
                   "t_min_us", "MBps", "probe_us"]
@@ -336,13 +336,19 @@ def in_fast_phase(s, best):
         s["probe_us"] <= PHASE_TOL * best[s["load"]]
 
 
-def aggregate(samples):
-    """One point per (load, transport, pattern, lib, bytes) from the samples of the rounds;
-    t_fast_us over the fast-phase samples only (0 when there are none)."""
+def _groups(samples):
+    """The samples by point: (load, transport, pattern, lib, bytes) -> [samples]."""
     groups = {}
     for s in samples:
         groups.setdefault((s["load"], s["transport"], s["pattern"], s["lib"], s["bytes"]),
                           []).append(s)
+    return groups
+
+
+def aggregate(samples):
+    """One point per (load, transport, pattern, lib, bytes) from the samples of the rounds;
+    t_fast_us over the fast-phase samples only (0 when there are none)."""
+    groups = _groups(samples)
     best = phase_fast(samples)
     points = []
     for (load, tr, pat, lib, n), ss in sorted(groups.items()):
@@ -383,7 +389,8 @@ def _index(points, stat):
 
 
 def _settings(points):
-    """The (pattern, transport, load) of the points, patterns in PATTERNS' order."""
+    """The (pattern, transport, load) of the points (or samples), patterns in PATTERNS'
+    order."""
     return sorted({(p["pattern"], p["transport"], p["load"]) for p in points},
                   key=lambda k: (PATTERNS.index(k[0]) if k[0] in PATTERNS else 9, k[1], k[2]))
 
@@ -451,16 +458,10 @@ def matched_table(samples, tol=PROBE_MATCH):
     the library tern is furthest behind (as against the fastest in worst_table). tern_us and
     other_us are the medians of the matched samples. Sizes where no library matched a
     sample of tern's are left out."""
-    groups = {}
-    for s in samples:
-        groups.setdefault((s["load"], s["transport"], s["pattern"], s["lib"], s["bytes"]),
-                          []).append(s)
+    groups = _groups(samples)
     others = sorted({s["lib"] for s in samples if s["lib"] not in (BASE, "tern-native")})
-    settings = sorted({(s["pattern"], s["transport"], s["load"]) for s in samples},
-                      key=lambda k: (PATTERNS.index(k[0]) if k[0] in PATTERNS else 9, k[1],
-                                     k[2]))
     out = []
-    for pat, tr, load in settings:
+    for pat, tr, load in _settings(samples):
         sizes = sorted({n for (ld, t, pa, lib, n) in groups
                         if (pa, t, ld, lib) == (pat, tr, load, BASE)})
         rows = []
@@ -701,7 +702,7 @@ def sweep(a, tree):
         transports = _split(a.transports) or list(TRANSPORTS)
         patterns = _split(a.patterns) or list(PATTERNS)
         loads = [int(x) for x in _split(a.load)] or [0]
-        settle = prof["settle"] if a.settle is None else a.settle
+        settle = a.settle or 0.0
     except ValueError:
         sys.stderr.write("ternbench: --load takes process counts, e.g. 0 or 0,2\n")
         return 2
