@@ -3,7 +3,8 @@
  * cost on this machine right now.
  *
  * Between a transport's adapt_min and adapt_max (shm: TERN_SHM_ADAPT_MIN and
- * TERN_SHM_ADAPT_MAX) neither protocol wins everywhere. Eager copies twice (the sender
+ * TERN_SHM_ADAPT_MAX), and in a one-way stream up to its stream_max
+ * (TERN_SHM_STREAM_EAGER_MAX), neither protocol wins everywhere. Eager copies twice (the sender
  * into a cell, the receiver out of it, each touching lines the other process touched
  * last); rendezvous copies once (the receiver pulls with process_vm_readv, whose system
  * call and page pinning cost a few microseconds). On the AMD VM of docs/PERFORMANCE.md a

@@ -248,8 +248,10 @@ struct core_peer {
     int posted_from;   /* receives posted for this source alone (not ANY_SOURCE) */
     size_t chunk;      /* payload bytes per streamed DATA frame */
     /* Payloads in (adapt_min, adapt_max] go eagerly or by rendezvous as this peer, their
-     * receiver, advises from its timings (adapt.h); adapt_max 0: never. */
-    size_t adapt_min, adapt_max;
+     * receiver, advises from its timings (adapt.h), and so do those up to adapt_top (the
+     * larger of adapt_max and stream_max) in a one-way stream; both are timed. adapt_max
+     * 0: never (adapt_top 0 too). */
+    size_t adapt_min, adapt_max, adapt_top;
     uint8_t adv_heard;       /* advice flag bits last heard from this peer */
     uint8_t adv_out;         /* advice flag bits put in the frames to it */
     uint32_t adapt_count;    /* messages of those sizes sent to it */

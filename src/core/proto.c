@@ -34,10 +34,11 @@
 /* Payloads at least this large are sent by reference where the transport can. */
 #define CORE_REF_MIN 4096
 
-/* Is a payload of n bytes between peer p's adaptive limits (adapt.h)? */
+/* Is a payload of n bytes one whose copies and pulls to or from peer p are timed (adapt.h):
+ * one that goes as the receiver advises, everywhere or in a one-way stream? */
 static inline int core_adapt_size(const struct core_peer *p, size_t n)
 {
-    return n > p->adapt_min && n <= p->adapt_max;
+    return n > p->adapt_min && n <= p->adapt_top;
 }
 
 /* The adaptive timings' clock: the CPU's invariant counter where there is one (a read
@@ -355,25 +356,34 @@ static inline int core_isend_do(const void *buf, const struct core_layout *lay, 
     r->lay = lay;
     if (__builtin_expect(lay != NULL, 0)) r->cur = (struct core_cur){0};
     r->sync = (uint8_t)sync;
-    /* A one-way stream (a rendezvous to this peer still in flight, nothing expected back
-     * from it): the receiver is busy copying anyway, so what fits a frame goes eagerly
-     * and both sides copy at once. Alone, or with traffic both ways (each side then has
-     * its own copies to do), a message above eager_max is faster by single-copy
-     * rendezvous. A layout always goes by rendezvous (its caller checked the size). */
+    /* Between adapt_min and adapt_max a message goes as the receiver advises from its
+     * timings of both protocols (adapt.h); so does one up to adapt_top (stream_max) in a
+     * one-way stream (a third message in a row to a peer I expect nothing from), where
+     * which protocol wins moves with the host: eager lets both sides copy at once, and a
+     * pull of a buffer the receiver's cache still holds is one local copy. A 32-64 KiB
+     * stream was 1.6-4x faster than with the rule below in the host's slow phase and
+     * loaded, and as fast in its fast phase; in ping-pongs above adapt_max the pull (with
+     * the sender's help) stays: adaptive there lost 34% loaded at 64 KiB (2026-11-28,
+     * docs/PERFORMANCE.md). The advice is followed whole: when it says rendezvous, no
+     * message goes eagerly beside a pull in flight, so the pulls the receiver times are
+     * what a run of them costs.
+     * Otherwise (adaptive sizes off, or a message above them): alone, or with traffic both
+     * ways, a message above eager_max goes by single-copy rendezvous, but in a one-way
+     * stream one up to stream_max goes eagerly while a rendezvous to the peer is still in
+     * flight. A layout always goes by rendezvous (its caller checked the size). */
     int big = len > p->eager_max;
-    /* Adaptive sizes go as the receiver advises, except in a one-way stream above
-     * eager_max (a third message in a row to a peer I expect nothing from): there the
-     * rule below sends one by rendezvous and the rest eagerly while it is in flight, so
-     * the receiver pulls some while I copy the others, which beat all-eager by 8-19% at
-     * 32-64 KiB whether copies were fast or slow. */
-    if (core_adapt_size(p, len) && !(big && p->posted_from == 0 && p->sent_run >= 2)) {
+    int advised =
+        len > p->adapt_min &&
+        (len <= p->adapt_max || (len <= p->adapt_top && p->posted_from == 0 && p->sent_run >= 2));
+    if (advised) {
         big = core_adapt_pick(p->adv_heard, core_adapt_class(len, p->adapt_min), big,
                               &p->adapt_count);
         p->adapt.sent_mark = p->adapt.received;
     }
     p->sent_run++;
-    r->rndv = lay != NULL ||
-              (big && (len > p->stream_max || p->rndv_inflight == 0 || p->posted_from > 0));
+    r->rndv =
+        lay != NULL ||
+        (big && (advised || len > p->stream_max || p->rndv_inflight == 0 || p->posted_from > 0));
     r->state = CORE_RS_QUEUED;
     uint64_t t_trace = TRACE_ON() ? trace_send_clock() : 0;
     int rc = core_send_start(r);

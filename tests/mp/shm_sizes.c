@@ -13,16 +13,22 @@
  *   2. streaming: windows of WINDOW non-blocking sends of consecutive sizes (the
  *      receiver posts half of its receives before the sends start and half after, so
  *      both the expected and the unexpected paths run), all to one tag, checked in
- *      order.
+ *      order;
+ *   3. a long one-way stream: LONG_COUNT messages of 8-64 KiB in windows of LONG_WINDOW,
+ *      where the core picks eager or rendezvous per message as the receiver's timings
+ *      advise and sends a burst the other way every 256 (core/adapt.h), so both protocols
+ *      follow each other within one stream, checked byte for byte and in order.
  * The receive area is larger than the message and carries a guard after it. An odd rank
  * out (and a 1-rank job) exchanges with itself.
  */
 #include "mp_check.h"
 
-#define MAX_DENSE ((size_t)9 * 1024)
-#define MAX_SIZE  ((size_t)64 * 1024 + 64)
-#define WINDOW    16
-#define BAND      20
+#define MAX_DENSE   ((size_t)9 * 1024)
+#define MAX_SIZE    ((size_t)64 * 1024 + 64)
+#define WINDOW      16
+#define BAND        20
+#define LONG_COUNT  1280
+#define LONG_WINDOW 32
 
 static size_t *sizes;
 static int nsizes;
@@ -156,6 +162,52 @@ static void stream(uint8_t *sbuf, uint8_t *rbuf, int me, int peer)
     }
 }
 
+/* Phase 3's sizes: mostly 32-64 KiB (adaptive only in a one-way stream), some 8-32 KiB. */
+static size_t long_size(int i)
+{
+    return i % 5 == 4 ? 8193 + (size_t)(i * 7919) % (24 * 1024)
+                      : 32769 + (size_t)(i * 104729) % 32768;
+}
+
+/* Phase 3: the lower rank streams LONG_COUNT messages to the higher one, which posts the
+ * receives of even windows before the sends and of odd ones after (unexpected). */
+static void long_stream(uint8_t *sbuf, uint8_t *rbuf, int me, int peer)
+{
+    int sender = me <= peer, receiver = me >= peer;
+    size_t slot = MAX_SIZE + 24 + MP_GUARD_LEN;
+    for (int w = 0; w < LONG_COUNT; w += LONG_WINDOW) {
+        tern_request_t rr[LONG_WINDOW], sr[LONG_WINDOW];
+        int early = (w / LONG_WINDOW) % 2 == 0;
+        MP_WHERE("one-way stream, messages %d..%d to rank %d", w, w + LONG_WINDOW - 1, peer);
+        for (int pass = 0; pass < 2; pass++) {
+            if (receiver && (pass == 0) == early)
+                for (int k = 0; k < LONG_WINDOW; k++) {
+                    size_t size = long_size(w + k);
+                    memset(rbuf + k * slot + size, 0x5a, 24);
+                    mp_guard_set(rbuf + k * slot, size + 24);
+                    CHECK_OK(
+                        tern_irecv(rbuf + k * slot, size + 24, peer, 9, TERN_COMM_WORLD, &rr[k]));
+                }
+            if (sender && pass == 0)
+                for (int k = 0; k < LONG_WINDOW; k++) {
+                    size_t size = long_size(w + k);
+                    mp_fill(sbuf + k * slot, size, seed_of(size, 3 + w + k, me));
+                    CHECK_OK(tern_isend(sbuf + k * slot, size, peer, 9, TERN_COMM_WORLD, &sr[k]));
+                }
+        }
+        if (receiver)
+            for (int k = 0; k < LONG_WINDOW; k++) {
+                tern_status_t st = mp_status_poison();
+                size_t size = long_size(w + k);
+                CHECK_OK(tern_wait(&rr[k], &st));
+                check_recv(rbuf + k * slot, size + 24, &st, size, peer, 9, 3 + w + k);
+            }
+        if (sender)
+            for (int k = 0; k < LONG_WINDOW; k++)
+                CHECK_OK(tern_wait(&sr[k], NULL));
+    }
+}
+
 int main(int argc, char **argv)
 {
     mp_init(&argc, &argv);
@@ -163,10 +215,11 @@ int main(int argc, char **argv)
     int peer = (me ^ 1) < np ? (me ^ 1) : me;
     make_sizes();
     size_t slot = MAX_SIZE + 24 + MP_GUARD_LEN;
-    uint8_t *sbuf = mp_malloc(WINDOW * slot), *rbuf = mp_malloc(WINDOW * slot);
+    uint8_t *sbuf = mp_malloc(LONG_WINDOW * slot), *rbuf = mp_malloc(LONG_WINDOW * slot);
     double t0 = mp_now();
     pingpong(sbuf, rbuf, me, peer);
     stream(sbuf, rbuf, me, peer);
+    long_stream(sbuf, rbuf, me, peer);
     MP_WHERE("finalize");
     CHECK_OK(tern_barrier(TERN_COMM_WORLD));
     if (me == 0)
