@@ -361,10 +361,10 @@ static inline int core_isend_do(const void *buf, const struct core_layout *lay, 
      * one-way stream (a third message in a row to a peer I expect nothing from), where
      * which protocol wins moves with the host: eager lets both sides copy at once, and a
      * pull of a buffer the receiver's cache still holds is one local copy. A 32-64 KiB
-     * stream was 1.6-4x faster than with the rule below in the host's slow phase and
-     * loaded, and as fast in its fast phase; in ping-pongs above adapt_max the pull (with
-     * the sender's help) stays: adaptive there lost 34% loaded at 64 KiB (2026-11-28,
-     * docs/PERFORMANCE.md). The advice is followed whole: when it says rendezvous, no
+     * stream was 2x faster than with the rule below in the host's fast phase and 3-4x
+     * loaded (ahead of MPICH 4 and Open MPI 5 in both); in ping-pongs above adapt_max
+     * the pull (with the sender's help) stays: adaptive there lost 34% loaded at 64 KiB
+     * (2026-11-28, docs/PERFORMANCE.md). The advice is followed whole: when it says rendezvous, no
      * message goes eagerly beside a pull in flight, so the pulls the receiver times are
      * what a run of them costs.
      * Otherwise (adaptive sizes off, or a message above them): alone, or with traffic both
