@@ -12,8 +12,10 @@
  *              still work
  *   window     a shared window of BYTES per rank, every byte written and checked
  *   heap       a SHMEM heap block of BYTES, every byte written and checked
- *   stream     4 MiB messages between ranks 0 and 1 (through the shm cells with
- *              TERN_SHM_CMA=0)
+ *   stream     64 eager messages of 32 KiB from rank 0 to rank 1, which waits 300 ms
+ *              before it receives them (so the sender's frames hold every big cell of its
+ *              pool: 16 x 65 KiB, whatever the timing), then 4 MiB messages between the
+ *              two (through the shm cells with TERN_SHM_CMA=0)
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -89,6 +91,23 @@ static void do_stream(void)
     size_t len = 4u << 20;
     char *buf = malloc(len);
     if (buf == NULL) FAIL("no memory");
+    enum { NEAGER = 64, EAGER = 32 << 10 };
+    if (rank == 0) {
+        MPI_Request req[NEAGER];
+        for (int i = 0; i < NEAGER; i++) {
+            memset(buf + (size_t)i * EAGER, 'A' + i % 26, EAGER);
+            MPI_Isend(buf + (size_t)i * EAGER, EAGER, MPI_CHAR, 1, 100 + i, MPI_COMM_WORLD,
+                      &req[i]);
+        }
+        MPI_Waitall(NEAGER, req, MPI_STATUSES_IGNORE);
+    } else if (rank == 1) {
+        usleep(300000);
+        for (int i = 0; i < NEAGER; i++) {
+            MPI_Recv(buf, EAGER, MPI_CHAR, 0, 100 + i, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            for (size_t k = 0; k < EAGER; k += 997)
+                if (buf[k] != 'A' + i % 26) FAIL("eager message %d byte %zu is %d", i, k, buf[k]);
+        }
+    }
     for (int it = 0; it < 4 && rank < 2; it++) {
         if (rank == it % 2) {
             memset(buf, 'a' + it, len);
