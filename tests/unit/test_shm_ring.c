@@ -1046,6 +1046,111 @@ static void test_burst(void)
     lrig_fini(&g);
 }
 
+/* Free cells come back in the order the receivers gave them back: a one-way stream takes
+ * a cell never used while there is one, else the one given back longest ago; other
+ * traffic takes the one given back last, and a fresh one only when none is free. The
+ * queues wrap around their ends. Through a channel, the third frame in a row that no
+ * answer separates is the first to take a cell the stream's way. */
+static void test_pool_order(void)
+{
+    struct rig *r = rig_new(0);
+    struct shm_pool_view v = rig_view(r);
+    struct shm_pool pool;
+    CHECK_EQ(shm_pool_init(&pool, &v, NULL), 0);
+    pool.spread_ok = 1;
+    uint32_t got, a, b;
+    /* Other traffic reuses what came back; a stream takes fresh cells first. */
+    CHECK_EQ(shm_pool_get(&pool, 100, 0, 0, &a), 0);
+    CHECK_EQ(shm_pool_get(&pool, 100, 0, 0, &b), 0);
+    CHECK(a == 0 && b == 1);
+    shm_pool_view_put(&v, a);
+    shm_pool_view_put(&v, b);
+    CHECK_EQ(shm_pool_drain(&pool), 2);
+    CHECK_EQ(shm_pool_get(&pool, 100, 0, 0, &got), 0);
+    CHECK_EQ(got, b);
+    for (uint32_t i = 2; i < NSMALL; i++) {
+        CHECK_EQ(shm_pool_get(&pool, 100, 0, 1, &got), 0);
+        CHECK_EQ(got, i);
+    }
+    CHECK_EQ(shm_pool_get(&pool, 100, 0, 1, &got), 0); /* no fresh one left: the queue's */
+    CHECK_EQ(got, a);
+    CHECK_EQ(shm_pool_get(&pool, 100, 0, 1, &got), TERN_ERR_AGAIN);
+    CHECK_EQ(shm_pool_out(&pool), NSMALL);
+    uint32_t id[5] = {0, 1, 2, 3, 4};
+    for (int lap = 0; lap < 3; lap++) { /* 3 laps of 5 through a queue of 7: it wraps */
+        /* given back as 3, 0, 4 (one drain), then 1 and 2 (another) */
+        shm_pool_view_put(&v, id[3]);
+        shm_pool_view_put(&v, id[0]);
+        shm_pool_view_put(&v, id[4]);
+        CHECK_EQ(shm_pool_drain(&pool), 3);
+        shm_pool_view_put(&v, id[1]);
+        shm_pool_view_put(&v, id[2]);
+        CHECK_EQ(shm_pool_drain(&pool), 2);
+        CHECK_EQ(shm_pool_out(&pool), NSMALL - 5);
+        /* oldest: 3; newest: 2; oldest: 0; newest: 1; oldest: 4 */
+        const uint32_t want[] = {id[3], id[2], id[0], id[1], id[4]};
+        for (int i = 0; i < 5; i++) {
+            CHECK_EQ(shm_pool_get(&pool, 100, 0, i % 2 == 0, &got), 0);
+            CHECK_EQ(got, want[i]);
+        }
+        memcpy(id, want, sizeof id);
+    }
+    for (uint32_t i = 0; i < NSMALL; i++)
+        shm_pool_view_put(&v, i);
+    CHECK_EQ(shm_pool_drain(&pool), NSMALL);
+    CHECK_EQ(shm_pool_out(&pool), 0);
+    /* Big cells: the same queue rule. */
+    uint32_t b0, b1, bb;
+    CHECK_EQ(shm_pool_get(&pool, CELL + 1, 0, 0, &b0), 0);
+    CHECK_EQ(shm_pool_get(&pool, CELL + 1, 0, 0, &b1), 0);
+    CHECK(b0 >= NSMALL && b1 >= NSMALL && b0 != b1);
+    shm_pool_view_put(&v, b1);
+    shm_pool_view_put(&v, b0);
+    shm_pool_drain(&pool);
+    CHECK_EQ(shm_pool_get(&pool, CELL + 1, 0, 1, &bb), 0);
+    CHECK_EQ(bb, b1);
+    CHECK_EQ(shm_pool_get(&pool, CELL + 1, 0, 0, &bb), 0);
+    CHECK_EQ(bb, b0);
+    shm_pool_view_put(&v, b0);
+    shm_pool_view_put(&v, b1);
+    shm_pool_drain(&pool);
+    /* Through a channel: frames in big cells (over SHM_BURST_MIN_LINES slots), each cell
+     * given back at once. Both big cells are in the queue: the first two frames of a burst
+     * take the newest, the third the oldest; an answer starts over. */
+    struct shm_chan prod, cons;
+    rig_prod(r, 0, &pool, &prod);
+    rig_cons(r, 0, &v, &cons);
+    static _Alignas(64) unsigned char buf[FRAME_MAX];
+    const size_t n = FRAME_MAX - 64;
+    CHECK(shm_lines_for(0, n) >= SHM_BURST_MIN_LINES && n > LINES_MAX && n > CELL);
+    CHECK_EQ(pool.nfree_big, NBIG);
+    for (int round = 0; round < 2; round++) {
+        const void *d = NULL;
+        size_t len = 0;
+        for (int i = 0; i < SHM_BURST_LINES + 2; i++) {
+            uint32_t oldest = pool.free_big[pool.head_big];
+            uint32_t newest = pool.free_big[(pool.head_big + pool.nfree_big - 1) % NBIG];
+            CHECK(oldest != newest);
+            fill(buf, (uint32_t)i, n);
+            CHECK_EQ(push_n(&prod, buf, n), 0);
+            CHECK(shm_chan_peek(&cons, &d, &len));
+            CHECK(len == n && memcmp(d, buf, n) == 0);
+            CHECK_EQ(cons.cur_cell, i < SHM_BURST_LINES ? newest : oldest);
+            shm_chan_release(&cons);
+            CHECK_EQ(shm_pool_drain(&pool), 1);
+        }
+        CHECK_EQ(prod.burst, SHM_BURST_LINES);
+        shm_chan_answered(&prod);
+    }
+    /* Without spread_ok (many processes on the node) a stream reuses like the rest: the
+     * small queue holds 0..6 in that order, and the newest comes out. */
+    pool.spread_ok = 0;
+    CHECK_EQ(shm_pool_get(&pool, 100, 0, 1, &got), 0);
+    CHECK_EQ(got, NSMALL - 1);
+    shm_pool_fini(&pool);
+    free(r);
+}
+
 int main(void)
 {
     test_single_process();
@@ -1056,6 +1161,7 @@ int main(void)
     test_stale_continuations();
     test_skip_to_slot0();
     test_burst();
+    test_pool_order();
     test_mid_cells();
     test_cell_offsets();
     run_processes(1, 100000);

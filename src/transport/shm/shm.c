@@ -360,6 +360,7 @@ static int shm_open_fn(const struct tl_env *env, const int *peers, int n)
     shm_pool_view_mid(&v, (uint32_t)s->nmid, s->mid_size);
     rc = shm_pool_init(&shm.pool, &v, shm_touch);
     if (rc) return rc;
+    shm.pool.spread_ok = shm.nlocal <= SHM_SPREAD_RANKS;
     shm_asym_setup();
     s->asym = (uint32_t)shm.asym;
     s->version = SHM_VERSION;
