@@ -84,6 +84,15 @@ static void check_recv(const uint8_t *buf, size_t cap, const tern_status_t *st, 
     CHECK_GUARD(buf, cap, "receive of %zu bytes from rank %d", size, src);
 }
 
+/* Post a receive of up to size + 24 bytes into buf, its bytes past size set to 0x5a and a
+ * guard after it (check_recv checks both). */
+static void post_recv(uint8_t *buf, size_t size, int peer, int tag, tern_request_t *r)
+{
+    memset(buf + size, 0x5a, 24);
+    mp_guard_set(buf, size + 24);
+    CHECK_OK(tern_irecv(buf, size + 24, peer, tag, TERN_COMM_WORLD, r));
+}
+
 /* Phase 1: one round trip per size; the lower rank sends first. */
 static void pingpong(uint8_t *sbuf, uint8_t *rbuf, int me, int peer)
 {
@@ -121,12 +130,8 @@ static void stream(uint8_t *sbuf, uint8_t *rbuf, int me, int peer)
         tern_request_t rr[WINDOW], sr[WINDOW];
         MP_WHERE("stream window of %zu..%zu bytes with rank %d", sizes[w], sizes[w + n - 1], peer);
         if (receiver)
-            for (int k = 0; k < n / 2; k++) {
-                size_t size = sizes[w + k];
-                memset(rbuf + k * slot + size, 0x5a, 24);
-                mp_guard_set(rbuf + k * slot, size + 24);
-                CHECK_OK(tern_irecv(rbuf + k * slot, size + 24, peer, 7, TERN_COMM_WORLD, &rr[k]));
-            }
+            for (int k = 0; k < n / 2; k++)
+                post_recv(rbuf + k * slot, sizes[w + k], peer, 7, &rr[k]);
         /* Both sides meet before the sends, so the receives above are posted and the
          * ones below come after the messages (unexpected). */
         if (peer != me) {
@@ -144,12 +149,8 @@ static void stream(uint8_t *sbuf, uint8_t *rbuf, int me, int peer)
                 CHECK_OK(tern_isend(sbuf + k * slot, size, peer, 7, TERN_COMM_WORLD, &sr[k]));
             }
         if (receiver) {
-            for (int k = n / 2; k < n; k++) {
-                size_t size = sizes[w + k];
-                memset(rbuf + k * slot + size, 0x5a, 24);
-                mp_guard_set(rbuf + k * slot, size + 24);
-                CHECK_OK(tern_irecv(rbuf + k * slot, size + 24, peer, 7, TERN_COMM_WORLD, &rr[k]));
-            }
+            for (int k = n / 2; k < n; k++)
+                post_recv(rbuf + k * slot, sizes[w + k], peer, 7, &rr[k]);
             for (int k = 0; k < n; k++) {
                 tern_status_t st = mp_status_poison();
                 CHECK_OK(tern_wait(&rr[k], &st));
@@ -179,22 +180,15 @@ static void long_stream(uint8_t *sbuf, uint8_t *rbuf, int me, int peer)
         tern_request_t rr[LONG_WINDOW], sr[LONG_WINDOW];
         int early = (w / LONG_WINDOW) % 2 == 0;
         MP_WHERE("one-way stream, messages %d..%d to rank %d", w, w + LONG_WINDOW - 1, peer);
-        for (int pass = 0; pass < 2; pass++) {
-            if (receiver && (pass == 0) == early)
-                for (int k = 0; k < LONG_WINDOW; k++) {
-                    size_t size = long_size(w + k);
-                    memset(rbuf + k * slot + size, 0x5a, 24);
-                    mp_guard_set(rbuf + k * slot, size + 24);
-                    CHECK_OK(
-                        tern_irecv(rbuf + k * slot, size + 24, peer, 9, TERN_COMM_WORLD, &rr[k]));
-                }
-            if (sender && pass == 0)
-                for (int k = 0; k < LONG_WINDOW; k++) {
-                    size_t size = long_size(w + k);
-                    mp_fill(sbuf + k * slot, size, seed_of(size, 3 + w + k, me));
-                    CHECK_OK(tern_isend(sbuf + k * slot, size, peer, 9, TERN_COMM_WORLD, &sr[k]));
-                }
+        for (int k = 0; receiver && early && k < LONG_WINDOW; k++)
+            post_recv(rbuf + k * slot, long_size(w + k), peer, 9, &rr[k]);
+        for (int k = 0; sender && k < LONG_WINDOW; k++) {
+            size_t size = long_size(w + k);
+            mp_fill(sbuf + k * slot, size, seed_of(size, 3 + w + k, me));
+            CHECK_OK(tern_isend(sbuf + k * slot, size, peer, 9, TERN_COMM_WORLD, &sr[k]));
         }
+        for (int k = 0; receiver && !early && k < LONG_WINDOW; k++)
+            post_recv(rbuf + k * slot, long_size(w + k), peer, 9, &rr[k]);
         if (receiver)
             for (int k = 0; k < LONG_WINDOW; k++) {
                 tern_status_t st = mp_status_poison();

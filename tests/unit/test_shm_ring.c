@@ -849,7 +849,7 @@ static void test_mid_cells(void)
      * skips them, so no cell is free twice. */
     shm_pool_drain(&pool);
     CHECK_EQ(pool.nfree_mid, NM);
-    CHECK_EQ(pool.nfree_small, NS);
+    CHECK_EQ(pool.free_small.n, NS);
     CHECK_EQ(shm_pool_out(&pool), 0);
     /* A cell number past the mid cells: an empty frame. */
     CHECK_EQ(push_n(&prod, buf, M), 0);
@@ -1123,13 +1123,13 @@ static void test_pool_order(void)
     static _Alignas(64) unsigned char buf[FRAME_MAX];
     const size_t n = FRAME_MAX - 64;
     CHECK(shm_lines_for(0, n) >= SHM_BURST_MIN_LINES && n > LINES_MAX && n > CELL);
-    CHECK_EQ(pool.nfree_big, NBIG);
+    CHECK_EQ(pool.free_big.n, NBIG);
     for (int round = 0; round < 2; round++) {
         const void *d = NULL;
         size_t len = 0;
         for (int i = 0; i < SHM_BURST_LINES + 2; i++) {
-            uint32_t oldest = pool.free_big[pool.head_big];
-            uint32_t newest = pool.free_big[(pool.head_big + pool.nfree_big - 1) % NBIG];
+            uint32_t oldest = pool.free_big.ids[pool.free_big.head];
+            uint32_t newest = pool.free_big.ids[(pool.free_big.head + pool.free_big.n - 1) % NBIG];
             CHECK(oldest != newest);
             fill(buf, (uint32_t)i, n);
             CHECK_EQ(push_n(&prod, buf, n), 0);
