@@ -189,4 +189,142 @@ static inline int core_adapt_pick(uint8_t heard, int k, int fixed, uint32_t *cou
     return pick;
 }
 
+/*
+ * ---- Large rendezvous messages: pulled or streamed ----
+ *
+ * Above a transport's rv_min (shm: TERN_SHM_RNDV_ADAPT_MIN), a rendezvous message can be
+ * pulled by the receiver (get(): shm's process_vm_readv, shared with the sender from
+ * TERN_SHM_COOP_MIN) or streamed by the sender after a CTS, frame by frame through the
+ * transport (two copies, the sender's into a cell and the receiver's out of the one
+ * before, at once). On the AMD VM of docs/PERFORMANCE.md a 1 MiB ping-pong streamed
+ * takes 41 us against 56 pulled while a cache line moves between the cores in 40 ns, and
+ * up to 10x longer than pulled while it takes 200 ns.
+ *
+ * The choice is the receiver's alone (it answers the RTS with a pull or with a CTS), so
+ * nothing travels. Per sender and size class (core_adapt_class from rv_min) it keeps the
+ * last CORE_RV_KEEP timings of each way, in ticks per byte: a pull's get() call, a
+ * stream's time from its CTS to its last frame. Only a message alone may stream: with
+ * more receives posted for that sender, or rendezvous sends of mine to it in flight,
+ * neither core is idle, streaming's second copy is pure cost and a cooperative pull
+ * shares the one copy between them (proto.c, core_recv_rndv). A way costs the second smallest of
+ * its timings, so one preempted timing does not count and a way that turned slow loses within three
+ * messages. The cheaper way is taken, past CORE_ADAPT_MARGIN to change. Every `period` messages the
+ * other way is timed again, in a run of CORE_RV_KEEP messages whose timings replace the old ones
+ * (one stream among pulls finds cold cells and took 2x what a run of them does; an old phase's
+ * timings would lie), cut short when its first message took CORE_RV_ABORT times the way taken. A
+ * run that loses doubles the period up to CORE_RV_PERIOD_MAX, so a way 10x slower costs about 1%
+ * once settled; one that wins is taken, and the period starts over.
+ */
+#define CORE_RV_KEEP       4
+#define CORE_RV_PERIOD_MIN 32
+#define CORE_RV_PERIOD_MAX 1024
+#define CORE_RV_ABORT      3.0
+enum { CORE_RV_PULL = 0, CORE_RV_STREAM = 1 };
+
+struct core_rv_class {
+    float t[2][CORE_RV_KEEP]; /* per way: its last timings, ticks per byte */
+    uint8_t n[2];             /* per way: timings held (at most CORE_RV_KEEP) */
+    uint8_t at[2];            /* per way: where the next timing goes */
+    uint8_t way;              /* the way taken: CORE_RV_PULL or CORE_RV_STREAM */
+    uint8_t run;              /* messages of the other way's run still to be sent */
+    uint8_t heard;            /* timings of that run in so far */
+    uint16_t period;          /* messages between runs (0: CORE_RV_PERIOD_MIN) */
+    uint16_t left;            /* messages before the next run */
+};
+
+/* What way w costs (ticks per byte): the second smallest of its timings (the only one
+ * when it has one); -1 with none. */
+static inline double core_rv_cost(const struct core_rv_class *c, int w)
+{
+    int n = c->n[w];
+    if (n == 0) return -1;
+    if (n == 1) return c->t[w][0];
+    float lo = c->t[w][0], second = c->t[w][1];
+    if (second < lo) {
+        lo = c->t[w][1];
+        second = c->t[w][0];
+    }
+    for (int i = 2; i < n; i++) {
+        float x = c->t[w][i];
+        if (x < lo) {
+            second = lo;
+            lo = x;
+        } else if (x < second) {
+            second = x;
+        }
+    }
+    return second;
+}
+
+/* The way for the next message of the class: the way taken until it has a timing, then
+ * a run of the other, then the one taken, and a run of the other every `period`. */
+static inline int core_rv_pick(struct core_rv_class *c)
+{
+    if (c->run) {
+        c->run--;
+        return !c->way;
+    }
+    if (c->n[c->way] == 0) return c->way;
+    if (c->left == 0) { /* a run of the other way; its timings will replace the old */
+        int w = !c->way;
+        c->n[w] = c->at[w] = 0;
+        c->heard = 0;
+        c->left = c->period ? c->period : CORE_RV_PERIOD_MIN;
+        c->run = CORE_RV_KEEP - 1;
+        return w;
+    }
+    if (c->left) c->left--;
+    return c->way;
+}
+
+/* Hold timing x of way w. */
+static inline void core_rv_push(struct core_rv_class *c, int w, double x)
+{
+    c->t[w][c->at[w]] = (float)x;
+    c->at[w] = (uint8_t)((c->at[w] + 1) % CORE_RV_KEEP);
+    if (c->n[w] < CORE_RV_KEEP) c->n[w]++;
+}
+
+/* Take way w from now on; the other's run, if one is on, is over. */
+static inline void core_rv_switch(struct core_rv_class *c, int w)
+{
+    c->way = (uint8_t)w;
+    c->run = 0;
+    c->heard = 0;
+    c->period = CORE_RV_PERIOD_MIN;
+    c->left = CORE_RV_PERIOD_MIN;
+}
+
+/* A message of the class went way w and took x ticks per byte. */
+static inline void core_rv_took(struct core_rv_class *c, int w, double x)
+{
+    if (!(x >= 0) || w < 0 || w > 1) return; /* a clock gone wrong */
+    if (w != c->way) {
+        /* The other way's run (or a message picked before the last change of way),
+         * which decides once it is all in. */
+        core_rv_push(c, w, x);
+        double now = core_rv_cost(c, c->way);
+        /* A run whose first message took CORE_RV_ABORT times the way taken stops there:
+         * the slow phase's streams are 5-10x, and a whole run of them cost a short job
+         * 10% (cold, a first stream takes up to 2x a run's). */
+        int abort = c->heard == 0 && now >= 0 && x > CORE_RV_ABORT * now;
+        if (abort) c->run = 0;
+        if (!abort && ++c->heard < CORE_RV_KEEP) return;
+        c->heard = 0;
+        if (now < 0 || (!abort && core_rv_cost(c, w) * CORE_ADAPT_MARGIN < now)) {
+            core_rv_switch(c, w);
+        } else {
+            unsigned p = c->period ? c->period : CORE_RV_PERIOD_MIN;
+            p = p * 2 > CORE_RV_PERIOD_MAX ? CORE_RV_PERIOD_MAX : p * 2;
+            c->period = (uint16_t)p;
+            c->left = (uint16_t)p;
+        }
+        return;
+    }
+    core_rv_push(c, w, x);
+    /* The way taken turned slower than the other was when last timed: take the other. */
+    double mine = core_rv_cost(c, w), theirs = core_rv_cost(c, !w);
+    if (c->run == 0 && theirs >= 0 && mine > theirs * CORE_ADAPT_MARGIN) core_rv_switch(c, !w);
+}
+
 #endif

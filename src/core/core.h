@@ -163,6 +163,9 @@ struct tern_request {
     void *user;                                  /* internal users' context */
     const struct core_layout *lay; /* buf is non-contiguous (len bytes of it); NULL: plain */
     struct core_cur cur;           /* with lay: where the last scatter/gather into buf stopped */
+    /* recv, streamed rendezvous whose time is taken for the pull-or-stream choice
+     * (core_rv_*): when its CTS went (clock ticks); else 0. Set by core_recv_rndv. */
+    double rv_t0;
 };
 typedef struct tern_request core_req_t;
 _Static_assert(offsetof(struct tern_request, lay) <= 128,
@@ -257,6 +260,10 @@ struct core_peer {
     uint32_t adapt_count;    /* messages of those sizes sent to it */
     uint32_t sent_run;       /* messages sent to it since its last EAGER or RTS came */
     struct core_adapt adapt; /* timings of the copies between us at those sizes */
+    /* Rendezvous payloads from this peer above rv_min (0: none) are pulled or streamed as
+     * the timings of both say (adapt.h, core_rv_*). */
+    size_t rv_min;
+    struct core_rv_class rv[CORE_ADAPT_CLASSES];
     struct core_pend *pend_head, *pend_tail;
     core_req_t *placing; /* receive whose buffer the transport is writing (place()) */
     struct iovec place1; /* place()'s answer for a contiguous buffer */

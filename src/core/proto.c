@@ -71,6 +71,21 @@ void core_adapt_report(void)
                            core_adapt_tsc ? "counter ticks" : "ns", c->peer_in, c->out.npb,
                            c->out.n, c->pull.npb, c->pull.n, c->rndv ? "rendezvous" : "eager");
         }
+        for (int k = 0; k < CORE_ADAPT_CLASSES && p->rv_min; k++) {
+            const struct core_rv_class *c = &p->rv[k];
+            if (c->n[CORE_RV_PULL] == 0 && c->n[CORE_RV_STREAM] == 0) continue;
+            char top[32] = "up";
+            if (k < CORE_ADAPT_CLASSES - 1)
+                snprintf(top, sizeof top, "%zu B", p->rv_min << (k + 1));
+            UTIL_DEBUG(1,
+                       "rendezvous from rank %d, class %d (%zu B to %s), in %s per byte: "
+                       "pulls %.3f, streams %.3f (-1: not timed): %s, a run of the other "
+                       "every %u",
+                       r, k, (p->rv_min << k) + 1, top, core_adapt_tsc ? "counter ticks" : "ns",
+                       core_rv_cost(c, CORE_RV_PULL), core_rv_cost(c, CORE_RV_STREAM),
+                       c->way == CORE_RV_PULL ? "pulled" : "streamed",
+                       c->period ? c->period : CORE_RV_PERIOD_MIN);
+        }
     }
 }
 
@@ -485,11 +500,24 @@ static void core_recv_rndv(core_req_t *r, int src, uint32_t sreq, uint64_t len, 
         return;
     }
     int plain = __builtin_expect(r->lay == NULL && rl == NULL, 1);
-    if ((p->caps & CORE_CAP_GET) && (plain || core_getv_pays(r->lay, rl, n))) {
+    r->rv_t0 = 0;
+    /* Large enough to be pulled or streamed as the timings of both say (adapt.h). */
+    /* Only one message at a time: not while my own rendezvous sends to that peer are in
+     * flight, nor with more receives posted for it (a window): there neither core is
+     * idle, so streaming's second copy is pure cost, and a cooperative pull shares the
+     * one copy between them. */
+    struct core_rv_class *rv = plain && p->rv_min && n > p->rv_min && n == len &&
+                                       p->rndv_inflight == 0 && p->posted_from == 0
+                                   ? &p->rv[core_adapt_class(n, p->rv_min)]
+                                   : NULL;
+    int way = rv ? core_rv_pick(rv) : CORE_RV_PULL;
+    if ((p->caps & CORE_CAP_GET) && way == CORE_RV_PULL &&
+        (plain || core_getv_pays(r->lay, rl, n))) {
         int timed = plain && core_adapt_size(p, n);
-        double t0 = timed ? core_adapt_clock() : 0;
+        double t0 = timed || rv ? core_adapt_clock() : 0;
         int rc = plain ? p->tl->get(src, r->buf, addr, n) : core_lay_get(src, r, rl, addr, n);
         if (timed && rc == 0) core_adapt_took(src, 1, t0, n);
+        if (rv && rc == 0) core_rv_took(rv, CORE_RV_PULL, (core_adapt_clock() - t0) / (double)n);
         if (rc == TERN_ERR_FAULT) {
             /* The sender's buffer cannot be read: its send fails (FIN says so), and this
              * receive, which did nothing wrong, gets the message with undefined contents
@@ -506,10 +534,25 @@ static void core_recv_rndv(core_req_t *r, int src, uint32_t sreq, uint64_t len, 
             return;
         }
         p->caps &= ~CORE_CAP_GET; /* not for this peer after all: stream from now on */
+        p->rv_min = 0;
+        rv = NULL;
     }
     r->state = CORE_RS_STREAM;
     r->offset = 0;
+    if (rv) r->rv_t0 = core_adapt_clock(); /* a timed stream (core_rv_stream_done) */
     core_send_ctrl(src, CORE_FRAME_CTS, sreq, r->id);
+}
+
+/* The last frame of timed stream r from src is in: its time from its CTS, per byte. (Only
+ * a message alone is timed, so nothing else of the peer's waits ahead of its frames.) */
+static void core_rv_stream_done(int src, core_req_t *r)
+{
+    struct core_peer *p = &core.peers[src];
+    double ticks = core_adapt_clock() - r->rv_t0;
+    r->rv_t0 = 0;
+    if (p->rv_min == 0 || r->bytes <= p->rv_min) return;
+    core_rv_took(&p->rv[core_adapt_class(r->bytes, p->rv_min)], CORE_RV_STREAM,
+                 ticks / (double)r->bytes);
 }
 
 /* An eager message for receive r; `framed`: its payload is still in src's frame (not an
@@ -767,8 +810,10 @@ void core_frame_recv(int src, const void *frame, size_t len)
                 util_copy((char *)r->buf + d.offset, bytes, keep);
         }
         r->offset += n;
-        if (r->offset >= r->bytes)
+        if (r->offset >= r->bytes) {
+            if (r->rv_t0 != 0) core_rv_stream_done(src, r);
             core_req_complete(r, r->bytes > r->len ? TERN_ERR_TRUNCATE : TERN_OK);
+        }
         return;
     }
     case CORE_FRAME_FIN: {
@@ -911,8 +956,10 @@ void core_frame_placed(int src, const void *head, size_t hlen, size_t len)
         return;
     }
     r->offset += len - sizeof d;
-    if (r->offset >= r->bytes)
+    if (r->offset >= r->bytes) {
+        if (r->rv_t0 != 0) core_rv_stream_done(src, r);
         core_req_complete(r, r->bytes > r->len ? TERN_ERR_TRUNCATE : TERN_OK);
+    }
 }
 
 /*

@@ -95,6 +95,8 @@ struct tl_limits {
                           0: eager_max */
     size_t adapt_min;  /* payloads above this and up to adapt_max go eagerly or by get() as */
     size_t adapt_max;  /* the receiver's timings of both advise (core/adapt.h); 0: never */
+    size_t rv_min;     /* rendezvous payloads above this are pulled (get()) or streamed as the
+                          receiver's timings of both advise (core/adapt.h); 0: always get() */
     unsigned caps;     /* TL_CAP_* */
 };
 

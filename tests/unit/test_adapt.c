@@ -209,6 +209,104 @@ static void test_pick(void)
         CHECK_EQ(core_adapt_pick(never, 0, 0, &n), i % CORE_ADAPT_PERIOD < CORE_ADAPT_BURST);
 }
 
+/* Drive class c with the true costs pull/stream (ticks per byte) for n messages, each
+ * timed as soon as it is picked; returns how many were streamed. */
+static int rv_drive(struct core_rv_class *c, double pull, double stream, int n)
+{
+    int streamed = 0;
+    for (int i = 0; i < n; i++) {
+        int w = core_rv_pick(c);
+        streamed += w == CORE_RV_STREAM;
+        core_rv_took(c, w, w == CORE_RV_STREAM ? stream : pull);
+    }
+    return streamed;
+}
+
+static void test_rv(void)
+{
+    /* Second smallest of the timings held: one outlier either way does not count. */
+    struct core_rv_class k = {0};
+    CHECK(core_rv_cost(&k, CORE_RV_PULL) < 0);
+    core_rv_push(&k, CORE_RV_PULL, 5.0);
+    CHECK(near(core_rv_cost(&k, CORE_RV_PULL), 5.0));
+    core_rv_push(&k, CORE_RV_PULL, 1.0);
+    CHECK(near(core_rv_cost(&k, CORE_RV_PULL), 5.0));
+    core_rv_push(&k, CORE_RV_PULL, 0.1);   /* a lucky one */
+    core_rv_push(&k, CORE_RV_PULL, 100.0); /* a preempted one */
+    CHECK(near(core_rv_cost(&k, CORE_RV_PULL), 1.0));
+    core_rv_push(&k, CORE_RV_PULL, 2.0); /* replaces the oldest, 5.0 */
+    CHECK_EQ(k.n[CORE_RV_PULL], CORE_RV_KEEP);
+    CHECK(near(core_rv_cost(&k, CORE_RV_PULL), 1.0));
+
+    /* From nothing: one pull, then a run of CORE_RV_KEEP streams, which win here. */
+    struct core_rv_class c = {0};
+    CHECK_EQ(core_rv_pick(&c), CORE_RV_PULL);
+    core_rv_took(&c, CORE_RV_PULL, 1.0);
+    for (int i = 0; i < CORE_RV_KEEP; i++) {
+        CHECK_EQ(core_rv_pick(&c), CORE_RV_STREAM);
+        CHECK_EQ(c.way, CORE_RV_PULL); /* undecided until the run is all in */
+        core_rv_took(&c, CORE_RV_STREAM, 0.5);
+    }
+    CHECK_EQ(c.way, CORE_RV_STREAM);
+    /* Settled on streams, pulls are timed in runs whose period doubles while they lose:
+     * over 20,000 messages under 2% of them go the losing way. */
+    int streamed = rv_drive(&c, 1.0, 0.5, 20000);
+    CHECK(streamed > 20000 - 400);
+    CHECK_EQ(c.period, CORE_RV_PERIOD_MAX);
+    /* Streams turn 10x slower (the host's slow phase): pulls within three messages. */
+    streamed = 0;
+    for (int i = 0; i < 3; i++) {
+        int w = core_rv_pick(&c);
+        streamed += w == CORE_RV_STREAM;
+        core_rv_took(&c, w, w == CORE_RV_STREAM ? 5.0 : 1.0);
+    }
+    CHECK_EQ(c.way, CORE_RV_PULL);
+    CHECK_EQ(c.period, CORE_RV_PERIOD_MIN);
+    /* ...and stay there: the stream runs keep losing, ever more rarely, and each stops
+     * at its first message, which took more than CORE_RV_ABORT times a pull. */
+    streamed = rv_drive(&c, 1.0, 5.0, 20000);
+    CHECK(streamed <= 20000 / CORE_RV_PERIOD_MAX + 6);
+    CHECK(streamed >= 6);
+    CHECK_EQ(c.way, CORE_RV_PULL);
+    /* Slower, but not by CORE_RV_ABORT: whole runs. */
+    struct core_rv_class h = c;
+    h.period = h.left = CORE_RV_PERIOD_MIN;
+    streamed = rv_drive(&h, 1.0, 2.0, CORE_RV_PERIOD_MIN + CORE_RV_KEEP + 1);
+    CHECK_EQ(streamed, CORE_RV_KEEP);
+    CHECK_EQ(h.way, CORE_RV_PULL);
+    CHECK_EQ(h.period, 2 * CORE_RV_PERIOD_MIN);
+    /* Streams fast again: the next run finds it, within a period. */
+    rv_drive(&c, 1.0, 0.5, CORE_RV_PERIOD_MAX + CORE_RV_KEEP + 1);
+    CHECK_EQ(c.way, CORE_RV_STREAM);
+
+    /* Within the margin the way taken stays: no flapping between equals. */
+    struct core_rv_class e = {0};
+    rv_drive(&e, 1.0, 1.0 / CORE_ADAPT_MARGIN * 1.01, 5000);
+    CHECK_EQ(e.way, CORE_RV_PULL);
+    CHECK_EQ(e.period, CORE_RV_PERIOD_MAX);
+
+    /* A window: a whole run is picked before any of it is timed, and the run decides only
+     * once all of it is in; a timing of the old way after a change does not undo it. */
+    struct core_rv_class w = {0};
+    CHECK_EQ(core_rv_pick(&w), CORE_RV_PULL);
+    core_rv_took(&w, CORE_RV_PULL, 1.0);
+    int ways[CORE_RV_KEEP];
+    for (int i = 0; i < CORE_RV_KEEP; i++)
+        ways[i] = core_rv_pick(&w);
+    CHECK_EQ(core_rv_pick(&w), CORE_RV_PULL); /* the run is out: back to the way taken */
+    for (int i = 0; i < CORE_RV_KEEP; i++) {
+        CHECK_EQ(ways[i], CORE_RV_STREAM);
+        core_rv_took(&w, CORE_RV_STREAM, 0.4);
+    }
+    CHECK_EQ(w.way, CORE_RV_STREAM);
+    core_rv_took(&w, CORE_RV_PULL, 1.0); /* the pull picked in between */
+    CHECK_EQ(w.way, CORE_RV_STREAM);
+    /* A clock gone wrong is ignored. */
+    core_rv_took(&w, CORE_RV_STREAM, -3.0);
+    core_rv_took(&w, CORE_RV_STREAM, NAN);
+    CHECK(near(core_rv_cost(&w, CORE_RV_STREAM), 0.4));
+}
+
 int main(void)
 {
     test_fold();
@@ -217,5 +315,6 @@ int main(void)
     test_advice();
     test_one_way();
     test_pick();
+    test_rv();
     return unit_done("test_adapt");
 }
