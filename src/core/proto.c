@@ -501,11 +501,10 @@ static void core_recv_rndv(core_req_t *r, int src, uint32_t sreq, uint64_t len, 
     }
     int plain = __builtin_expect(r->lay == NULL && rl == NULL, 1);
     r->rv_t0 = 0;
-    /* Large enough to be pulled or streamed as the timings of both say (adapt.h). */
-    /* Only one message at a time: not while my own rendezvous sends to that peer are in
-     * flight, nor with more receives posted for it (a window): there neither core is
-     * idle, so streaming's second copy is pure cost, and a cooperative pull shares the
-     * one copy between them. */
+    /* Large enough to be pulled or streamed as the timings of both say (adapt.h), and
+     * alone: not while my own rendezvous sends to that peer are in flight, nor with more
+     * receives posted for it (a window). There neither core is idle, so streaming's
+     * second copy is pure cost, and a cooperative pull shares the one copy between them. */
     struct core_rv_class *rv = plain && p->rv_min && n > p->rv_min && n == len &&
                                        p->rndv_inflight == 0 && p->posted_from == 0
                                    ? &p->rv[core_adapt_class(n, p->rv_min)]

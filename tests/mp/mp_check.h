@@ -301,4 +301,46 @@ static inline int mp_env_int(const char *name, int def)
     return v && *v ? atoi(v) : def;
 }
 
+/* Most messages one mp_window has in flight each way. */
+#define MP_WINDOW_MAX 64
+
+/*
+ * One window between a pair of ranks: `count` messages of n bytes from `from` to the
+ * other (both ways at once when `both`; a rank paired with itself does both), message k in
+ * slot k (`slot` bytes apart) of sbuf and rbuf, patterned with mp_seed(sender, n, round,
+ * k). The receives are posted first, then the sends; every message is checked byte for
+ * byte, with a guard after it.
+ */
+static inline void mp_window(uint8_t *sbuf, uint8_t *rbuf, size_t slot, int count, size_t n, int me,
+                             int peer, int from, int both, int round, int tag)
+{
+    tern_request_t rq[2 * MP_WINDOW_MAX];
+    tern_status_t st[2 * MP_WINDOW_MAX];
+    int nr = 0;
+    int recv = both || me != from || peer == me, send = both || me == from || peer == me;
+    if (count > MP_WINDOW_MAX) MP_FAIL("mp_window: %d messages, at most %d", count, MP_WINDOW_MAX);
+    if (recv)
+        for (int k = 0; k < count; k++) {
+            memset(rbuf + (size_t)k * slot, 0x5a, n);
+            mp_guard_set(rbuf + (size_t)k * slot, n);
+            CHECK_OK(tern_irecv(rbuf + (size_t)k * slot, n + MP_GUARD_LEN, peer, tag,
+                                TERN_COMM_WORLD, &rq[nr++]));
+        }
+    if (send)
+        for (int k = 0; k < count; k++) {
+            mp_fill(sbuf + (size_t)k * slot, n,
+                    mp_seed((uint64_t)me, n, (uint64_t)round, (uint64_t)k));
+            CHECK_OK(tern_isend(sbuf + (size_t)k * slot, n, peer, tag, TERN_COMM_WORLD, &rq[nr++]));
+        }
+    CHECK_OK(tern_waitall((size_t)nr, rq, st));
+    if (recv)
+        for (int k = 0; k < count; k++) {
+            CHECK_STATUS(st[k], peer, tag, n);
+            CHECK_PATTERN(rbuf + (size_t)k * slot, n,
+                          mp_seed((uint64_t)peer, n, (uint64_t)round, (uint64_t)k),
+                          "round %d message %d of %zu bytes from rank %d", round, k, n, peer);
+            CHECK_GUARD(rbuf + (size_t)k * slot, n, "message %d of %zu bytes", k, n);
+        }
+}
+
 #endif

@@ -43,45 +43,17 @@ static uint64_t seed_of(int from, size_t n, int round, int k)
     return mp_seed((uint64_t)from, n, (uint64_t)round, (uint64_t)k);
 }
 
-/* One window from `from` to `to` (both when `both`): sends patterned, receives checked. */
-static void window(uint8_t *sbuf, uint8_t *rbuf, int me, int peer, int from, int both, size_t n,
-                   int round)
-{
-    tern_request_t rq[2 * WINDOW];
-    tern_status_t st[2 * WINDOW];
-    int nr = 0;
-    int recv = both || me != from || peer == me, send = both || me == from || peer == me;
-    if (recv)
-        for (int k = 0; k < WINDOW; k++) {
-            memset(rbuf + (size_t)k * SLOT, 0x5a, n);
-            mp_guard_set(rbuf + (size_t)k * SLOT, n);
-            CHECK_OK(tern_irecv(rbuf + (size_t)k * SLOT, n + MP_GUARD_LEN, peer, TAG,
-                                TERN_COMM_WORLD, &rq[nr++]));
-        }
-    if (send)
-        for (int k = 0; k < WINDOW; k++) {
-            mp_fill(sbuf + (size_t)k * SLOT, n, seed_of(me, n, round, k));
-            CHECK_OK(tern_isend(sbuf + (size_t)k * SLOT, n, peer, TAG, TERN_COMM_WORLD, &rq[nr++]));
-        }
-    CHECK_OK(tern_waitall((size_t)nr, rq, st));
-    if (recv)
-        for (int k = 0; k < WINDOW; k++) {
-            CHECK_STATUS(st[k], peer, TAG, n);
-            CHECK_PATTERN(rbuf + (size_t)k * SLOT, n, seed_of(peer, n, round, k),
-                          "round %d message %d of %zu bytes from rank %d", round, k, n, peer);
-            CHECK_GUARD(rbuf + (size_t)k * SLOT, n, "message %d of %zu bytes", k, n);
-        }
-}
-
 static void streams(uint8_t *sbuf, uint8_t *rbuf, int me, int peer, int both, int round0)
 {
     int lo = me < peer ? me : peer;
     for (size_t i = 0; i < NSIZES; i++)
         for (int r = 0; r < ROUNDS; r++) {
             MP_WHERE("%s, %zu bytes, round %d", both ? "both ways" : "one way", sizes[i], r);
-            window(sbuf, rbuf, me, peer, lo, both, sizes[i], round0 + r);
+            mp_window(sbuf, rbuf, SLOT, WINDOW, sizes[i], me, peer, lo, both, round0 + r, TAG);
             /* the other direction too, so that every rank receives one-way streams */
-            if (!both) window(sbuf, rbuf, me, peer, lo == me ? peer : me, 0, sizes[i], round0 + r);
+            if (!both)
+                mp_window(sbuf, rbuf, SLOT, WINDOW, sizes[i], me, peer, lo == me ? peer : me, 0,
+                          round0 + r, TAG);
         }
 }
 

@@ -69,36 +69,6 @@ static void pingpong(uint8_t *sbuf, uint8_t *rbuf, int me, int peer, int phase)
     }
 }
 
-/* WINDOW messages from `from` to the other (both ways when `both`). */
-static void window(uint8_t *sbuf, uint8_t *rbuf, int me, int peer, int from, int both, int phase)
-{
-    tern_request_t rq[2 * WINDOW];
-    tern_status_t st[2 * WINDOW];
-    size_t n = WSIZE;
-    int nr = 0;
-    int recv = both || me != from || peer == me, send = both || me == from || peer == me;
-    if (recv)
-        for (int k = 0; k < WINDOW; k++) {
-            memset(rbuf + (size_t)k * SLOT, 0x5a, n);
-            mp_guard_set(rbuf + (size_t)k * SLOT, n);
-            CHECK_OK(tern_irecv(rbuf + (size_t)k * SLOT, n + MP_GUARD_LEN, peer, TAG,
-                                TERN_COMM_WORLD, &rq[nr++]));
-        }
-    if (send)
-        for (int k = 0; k < WINDOW; k++) {
-            mp_fill(sbuf + (size_t)k * SLOT, n, seed_of(me, n, phase, k));
-            CHECK_OK(tern_isend(sbuf + (size_t)k * SLOT, n, peer, TAG, TERN_COMM_WORLD, &rq[nr++]));
-        }
-    CHECK_OK(tern_waitall((size_t)nr, rq, st));
-    if (recv)
-        for (int k = 0; k < WINDOW; k++) {
-            CHECK_STATUS(st[k], peer, TAG, n);
-            CHECK_PATTERN(rbuf + (size_t)k * SLOT, n, seed_of(peer, n, phase, k),
-                          "message %d of the window from rank %d", k, peer);
-            CHECK_GUARD(rbuf + (size_t)k * SLOT, n, "message %d of the window", k);
-        }
-}
-
 /* A 2 MiB + 1 message into a receive of 1.5 MiB: truncated, the part that fits intact. */
 static void truncated(uint8_t *sbuf, uint8_t *rbuf, int me, int peer)
 {
@@ -136,10 +106,11 @@ int main(int argc, char **argv)
     pingpong(sbuf, rbuf, me, peer, 1);
     for (int r = 0; r < 3; r++) {
         MP_WHERE("one-way window %d", r);
-        window(sbuf, rbuf, me, peer, lo, 0, 2);
-        window(sbuf, rbuf, me, peer, lo == me ? peer : me, 0, 2);
+        mp_window(sbuf, rbuf, SLOT, WINDOW, WSIZE, me, peer, lo, 0, 2 * r, TAG);
+        mp_window(sbuf, rbuf, SLOT, WINDOW, WSIZE, me, peer, lo == me ? peer : me, 0, 2 * r + 1,
+                  TAG);
         MP_WHERE("both ways %d", r);
-        window(sbuf, rbuf, me, peer, lo, 1, 3);
+        mp_window(sbuf, rbuf, SLOT, WINDOW, WSIZE, me, peer, lo, 1, 100 + r, TAG);
     }
     truncated(sbuf, rbuf, me, peer);
     pingpong(sbuf, rbuf, me, peer, 5);
