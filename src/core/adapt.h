@@ -206,14 +206,15 @@ static inline int core_adapt_pick(uint8_t heard, int k, int fixed, uint32_t *cou
  * stream's time from its CTS to its last frame. Only a message alone may stream: with
  * more receives posted for that sender, or rendezvous sends of mine to it in flight,
  * neither core is idle, streaming's second copy is pure cost and a cooperative pull
- * shares the one copy between them (proto.c, core_recv_rndv). A way costs the second smallest of
- * its timings, so one preempted timing does not count and a way that turned slow loses within three
- * messages. The cheaper way is taken, past CORE_ADAPT_MARGIN to change. Every `period` messages the
- * other way is timed again, in a run of CORE_RV_KEEP messages whose timings replace the old ones
- * (one stream among pulls finds cold cells and took 2x what a run of them does; an old phase's
- * timings would lie), cut short when its first message took CORE_RV_ABORT times the way taken. A
- * run that loses doubles the period up to CORE_RV_PERIOD_MAX, so a way 10x slower costs about 1%
- * once settled; one that wins is taken, and the period starts over.
+ * shares the one copy between them (proto.c, core_recv_rndv). A way costs the second
+ * smallest of its timings, so one preempted timing does not count and a way that turned
+ * slow loses within three messages. The cheaper way is taken, past CORE_ADAPT_MARGIN to
+ * change. Every `period` messages the other way is timed again, in a run of CORE_RV_KEEP
+ * messages whose timings replace the old ones (one stream among pulls finds cold cells
+ * and took 2x what a run of them does; an old phase's timings would lie), cut short when
+ * its first message took CORE_RV_ABORT times the way taken. A run that loses doubles the
+ * period up to CORE_RV_PERIOD_MAX, so a way 10x slower costs about 1% once settled; one
+ * that wins is taken, and the period starts over.
  */
 #define CORE_RV_KEEP       4
 #define CORE_RV_PERIOD_MIN 32
