@@ -274,7 +274,7 @@ static inline int core_rv_pick(struct core_rv_class *c)
         c->run = CORE_RV_KEEP - 1;
         return w;
     }
-    if (c->left) c->left--;
+    c->left--;
     return c->way;
 }
 

@@ -549,7 +549,8 @@ static void core_rv_stream_done(int src, core_req_t *r)
     struct core_peer *p = &core.peers[src];
     double ticks = core_adapt_clock() - r->rv_t0;
     r->rv_t0 = 0;
-    if (p->rv_min == 0 || r->bytes <= p->rv_min) return;
+    /* (r->bytes > rv_min, or it would not be timed; rv_min is 0 if pulls failed since.) */
+    if (p->rv_min == 0) return;
     core_rv_took(&p->rv[core_adapt_class(r->bytes, p->rv_min)], CORE_RV_STREAM,
                  ticks / (double)r->bytes);
 }

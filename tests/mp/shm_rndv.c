@@ -98,8 +98,8 @@ int main(int argc, char **argv)
     mp_init(&argc, &argv);
     int me = tern_rank(), np = tern_size();
     int peer = (me ^ 1) < np ? me ^ 1 : me;
-    size_t big = WINDOW * SLOT > MAXSZ + MP_GUARD_LEN ? WINDOW * SLOT : MAXSZ + MP_GUARD_LEN;
-    uint8_t *sbuf = mp_malloc(big), *rbuf = mp_malloc(big);
+    _Static_assert(WINDOW * SLOT >= MAXSZ + MP_GUARD_LEN, "a window's slots hold any message");
+    uint8_t *sbuf = mp_malloc(WINDOW * SLOT), *rbuf = mp_malloc(WINDOW * SLOT);
     int lo = me < peer ? me : peer;
 
     double t0 = mp_now();
