@@ -48,10 +48,16 @@
 #include <stdint.h>
 #include <string.h>
 
-/* Every CORE_ADAPT_PERIOD messages of the adaptive sizes to a peer, the first
- * CORE_ADAPT_BURST take the protocol not advised. */
-#define CORE_ADAPT_PERIOD 256
-#define CORE_ADAPT_BURST  8
+/* Every period of messages of the adaptive sizes to a peer, the first CORE_ADAPT_BURST take
+ * the protocol not advised. The period starts at CORE_ADAPT_PERIOD and doubles, up to
+ * CORE_ADAPT_PERIOD_MAX, each time a period ends with the advice it began with (the burst
+ * lost); a period that ends with other advice brings it back to CORE_ADAPT_PERIOD. A burst
+ * of pulls among 4-8 KiB eager messages costs 3-5 us: every 256 messages that was 6-11%
+ * of a ping-pong where eager wins; every 4096, under 1%, and the advice still follows a
+ * host that changes phase within a few milliseconds. */
+#define CORE_ADAPT_PERIOD     256
+#define CORE_ADAPT_PERIOD_MAX 4096
+#define CORE_ADAPT_BURST      8
 /* Weight of a new timing in the moving averages: 1 / CORE_ADAPT_WEIGHT for one slower
  * than the average, 1 / CORE_ADAPT_WEIGHT_DOWN for one faster. */
 #define CORE_ADAPT_WEIGHT      16
@@ -85,6 +91,13 @@ struct core_adapt_class {
     struct core_adapt_avg pull; /* as receiver: my pulls of its rendezvous messages */
     double peer_in;             /* as receiver: its eager sends to me, as it said (0: unknown) */
     uint8_t rndv;               /* as receiver: rendezvous preferred */
+};
+
+/* A sender's tally of the messages of adaptive sizes it sent to one peer. */
+struct core_adapt_tally {
+    uint32_t count;  /* sent in the current period */
+    uint32_t period; /* its length (0: not started, CORE_ADAPT_PERIOD) */
+    uint8_t mark;    /* the advice heard when it began */
 };
 
 struct core_adapt {
@@ -179,13 +192,21 @@ static inline uint8_t core_adapt_advice(const struct core_adapt *a)
 /*
  * The sender's choice for a message of class k: 1 rendezvous, 0 eager. `heard` is the
  * flag bits last heard from the receiver (0: none yet), `fixed` the choice of the fixed
- * eager_max rule, *count the sender's tally of such messages to that peer.
+ * eager_max rule, *t the sender's tally of such messages to that peer.
  */
-static inline int core_adapt_pick(uint8_t heard, int k, int fixed, uint32_t *count)
+static inline int core_adapt_pick(uint8_t heard, int k, int fixed, struct core_adapt_tally *t)
 {
     int pick = fixed;
     if (heard & CORE_FLAG_ADV) pick = k >= ((heard & CORE_FLAG_ADV_FROM) >> CORE_FLAG_ADV_SHIFT);
-    if ((*count)++ % CORE_ADAPT_PERIOD < CORE_ADAPT_BURST) pick = !pick;
+    if (t->count >= t->period) { /* a period begins (the first one too: both are 0) */
+        if (t->period == 0 || heard != t->mark)
+            t->period = CORE_ADAPT_PERIOD;
+        else if (t->period < CORE_ADAPT_PERIOD_MAX)
+            t->period *= 2;
+        t->mark = heard;
+        t->count = 0;
+    }
+    if (t->count++ < CORE_ADAPT_BURST) pick = !pick;
     return pick;
 }
 

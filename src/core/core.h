@@ -257,7 +257,7 @@ struct core_peer {
     size_t adapt_min, adapt_max, adapt_top;
     uint8_t adv_heard;       /* advice flag bits last heard from this peer */
     uint8_t adv_out;         /* advice flag bits put in the frames to it */
-    uint32_t adapt_count;    /* messages of those sizes sent to it */
+    struct core_adapt_tally adapt_tally; /* messages of those sizes sent to it */
     uint32_t sent_run;       /* messages sent to it since its last EAGER or RTS came */
     struct core_adapt adapt; /* timings of the copies between us at those sizes */
     /* Rendezvous payloads from this peer above rv_min (0: none) are pulled or streamed as

@@ -392,7 +392,7 @@ static inline int core_isend_do(const void *buf, const struct core_layout *lay, 
         (len <= p->adapt_max || (len <= p->adapt_top && p->posted_from == 0 && p->sent_run >= 2));
     if (advised) {
         big = core_adapt_pick(p->adv_heard, core_adapt_class(len, p->adapt_min), big,
-                              &p->adapt_count);
+                              &p->adapt_tally);
         p->adapt.sent_mark = p->adapt.received;
     }
     p->sent_run++;

@@ -179,17 +179,29 @@ static void test_one_way(void)
 
 static int count_rndv(uint8_t heard, int k, int fixed, int total)
 {
-    uint32_t n = 0;
+    struct core_adapt_tally t = {0};
     int rndv = 0;
     for (int i = 0; i < total; i++)
-        rndv += core_adapt_pick(heard, k, fixed, &n);
+        rndv += core_adapt_pick(heard, k, fixed, &t);
     return rndv;
+}
+
+/* Where the bursts begin when the advice never changes: the periods double from
+ * CORE_ADAPT_PERIOD to CORE_ADAPT_PERIOD_MAX. */
+static int burst_starts_at(int i)
+{
+    int at = 0, period = CORE_ADAPT_PERIOD;
+    while (at < i) {
+        at += period;
+        if (period < CORE_ADAPT_PERIOD_MAX) period *= 2;
+    }
+    return at == i;
 }
 
 static void test_pick(void)
 {
-    int periods = 3, total = periods * CORE_ADAPT_PERIOD;
-    int other = periods * CORE_ADAPT_BURST;
+    /* Two periods (the second twice the first) and two bursts. */
+    int total = 3 * CORE_ADAPT_PERIOD, other = 2 * CORE_ADAPT_BURST;
     uint8_t from2 = CORE_FLAG_ADV | (2 << CORE_FLAG_ADV_SHIFT);
     uint8_t never = CORE_FLAG_ADV | (CORE_ADAPT_NEVER << CORE_FLAG_ADV_SHIFT);
     /* Not advised: the fixed rule, with a burst of the other protocol per period. */
@@ -203,10 +215,24 @@ static void test_pick(void)
     /* Advice bits without CORE_FLAG_ADV are no advice. */
     CHECK_EQ(count_rndv(2 << CORE_FLAG_ADV_SHIFT, 3, 0, total), other);
     /* The burst is the first CORE_ADAPT_BURST messages of each period, in a row, so the
-     * receiver times both protocols from the start. */
-    uint32_t n = 0;
-    for (int i = 0; i < 2 * CORE_ADAPT_PERIOD; i++)
-        CHECK_EQ(core_adapt_pick(never, 0, 0, &n), i % CORE_ADAPT_PERIOD < CORE_ADAPT_BURST);
+     * receiver times both protocols from the start; while the advice stays, each period
+     * is twice the last, up to CORE_ADAPT_PERIOD_MAX. */
+    struct core_adapt_tally t = {0};
+    int start = 0, n = 4 * CORE_ADAPT_PERIOD_MAX;
+    for (int i = 0; i < n; i++) {
+        if (burst_starts_at(i)) start = i;
+        CHECK_EQ(core_adapt_pick(never, 0, 0, &t), i - start < CORE_ADAPT_BURST);
+    }
+    CHECK_EQ(t.period, CORE_ADAPT_PERIOD_MAX);
+    /* Advice that changed during a period: the next is CORE_ADAPT_PERIOD long again. */
+    while (t.count < t.period) core_adapt_pick(never, 0, 0, &t);
+    for (int i = 0; i < CORE_ADAPT_BURST; i++) CHECK_EQ(core_adapt_pick(from2, 0, 0, &t), 1);
+    CHECK_EQ(t.period, CORE_ADAPT_PERIOD);
+    for (int i = CORE_ADAPT_BURST; i < CORE_ADAPT_PERIOD; i++)
+        CHECK_EQ(core_adapt_pick(from2, 0, 0, &t), 0);
+    /* ...and doubles again once that advice holds through one. */
+    CHECK_EQ(core_adapt_pick(from2, 0, 0, &t), 1);
+    CHECK_EQ(t.period, 2 * CORE_ADAPT_PERIOD);
 }
 
 /* Drive class c with the true costs pull/stream (ticks per byte) for n messages, each
