@@ -102,11 +102,19 @@ static void core_adapt_took(int src, int pull, double t0, size_t n)
     p->adv_out = core_adapt_advice(&p->adapt);
 }
 
-/* Copy n bytes out of peer src's frame, timed when the size is an adaptive one. */
+/* Copy n bytes out of peer src's frame, timed when the size is an adaptive one (one copy in
+ * CORE_ADAPT_SAMPLE that came the way I advise, every one that came the other way). */
 static void core_frame_copy(int src, void *dst, const void *payload, size_t n)
 {
-    if (!core_adapt_size(&core.peers[src], n)) {
+    struct core_peer *p = &core.peers[src];
+    if (!core_adapt_size(p, n)) {
         util_copy(dst, payload, n);
+        return;
+    }
+    int k = core_adapt_class(n, p->adapt_min);
+    if (!core_adapt_sampled(&p->adapt.copies, core_adapt_says_rndv(p->adv_out, k))) {
+        util_copy(dst, payload, n);
+        p->adapt.received++;
         return;
     }
     double t0 = core_adapt_clock();
@@ -245,16 +253,19 @@ static int core_send_push(core_req_t *r)
     if (r->state == CORE_RS_QUEUED) {
         int rc;
         if (!r->rndv) {
-            /* rreq, unused in EAGER, carries my eager sends' cost at adaptive sizes. */
-            int timed = core_adapt_size(p, r->len);
+            /* rreq, unused in EAGER, carries my eager sends' cost at adaptive sizes; one
+             * copy in CORE_ADAPT_SAMPLE is timed, and every one of a burst. */
+            int adaptive = core_adapt_size(p, r->len);
             struct core_adapt_avg *in =
-                timed ? &p->adapt.c[core_adapt_class(r->len, p->adapt_min)].in : NULL;
+                adaptive ? &p->adapt.c[core_adapt_class(r->len, p->adapt_min)].in : NULL;
+            int timed = adaptive && core_adapt_sampled(&p->adapt_tally.copies,
+                                                       core_adapt_in_burst(&p->adapt_tally));
             struct core_hdr h = {.type = CORE_FRAME_EAGER,
                                  .flags = (uint8_t)((r->sync ? CORE_FLAG_SYNC : 0) | p->adv_out),
                                  .ctx = r->ctx,
                                  .tag = r->tag,
                                  .sreq = r->id,
-                                 .rreq = timed ? core_adapt_encode(in) : 0};
+                                 .rreq = adaptive ? core_adapt_encode(in) : 0};
             struct iovec iov[2] = {{&h, sizeof h}, {r->buf, r->len}};
             double t0 = timed ? core_adapt_clock() : 0;
             rc = core_req_send(r, iov, r->len ? 2 : 1, sizeof h + r->len);

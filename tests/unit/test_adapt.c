@@ -89,6 +89,17 @@ static void test_class(void)
     CHECK_EQ(core_adapt_class((size_t)1 << 40, k8), CORE_ADAPT_CLASSES - 1);
     CHECK_EQ(core_adapt_class(1, 0), 0); /* min 0: every size from 1 B */
     CHECK_EQ(core_adapt_class(5, 0), 2);
+    /* The shift (a power-of-two min) and the division (any other) agree with the
+     * definition: (min 2^k, min 2^(k+1)] is class k. */
+    size_t mins[] = {1, 2, 3, 4096, 3000, 8192, 12345};
+    for (size_t i = 0; i < sizeof mins / sizeof mins[0]; i++) {
+        size_t m = mins[i];
+        for (int k = 0; k < CORE_ADAPT_CLASSES; k++) {
+            CHECK_EQ(core_adapt_class((m << k) + 1, m), k);
+            CHECK_EQ(core_adapt_class(m << (k + 1), m), k);
+        }
+        CHECK_EQ(core_adapt_class((m << CORE_ADAPT_CLASSES) + 1, m), CORE_ADAPT_CLASSES - 1);
+    }
 }
 
 /* Class k of a with copies in (as the sender said), out and pull, all timed. */
