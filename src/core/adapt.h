@@ -25,9 +25,8 @@
  * it prefers rendezvous from (larger classes too, as a pull's fixed cost only shrinks
  * with size), in four flag bits of every frame it sends to that peer: no message of its
  * own. The sender follows the last advice heard (before any, the fixed eager_max rule),
- * except that the first CORE_ADAPT_BURST of every CORE_ADAPT_PERIOD messages of those
- * sizes go the other way, so the receiver times both from the start and keeps timing
- * both. A burst, not single messages: one pull among eager messages reads a send buffer
+ * except that the first few of every period of messages of those sizes go the other way,
+ * so the receiver times both from the start and keeps timing both. A burst, not single messages: one pull among eager messages reads a send buffer
  * the receiver's cache no longer holds, and times rendezvous 2x worse than a run does.
  *
  * The averages follow faster timings at once and slower ones slowly, capped at
@@ -48,16 +47,19 @@
 #include <stdint.h>
 #include <string.h>
 
-/* Every period of messages of the adaptive sizes to a peer, the first CORE_ADAPT_BURST take
- * the protocol not advised. The period starts at CORE_ADAPT_PERIOD and doubles, up to
- * CORE_ADAPT_PERIOD_MAX, each time a period ends with the advice it began with (the burst
- * lost); a period that ends with other advice brings it back to CORE_ADAPT_PERIOD. A burst
- * of pulls among 4-8 KiB eager messages costs 3-5 us: every 256 messages that was 6-11%
- * of a ping-pong where eager wins; every 4096, under 1%, and the advice still follows a
- * host that changes phase within a few milliseconds. */
-#define CORE_ADAPT_PERIOD     256
-#define CORE_ADAPT_PERIOD_MAX 4096
-#define CORE_ADAPT_BURST      8
+/* Every period of messages of the adaptive sizes to a peer, the first few (its burst) take
+ * the protocol not advised. The period starts at CORE_ADAPT_PERIOD with a burst of
+ * CORE_ADAPT_BURST, and grows CORE_ADAPT_GROWTH times, up to CORE_ADAPT_PERIOD_MAX, with a
+ * burst of CORE_ADAPT_BURST_HELD, each time a period ends with the advice it began with
+ * (the burst lost); a period that ends with other advice starts over. A pull costs 3 us
+ * against 0.3-1.3 us for a 4-8 KiB eager message where a cache line crosses fast, and a
+ * benchmark point lasts a few thousand messages: with 8 of every 256 messages pulled,
+ * 6-8 KiB ping-pongs there were 3-12% slower than with the fixed rule. */
+#define CORE_ADAPT_PERIOD      256
+#define CORE_ADAPT_PERIOD_MAX  4096
+#define CORE_ADAPT_GROWTH      4
+#define CORE_ADAPT_BURST       8
+#define CORE_ADAPT_BURST_HELD  4
 /* Weight of a new timing in the moving averages: 1 / CORE_ADAPT_WEIGHT for one slower
  * than the average, 1 / CORE_ADAPT_WEIGHT_DOWN for one faster. */
 #define CORE_ADAPT_WEIGHT      16
@@ -117,12 +119,19 @@ struct core_adapt_tally {
     uint32_t period; /* its length (0: not started, CORE_ADAPT_PERIOD) */
     uint8_t mark;    /* the advice heard when it began */
     uint32_t copies; /* eager copies into its frames, for core_adapt_sampled */
+    uint32_t bursts; /* periods begun (TERN_DEBUG's report) */
 };
+
+/* The burst of the current period: longer when the advice is new. */
+static inline uint32_t core_adapt_burst(const struct core_adapt_tally *t)
+{
+    return t->period > CORE_ADAPT_PERIOD ? CORE_ADAPT_BURST_HELD : CORE_ADAPT_BURST;
+}
 
 /* Did the last message core_adapt_pick chose for go in a burst (against the advice)? */
 static inline int core_adapt_in_burst(const struct core_adapt_tally *t)
 {
-    return t->count <= CORE_ADAPT_BURST;
+    return t->count <= core_adapt_burst(t);
 }
 
 struct core_adapt {
@@ -226,11 +235,12 @@ static inline int core_adapt_pick(uint8_t heard, int k, int fixed, struct core_a
         if (t->period == 0 || heard != t->mark)
             t->period = CORE_ADAPT_PERIOD;
         else if (t->period < CORE_ADAPT_PERIOD_MAX)
-            t->period *= 2;
+            t->period *= CORE_ADAPT_GROWTH;
         t->mark = heard;
         t->count = 0;
+        t->bursts++;
     }
-    if (t->count++ < CORE_ADAPT_BURST) pick = !pick;
+    if (t->count++ < core_adapt_burst(t)) pick = !pick;
     return pick;
 }
 

@@ -60,6 +60,11 @@ void core_adapt_report(void)
 {
     for (int r = 0; r < core.size; r++) {
         const struct core_peer *p = &core.peers[r];
+        if (p->adapt_tally.bursts)
+            UTIL_DEBUG(1,
+                       "adaptive sizes to rank %d: %u bursts against its advice, one every %u "
+                       "messages now",
+                       r, p->adapt_tally.bursts, p->adapt_tally.period);
         for (int k = 0; k < CORE_ADAPT_CLASSES; k++) {
             const struct core_adapt_class *c = &p->adapt.c[k];
             if (c->out.n || c->pull.n)

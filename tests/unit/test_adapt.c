@@ -197,22 +197,24 @@ static int count_rndv(uint8_t heard, int k, int fixed, int total)
     return rndv;
 }
 
-/* Where the bursts begin when the advice never changes: the periods double from
- * CORE_ADAPT_PERIOD to CORE_ADAPT_PERIOD_MAX. */
-static int burst_starts_at(int i)
+/* Where the bursts begin when the advice never changes, and how long each is: the periods
+ * grow from CORE_ADAPT_PERIOD to CORE_ADAPT_PERIOD_MAX, the bursts after the first are
+ * shorter. Returns the burst's length if one begins at message i, else 0. */
+static int burst_at(int i)
 {
     int at = 0, period = CORE_ADAPT_PERIOD;
     while (at < i) {
         at += period;
-        if (period < CORE_ADAPT_PERIOD_MAX) period *= 2;
+        if (period < CORE_ADAPT_PERIOD_MAX) period *= CORE_ADAPT_GROWTH;
     }
-    return at == i;
+    return at != i ? 0 : i == 0 ? CORE_ADAPT_BURST : CORE_ADAPT_BURST_HELD;
 }
 
 static void test_pick(void)
 {
-    /* Two periods (the second twice the first) and two bursts. */
-    int total = 3 * CORE_ADAPT_PERIOD, other = 2 * CORE_ADAPT_BURST;
+    /* Two periods (the second CORE_ADAPT_GROWTH times the first) and two bursts. */
+    int total = (1 + CORE_ADAPT_GROWTH) * CORE_ADAPT_PERIOD;
+    int other = CORE_ADAPT_BURST + CORE_ADAPT_BURST_HELD;
     uint8_t from2 = CORE_FLAG_ADV | (2 << CORE_FLAG_ADV_SHIFT);
     uint8_t never = CORE_FLAG_ADV | (CORE_ADAPT_NEVER << CORE_FLAG_ADV_SHIFT);
     /* Not advised: the fixed rule, with a burst of the other protocol per period. */
@@ -225,25 +227,27 @@ static void test_pick(void)
     CHECK_EQ(count_rndv(never, 5, 1, total), other);
     /* Advice bits without CORE_FLAG_ADV are no advice. */
     CHECK_EQ(count_rndv(2 << CORE_FLAG_ADV_SHIFT, 3, 0, total), other);
-    /* The burst is the first CORE_ADAPT_BURST messages of each period, in a row, so the
-     * receiver times both protocols from the start; while the advice stays, each period
-     * is twice the last, up to CORE_ADAPT_PERIOD_MAX. */
+    /* The burst is the first messages of each period, in a row, so the receiver times both
+     * protocols from the start; while the advice stays, each period is CORE_ADAPT_GROWTH
+     * times the last, up to CORE_ADAPT_PERIOD_MAX, and the bursts are shorter. */
     struct core_adapt_tally t = {0};
-    int start = 0, n = 4 * CORE_ADAPT_PERIOD_MAX;
+    int start = 0, len = 0, n = 4 * CORE_ADAPT_PERIOD_MAX;
     for (int i = 0; i < n; i++) {
-        if (burst_starts_at(i)) start = i;
-        CHECK_EQ(core_adapt_pick(never, 0, 0, &t), i - start < CORE_ADAPT_BURST);
+        if (burst_at(i)) start = i, len = burst_at(i);
+        CHECK_EQ(core_adapt_pick(never, 0, 0, &t), i - start < len);
+        CHECK_EQ(core_adapt_in_burst(&t), i - start < len);
     }
     CHECK_EQ(t.period, CORE_ADAPT_PERIOD_MAX);
-    /* Advice that changed during a period: the next is CORE_ADAPT_PERIOD long again. */
+    /* Advice that changed during a period: the next is CORE_ADAPT_PERIOD long again, with
+     * the long burst. */
     while (t.count < t.period) core_adapt_pick(never, 0, 0, &t);
     for (int i = 0; i < CORE_ADAPT_BURST; i++) CHECK_EQ(core_adapt_pick(from2, 0, 0, &t), 1);
     CHECK_EQ(t.period, CORE_ADAPT_PERIOD);
     for (int i = CORE_ADAPT_BURST; i < CORE_ADAPT_PERIOD; i++)
         CHECK_EQ(core_adapt_pick(from2, 0, 0, &t), 0);
-    /* ...and doubles again once that advice holds through one. */
+    /* ...and grows again once that advice holds through one. */
     CHECK_EQ(core_adapt_pick(from2, 0, 0, &t), 1);
-    CHECK_EQ(t.period, 2 * CORE_ADAPT_PERIOD);
+    CHECK_EQ(t.period, CORE_ADAPT_GROWTH * CORE_ADAPT_PERIOD);
 }
 
 /* Drive class c with the true costs pull/stream (ticks per byte) for n messages, each
