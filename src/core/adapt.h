@@ -77,7 +77,9 @@
 #define CORE_FLAG_ADV_FROM  0x38
 #define CORE_FLAG_ADV_SHIFT 3
 #define CORE_ADAPT_NEVER    7
-#define CORE_FLAG_ADV_BITS  (CORE_FLAG_ADV | CORE_FLAG_ADV_FROM)
+/* ...and CORE_FLAG_ADV_NT: write the eager frames around the caches (send_nt). */
+#define CORE_FLAG_ADV_NT   0x80
+#define CORE_FLAG_ADV_BITS (CORE_FLAG_ADV | CORE_FLAG_ADV_FROM | CORE_FLAG_ADV_NT)
 
 /* One moving average of clock ticks per byte (the CPU's invariant counter where there is
  * one, else ns: the same on every process of a node, so a peer's figure compares). */
@@ -88,11 +90,15 @@ struct core_adapt_avg {
 
 /* What one process knows of the copies between it and one peer, in one size class. */
 struct core_adapt_class {
-    struct core_adapt_avg in;   /* as sender: my eager sends to it */
-    struct core_adapt_avg out;  /* as receiver: my copies out of its eager frames */
-    struct core_adapt_avg pull; /* as receiver: my pulls of its rendezvous messages */
-    double peer_in;             /* as receiver: its eager sends to me, as it said (0: unknown) */
-    uint8_t rndv;               /* as receiver: rendezvous preferred */
+    struct core_adapt_avg in;     /* as sender: my eager sends to it */
+    struct core_adapt_avg in_nt;  /* ...those written around the caches (send_nt) */
+    struct core_adapt_avg out;    /* as receiver: my copies out of its eager frames */
+    struct core_adapt_avg out_nt; /* ...out of those it wrote around the caches */
+    struct core_adapt_avg pull;   /* as receiver: my pulls of its rendezvous messages */
+    double peer_in;               /* as receiver: its eager sends to me, as it said (0: unknown) */
+    double peer_in_nt;            /* ...those it wrote around the caches */
+    uint8_t rndv;                 /* as receiver: rendezvous preferred */
+    uint8_t nt;                   /* as receiver: eager frames written around the caches preferred */
 };
 
 /* Of the eager copies that go the advised way, one in CORE_ADAPT_SAMPLE is timed, by the
@@ -128,10 +134,11 @@ static inline uint32_t core_adapt_burst(const struct core_adapt_tally *t)
     return t->period > CORE_ADAPT_PERIOD ? CORE_ADAPT_BURST_HELD : CORE_ADAPT_BURST;
 }
 
-/* Did the last message core_adapt_pick chose for go in a burst (against the advice)? */
+/* Did the last message core_adapt_pick chose for go against the advice (in its burst, or
+ * in the run after it that writes eager frames the other way; core_adapt_nt)? */
 static inline int core_adapt_in_burst(const struct core_adapt_tally *t)
 {
-    return t->count <= core_adapt_burst(t);
+    return t->count <= 2 * core_adapt_burst(t);
 }
 
 struct core_adapt {
@@ -198,29 +205,42 @@ static inline int core_adapt_one_way(const struct core_adapt *a)
 /* Class k's preference after a new timing: unchanged until it has timed both protocols;
  * rendezvous while one pull is cheaper than the two eager copies (the sender's as it said,
  * else taken to equal mine), past CORE_ADAPT_MARGIN to change sides. */
+static inline double core_adapt_eager_cost(const struct core_adapt *a, double in,
+                                           const struct core_adapt_avg *out)
+{
+    if (!(in > 0)) in = out->npb;
+    return core_adapt_one_way(a) ? (in > out->npb ? in : out->npb) : in + out->npb;
+}
+
 static inline void core_adapt_prefer(struct core_adapt *a, int k)
 {
     struct core_adapt_class *c = &a->c[k];
-    if (c->out.n == 0 || c->pull.n == 0) return;
-    double in = c->peer_in > 0 ? c->peer_in : c->out.npb;
-    double eager = core_adapt_one_way(a) ? (in > c->out.npb ? in : c->out.npb) : in + c->out.npb;
+    double reg = c->out.n ? core_adapt_eager_cost(a, c->peer_in, &c->out) : 0;
+    double nt = c->out_nt.n ? core_adapt_eager_cost(a, c->peer_in_nt, &c->out_nt) : 0;
+    if (c->out.n && c->out_nt.n)
+        c->nt = c->nt ? nt < reg * CORE_ADAPT_MARGIN : nt * CORE_ADAPT_MARGIN < reg;
+    if ((c->out.n == 0 && c->out_nt.n == 0) || c->pull.n == 0) return;
+    double eager = (c->nt && c->out_nt.n) || c->out.n == 0 ? nt : reg;
     double pull = c->pull.npb;
     c->rndv = c->rndv ? pull < eager * CORE_ADAPT_MARGIN : pull * CORE_ADAPT_MARGIN < eager;
 }
 
 /* The flag bits a receiver puts in its frames to that sender: none until a class has
  * timed both protocols, then CORE_FLAG_ADV and the smallest such class that prefers
- * rendezvous (CORE_ADAPT_NEVER if none does). */
+ * rendezvous (CORE_ADAPT_NEVER if none does), and CORE_FLAG_ADV_NT if the smallest class
+ * that timed eager frames written both ways prefers them around the caches. */
 static inline uint8_t core_adapt_advice(const struct core_adapt *a)
 {
-    int any = 0, from = CORE_ADAPT_NEVER;
+    int any = 0, from = CORE_ADAPT_NEVER, nt = -1;
     for (int k = 0; k < CORE_ADAPT_CLASSES; k++) {
         const struct core_adapt_class *c = &a->c[k];
-        if (c->out.n == 0 || c->pull.n == 0) continue;
+        if (nt < 0 && c->out.n && c->out_nt.n) nt = c->nt;
+        if ((c->out.n == 0 && c->out_nt.n == 0) || c->pull.n == 0) continue;
         any = 1;
         if (c->rndv && k < from) from = k;
     }
-    return any ? (uint8_t)(CORE_FLAG_ADV | (from << CORE_FLAG_ADV_SHIFT)) : 0;
+    if (!any) return 0;
+    return (uint8_t)(CORE_FLAG_ADV | (from << CORE_FLAG_ADV_SHIFT) | (nt > 0 ? CORE_FLAG_ADV_NT : 0));
 }
 
 /*
@@ -242,6 +262,22 @@ static inline int core_adapt_pick(uint8_t heard, int k, int fixed, struct core_a
     }
     if (t->count++ < core_adapt_burst(t)) pick = !pick;
     return pick;
+}
+
+/*
+ * Is the eager message core_adapt_pick just chose written around the caches? As advised
+ * (CORE_FLAG_ADV_NT), but the other way in the run of messages after the period's burst,
+ * and by turns within the burst itself (where eager messages go against advice of
+ * rendezvous), so that the receiver times both kinds of eager copy whichever protocol
+ * wins. Before any advice, written as usual but in those runs.
+ */
+static inline int core_adapt_nt(uint8_t heard, const struct core_adapt_tally *t)
+{
+    int nt = (heard & CORE_FLAG_ADV) && (heard & CORE_FLAG_ADV_NT);
+    uint32_t i = t->count - 1, b = core_adapt_burst(t);
+    if (i < b) return (int)(i & 1);
+    if (i < 2 * b) return !nt;
+    return nt;
 }
 
 /*

@@ -37,6 +37,7 @@ enum core_frame_type {
 #define CORE_FLAG_SYNC   0x1
 #define CORE_FLAG_LAYOUT 0x2 /* RTS: a struct core_rlay follows (non-contiguous sender) */
 #define CORE_FLAG_FAULT  0x4 /* FIN: the sender's buffer could not be read (TERN_ERR_FAULT) */
+#define CORE_FLAG_NT     0x2 /* EAGER: the payload was written around the caches (send_nt) */
 
 /* Every frame starts with this 16-byte header. */
 struct core_hdr {
@@ -143,6 +144,7 @@ struct tern_request {
     uint8_t rndv;  /* send: rendezvous (else eager) */
     uint8_t ref;   /* send: the transport points into buf until its sent() up-call */
     uint8_t fault; /* send: part of buf could not be read; completes with TERN_ERR_FAULT */
+    uint8_t nt;    /* send, eager: written around the caches (the transport's send_nt) */
     uint16_t gen;  /* bumped at each free: stale public handles are told apart (api.c) */
     uint32_t id;   /* index in the request table, carried in frames */
     int err;       /* result once DONE */

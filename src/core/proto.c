@@ -67,14 +67,18 @@ void core_adapt_report(void)
                        r, p->adapt_tally.bursts, p->adapt_tally.period);
         for (int k = 0; k < CORE_ADAPT_CLASSES; k++) {
             const struct core_adapt_class *c = &p->adapt.c[k];
-            if (c->out.n || c->pull.n)
+            if (c->out.n || c->out_nt.n || c->pull.n)
                 UTIL_DEBUG(1,
                            "adaptive sizes from rank %d, class %d (%zu-%zu B), in %s per byte: "
-                           "its eager sends %.3f, my copies out %.3f (%u timed), my pulls "
-                           "%.3f (%u timed): %s",
+                           "its eager sends %.3f, my copies out %.3f (%u timed); written around "
+                           "the caches %.3f and %.3f (%u timed); my pulls %.3f (%u timed): %s",
                            r, k, (p->adapt_min << k) + 1, p->adapt_min << (k + 1),
                            core_adapt_tsc ? "counter ticks" : "ns", c->peer_in, c->out.npb,
-                           c->out.n, c->pull.npb, c->pull.n, c->rndv ? "rendezvous" : "eager");
+                           c->out.n, c->peer_in_nt, c->out_nt.npb, c->out_nt.n, c->pull.npb,
+                           c->pull.n,
+                           c->rndv ? "rendezvous"
+                           : c->nt ? "eager, around the caches"
+                                   : "eager");
         }
         for (int k = 0; k < CORE_ADAPT_CLASSES && p->rv_min; k++) {
             const struct core_rv_class *c = &p->rv[k];
@@ -94,22 +98,25 @@ void core_adapt_report(void)
     }
 }
 
-/* A timed copy of n bytes out of peer src's frame (or a pull of its message: pull) went
- * into the averages; the advice to src follows them. */
-static void core_adapt_took(int src, int pull, double t0, size_t n)
+/* A timed copy of n bytes out of peer src's frame (how 0: written as usual, 2: around the
+ * caches) or a pull of its message (how 1) went into the averages; the advice to src
+ * follows them. */
+static void core_adapt_took(int src, int how, double t0, size_t n)
 {
     struct core_peer *p = &core.peers[src];
     int k = core_adapt_class(n, p->adapt_min);
     struct core_adapt_class *c = &p->adapt.c[k];
-    core_adapt_fold(pull ? &c->pull : &c->out, core_adapt_clock() - t0, n);
+    core_adapt_fold(how == 1 ? &c->pull : how == 2 ? &c->out_nt : &c->out,
+                    core_adapt_clock() - t0, n);
     p->adapt.received++;
     core_adapt_prefer(&p->adapt, k);
     p->adv_out = core_adapt_advice(&p->adapt);
 }
 
-/* Copy n bytes out of peer src's frame, timed when the size is an adaptive one (one copy in
- * CORE_ADAPT_SAMPLE that came the way I advise, every one that came the other way). */
-static void core_frame_copy(int src, void *dst, const void *payload, size_t n)
+/* Copy n bytes out of peer src's frame (with header flags `flags`), timed when the size is
+ * an adaptive one (one copy in CORE_ADAPT_SAMPLE of those that came the way I advise, every
+ * one that came another way), as a copy out of a frame written around the caches or not. */
+static void core_frame_copy(int src, uint8_t flags, void *dst, const void *payload, size_t n)
 {
     struct core_peer *p = &core.peers[src];
     if (!core_adapt_size(p, n)) {
@@ -117,14 +124,16 @@ static void core_frame_copy(int src, void *dst, const void *payload, size_t n)
         return;
     }
     int k = core_adapt_class(n, p->adapt_min);
-    if (!core_adapt_sampled(&p->adapt.copies, core_adapt_says_rndv(p->adv_out, k))) {
+    int nt = (flags & CORE_FLAG_NT) != 0;
+    int other = core_adapt_says_rndv(p->adv_out, k) || nt != ((p->adv_out & CORE_FLAG_ADV_NT) != 0);
+    if (!core_adapt_sampled(&p->adapt.copies, other)) {
         util_copy(dst, payload, n);
         p->adapt.received++;
         return;
     }
     double t0 = core_adapt_clock();
     util_copy(dst, payload, n);
-    core_adapt_took(src, 0, t0, n);
+    core_adapt_took(src, nt ? 2 : 0, t0, n);
 }
 
 /* Send one frame of request r whose last iov entry is its payload. */
@@ -138,7 +147,7 @@ static int core_req_send(core_req_t *r, const struct iovec *iov, int n, size_t t
         r->ref = 1;
         return 0;
     }
-    int rc = p->tl->send(r->peer, iov, n, total);
+    int rc = r->nt ? p->tl->send_nt(r->peer, iov, n, total) : p->tl->send(r->peer, iov, n, total);
     if (rc == TERN_ERR_FAULT) r->fault = 1;
     return rc == TERN_ERR_FAULT ? 0 : rc;
 }
@@ -261,12 +270,14 @@ static int core_send_push(core_req_t *r)
             /* rreq, unused in EAGER, carries my eager sends' cost at adaptive sizes; one
              * copy in CORE_ADAPT_SAMPLE is timed, and every one of a burst. */
             int adaptive = core_adapt_size(p, r->len);
-            struct core_adapt_avg *in =
-                adaptive ? &p->adapt.c[core_adapt_class(r->len, p->adapt_min)].in : NULL;
+            struct core_adapt_class *c =
+                adaptive ? &p->adapt.c[core_adapt_class(r->len, p->adapt_min)] : NULL;
+            struct core_adapt_avg *in = adaptive ? (r->nt ? &c->in_nt : &c->in) : NULL;
             int timed = adaptive && core_adapt_sampled(&p->adapt_tally.copies,
                                                        core_adapt_in_burst(&p->adapt_tally));
             struct core_hdr h = {.type = CORE_FRAME_EAGER,
-                                 .flags = (uint8_t)((r->sync ? CORE_FLAG_SYNC : 0) | p->adv_out),
+                                 .flags = (uint8_t)((r->sync ? CORE_FLAG_SYNC : 0) |
+                                                    (r->nt ? CORE_FLAG_NT : 0) | p->adv_out),
                                  .ctx = r->ctx,
                                  .tag = r->tag,
                                  .sreq = r->id,
@@ -409,6 +420,8 @@ static inline int core_isend_do(const void *buf, const struct core_layout *lay, 
     if (advised) {
         big = core_adapt_pick(p->adv_heard, core_adapt_class(len, p->adapt_min), big,
                               &p->adapt_tally);
+        r->nt = !big && lay == NULL && p->tl->send_nt != NULL &&
+                core_adapt_nt(p->adv_heard, &p->adapt_tally);
         p->adapt.sent_mark = p->adapt.received;
     }
     p->sent_run++;
@@ -580,7 +593,7 @@ static void core_recv_eager(core_req_t *r, int src, const struct core_hdr *h, co
     if (__builtin_expect(r->lay != NULL, 0))
         core_lay_scatter(r->lay, r->buf, &r->cur, 0, payload, n);
     else if (framed && n)
-        core_frame_copy(src, r->buf, payload, n);
+        core_frame_copy(src, h->flags, r->buf, payload, n);
     else if (n)
         util_copy(r->buf, payload, n);
     r->bytes = plen;
@@ -703,7 +716,7 @@ static void core_unexp_add(struct core_match *m, int src, const struct core_hdr 
     u->sreq = h->sreq;
     u->len = len;
     u->addr = addr;
-    if (plen) core_frame_copy(src, u->data, payload, plen);
+    if (plen) core_frame_copy(src, h->flags, u->data, payload, plen);
     core_match_append_unexp(m, u);
 }
 
@@ -780,7 +793,8 @@ void core_frame_recv(int src, const void *frame, size_t len)
         core.peers[src].sent_run = 0;
         if (h.rreq && core_adapt_size(&core.peers[src], plen)) {
             struct core_peer *p = &core.peers[src];
-            p->adapt.c[core_adapt_class(plen, p->adapt_min)].peer_in = core_adapt_decode(h.rreq);
+            struct core_adapt_class *c = &p->adapt.c[core_adapt_class(plen, p->adapt_min)];
+            *((h.flags & CORE_FLAG_NT) ? &c->peer_in_nt : &c->peer_in) = core_adapt_decode(h.rreq);
         }
         core_frame_match(src, &h, payload, plen, plen, 0);
         return;

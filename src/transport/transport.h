@@ -128,6 +128,12 @@ struct tl_ops {
      * the send that owns the frame fails. */
     int (*send)(int dest, const struct iovec *iov, int iovcnt, size_t total);
 
+    /* Like send(), but the payload is written around the caches (non-temporal stores),
+     * for a receiver on another core whose cache the lines would otherwise have to leave
+     * first. Optional: NULL where a transport has no such copy (the core then uses
+     * send()). */
+    int (*send_nt)(int dest, const struct iovec *iov, int iovcnt, size_t total);
+
     /* Like send(), but the last iov entry (the payload) is not copied if the system takes
      * only part of the frame: the transport keeps pointing at it and reports `cookie`
      * through env->sent once the frame is wholly out. Returns 0 (all out now, no

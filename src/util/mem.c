@@ -11,6 +11,7 @@
 #endif
 
 int util_copy_wide_ok;
+int util_copy_nt_ok;
 size_t util_copy_wide_max = 65536;
 
 void util_copy_vec(void *dst, const void *src, size_t n)
@@ -50,6 +51,41 @@ __attribute__((constructor)) static void util_mem_init(void)
 {
     __builtin_cpu_init();
     util_copy_wide_ok = __builtin_cpu_supports("avx2");
+    util_copy_nt_ok = util_copy_wide_ok;
+}
+
+__attribute__((target("avx2"))) static void util_copy_nt_avx2(void *dst, const void *src,
+                                                              size_t n)
+{
+    unsigned char *d = dst;
+    const unsigned char *s = src;
+    /* Up to the first line boundary and after the last one, ordinary stores: a streaming
+     * store to part of a line would write the line out partly and read it back. */
+    size_t head = (64 - ((uintptr_t)d & 63)) & 63;
+    if (head > n) head = n;
+    util_copy(d, s, head);
+    d += head;
+    s += head;
+    n -= head;
+    while (n >= 64) {
+        __m256i a = _mm256_loadu_si256((const __m256i *)s);
+        __m256i b = _mm256_loadu_si256((const __m256i *)(s + 32));
+        _mm256_stream_si256((__m256i *)d, a);
+        _mm256_stream_si256((__m256i *)(d + 32), b);
+        d += 64;
+        s += 64;
+        n -= 64;
+    }
+    util_copy(d, s, n);
+    _mm_sfence();
+}
+
+void util_copy_nt(void *dst, const void *src, size_t n)
+{
+    if (util_copy_nt_ok)
+        util_copy_nt_avx2(dst, src, n);
+    else
+        util_copy(dst, src, n);
 }
 
 __attribute__((target("avx2"))) void util_copy_wide(void *dst, const void *src, size_t n)
@@ -88,6 +124,11 @@ __attribute__((target("avx2"))) void util_copy_wide(void *dst, const void *src, 
 }
 #else
 void util_copy_wide(void *dst, const void *src, size_t n)
+{
+    memcpy(dst, src, n);
+}
+
+void util_copy_nt(void *dst, const void *src, size_t n)
 {
     memcpy(dst, src, n);
 }

@@ -235,7 +235,7 @@ static void test_pick(void)
     for (int i = 0; i < n; i++) {
         if (burst_at(i)) start = i, len = burst_at(i);
         CHECK_EQ(core_adapt_pick(never, 0, 0, &t), i - start < len);
-        CHECK_EQ(core_adapt_in_burst(&t), i - start < len);
+        CHECK_EQ(core_adapt_in_burst(&t), i - start < 2 * len);
     }
     CHECK_EQ(t.period, CORE_ADAPT_PERIOD_MAX);
     /* Advice that changed during a period: the next is CORE_ADAPT_PERIOD long again, with
@@ -348,6 +348,52 @@ static void test_rv(void)
     CHECK(near(core_rv_cost(&w, CORE_RV_STREAM), 0.4));
 }
 
+/* Eager frames written around the caches: the receiver's preference and advice, the
+ * sender's runs of the other kind. */
+static void test_nt(void)
+{
+    struct core_adapt a = {0};
+    /* Only the usual copy timed: no NT preference, no NT bit. */
+    set_class(&a, 0, 3.0, 1.0, 2.0);
+    CHECK(!a.c[0].nt);
+    CHECK(a.c[0].rndv); /* pull 2 < eager 4 */
+    CHECK(!(core_adapt_advice(&a) & CORE_FLAG_ADV_NT));
+    /* Written around the caches, the two copies cost 0.5 + 0.5 (the slow phase): preferred,
+     * and cheaper than the pull, so the class goes eager again. */
+    a.c[0].peer_in_nt = 0.5;
+    a.c[0].out_nt = (struct core_adapt_avg){.npb = 0.5, .n = 10};
+    core_adapt_prefer(&a, 0);
+    CHECK(a.c[0].nt);
+    CHECK(!a.c[0].rndv);
+    uint8_t adv = core_adapt_advice(&a);
+    CHECK(adv & CORE_FLAG_ADV_NT);
+    CHECK_EQ((adv & CORE_FLAG_ADV_FROM) >> CORE_FLAG_ADV_SHIFT, CORE_ADAPT_NEVER);
+    /* Within the margin it stays; past it, back to the usual copy. */
+    a.c[0].peer_in = 0.5;
+    a.c[0].out = (struct core_adapt_avg){.npb = 0.5 * CORE_ADAPT_MARGIN - 0.01, .n = 10};
+    core_adapt_prefer(&a, 0);
+    CHECK(a.c[0].nt);
+    a.c[0].out = (struct core_adapt_avg){.npb = 0.5 / CORE_ADAPT_MARGIN - 0.1, .n = 10};
+    core_adapt_prefer(&a, 0);
+    CHECK(!a.c[0].nt);
+    CHECK(!(core_adapt_advice(&a) & CORE_FLAG_ADV_NT));
+    /* The sender: before any advice, its burst's messages alternate (those that go eager
+     * against the fixed rule), the run after it is written around the caches, the rest as
+     * usual; with NT advised, the run after the burst is written as usual. */
+    uint8_t never = CORE_FLAG_ADV | (CORE_ADAPT_NEVER << CORE_FLAG_ADV_SHIFT);
+    uint8_t never_nt = never | CORE_FLAG_ADV_NT;
+    uint8_t heard[] = {0, never, never_nt};
+    for (int h = 0; h < 3; h++) {
+        struct core_adapt_tally t = {0};
+        int adv_nt = heard[h] == never_nt;
+        for (int i = 0; i < CORE_ADAPT_PERIOD; i++) {
+            core_adapt_pick(heard[h], 0, 0, &t);
+            int want = i < CORE_ADAPT_BURST ? (i & 1) : i < 2 * CORE_ADAPT_BURST ? !adv_nt : adv_nt;
+            CHECK_EQ(core_adapt_nt(heard[h], &t), want);
+        }
+    }
+}
+
 int main(void)
 {
     test_fold();
@@ -356,6 +402,7 @@ int main(void)
     test_advice();
     test_one_way();
     test_pick();
+    test_nt();
     test_rv();
     return unit_done("test_adapt");
 }

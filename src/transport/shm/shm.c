@@ -532,6 +532,15 @@ static int shm_send(int dest, const struct iovec *iov, int iovcnt, size_t total)
     return 0;
 }
 
+static int shm_send_nt(int dest, const struct iovec *iov, int iovcnt, size_t total)
+{
+    struct shm_peer *pe = &shm.peers[shm.lidx_of[dest]];
+    pe->out.copy_nt = 1;
+    int rc = shm_send(dest, iov, iovcnt, total);
+    pe->out.copy_nt = 0;
+    return rc;
+}
+
 static struct shm_coop *shm_coop_of(const struct shm_chan *c)
 {
     return (struct shm_coop *)((unsigned char *)c->line_head + 128);
@@ -1165,6 +1174,7 @@ const struct tl_ops tl_shm_ops = {
     .connect = shm_connect,
     .ready = shm_ready,
     .send = shm_send,
+    .send_nt = shm_send_nt,
     .send_ref = tl_stub_send_ref,
     .unref = tl_stub_unref,
     .place_abort = tl_stub_unref,

@@ -222,6 +222,8 @@ struct shm_chan {
     uint64_t cont_end; /* producer: one past the last continuation slot written (0: none) */
     uint32_t burst;    /* producer: frames of SHM_BURST_MIN_LINES slots or more since the
                         * last shm_chan_answered */
+    int copy_nt;       /* producer: the frame being pushed has its payload written around
+                        * the caches (util_copy_nt; shm_send_nt) */
 };
 
 /* Bytes of a channel of nlines slots. */
@@ -520,10 +522,17 @@ static inline int shm_chan_grow(struct shm_chan *c, uint64_t end)
     return 0;
 }
 
-static inline void shm_iov_gather(unsigned char *dst, const struct iovec *iov, int iovcnt)
+/* Pieces this long or longer of a frame pushed with copy_nt are written around the caches. */
+#define SHM_NT_MIN 1024
+
+static inline void shm_iov_gather(unsigned char *dst, const struct iovec *iov, int iovcnt,
+                                  int nt)
 {
     for (int i = 0; i < iovcnt; i++) {
-        if (iov[i].iov_len) util_copy(dst, iov[i].iov_base, iov[i].iov_len);
+        if (nt && iov[i].iov_len >= SHM_NT_MIN)
+            util_copy_nt(dst, iov[i].iov_base, iov[i].iov_len);
+        else if (iov[i].iov_len)
+            util_copy(dst, iov[i].iov_base, iov[i].iov_len);
         dst += iov[i].iov_len;
     }
 }
@@ -655,7 +664,7 @@ static inline int shm_chan_push_ctrl(struct shm_chan *c, const struct iovec *iov
             c->cont_end = after;
             if (k >= SHM_BURST_MIN_LINES) c->burst++;
         }
-        shm_iov_gather(line->data + loff, iov, iovcnt);
+        shm_iov_gather(line->data + loff, iov, iovcnt, c->copy_nt);
     } else {
         const struct shm_pool_view *v = &c->pool->v;
         uint32_t id, off = shm_cell_offset(iov, iovcnt);
@@ -672,7 +681,7 @@ static inline int shm_chan_push_ctrl(struct shm_chan *c, const struct iovec *iov
         if (rc) return rc;
         if (c->burst < SHM_BURST_LINES && shm_lines_for(0, total) >= SHM_BURST_MIN_LINES)
             c->burst++;
-        shm_iov_gather(shm_pool_cell(v, id) + off, iov, iovcnt);
+        shm_iov_gather(shm_pool_cell(v, id) + off, iov, iovcnt, c->copy_nt);
         memcpy(line->data, &id, sizeof id);
         memcpy(line->data + sizeof id, &off, sizeof off);
     }
