@@ -358,17 +358,18 @@ static void test_nt(void)
     CHECK(!a.c[0].nt);
     CHECK(a.c[0].rndv); /* pull 2 < eager 4 */
     CHECK(!(core_adapt_advice(&a) & CORE_FLAG_ADV_NT));
-    /* Written around the caches, the two copies cost 0.5 + 0.5 (the slow phase): preferred,
-     * and cheaper than the pull, so the class goes eager again. */
-    a.c[0].peer_in_nt = 0.5;
-    a.c[0].out_nt = (struct core_adapt_avg){.npb = 0.5, .n = 10};
+    /* Written around the caches, the two copies cost 1 with the bias (the slow phase):
+     * preferred, and cheaper than the pull, so the class goes eager again. */
+    a.c[0].peer_in_nt = 0.5 / CORE_ADAPT_NT_BIAS;
+    a.c[0].out_nt = (struct core_adapt_avg){.npb = 0.5 / CORE_ADAPT_NT_BIAS, .n = 10};
     core_adapt_prefer(&a, 0);
     CHECK(a.c[0].nt);
     CHECK(!a.c[0].rndv);
     uint8_t adv = core_adapt_advice(&a);
     CHECK(adv & CORE_FLAG_ADV_NT);
     CHECK_EQ((adv & CORE_FLAG_ADV_FROM) >> CORE_FLAG_ADV_SHIFT, CORE_ADAPT_NEVER);
-    /* Within the margin it stays; past it, back to the usual copy. */
+    /* Within the margin it stays; past it, back to the usual copy (also where the usual
+     * copies cost less than the bias times the others: 0.84 against 0.67). */
     a.c[0].peer_in = 0.5;
     a.c[0].out = (struct core_adapt_avg){.npb = 0.5 * CORE_ADAPT_MARGIN - 0.01, .n = 10};
     core_adapt_prefer(&a, 0);
