@@ -220,6 +220,7 @@ static int core_init(void)
         p->adapt_max = (p->caps & CORE_CAP_GET) ? (lim.adapt_max < room ? lim.adapt_max : room) : 0;
         p->adapt_min = lim.adapt_min;
         p->rv_min = (p->caps & CORE_CAP_GET) ? lim.rv_min : 0;
+        p->nt_max = p->tl->send_nt ? lim.nt_max : 0;
         if (p->adapt_min >= p->adapt_max) p->adapt_max = 0;
         p->adapt_top = p->adapt_max && p->stream_max > p->adapt_max ? p->stream_max : p->adapt_max;
         p->chunk = lim.max_frame - sizeof(struct core_data);

@@ -60,11 +60,12 @@ void core_adapt_report(void)
 {
     for (int r = 0; r < core.size; r++) {
         const struct core_peer *p = &core.peers[r];
-        if (p->adapt_tally.bursts)
-            UTIL_DEBUG(1,
-                       "adaptive sizes to rank %d: %u bursts against its advice, one every %u "
-                       "messages now",
-                       r, p->adapt_tally.bursts, p->adapt_tally.period);
+        for (int k = 0; k < CORE_ADAPT_CLASSES; k++)
+            if (p->adapt_tally[k].bursts)
+                UTIL_DEBUG(1,
+                           "adaptive sizes to rank %d, class %d: %u bursts against its advice, "
+                           "one every %u messages now",
+                           r, k, p->adapt_tally[k].bursts, p->adapt_tally[k].period);
         for (int k = 0; k < CORE_ADAPT_CLASSES; k++) {
             const struct core_adapt_class *c = &p->adapt.c[k];
             if (c->out.n || c->out_nt.n || c->pull.n)
@@ -270,11 +271,11 @@ static int core_send_push(core_req_t *r)
             /* rreq, unused in EAGER, carries my eager sends' cost at adaptive sizes; one
              * copy in CORE_ADAPT_SAMPLE is timed, and every one of a burst. */
             int adaptive = core_adapt_size(p, r->len);
-            struct core_adapt_class *c =
-                adaptive ? &p->adapt.c[core_adapt_class(r->len, p->adapt_min)] : NULL;
+            int k = adaptive ? core_adapt_class(r->len, p->adapt_min) : 0;
+            struct core_adapt_class *c = adaptive ? &p->adapt.c[k] : NULL;
             struct core_adapt_avg *in = adaptive ? (r->nt ? &c->in_nt : &c->in) : NULL;
-            int timed = adaptive && core_adapt_sampled(&p->adapt_tally.copies,
-                                                       core_adapt_in_burst(&p->adapt_tally));
+            int timed = adaptive && core_adapt_sampled(&p->adapt_copies,
+                                                       core_adapt_in_burst(&p->adapt_tally[k]));
             struct core_hdr h = {.type = CORE_FRAME_EAGER,
                                  .flags = (uint8_t)((r->sync ? CORE_FLAG_SYNC : 0) |
                                                     (r->nt ? CORE_FLAG_NT : 0) | p->adv_out),
@@ -418,10 +419,10 @@ static inline int core_isend_do(const void *buf, const struct core_layout *lay, 
         len > p->adapt_min &&
         (len <= p->adapt_max || (len <= p->adapt_top && p->posted_from == 0 && p->sent_run >= 2));
     if (advised) {
-        big = core_adapt_pick(p->adv_heard, core_adapt_class(len, p->adapt_min), big,
-                              &p->adapt_tally);
-        r->nt = !big && lay == NULL && p->tl->send_nt != NULL &&
-                core_adapt_nt(p->adv_heard, &p->adapt_tally);
+        int k = core_adapt_class(len, p->adapt_min);
+        big = core_adapt_pick(p->adv_heard, k, big, &p->adapt_tally[k]);
+        r->nt = !big && lay == NULL && len <= p->nt_max &&
+                core_adapt_nt(p->adv_heard, &p->adapt_tally[k]);
         p->adapt.sent_mark = p->adapt.received;
     }
     p->sent_run++;

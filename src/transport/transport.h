@@ -97,6 +97,8 @@ struct tl_limits {
     size_t adapt_max;  /* the receiver's timings of both advise (core/adapt.h); 0: never */
     size_t rv_min;     /* rendezvous payloads above this are pulled (get()) or streamed as the
                           receiver's timings of both advise (core/adapt.h); 0: always get() */
+    size_t nt_max;     /* adaptive payloads up to this may be sent with send_nt() as the
+                          receiver's timings advise; 0: never */
     unsigned caps;     /* TL_CAP_* */
 };
 

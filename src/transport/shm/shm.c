@@ -1090,6 +1090,7 @@ static void shm_limits(struct tl_limits *out)
         .adapt_min = util_tun.shm_adapt_min,
         .adapt_max = util_tun.shm_adapt_max, /* the core needs get() too (TL_CAP_GET) */
         .rv_min = util_tun.shm_rndv_adapt_min,
+        .nt_max = util_tun.shm_nt_max,
         .caps = TL_CAP_WAKE | TL_CAP_MAP | TL_CAP_ATOMIC | (util_tun.shm_cma ? TL_CAP_GET : 0)};
 }
 
