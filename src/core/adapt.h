@@ -37,6 +37,17 @@
  * the wrong protocol for its first 1,500 messages. A real change to slower still moves the
  * average by a fifth per message.
  *
+ * Eager has two kinds up to the transport's nt_max (shm: TERN_SHM_NT_MAX): the sender's
+ * copy as usual, or written around the caches (send_nt, CORE_FLAG_NT in the frame). Where
+ * the two cores share no cache the usual copy waits for every line to leave the reader's
+ * cache, and 4-16 KiB frames written around the caches went 2-4x faster; where they share
+ * one, the usual copy wins by a little. Both kinds are timed apart (in_nt, out_nt,
+ * peer_in_nt), the receiver prefers one per class (nt, with CORE_ADAPT_NT_BIAS) and says
+ * which in CORE_FLAG_ADV_NT; the eager cost it weighs against a pull is the preferred one.
+ *
+ * Only one copy in CORE_ADAPT_SAMPLE is timed where it goes the advised way; the sender's
+ * exploration (bursts, periods) is kept per size class.
+ *
  * Pure functions only, unit-tested in tests/unit/test_adapt.c; proto.c does the timing.
  */
 #ifndef TERN_CORE_ADAPT_H
