@@ -59,7 +59,8 @@ static void copy_in(unsigned char *dst, const unsigned char *src, size_t n, int 
 /* One-way microseconds per frame of n bytes, each side writing with `nt`. */
 static double run(struct dir *d, size_t n, int nt, int iters)
 {
-    for (int i = 0; i < 2; i++) atomic_store(&d[i].seq, 0);
+    for (int i = 0; i < 2; i++)
+        atomic_store(&d[i].seq, 0);
     pid_t pid = fork();
     if (pid < 0) {
         perror("nt_copy: fork");
@@ -80,13 +81,15 @@ static double run(struct dir *d, size_t n, int nt, int iters)
         unsigned long k = (unsigned long)i;
         size_t at = (k % SLOTS) * stride;
         if (me == 1) {
-            while (atomic_load_explicit(&in->seq, memory_order_acquire) != k + 1) util_cpu_relax();
+            while (atomic_load_explicit(&in->seq, memory_order_acquire) != k + 1)
+                util_cpu_relax();
             util_copy(dst, in->ring + at, n);
         }
         copy_in(out->ring + at, src, n, nt);
         atomic_store_explicit(&out->seq, k + 1, memory_order_release);
         if (me == 0) {
-            while (atomic_load_explicit(&in->seq, memory_order_acquire) != k + 1) util_cpu_relax();
+            while (atomic_load_explicit(&in->seq, memory_order_acquire) != k + 1)
+                util_cpu_relax();
             util_copy(dst, in->ring + at, n);
         }
     }
@@ -109,7 +112,8 @@ int main(int argc, char **argv)
         return 1;
     }
     memset(d, 0, 2 * sizeof(struct dir));
-    printf("# AVX2 streaming stores: %s\n", util_copy_nt_ok ? "yes" : "no (util_copy_nt copies as usual)");
+    printf("# AVX2 streaming stores: %s\n",
+           util_copy_nt_ok ? "yes" : "no (util_copy_nt copies as usual)");
     printf("# one-way us per frame, cores 0 and 1; 8-byte frames (the cache-line time): %.3f\n",
            run(d, 8, 0, 200000));
     printf("%10s %12s %12s %8s\n", "bytes", "usual", "around", "ratio");

@@ -26,8 +26,9 @@
  * with size), in four flag bits of every frame it sends to that peer: no message of its
  * own. The sender follows the last advice heard (before any, the fixed eager_max rule),
  * except that the first few of every period of messages of those sizes go the other way,
- * so the receiver times both from the start and keeps timing both. A burst, not single messages: one pull among eager messages reads a send buffer
- * the receiver's cache no longer holds, and times rendezvous 2x worse than a run does.
+ * so the receiver times both from the start and keeps timing both. A burst, not single
+ * messages: one pull among eager messages reads a send buffer the receiver's cache no
+ * longer holds, and times rendezvous 2x worse than a run does.
  *
  * The averages follow faster timings at once and slower ones slowly, capped at
  * CORE_ADAPT_OUTLIER times the average: what delays a copy (a preemption, an interrupt,
@@ -66,11 +67,11 @@
  * against 0.3-1.3 us for a 4-8 KiB eager message where a cache line crosses fast, and a
  * benchmark point lasts a few thousand messages: with 8 of every 256 messages pulled,
  * 6-8 KiB ping-pongs there were 3-12% slower than with the fixed rule. */
-#define CORE_ADAPT_PERIOD      256
-#define CORE_ADAPT_PERIOD_MAX  4096
-#define CORE_ADAPT_GROWTH      4
-#define CORE_ADAPT_BURST       8
-#define CORE_ADAPT_BURST_HELD  4
+#define CORE_ADAPT_PERIOD     256
+#define CORE_ADAPT_PERIOD_MAX 4096
+#define CORE_ADAPT_GROWTH     4
+#define CORE_ADAPT_BURST      8
+#define CORE_ADAPT_BURST_HELD 4
 /* Weight of a new timing in the moving averages: 1 / CORE_ADAPT_WEIGHT for one slower
  * than the average, 1 / CORE_ADAPT_WEIGHT_DOWN for one faster. */
 #define CORE_ADAPT_WEIGHT      16
@@ -116,7 +117,7 @@ struct core_adapt_class {
     double peer_in;               /* as receiver: its eager sends to me, as it said (0: unknown) */
     double peer_in_nt;            /* ...those it wrote around the caches */
     uint8_t rndv;                 /* as receiver: rendezvous preferred */
-    uint8_t nt;                   /* as receiver: eager frames written around the caches preferred */
+    uint8_t nt;                   /* as receiver: eager around the caches preferred */
 };
 
 /* Of the eager copies that go the advised way, one in CORE_ADAPT_SAMPLE is timed, by the
@@ -263,7 +264,8 @@ static inline uint8_t core_adapt_advice(const struct core_adapt *a)
         if (c->rndv && k < from) from = k;
     }
     if (!any) return 0;
-    return (uint8_t)(CORE_FLAG_ADV | (from << CORE_FLAG_ADV_SHIFT) | (nt > 0 ? CORE_FLAG_ADV_NT : 0));
+    return (uint8_t)(CORE_FLAG_ADV | (from << CORE_FLAG_ADV_SHIFT) |
+                     (nt > 0 ? CORE_FLAG_ADV_NT : 0));
 }
 
 /*

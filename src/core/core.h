@@ -257,11 +257,11 @@ struct core_peer {
      * larger of adapt_max and stream_max) in a one-way stream; both are timed. adapt_max
      * 0: never (adapt_top 0 too). */
     size_t adapt_min, adapt_max, adapt_top;
-    size_t nt_max; /* ...and those up to this may be written around the caches (send_nt) */
-    uint8_t adv_heard;       /* advice flag bits last heard from this peer */
-    uint8_t adv_out;         /* advice flag bits put in the frames to it */
+    size_t nt_max;     /* ...and those up to this may be written around the caches (send_nt) */
+    uint8_t adv_heard; /* advice flag bits last heard from this peer */
+    uint8_t adv_out;   /* advice flag bits put in the frames to it */
     struct core_adapt_tally adapt_tally[CORE_ADAPT_CLASSES]; /* messages of those sizes sent */
-    uint32_t adapt_copies; /* my eager copies into its frames, for core_adapt_sampled */
+    uint32_t adapt_copies;   /* my eager copies into its frames, for core_adapt_sampled */
     uint32_t sent_run;       /* messages sent to it since its last EAGER or RTS came */
     struct core_adapt adapt; /* timings of the copies between us at those sizes */
     /* Rendezvous payloads from this peer above rv_min (0: none) are pulled or streamed as

@@ -107,7 +107,9 @@ static void core_adapt_took(int src, int how, double t0, size_t n)
     struct core_peer *p = &core.peers[src];
     int k = core_adapt_class(n, p->adapt_min);
     struct core_adapt_class *c = &p->adapt.c[k];
-    core_adapt_fold(how == 1 ? &c->pull : how == 2 ? &c->out_nt : &c->out,
+    core_adapt_fold(how == 1   ? &c->pull
+                    : how == 2 ? &c->out_nt
+                               : &c->out,
                     core_adapt_clock() - t0, n);
     p->adapt.received++;
     core_adapt_prefer(&p->adapt, k);

@@ -54,8 +54,7 @@ __attribute__((constructor)) static void util_mem_init(void)
     util_copy_nt_ok = util_copy_wide_ok;
 }
 
-__attribute__((target("avx2"))) static void util_copy_nt_avx2(void *dst, const void *src,
-                                                              size_t n)
+__attribute__((target("avx2"))) static void util_copy_nt_avx2(void *dst, const void *src, size_t n)
 {
     unsigned char *d = dst;
     const unsigned char *s = src;

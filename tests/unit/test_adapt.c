@@ -240,8 +240,10 @@ static void test_pick(void)
     CHECK_EQ(t.period, CORE_ADAPT_PERIOD_MAX);
     /* Advice that changed during a period: the next is CORE_ADAPT_PERIOD long again, with
      * the long burst. */
-    while (t.count < t.period) core_adapt_pick(never, 0, 0, &t);
-    for (int i = 0; i < CORE_ADAPT_BURST; i++) CHECK_EQ(core_adapt_pick(from2, 0, 0, &t), 1);
+    while (t.count < t.period)
+        core_adapt_pick(never, 0, 0, &t);
+    for (int i = 0; i < CORE_ADAPT_BURST; i++)
+        CHECK_EQ(core_adapt_pick(from2, 0, 0, &t), 1);
     CHECK_EQ(t.period, CORE_ADAPT_PERIOD);
     for (int i = CORE_ADAPT_BURST; i < CORE_ADAPT_PERIOD; i++)
         CHECK_EQ(core_adapt_pick(from2, 0, 0, &t), 0);

@@ -525,8 +525,7 @@ static inline int shm_chan_grow(struct shm_chan *c, uint64_t end)
 /* Pieces this long or longer of a frame pushed with copy_nt are written around the caches. */
 #define SHM_NT_MIN 1024
 
-static inline void shm_iov_gather(unsigned char *dst, const struct iovec *iov, int iovcnt,
-                                  int nt)
+static inline void shm_iov_gather(unsigned char *dst, const struct iovec *iov, int iovcnt, int nt)
 {
     for (int i = 0; i < iovcnt; i++) {
         if (nt && iov[i].iov_len >= SHM_NT_MIN)
