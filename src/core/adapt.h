@@ -223,9 +223,8 @@ static inline int core_adapt_one_way(const struct core_adapt *a)
     return a->received - a->sent_mark > CORE_ADAPT_PERIOD;
 }
 
-/* Class k's preference after a new timing: unchanged until it has timed both protocols;
- * rendezvous while one pull is cheaper than the two eager copies (the sender's as it said,
- * else taken to equal mine), past CORE_ADAPT_MARGIN to change sides. */
+/* The cost of an eager message: the sender's copy (`in`, as it said; else taken to equal
+ * mine) and my copy `out`, one after the other, or at once in a one-way stream. */
 static inline double core_adapt_eager_cost(const struct core_adapt *a, double in,
                                            const struct core_adapt_avg *out)
 {
@@ -233,6 +232,10 @@ static inline double core_adapt_eager_cost(const struct core_adapt *a, double in
     return core_adapt_one_way(a) ? (in > out->npb ? in : out->npb) : in + out->npb;
 }
 
+/* Class k's preference after a new timing: between the two kinds of eager copy once both
+ * are timed (CORE_ADAPT_NT_BIAS), and, once eager and pulls are timed, rendezvous while
+ * one pull is cheaper than the preferred eager copies; past CORE_ADAPT_MARGIN to change
+ * sides. */
 static inline void core_adapt_prefer(struct core_adapt *a, int k)
 {
     struct core_adapt_class *c = &a->c[k];
@@ -242,7 +245,7 @@ static inline void core_adapt_prefer(struct core_adapt *a, int k)
     if (c->out.n && c->out_nt.n)
         c->nt = c->nt ? nt < reg * CORE_ADAPT_MARGIN : nt * CORE_ADAPT_MARGIN < reg;
     if ((c->out.n == 0 && c->out_nt.n == 0) || c->pull.n == 0) return;
-    double eager = (c->nt && c->out_nt.n) || c->out.n == 0 ? nt : reg;
+    double eager = c->nt || c->out.n == 0 ? nt : reg; /* c->nt: both kinds timed */
     double pull = c->pull.npb;
     c->rndv = c->rndv ? pull < eager * CORE_ADAPT_MARGIN : pull * CORE_ADAPT_MARGIN < eager;
 }
