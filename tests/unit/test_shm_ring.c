@@ -1046,6 +1046,97 @@ static void test_burst(void)
     lrig_fini(&g);
 }
 
+/*
+ * Early wrap (shm_chan_wrap_early): with wrap W, a frame of SHM_BURST_MIN_LINES slots or
+ * more sent after an answer, that would end past slot W, starts again at slot 0 behind a
+ * skip slot; without an answer it goes on, and so it does when the consumer still holds
+ * the first slots (no room). A frame larger than W reuses slot 0 every time. wrap 0:
+ * never. Every frame's bytes are checked, and none takes a cell.
+ */
+static void test_wrap_early(void)
+{
+    enum { N = RING_FOR_LONGEST, NS = 4, C = SHM_SLOT * SHM_FRAME_LINES, W = 256 };
+    struct lrig g;
+    lrig_init(&g, N, NS, C);
+    g.prod.wrap = W;
+    static _Alignas(64) unsigned char buf[SHM_SLOT * SHM_FRAME_LINES];
+    const void *d = NULL;
+    size_t len = 0;
+    uint32_t seq = 0;
+    /* Push n bytes, consume them (checked), and the answer; returns the frame's slot. */
+#define PINGPONG(n, answered)                                                                      \
+    ({                                                                                             \
+        fill(buf, ++seq, (n));                                                                     \
+        CHECK_EQ(push_n(&g.prod, buf, (n)), 0);                                                    \
+        CHECK(shm_chan_peek(&g.cons, &d, &len));                                                   \
+        CHECK(len == (n) && memcmp(d, buf, len) == 0);                                             \
+        CHECK_EQ(g.cons.cur_cell, SHM_CELL_NONE);                                                  \
+        uint64_t at_ = g.cons.line_pos & (N - 1);                                                  \
+        shm_chan_release(&g.cons);                                                                 \
+        if (answered) shm_chan_answered(&g.prod);                                                  \
+        at_;                                                                                       \
+    })
+    /* 2 KiB frames (65-66 slots): 0, then on while they end within W, then 0 again. */
+    const size_t n2k = 2048 + 16;
+    uint64_t at = 0, lap0 = g.prod.line_pos;
+    for (int i = 0; i < 12; i++) {
+        uint64_t was = g.prod.line_pos & (N - 1);
+        at = PINGPONG(n2k, 1);
+        if (i == 0)
+            CHECK_EQ(at, 0);
+        else if (was + shm_lines_for(0, n2k) + 1 > W) {
+            CHECK_EQ(at, 0);
+            CHECK_EQ(g.cons.lines[was].len, SHM_LEN_SKIP);
+        } else
+            CHECK_EQ(at, was);
+        CHECK(at + shm_lines_for(63, n2k) <= W);
+    }
+    CHECK(g.prod.line_pos - lap0 >= 2 * N); /* it wrapped, several laps */
+    /* No answer: the next frames go on past W (two in a row take the slots). */
+    at = PINGPONG(n2k, 1);
+    uint64_t a1 = PINGPONG(n2k, 0);
+    uint64_t a2 = PINGPONG(n2k, 0);
+    CHECK(a1 > at && a2 > a1);
+    shm_chan_answered(&g.prod);
+    /* A 2 KiB frame at slot 0 (consumed) and one after it the consumer still holds: a
+     * 6000-byte frame would end past W, but its slots from 0 on include the held ones, so
+     * there is no room for an early wrap and it goes on where the producer stands. */
+    at = PINGPONG(n2k, 1);
+    CHECK_EQ(at, 0);
+    fill(buf, ++seq, n2k);
+    CHECK_EQ(push_n(&g.prod, buf, n2k), 0); /* held */
+    uint64_t held = g.prod.line_pos;
+    shm_chan_answered(&g.prod);
+    size_t n6k = 6000;
+    fill(buf, ++seq, n6k);
+    CHECK_EQ(push_n(&g.prod, buf, n6k), 0);
+    struct iovec iov6 = {buf, n6k};
+    uint32_t k6 = shm_lines_for(shm_line_offset(shm_cell_offset(&iov6, 1), held), n6k);
+    CHECK_EQ(g.prod.line_pos - held, k6);
+    for (int i = 0; i < 2; i++) {
+        CHECK(shm_chan_peek(&g.cons, &d, &len));
+        CHECK_EQ(len, i == 0 ? n2k : n6k);
+        CHECK_EQ(g.cons.cur_cell, SHM_CELL_NONE);
+        shm_chan_release(&g.cons);
+    }
+    shm_chan_answered(&g.prod);
+    /* Frames larger than half of W: every one at slot 0. */
+    for (int i = 0; i < 6; i++) {
+        at = PINGPONG(n6k, 1);
+        CHECK_EQ(at, 0);
+    }
+    /* wrap 0: never; the frames go round the whole ring. */
+    g.prod.wrap = 0;
+    uint64_t top = 0;
+    for (int i = 0; i < 8; i++) {
+        at = PINGPONG(n2k, 1);
+        if (at > top) top = at;
+    }
+    CHECK(top > W);
+#undef PINGPONG
+    lrig_fini(&g);
+}
+
 /* Free cells come back in the order the receivers gave them back: a one-way stream takes
  * a cell never used while there is one, else the one given back longest ago; other
  * traffic takes the one given back last, and a fresh one only when none is free. The
@@ -1160,6 +1251,7 @@ int main(void)
     test_long_line_frames();
     test_stale_continuations();
     test_skip_to_slot0();
+    test_wrap_early();
     test_burst();
     test_pool_order();
     test_mid_cells();

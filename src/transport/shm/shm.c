@@ -450,6 +450,7 @@ static int shm_connect(void)
         pe->out.dest = shm.active[k];
         pe->out.touch = shm_touch;
         pe->out.lines_ready = 0;
+        pe->out.wrap = (uint64_t)util_tun.shm_wrap_lines;
         shm_pool_view_init(&pe->pool, p + geo.pool_off, (_Atomic uint32_t *)(p + geo.next_off),
                            &s->ret_head, (uint32_t)geo.nsmall, (uint32_t)geo.nbig, geo.cell_size);
         shm_pool_view_mid(&pe->pool, (uint32_t)geo.nmid, geo.mid_size);
