@@ -1050,7 +1050,7 @@ static void test_burst(void)
  * Early wrap (shm_chan_wrap_early): with wrap W, a frame of SHM_BURST_MIN_LINES slots or
  * more sent after an answer, that would end past slot W, starts again at slot 0 behind a
  * skip slot; without an answer it goes on, and so it does when the consumer still holds
- * the first slots (no room). A frame larger than W reuses slot 0 every time. wrap 0:
+ * the first slots (no room). A frame over half of W reuses slot 0 every time. wrap 0:
  * never. Every frame's bytes are checked, and none takes a cell.
  */
 static void test_wrap_early(void)
