@@ -113,7 +113,7 @@ int main(int argc, char **argv)
     }
     memset(d, 0, 2 * sizeof(struct dir));
     printf("# AVX2 streaming stores: %s\n",
-           util_copy_nt_ok ? "yes" : "no (util_copy_nt copies as usual)");
+           util_copy_wide_ok ? "yes" : "no (util_copy_nt copies as usual)");
     printf("# one-way us per frame, cores 0 and 1; 8-byte frames (the cache-line time): %.3f\n",
            run(d, 8, 0, 200000));
     printf("%10s %12s %12s %8s\n", "bytes", "usual", "around", "ratio");

@@ -11,7 +11,6 @@
 #endif
 
 int util_copy_wide_ok;
-int util_copy_nt_ok;
 size_t util_copy_wide_max = 65536;
 
 void util_copy_vec(void *dst, const void *src, size_t n)
@@ -51,7 +50,6 @@ __attribute__((constructor)) static void util_mem_init(void)
 {
     __builtin_cpu_init();
     util_copy_wide_ok = __builtin_cpu_supports("avx2");
-    util_copy_nt_ok = util_copy_wide_ok;
 }
 
 __attribute__((target("avx2"))) static void util_copy_nt_avx2(void *dst, const void *src, size_t n)
@@ -81,7 +79,7 @@ __attribute__((target("avx2"))) static void util_copy_nt_avx2(void *dst, const v
 
 void util_copy_nt(void *dst, const void *src, size_t n)
 {
-    if (util_copy_nt_ok)
+    if (util_copy_wide_ok)
         util_copy_nt_avx2(dst, src, n);
     else
         util_copy(dst, src, n);

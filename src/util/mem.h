@@ -67,7 +67,7 @@ void util_copy_wide(void *dst, const void *src, size_t n);
 /*
  * util_copy_nt - a copy whose whole destination lines are written around the caches
  * (non-temporal 32-byte AVX2 stores, then a store fence), the rest with util_copy; plain
- * util_copy where the CPU has no AVX2 or on other architectures (util_copy_nt_ok 0). For
+ * util_copy where the CPU has no AVX2 or on other architectures (util_copy_wide_ok 0). For
  * the sender's copy into shared memory another core reads next: an ordinary store must
  * first take each line from the cache of the core that read it last (a read for
  * ownership), which costs 5x more where the two cores share no cache (the AMD VM's slow
@@ -76,7 +76,6 @@ void util_copy_wide(void *dst, const void *src, size_t n);
  * lines from memory. n of any size; ends with a store fence, so a later release store
  * publishes the data.
  */
-extern int util_copy_nt_ok;
 void util_copy_nt(void *dst, const void *src, size_t n);
 
 /* Is dst 1-31 bytes above src modulo 4 KiB (where rep movsb is slow on AMD Zen)? */
