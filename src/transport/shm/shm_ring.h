@@ -603,6 +603,15 @@ static inline int shm_chan_wrap_early(const struct shm_chan *c, uint64_t slot, u
     return c->wrap && c->burst == 0 && k >= SHM_BURST_MIN_LINES && slot != 0 && slot + k > c->wrap;
 }
 
+/* Producer: are the slots before position `end` free (the consumer released all it read
+ * a lap before)? Loads the consumer's head only when the cached copy says no. */
+static inline int shm_chan_room(struct shm_chan *c, uint64_t end)
+{
+    if (end - c->line_head_seen <= c->nlines) return 1;
+    c->line_head_seen = atomic_load_explicit(c->line_head, memory_order_acquire);
+    return end - c->line_head_seen <= c->nlines;
+}
+
 /*
  * Producer, before it publishes a frame that ends at position `after`: the slot there is
  * where the consumer looks next. If a lap ago it was a continuation slot or one a skip
@@ -632,10 +641,7 @@ static inline void shm_chan_clear_after(struct shm_chan *c, uint64_t after)
 static inline int shm_chan_push_ctrl(struct shm_chan *c, const struct iovec *iov, int iovcnt,
                                      size_t total, int ctrl)
 {
-    if (c->line_pos - c->line_head_seen >= c->nlines) {
-        c->line_head_seen = atomic_load_explicit(c->line_head, memory_order_acquire);
-        if (c->line_pos - c->line_head_seen >= c->nlines) return TERN_ERR_AGAIN;
-    }
+    if (!shm_chan_room(c, c->line_pos + 1)) return TERN_ERR_AGAIN;
     uint64_t slot = c->line_pos & (c->nlines - 1);
     uint32_t flags = ctrl ? SHM_LEN_CTRL : 0, k = 1, loff = 0, skip = 0;
     if (total > SHM_LINE_INLINE && total <= c->lines_max) {
@@ -647,21 +653,15 @@ static inline int shm_chan_push_ctrl(struct shm_chan *c, const struct iovec *iov
             k = shm_frame_slots(c, total, align, src_off, 0, &loff);
         } else if (shm_chan_wrap_early(c, slot, k)) {
             uint32_t loff0, k0 = shm_frame_slots(c, total, align, src_off, 0, &loff0);
-            uint64_t end = c->line_pos + (c->nlines - slot) + k0;
-            if (end - c->line_head_seen > c->nlines)
-                c->line_head_seen = atomic_load_explicit(c->line_head, memory_order_acquire);
-            if (end - c->line_head_seen <= c->nlines) { /* else go on where it stands */
+            if (shm_chan_room(c, c->line_pos + (c->nlines - slot) + k0)) { /* else stay */
                 skip = (uint32_t)(c->nlines - slot);
                 k = k0;
                 loff = loff0;
             }
         }
-        if (k <= c->nlines / 2 && (k < SHM_BURST_MIN_LINES || c->burst < SHM_BURST_LINES)) {
-            uint64_t end = c->line_pos + skip + k;
-            if (end - c->line_head_seen > c->nlines)
-                c->line_head_seen = atomic_load_explicit(c->line_head, memory_order_acquire);
-            if (end - c->line_head_seen <= c->nlines) flags |= SHM_LEN_LINES;
-        }
+        if (k <= c->nlines / 2 && (k < SHM_BURST_MIN_LINES || c->burst < SHM_BURST_LINES) &&
+            shm_chan_room(c, c->line_pos + skip + k))
+            flags |= SHM_LEN_LINES;
         if (!(flags & SHM_LEN_LINES)) { /* no room in the slots: take a cell */
             k = 1;
             loff = 0;
