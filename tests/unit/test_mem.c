@@ -72,6 +72,16 @@ int main(void)
         CHECK(memcmp(dst_mem + 3, src_mem + 5, n) == 0);
         CHECK(dst_mem[2] == 0 && dst_mem[3 + n] == 0);
     }
+    /* Around the caches (util_copy_nt, streaming stores where the CPU has AVX2): the
+     * ordinary head up to the first line boundary, the whole lines, the ordinary tail;
+     * every destination offset within a line, lengths from none to several lines. */
+    for (size_t n = 0; n < 600; n += (n < 200 ? 1 : 31))
+        for (size_t da = 0; da < 65; da++) {
+            memset(dst_mem, 0, 1024);
+            util_copy_nt(dst_mem + 64 + da, src_mem + 7, n);
+            CHECK(memcmp(dst_mem + 64 + da, src_mem + 7, n) == 0);
+            CHECK(dst_mem[63 + da] == 0 && dst_mem[64 + da + n] == 0);
+        }
     unsigned char z[200];
     memset(z, 0xFF, sizeof z);
     util_zero(z + 1, 160);
