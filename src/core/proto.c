@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/core_tl.h"
 #include "trace/trace.h"
@@ -45,10 +46,22 @@ static inline int core_adapt_size(const struct core_peer *p, size_t n)
  * costs a few ns; clock_gettime's 35 ns, four times per message, made 12 KiB streams 25%
  * slower), else CLOCK_MONOTONIC in ns. */
 static int core_adapt_tsc;
+/* The clock and CLOCK_MONOTONIC at init, so that the report can give ns (TERN_ADAPT_REPORT). */
+static uint64_t core_adapt_t0;
+static double core_adapt_ns0;
+
+static double core_adapt_mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
 
 void core_adapt_clock_init(void)
 {
     core_adapt_tsc = util_cpu_counter_invariant();
+    core_adapt_t0 = util_cpu_ticks(core_adapt_tsc);
+    core_adapt_ns0 = core_adapt_mono_ns();
 }
 
 static inline double core_adapt_clock(void)
@@ -56,8 +69,71 @@ static inline double core_adapt_clock(void)
     return (double)util_cpu_ticks(core_adapt_tsc);
 }
 
+/* ns per clock tick over the job's life (1 without the CPU's counter). */
+static double core_adapt_ns_per_tick(void)
+{
+    if (!core_adapt_tsc) return 1.0;
+    double dt = (double)(util_cpu_ticks(core_adapt_tsc) - core_adapt_t0);
+    return dt > 0 ? (core_adapt_mono_ns() - core_adapt_ns0) / dt : 0.0;
+}
+
+/* A cost per byte in ticks as ns per byte, or -1 where nothing was timed. */
+static double core_adapt_ns(double ticks_per_byte, int timed, double ns_per_tick)
+{
+    return timed && ticks_per_byte > 0 ? ticks_per_byte * ns_per_tick : -1.0;
+}
+
+/*
+ * TERN_ADAPT_REPORT: one line per size class this rank timed as a receiver, on stderr, in
+ * `key=value` words (`ternbench crossover` reads them): what each way of moving a
+ * message of that class from `peer` cost, in ns per byte (-1: not timed), and the way
+ * chosen at the end. kind=eager lines are the adaptive middle sizes (the peer's copy into
+ * shared memory as it reported it, mine out of it, both again for frames written around
+ * the caches, and my pulls); kind=rv lines the large rendezvous classes (pulled or
+ * streamed). hi=0: no upper bound.
+ */
+static void core_adapt_report_lines(void)
+{
+    double ns = core_adapt_ns_per_tick();
+    for (int r = 0; r < core.size; r++) {
+        const struct core_peer *p = &core.peers[r];
+        for (int k = 0; k < CORE_ADAPT_CLASSES && p->adapt_min; k++) {
+            const struct core_adapt_class *c = &p->adapt.c[k];
+            if (!(c->out.n || c->out_nt.n || c->pull.n)) continue;
+            size_t hi = k < CORE_ADAPT_CLASSES - 1 ? p->adapt_min << (k + 1) : 0;
+            fprintf(stderr,
+                    "tern-adapt rank=%d peer=%d kind=eager lo=%zu hi=%zu eager_in=%.4f "
+                    "out=%.4f out_n=%u nt_in=%.4f nt_out=%.4f nt_n=%u pull=%.4f pull_n=%u "
+                    "way=%s\n",
+                    core.rank, r, (p->adapt_min << k) + 1, hi,
+                    core_adapt_ns(c->peer_in, c->peer_in > 0, ns),
+                    core_adapt_ns(c->out.npb, c->out.n != 0, ns), c->out.n,
+                    core_adapt_ns(c->peer_in_nt, c->peer_in_nt > 0, ns),
+                    core_adapt_ns(c->out_nt.npb, c->out_nt.n != 0, ns), c->out_nt.n,
+                    core_adapt_ns(c->pull.npb, c->pull.n != 0, ns), c->pull.n,
+                    c->rndv ? "rndv"
+                    : c->nt ? "nt"
+                            : "eager");
+        }
+        for (int k = 0; k < CORE_ADAPT_CLASSES && p->rv_min; k++) {
+            const struct core_rv_class *c = &p->rv[k];
+            if (c->n[CORE_RV_PULL] == 0 && c->n[CORE_RV_STREAM] == 0) continue;
+            size_t hi = k < CORE_ADAPT_CLASSES - 1 ? p->rv_min << (k + 1) : 0;
+            double pull = core_rv_cost(c, CORE_RV_PULL), stream = core_rv_cost(c, CORE_RV_STREAM);
+            fprintf(stderr,
+                    "tern-adapt rank=%d peer=%d kind=rv lo=%zu hi=%zu pull=%.4f pull_n=%u "
+                    "stream=%.4f stream_n=%u way=%s\n",
+                    core.rank, r, (p->rv_min << k) + 1, hi, core_adapt_ns(pull, pull >= 0, ns),
+                    c->n[CORE_RV_PULL], core_adapt_ns(stream, stream >= 0, ns),
+                    c->n[CORE_RV_STREAM], c->way == CORE_RV_PULL ? "pull" : "stream");
+        }
+    }
+    fflush(stderr);
+}
+
 void core_adapt_report(void)
 {
+    if (util_tun.adapt_report) core_adapt_report_lines();
     for (int r = 0; r < core.size; r++) {
         const struct core_peer *p = &core.peers[r];
         for (int k = 0; k < CORE_ADAPT_CLASSES; k++)

@@ -26,7 +26,9 @@ at larger p and sizes; `where` prints which tern tree run and compare would use.
 predicts what other ways of communicating would save, from this machine's models.
 `sweep` measures every size (0 B-64 MiB, NetPIPE style) of ping-pong, streaming and
 bidirectional over shm and tcp against Open MPI 4/5 and MPICH 4/5, trials interleaved, and
-writes CSV, JSON, plots and the worst ratio per setting.
+writes CSV, JSON, plots and the worst ratio per setting. `crossover` shows where tern's
+shm protocols cross over on this machine as tern itself measured it while running: per
+size class, what each way (eager, around the caches, pulled, streamed) cost and which won.
 `ternbench CMD --help` for the options.
 """
 
@@ -137,6 +139,21 @@ def parser():
     p.add_argument("--check", action="store_true",
                    help="with --simulate: compare the simulation with the collectives the "
                         "run measured and print the error of every point")
+
+    p = sub.add_parser("crossover", help="the eager/rendezvous crossovers tern measures at "
+                       "run time on shm: each way's cost per size class and the way chosen",
+                       epilog=EPILOG, formatter_class=fmt)
+    _prefix_option(p, False)
+    p.add_argument("--out", help="results directory (default ternbench-crossover-<date>)")
+    p.add_argument("--sizes", help="message sizes (default one in each adaptive class: "
+                                   "6000,12000,24000,48000,1536K,3M,6M,12M)")
+    p.add_argument("--patterns", help="of pingpong,stream,bibw (default pingpong,stream)")
+    p.add_argument("--rounds", type=int, default=3, help="launches per pattern (default 3)")
+    p.add_argument("--seconds", type=float, default=0.05,
+                   help="about this long per size (the driver's --seconds; default 0.05)")
+    p.add_argument("--transport", default="shm", choices=["shm", "tcp"],
+                   help="shm (default; the adaptive choices are shm's) or tcp")
+    p.add_argument("--timeout", type=int, default=300, help="seconds allowed per launch")
 
     p = sub.add_parser("tune", help="measure collective crossovers; write a TERN_TUNING file",
                        epilog=EPILOG, formatter_class=fmt)
@@ -363,6 +380,13 @@ def main(argv=None, launcher_dir=None):
             return 2
         from . import compare
         return compare.compare(a, t, _split(a.with_))
+    if a.cmd == "crossover":
+        from . import crossover
+        a.out = a.out or _default_out("ternbench-crossover")
+        t = _tree(a, launcher_dir)
+        if t is None:
+            return 2
+        return crossover.run(a, t)
     if a.cmd == "sweep":
         from . import sweep
         if a.from_:
