@@ -87,10 +87,11 @@ static double core_adapt_ns(double ticks_per_byte, int timed, double ns_per_tick
  * TERN_ADAPT_REPORT: one line per size class this rank timed as a receiver, on stderr, in
  * `key=value` words (`ternbench crossover` reads them): what each way of moving a
  * message of that class from `peer` cost, in ns per byte (-1: not timed), and the way
- * chosen at the end. kind=eager lines are the adaptive middle sizes (the peer's copy into
- * shared memory as it reported it, mine out of it, both again for frames written around
- * the caches, and my pulls); kind=rv lines the large rendezvous classes (pulled or
- * streamed). hi=0: no upper bound.
+ * chosen at the end (way=fixed: only one way was timed, so no choice was made and the
+ * sender's fixed limits decided, e.g. a ping-pong above TERN_SHM_ADAPT_MAX). kind=eager lines are
+ * the adaptive middle sizes (the peer's copy into shared memory as it reported it, mine out of it,
+ * both again for frames written around the caches, and my pulls); kind=rv lines the large
+ * rendezvous classes (pulled or streamed). hi=0: no upper bound.
  */
 static void core_adapt_report_lines(void)
 {
@@ -111,9 +112,10 @@ static void core_adapt_report_lines(void)
                     core_adapt_ns(c->peer_in_nt, c->peer_in_nt > 0, ns),
                     core_adapt_ns(c->out_nt.npb, c->out_nt.n != 0, ns), c->out_nt.n,
                     core_adapt_ns(c->pull.npb, c->pull.n != 0, ns), c->pull.n,
-                    c->rndv ? "rndv"
-                    : c->nt ? "nt"
-                            : "eager");
+                    !(c->out.n || c->out_nt.n) || !c->pull.n ? "fixed"
+                    : c->rndv                                ? "rndv"
+                    : c->nt                                  ? "nt"
+                                                             : "eager");
         }
         for (int k = 0; k < CORE_ADAPT_CLASSES && p->rv_min; k++) {
             const struct core_rv_class *c = &p->rv[k];

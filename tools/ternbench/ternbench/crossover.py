@@ -34,7 +34,9 @@ DEFAULT_SIZES = "6000,12000,24000,48000,1536K,3M,6M,12M"
 ADAPT_PREFIX = "tern-adapt "
 EAGER_COSTS = ("eager_in", "out", "nt_in", "nt_out", "pull")
 RV_COSTS = ("pull", "stream")
-WAYS = {"eager": ("eager", "nt", "rndv"), "rv": ("pull", "stream")}
+# The ways a receiver reports; "fixed": it timed only one way, so the sender's fixed
+# limits decided (a ping-pong above TERN_SHM_ADAPT_MAX is always pulled).
+WAYS = {"eager": ("eager", "nt", "rndv", "fixed"), "rv": ("pull", "stream")}
 
 
 def parse_adapt(lines):
