@@ -38,6 +38,7 @@ enum core_frame_type {
 #define CORE_FLAG_LAYOUT 0x2 /* RTS: a struct core_rlay follows (non-contiguous sender) */
 #define CORE_FLAG_FAULT  0x4 /* FIN: the sender's buffer could not be read (TERN_ERR_FAULT) */
 #define CORE_FLAG_NT     0x2 /* EAGER: the payload was written around the caches (send_nt) */
+#define CORE_FLAG_BOTH   0x4 /* RTS: the sender has receives from you posted (traffic both ways) */
 
 /* Every frame starts with this 16-byte header. */
 struct core_hdr {
@@ -251,6 +252,8 @@ struct core_peer {
     size_t stream_max; /* ... while rndv_inflight (>= eager_max) */
     int rndv_inflight; /* rendezvous sends to this peer waiting for their FIN */
     int posted_from;   /* receives posted for this source alone (not ANY_SOURCE) */
+    int recv_both;     /* of those, posted when a rendezvous send to it started: the next
+                        * this many rendezvous receives from it overlap my sends */
     size_t chunk;      /* payload bytes per streamed DATA frame */
     /* Payloads in (adapt_min, adapt_max] go eagerly or by rendezvous as this peer, their
      * receiver, advises from its timings (adapt.h), and so do those up to adapt_top (the

@@ -374,13 +374,17 @@ static int core_send_push(core_req_t *r)
                 core_send_finish(r);
             return 0;
         }
-        struct core_rts m = {.h = {.type = CORE_FRAME_RTS,
-                                   .flags = p->adv_out,
-                                   .ctx = r->ctx,
-                                   .tag = r->tag,
-                                   .sreq = r->id},
-                             .len = r->len,
-                             .addr = (uint64_t)(uintptr_t)r->buf};
+        /* Receives from that peer already posted make the traffic two-way: they, and the
+         * peer's match of this message, are pulled, never streamed (core_recv_rndv). */
+        if (p->posted_from > p->recv_both) p->recv_both = p->posted_from;
+        struct core_rts m = {
+            .h = {.type = CORE_FRAME_RTS,
+                  .flags = (uint8_t)(p->adv_out | (p->posted_from ? CORE_FLAG_BOTH : 0)),
+                  .ctx = r->ctx,
+                  .tag = r->tag,
+                  .sreq = r->id},
+            .len = r->len,
+            .addr = (uint64_t)(uintptr_t)r->buf};
         if (__builtin_expect(r->lay != NULL, 0)) {
             /* Non-contiguous: the receiver pulls from my blocks, reading their list. */
             struct core_rlay rl = {.blk = (uint64_t)(uintptr_t)r->lay->blk,
@@ -596,11 +600,16 @@ static int core_getv_pays(const struct core_layout *mine, const struct core_rlay
     return 1 / ar + 1 / (5 * al) <= 1 / min;
 }
 
-/* A matched receive pulls (or asks for) the data of a rendezvous message. */
+/* A matched receive pulls (or asks for) the data of a rendezvous message; `both`: its RTS
+ * said the sender is receiving from me too (CORE_FLAG_BOTH). */
 static void core_recv_rndv(core_req_t *r, int src, uint32_t sreq, uint64_t len, uint64_t addr,
-                           const struct core_rlay *rl)
+                           const struct core_rlay *rl, int both)
 {
     struct core_peer *p = &core.peers[src];
+    if (p->recv_both > 0) { /* posted before a send of mine to src started */
+        p->recv_both--;
+        both = 1;
+    }
     r->bytes = len;
     r->rsreq = sreq;
     size_t n = len < r->len ? len : r->len;
@@ -613,9 +622,13 @@ static void core_recv_rndv(core_req_t *r, int src, uint32_t sreq, uint64_t len, 
     r->rv_t0 = 0;
     /* Large enough to be pulled or streamed as the timings of both say (adapt.h), and
      * alone: not while my own rendezvous sends to that peer are in flight, nor with more
-     * receives posted for it (a window). There neither core is idle, so streaming's
-     * second copy is pure cost, and a cooperative pull shares the one copy between them. */
-    struct core_rv_class *rv = plain && p->rv_min && n > p->rv_min && n == len &&
+     * receives posted for it (a window), nor where the traffic goes both ways (`both`:
+     * the sender had receives from me posted, or this receive was posted before a send of
+     * mine to it started, as in a halo exchange or a sendrecv, whose own send may not be
+     * posted yet). There neither core is idle, so streaming's second copy is pure cost
+     * (two streams at once ran 25-45x a pull), and a cooperative pull shares the one copy
+     * between them. */
+    struct core_rv_class *rv = plain && p->rv_min && n > p->rv_min && n == len && !both &&
                                        p->rndv_inflight == 0 && p->posted_from == 0
                                    ? &p->rv[core_adapt_class(n, p->rv_min)]
                                    : NULL;
@@ -697,7 +710,8 @@ static void core_recv_unexp(core_req_t *r, struct core_unexp *u)
         struct core_rlay rl;
         if (u->flags & CORE_FLAG_LAYOUT) memcpy(&rl, u->data, sizeof rl);
         core_recv_rndv(r, u->src, u->sreq, u->len, u->addr,
-                       (u->flags & CORE_FLAG_LAYOUT) ? &rl : NULL);
+                       (u->flags & CORE_FLAG_LAYOUT) ? &rl : NULL,
+                       (u->flags & CORE_FLAG_BOTH) != 0);
     }
     free(u);
 }
@@ -820,7 +834,8 @@ static void core_frame_match(int src, const struct core_hdr *h, const void *payl
     if (h->type == CORE_FRAME_EAGER)
         core_recv_eager(r, src, h, payload, plen, 1);
     else
-        core_recv_rndv(r, src, h->sreq, len, addr, (h->flags & CORE_FLAG_LAYOUT) ? payload : NULL);
+        core_recv_rndv(r, src, h->sreq, len, addr, (h->flags & CORE_FLAG_LAYOUT) ? payload : NULL,
+                       (h->flags & CORE_FLAG_BOTH) != 0);
 }
 
 /*
