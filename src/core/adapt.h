@@ -323,9 +323,10 @@ static inline int core_adapt_nt(uint8_t heard, const struct core_adapt_tally *t)
  * nothing travels. Per sender and size class (core_adapt_class from rv_min) it keeps the
  * last CORE_RV_KEEP timings of each way, in ticks per byte: a pull's get() call, a
  * stream's time from its CTS to its last frame. Only a message alone may stream: with
- * more receives posted for that sender, or rendezvous sends of mine to it in flight,
- * neither core is idle, streaming's second copy is pure cost and a cooperative pull
- * shares the one copy between them (proto.c, core_recv_rndv). A way costs the second
+ * more receives posted for that sender, or rendezvous sends of mine to it in flight, or
+ * traffic both ways (CORE_FLAG_BOTH, recv_both: a halo exchange), neither core is idle,
+ * streaming's second copy is pure cost and a cooperative pull shares the one copy
+ * between them (proto.c, core_recv_rndv). A way costs the second
  * smallest of its timings, so one preempted timing does not count and a way that turned
  * slow loses within three messages. The cheaper way is taken, past CORE_ADAPT_MARGIN to
  * change. Every `period` messages the other way is timed again, in a run of CORE_RV_KEEP

@@ -88,10 +88,10 @@ static double core_adapt_ns(double ticks_per_byte, int timed, double ns_per_tick
  * `key=value` words (`ternbench crossover` reads them): what each way of moving a
  * message of that class from `peer` cost, in ns per byte (-1: not timed), and the way
  * chosen at the end (way=fixed: only one way was timed, so no choice was made and the
- * sender's fixed limits decided, e.g. a ping-pong above TERN_SHM_ADAPT_MAX). kind=eager lines are
- * the adaptive middle sizes (the peer's copy into shared memory as it reported it, mine out of it,
- * both again for frames written around the caches, and my pulls); kind=rv lines the large
- * rendezvous classes (pulled or streamed). hi=0: no upper bound.
+ * sender's fixed limits decided, e.g. a ping-pong above TERN_SHM_ADAPT_MAX). kind=eager
+ * lines are the adaptive middle sizes (the peer's copy into shared memory as it reported
+ * it, mine out of it, both again for frames written around the caches, and my pulls);
+ * kind=rv lines the large rendezvous classes (pulled or streamed). hi=0: no upper bound.
  */
 static void core_adapt_report_lines(void)
 {
