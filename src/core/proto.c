@@ -606,7 +606,10 @@ static void core_recv_rndv(core_req_t *r, int src, uint32_t sreq, uint64_t len, 
                            const struct core_rlay *rl, int both)
 {
     struct core_peer *p = &core.peers[src];
-    if (p->recv_both > 0) { /* posted before a send of mine to src started */
+    /* Posted before a send of mine to src started? (Receives of those matched by eager
+     * messages meanwhile leave the count: it never exceeds the ones still posted.) */
+    if (p->recv_both > p->posted_from + 1) p->recv_both = p->posted_from + 1;
+    if (p->recv_both > 0) {
         p->recv_both--;
         both = 1;
     }
