@@ -23,7 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "core/core_tl.h"
 #include "trace/trace.h"
@@ -46,22 +45,15 @@ static inline int core_adapt_size(const struct core_peer *p, size_t n)
  * costs a few ns; clock_gettime's 35 ns, four times per message, made 12 KiB streams 25%
  * slower), else CLOCK_MONOTONIC in ns. */
 static int core_adapt_tsc;
-/* The clock and CLOCK_MONOTONIC at init, so that the report can give ns (TERN_ADAPT_REPORT). */
-static uint64_t core_adapt_t0;
-static double core_adapt_ns0;
-
-static double core_adapt_mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
+/* The clock and CLOCK_MONOTONIC (util_cpu_ticks(0)) at init, so that the report can give
+ * ns (core_adapt_report). */
+static uint64_t core_adapt_t0, core_adapt_ns0;
 
 void core_adapt_clock_init(void)
 {
     core_adapt_tsc = util_cpu_counter_invariant();
     core_adapt_t0 = util_cpu_ticks(core_adapt_tsc);
-    core_adapt_ns0 = core_adapt_mono_ns();
+    core_adapt_ns0 = util_cpu_ticks(0);
 }
 
 static inline double core_adapt_clock(void)
@@ -74,7 +66,7 @@ static double core_adapt_ns_per_tick(void)
 {
     if (!core_adapt_tsc) return 1.0;
     double dt = (double)(util_cpu_ticks(core_adapt_tsc) - core_adapt_t0);
-    return dt > 0 ? (core_adapt_mono_ns() - core_adapt_ns0) / dt : 0.0;
+    return dt > 0 ? (double)(util_cpu_ticks(0) - core_adapt_ns0) / dt : 0.0;
 }
 
 /* A cost per byte in ticks as ns per byte, or -1 where nothing was timed. */
@@ -84,14 +76,16 @@ static double core_adapt_ns(double ticks_per_byte, int timed, double ns_per_tick
 }
 
 /*
- * TERN_ADAPT_REPORT: one line per size class this rank timed as a receiver, on stderr, in
+ * TERN_ADAPT_REPORT (or TERN_DEBUG=1): one line per size class this rank timed as a
+ * receiver, on stderr, in
  * `key=value` words (`ternbench crossover` reads them): what each way of moving a
  * message of that class from `peer` cost, in ns per byte (-1: not timed), and the way
  * chosen at the end (way=fixed: only one way was timed, so no choice was made and the
  * sender's fixed limits decided, e.g. a ping-pong above TERN_SHM_ADAPT_MAX). kind=eager
  * lines are the adaptive middle sizes (the peer's copy into shared memory as it reported
  * it, mine out of it, both again for frames written around the caches, and my pulls);
- * kind=rv lines the large rendezvous classes (pulled or streamed). hi=0: no upper bound.
+ * kind=rv lines the large rendezvous classes (pulled or streamed; period: messages
+ * between two runs of the way not taken). hi=0: no upper bound.
  */
 static void core_adapt_report_lines(void)
 {
@@ -124,10 +118,11 @@ static void core_adapt_report_lines(void)
             double pull = core_rv_cost(c, CORE_RV_PULL), stream = core_rv_cost(c, CORE_RV_STREAM);
             fprintf(stderr,
                     "tern-adapt rank=%d peer=%d kind=rv lo=%zu hi=%zu pull=%.4f pull_n=%u "
-                    "stream=%.4f stream_n=%u way=%s\n",
+                    "stream=%.4f stream_n=%u way=%s period=%u\n",
                     core.rank, r, (p->rv_min << k) + 1, hi, core_adapt_ns(pull, pull >= 0, ns),
                     c->n[CORE_RV_PULL], core_adapt_ns(stream, stream >= 0, ns),
-                    c->n[CORE_RV_STREAM], c->way == CORE_RV_PULL ? "pull" : "stream");
+                    c->n[CORE_RV_STREAM], c->way == CORE_RV_PULL ? "pull" : "stream",
+                    c->period ? c->period : CORE_RV_PERIOD_MIN);
         }
     }
     fflush(stderr);
@@ -135,46 +130,15 @@ static void core_adapt_report_lines(void)
 
 void core_adapt_report(void)
 {
-    if (util_tun.adapt_report) core_adapt_report_lines();
-    for (int r = 0; r < core.size; r++) {
-        const struct core_peer *p = &core.peers[r];
+    for (int r = 0; r < core.size; r++)
         for (int k = 0; k < CORE_ADAPT_CLASSES; k++)
-            if (p->adapt_tally[k].bursts)
+            if (core.peers[r].adapt_tally[k].bursts)
                 UTIL_DEBUG(1,
                            "adaptive sizes to rank %d, class %d: %u bursts against its advice, "
                            "one every %u messages now",
-                           r, k, p->adapt_tally[k].bursts, p->adapt_tally[k].period);
-        for (int k = 0; k < CORE_ADAPT_CLASSES; k++) {
-            const struct core_adapt_class *c = &p->adapt.c[k];
-            if (c->out.n || c->out_nt.n || c->pull.n)
-                UTIL_DEBUG(1,
-                           "adaptive sizes from rank %d, class %d (%zu-%zu B), in %s per byte: "
-                           "its eager sends %.3f, my copies out %.3f (%u timed); written around "
-                           "the caches %.3f and %.3f (%u timed); my pulls %.3f (%u timed): %s",
-                           r, k, (p->adapt_min << k) + 1, p->adapt_min << (k + 1),
-                           core_adapt_tsc ? "counter ticks" : "ns", c->peer_in, c->out.npb,
-                           c->out.n, c->peer_in_nt, c->out_nt.npb, c->out_nt.n, c->pull.npb,
-                           c->pull.n,
-                           c->rndv ? "rendezvous"
-                           : c->nt ? "eager, around the caches"
-                                   : "eager");
-        }
-        for (int k = 0; k < CORE_ADAPT_CLASSES && p->rv_min; k++) {
-            const struct core_rv_class *c = &p->rv[k];
-            if (c->n[CORE_RV_PULL] == 0 && c->n[CORE_RV_STREAM] == 0) continue;
-            char top[32] = "up";
-            if (k < CORE_ADAPT_CLASSES - 1)
-                snprintf(top, sizeof top, "%zu B", p->rv_min << (k + 1));
-            UTIL_DEBUG(1,
-                       "rendezvous from rank %d, class %d (%zu B to %s), in %s per byte: "
-                       "pulls %.3f, streams %.3f (-1: not timed): %s, a run of the other "
-                       "every %u",
-                       r, k, (p->rv_min << k) + 1, top, core_adapt_tsc ? "counter ticks" : "ns",
-                       core_rv_cost(c, CORE_RV_PULL), core_rv_cost(c, CORE_RV_STREAM),
-                       c->way == CORE_RV_PULL ? "pulled" : "streamed",
-                       c->period ? c->period : CORE_RV_PERIOD_MIN);
-        }
-    }
+                           r, k, core.peers[r].adapt_tally[k].bursts,
+                           core.peers[r].adapt_tally[k].period);
+    if (util_tun.adapt_report || util_tun.debug >= 1) core_adapt_report_lines();
 }
 
 /* A timed copy of n bytes out of peer src's frame (how 0: written as usual, 2: around the
