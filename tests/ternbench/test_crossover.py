@@ -12,6 +12,8 @@ import shutil
 import subprocess
 import sys
 
+from tbcheck import check, done
+
 build, pkg, scratch = sys.argv[1], sys.argv[2], sys.argv[3]
 sys.path.insert(0, pkg)
 from ternbench import crossover  # noqa: E402
@@ -19,13 +21,6 @@ from ternbench import crossover  # noqa: E402
 tb = os.path.join(build, "bin", "ternbench")
 out = os.path.join(scratch, "ternbench-crossover")
 shutil.rmtree(out, ignore_errors=True)
-fails = []
-
-
-def check(cond, what):
-    if not cond:
-        fails.append(what)
-        print("FAIL:", what)
 
 
 # ---- pure functions on known input ----------------------------------------------------
@@ -135,7 +130,4 @@ for bad in (["--patterns", "nope"], ["--rounds", "0"], ["--sizes", "x"]):
                        universal_newlines=True, timeout=60)
     check(r.returncode == 2, "%s: exit 2, got %d: %s" % (bad, r.returncode, r.stdout[-300:]))
 
-if fails:
-    print("%d check(s) failed" % len(fails))
-    sys.exit(1)
-print("ok")
+done("ok")

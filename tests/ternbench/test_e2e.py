@@ -15,17 +15,12 @@ import shutil
 import subprocess
 import sys
 
+from tbcheck import check, done
+
 build, scratch = sys.argv[1], sys.argv[2]
 tb = os.path.join(build, "bin", "ternbench")
 out = os.path.join(scratch, "ternbench-e2e")
 shutil.rmtree(out, ignore_errors=True)
-fails = []
-
-
-def check(cond, what):
-    if not cond:
-        fails.append(what)
-        print("FAIL:", what)
 
 
 def run(*args):
@@ -121,6 +116,4 @@ check(pred.count("CAVEAT") >= 1, "predict prints the caveat")
 check(re.search(r"tern\s+allreduce\s+1024\s+1 MiB", pred) is not None,
       "predict evaluates p=1024")
 
-if fails:
-    sys.exit("%d checks failed" % len(fails))
-print("all checks passed")
+done("all checks passed")

@@ -17,19 +17,14 @@ import subprocess
 import sys
 import tempfile
 
+from tbcheck import check, done
+
 build = os.path.abspath(sys.argv[1])
 sanitized = len(sys.argv) > 2 and sys.argv[2] != ""
 impls = {"tern"} if sanitized else {"tern", "tern-mpi"}
 # The prefix lies outside the build tree (in $TMPDIR), or "nothing installed names the
 # build tree" would prove nothing.
 prefix = tempfile.mkdtemp(prefix="ternbench-install-")
-fails = []
-
-
-def check(cond, what):
-    if not cond:
-        fails.append(what)
-        print("FAIL:", what)
 
 
 # No hint from the caller's environment, and no build tree on PATH: what is found must be
@@ -134,6 +129,4 @@ try:
 finally:
     shutil.rmtree(prefix, ignore_errors=True)
 
-if fails:
-    sys.exit("%d check(s) failed" % len(fails))
-print("ok")
+done("ok")

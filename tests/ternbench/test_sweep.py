@@ -12,6 +12,8 @@ import shutil
 import subprocess
 import sys
 
+from tbcheck import check, done
+
 build, pkg, scratch = sys.argv[1], sys.argv[2], sys.argv[3]
 sys.path.insert(0, pkg)
 from ternbench import sweep  # noqa: E402
@@ -19,13 +21,6 @@ from ternbench import sweep  # noqa: E402
 tb = os.path.join(build, "bin", "ternbench")
 out = os.path.join(scratch, "ternbench-sweep")
 shutil.rmtree(out, ignore_errors=True)
-fails = []
-
-
-def check(cond, what):
-    if not cond:
-        fails.append(what)
-        print("FAIL:", what)
 
 
 # ---- pure functions on known input ----------------------------------------------------
@@ -238,6 +233,4 @@ for bad in (["--libs", "tern,nosuchmpi"], ["--sizes", "9-3"], ["--transports", "
     check(rb.returncode == 2 and "ternbench:" in rb.stdout,
           "%s -> exit 2 with a message (got %d: %s)" % (bad, rb.returncode, rb.stdout[-200:]))
 
-if fails:
-    sys.exit("%d checks failed" % len(fails))
-print("ternbench sweep: all checks passed")
+done("ternbench sweep: all checks passed")
