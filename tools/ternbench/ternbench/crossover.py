@@ -198,7 +198,7 @@ def run(a, tree):
             with open(raw) as f:
                 recs += parse_adapt(f)
         result[p] = {"classes": summarize(recs), "times": times, "records": recs}
-    meta = {"tool": "ternbench crossover", "host": runner._cpu_model(),
+    meta = {"tool": "ternbench crossover", "cpu": runner._cpu_model(),
             "git": runner._git(tree.source) if tree.source else "",
             "load_after": runner._load(), "tern_tree": tree.describe(), "sizes": sizes,
             "patterns": patterns, "rounds": a.rounds, "seconds_per_trial": a.seconds,
@@ -208,7 +208,7 @@ def run(a, tree):
     md = ["# ternbench crossover", "",
           "tern %s (%s) on %s over %s, %d launch(es) per pattern of %s; each receiver's "
           "timings at the end of its run (TERN_ADAPT_REPORT=1)." % (
-              tree.describe().get("root", "?"), meta["git"] or "no git", meta["host"],
+              meta["tern_tree"].get("root", "?"), meta["git"] or "no git", meta["cpu"],
               a.transport, a.rounds,
               ", ".join(sweep_mod.fmt_size(s) for s in sizes)), ""]
     for p in patterns:
