@@ -503,6 +503,15 @@ void core_match_release_all(void);
 /* proto.c: point-to-point on world ranks and context ids */
 int core_isend(const void *buf, size_t len, int dest, int tag, uint16_t ctx, int sync,
                core_req_t **out);
+/*
+ * A blocking standard send's short cut: the whole message handed to the transport at
+ * once, with no request, when it goes eagerly at a size the adaptive rules leave alone,
+ * nothing to dest waits before it, the transport has room and copies it (no send by
+ * reference) and no trace is being written. Returns 0 (sent: buf may be reused), an
+ * error (the frame did not go, or went with unreadable bytes as 0: TERN_ERR_FAULT), or
+ * TERN_ERR_AGAIN, having done nothing: the caller takes core_isend and waits.
+ */
+int core_send_now(const void *buf, size_t len, int dest, int tag, uint16_t ctx);
 /* An eager send gathered from the caller's pieces (a non-contiguous datatype) with no
  * temporary: at most CORE_SENDV_MAX_IOV pieces of len bytes in all, len <= the peer's
  * eager_max. The pieces may be reused when it returns. TERN_ERR_UNSUPPORTED when the

@@ -182,7 +182,7 @@ static int core_block_loop(core_done_fn done, const void *arg)
         enum core_round r = core_wait_round(&w, done, arg, &spun);
         if (r == CORE_ROUND_DONE) return 0;
         if (r == CORE_ROUND_AGAIN) {
-            if (spun) util_cpu_relax();
+            if (spun) core_wait_pause(&w);
             continue;
         }
         if (r == CORE_ROUND_YIELD) {

@@ -183,7 +183,7 @@ static int core_block_mt_locked(core_done_fn done, const void *arg, int reqs_onl
             if (atomic_load_explicit(&core_cs_waiters, memory_order_relaxed))
                 core_cs_yield();
             else
-                util_cpu_relax();
+                core_wait_pause(&w);
             continue;
         }
         if (r == CORE_ROUND_YIELD) {

@@ -37,6 +37,7 @@ void core_wait_policy_make(const struct util_tunables *t, enum core_wait_kind ki
         /* The kernel wakes a sleeper as data comes: yielding buys nothing. Spinning by
          * time only while a core is free, so that it never takes the peer's CPU. */
         out->spin_polls = t->tcp_spin_count;
+        out->tight_polls = 0; /* each poll is a system call */
         out->yield_polls = 0;
         out->lost_s = 0;
         /* The loaded budget (at most the free-core one; core_wait_begin keeps it only
@@ -50,6 +51,10 @@ void core_wait_policy_make(const struct util_tunables *t, enum core_wait_kind ki
         return;
     }
     out->spin_polls = oversubscribed ? t->oversub_spin_count : t->spin_count;
+    /* Back to back only for a rank with a core of its own: sharing one, its polls take
+     * the time its peer needs to answer. Memory waits (SHMEM, window locks) keep the
+     * pause between polls. */
+    out->tight_polls = kind == CORE_WAIT_MSG && !oversubscribed ? t->spin_tight : 0;
     out->yield_polls = t->yield_count;
     /* Ranks outnumbering cores yield to each other: a long yield is then a peer's turn,
      * not a stranger's, and memory waits have no doorbell to be woken by. */

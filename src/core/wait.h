@@ -9,7 +9,9 @@
  *
  * The policy comes from the tunables and the machine:
  *   - messages, with a transport that must be polled (shm): TERN_SPIN_COUNT polls
- *     (TERN_OVERSUB_SPIN_COUNT with more ranks than cores), TERN_YIELD_COUNT yields, then
+ *     (TERN_OVERSUB_SPIN_COUNT with more ranks than cores; the first TERN_SPIN_TIGHT back
+ *     to back, the rest with a pause between, and all with a pause when oversubscribed),
+ *     TERN_YIELD_COUNT yields, then
  *     a sleep on the doorbells. With no more ranks than cores, a yield that kept the
  *     process off the CPU for TERN_YIELD_LOST_US (another task ran: a loaded machine)
  *     makes its message waits skip yielding for the next CORE_WAIT_LOST_WINDOW_S and
@@ -34,6 +36,7 @@
 #ifndef TERN_CORE_WAIT_H
 #define TERN_CORE_WAIT_H
 
+#include "util/cpu.h"
 #include "util/tunables.h"
 
 enum core_wait_phase { CORE_WAIT_SPIN, CORE_WAIT_YIELD, CORE_WAIT_SLEEP };
@@ -50,6 +53,7 @@ enum core_wait_kind {
 
 struct core_wait_policy {
     long spin_polls;      /* empty polls that spin */
+    long tight_polls;     /* of those, the first ones run back to back (no pause between) */
     long yield_polls;     /* empty polls after those that yield the CPU */
     double spin_s;        /* and spin at least this long after the first empty poll (s) */
     double spin_loaded_s; /* spin_s instead when the node has no free core (kernel waits) */
@@ -138,6 +142,13 @@ void core_wait_begin(struct core_waiter *w, enum core_wait_kind kind);
 /* Count one empty poll and return the phase the caller is to act on (see decide). The
  * first empty poll of a wait that may spin by time samples the machine's load (cached). */
 enum core_wait_phase core_wait_next(struct core_waiter *w, int may_sleep);
+
+/* Between two spin polls: pause the core (util_cpu_relax), but not in the wait's first
+ * pol.tight_polls empty polls, which run back to back. */
+static inline void core_wait_pause(const struct core_waiter *w)
+{
+    if (w->polls > w->pol.tight_polls) util_cpu_relax();
+}
 
 /* A poll made progress: the next empty poll starts spinning again. */
 static inline void core_wait_progressed(struct core_waiter *w)

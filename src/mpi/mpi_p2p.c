@@ -124,6 +124,17 @@ static inline __attribute__((always_inline)) int mpi_recv_post(void *buf, MPI_Co
 
 /* ---- blocking ------------------------------------------------------------------------ */
 
+/* A blocking standard-mode send of a contiguous buffer (not to MPI_PROC_NULL) that needs
+ * no request: 0 when it went whole, TERN_ERR_AGAIN when the caller must post it
+ * (core_send_now), else the core's error. */
+static inline int mpi_send_now(const void *buf, MPI_Count count, const struct mpi_type *t, int dest,
+                               int tag, const struct tern_comm *tc)
+{
+    if (__builtin_expect(!t->contig, 0)) return TERN_ERR_AGAIN;
+    return core_send_now((const void *)((uintptr_t)buf + (uintptr_t)t->contig_off),
+                         (size_t)(count * t->size), core_comm_world(tc, dest), tag, tc->ctx);
+}
+
 static int mpi_send(const char *fn, const void *buf, MPI_Count count, MPI_Datatype dt, int dest,
                     int tag, MPI_Comm comm, int mode)
 {
@@ -136,6 +147,11 @@ static int mpi_send(const char *fn, const void *buf, MPI_Count count, MPI_Dataty
         return mpi_err(
             comm, fn,
             mpi_bsend_start(buf, count, t, core_comm_world(c->tc, dest), tag, c->tc->ctx));
+    if (mode != MPI_SM_SYNC) {
+        rc = mpi_send_now(buf, count, t, dest, tag, c->tc);
+        if (__builtin_expect(rc == 0, 1)) return MPI_SUCCESS;
+        if (rc != TERN_ERR_AGAIN) return mpi_err(comm, fn, mpi_from_tern(rc));
+    }
     core_req_t *r;
     void *tmp;
     rc = mpi_send_post(buf, count, t, dest, tag, c->tc, mode, &r, &tmp);
@@ -500,8 +516,13 @@ static int mpi_sendrecv(const char *fn, const void *sbuf, MPI_Count scount, MPI_
     if (rc) return mpi_err(comm, fn, rc);
     core_req_t *sr = NULL;
     void *stmp = NULL;
-    if (dest != MPI_PROC_NULL)
-        rc = mpi_send_post(sbuf, scount, st, dest, stag, c->tc, 0, &sr, &stmp);
+    if (dest != MPI_PROC_NULL) {
+        rc = mpi_send_now(sbuf, scount, st, dest, stag, c->tc);
+        if (rc == TERN_ERR_AGAIN)
+            rc = mpi_send_post(sbuf, scount, st, dest, stag, c->tc, 0, &sr, &stmp);
+        else if (rc)
+            rc = mpi_from_tern(rc);
+    }
     if (rc) {
         if (rr.r && rr.r->state == CORE_RS_POSTED) { /* nothing was sent: withdraw */
             core_match_unpost(core_match_get(c->tc->ctx), rr.r);

@@ -5,6 +5,8 @@
  * MPI_ERROR field. Any number of processes; pairs
  * (0,1), (2,3) ... exchange, an odd last rank talks to itself.
  */
+#include <unistd.h>
+
 #include "mpi_check.h"
 
 static int me, np;
@@ -304,6 +306,87 @@ static void order(void)
     free(in);
 }
 
+/* Blocking sends into a receiver that is not listening yet: the lower rank of a pair
+ * sends 3000 small messages (0-699 bytes, more than the shared-memory slots hold, so
+ * the later ones wait for room) with a 100 KB non-blocking one (rendezvous) every 250,
+ * all on one tag; the higher rank first sleeps 50 ms, then receives them all and checks
+ * that each came whole, in the order sent. tern sends a small message without a request
+ * while nothing to that peer waits before it, and through its queue once something does
+ * (core_send_now): both must keep the order. */
+static void order_unexpected(void)
+{
+    int other = peer(), n = 3000, big = 100000, every = 250;
+    if (other == me) return;
+    int nbig = n / every;
+    unsigned char *buf = malloc((size_t)big), *in = malloc((size_t)big);
+    unsigned char **bigs = calloc((size_t)nbig, sizeof *bigs);
+    MPI_Request *q = malloc((size_t)nbig * sizeof *q);
+    CHECK(buf && in && bigs && q);
+    for (int i = 0, b = 0; i < n; i++) {
+        int len = i % every == every - 1 ? big : (i * 37) % 700;
+        if (me < other) {
+            /* The big ones are in flight until the end: each has a buffer of its own. */
+            unsigned char *s = len == big ? (bigs[b] = malloc((size_t)big)) : buf;
+            CHECK(s != NULL);
+            for (int k = 0; k < len; k++)
+                s[k] = (unsigned char)(i * 7 + k);
+            if (len == big)
+                OK(MPI_Isend(s, len, MPI_BYTE, other, 97, MPI_COMM_WORLD, &q[b++]));
+            else
+                OK(MPI_Send(s, len, MPI_BYTE, other, 97, MPI_COMM_WORLD));
+        } else {
+            if (i == 0) usleep(50000);
+            MPI_Status st;
+            OK(MPI_Recv(in, big, MPI_BYTE, other, 97, MPI_COMM_WORLD, &st));
+            int cnt;
+            OK(MPI_Get_count(&st, MPI_BYTE, &cnt));
+            CHECKF(cnt == len, "message %d: %d bytes, expected %d", i, cnt, len);
+            for (int k = 0; k < cnt; k++)
+                CHECKF(in[k] == (unsigned char)(i * 7 + k), "message %d byte %d is %d", i, k,
+                       in[k]);
+        }
+    }
+    if (me < other) OK(MPI_Waitall(nbig, q, MPI_STATUSES_IGNORE));
+    for (int b = 0; b < nbig; b++)
+        free(bigs[b]);
+    free(bigs);
+    free(q);
+    /* Then 600 non-blocking 2000-byte sends, more than the sender's cells hold while the
+     * receiver sleeps (the later ones wait in tern's queue with slots still free), and 50
+     * blocking 8-byte ones behind them, which fit a slot: they must not overtake. */
+    int nmid = 600, nsmall = 50, mid = 2000;
+    unsigned char *mids = malloc((size_t)nmid * (size_t)mid);
+    q = malloc((size_t)nmid * sizeof *q);
+    CHECK(mids && q);
+    for (int i = 0; i < nmid + nsmall; i++) {
+        int len = i < nmid ? mid : 8;
+        if (me < other) {
+            unsigned char *s = i < nmid ? mids + (size_t)i * (size_t)mid : buf;
+            for (int k = 0; k < len; k++)
+                s[k] = (unsigned char)(i * 11 + k);
+            if (i < nmid)
+                OK(MPI_Isend(s, len, MPI_BYTE, other, 98, MPI_COMM_WORLD, &q[i]));
+            else
+                OK(MPI_Send(s, len, MPI_BYTE, other, 98, MPI_COMM_WORLD));
+        } else {
+            if (i == 0) usleep(50000);
+            MPI_Status st;
+            OK(MPI_Recv(in, big, MPI_BYTE, other, 98, MPI_COMM_WORLD, &st));
+            int cnt;
+            OK(MPI_Get_count(&st, MPI_BYTE, &cnt));
+            CHECKF(cnt == len, "message %d of the second run: %d bytes, expected %d", i, cnt, len);
+            for (int k = 0; k < cnt; k++)
+                CHECKF(in[k] == (unsigned char)(i * 11 + k), "message %d byte %d is %d", i, k,
+                       in[k]);
+        }
+    }
+    if (me < other) OK(MPI_Waitall(nmid, q, MPI_STATUSES_IGNORE));
+    free(mids);
+    free(q);
+    free(buf);
+    free(in);
+}
+
 #if MPI_VERSION >= 4 || defined(TERN_MPI)
 static void large_count(void)
 {
@@ -419,6 +502,7 @@ int main(int argc, char **argv)
     any_some();
     request_free();
     order();
+    order_unexpected();
 #if MPI_VERSION >= 4 || defined(TERN_MPI)
     large_count();
 #endif

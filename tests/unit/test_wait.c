@@ -73,6 +73,24 @@ static void test_policy(void)
     core_wait_policy_make(&t, CORE_WAIT_MSG, 0, 1, 1, &p);
     CHECK_EQ(p.spin_polls, 16);
     CHECK_EQ(p.yield_polls, 2000);
+    /* Back-to-back polls (TERN_SPIN_TIGHT) only for message waits of a rank with a core of
+     * its own: not oversubscribed, not memory waits, not the kernel's (each poll a call). */
+    t.spin_tight = 64;
+    core_wait_policy_make(&t, CORE_WAIT_MSG, 0, 0, 1, &p);
+    CHECK_EQ(p.tight_polls, 64);
+    core_wait_policy_make(&t, CORE_WAIT_BULK, 0, 0, 1, &p);
+    CHECK_EQ(p.tight_polls, 64);
+    core_wait_policy_make(&t, CORE_WAIT_MSG, 0, 1, 1, &p);
+    CHECK_EQ(p.tight_polls, 0);
+    core_wait_policy_make(&t, CORE_WAIT_MEM, 0, 0, 1, &p);
+    CHECK_EQ(p.tight_polls, 0);
+    core_wait_policy_make(&t, CORE_WAIT_MSG, 1, 0, 1, &p);
+    CHECK_EQ(p.tight_polls, 0);
+    /* core_wait_pause: no pause up to tight_polls empty polls, then one per poll. */
+    struct core_waiter w = {.pol = {.tight_polls = 2}, .polls = 2};
+    core_wait_pause(&w); /* (a pause is not observable; this only runs both branches) */
+    w.polls = 3;
+    core_wait_pause(&w);
     /* TERN_OVERSUB_SLEEP_RATIO ranks per core or more: sleep right after spinning;
      * memory waits (no doorbell to ring) still yield; 0 turns the rule off. */
     t.oversub_sleep_ratio = 4;
