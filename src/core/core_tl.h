@@ -40,6 +40,13 @@ static inline enum core_round core_wait_round(struct core_waiter *w, core_done_f
         return CORE_ROUND_AGAIN;
     }
     if (done(arg)) return CORE_ROUND_DONE;
+    /* The first polls are spin polls whatever the clock says (tight_polls is 0 where the
+     * policy spins by time): count them and go on, as short a round as there can be. */
+    if (w->polls < w->pol.tight_polls) {
+        w->polls++;
+        *spun = 1;
+        return CORE_ROUND_AGAIN;
+    }
     enum core_wait_phase ph = core_wait_next(w, !core.npending || core.kernel_wait);
     if (ph == CORE_WAIT_SPIN) {
         *spun = 1;

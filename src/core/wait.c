@@ -55,6 +55,7 @@ void core_wait_policy_make(const struct util_tunables *t, enum core_wait_kind ki
      * the time its peer needs to answer. Memory waits (SHMEM, window locks) keep the
      * pause between polls. */
     out->tight_polls = kind == CORE_WAIT_MSG && !oversubscribed ? t->spin_tight : 0;
+    if (out->tight_polls > out->spin_polls) out->tight_polls = out->spin_polls;
     out->yield_polls = t->yield_count;
     /* Ranks outnumbering cores yield to each other: a long yield is then a peer's turn,
      * not a stranger's, and memory waits have no doorbell to be woken by. */
