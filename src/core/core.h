@@ -507,9 +507,12 @@ int core_isend(const void *buf, size_t len, int dest, int tag, uint16_t ctx, int
  * A blocking standard send's short cut: the whole message handed to the transport at
  * once, with no request, when it goes eagerly at a size the adaptive rules leave alone,
  * nothing to dest waits before it, the transport has room and copies it (no send by
- * reference) and no trace is being written. Returns 0 (sent: buf may be reused), an
- * error (the frame did not go, or went with unreadable bytes as 0: TERN_ERR_FAULT), or
- * TERN_ERR_AGAIN, having done nothing: the caller takes core_isend and waits.
+ * reference) and no trace is being written. Its frame names no request (sreq 0), so
+ * nothing can cancel or acknowledge it. Returns 0 (sent: buf may be reused), an error
+ * (the frame did not go, or went with unreadable bytes as 0: TERN_ERR_FAULT), or
+ * TERN_ERR_AGAIN, having done nothing: the caller takes core_isend and waits. At 8 B it
+ * saves about 200 of a send's 540 instructions (callgrind, 2026-11-29). core_isend takes
+ * the same short cut, with its request completed before it returns.
  */
 int core_send_now(const void *buf, size_t len, int dest, int tag, uint16_t ctx);
 /* An eager send gathered from the caller's pieces (a non-contiguous datatype) with no

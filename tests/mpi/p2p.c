@@ -306,13 +306,38 @@ static void order(void)
     free(in);
 }
 
-/* Blocking sends into a receiver that is not listening yet: the lower rank of a pair
- * sends 3000 small messages (0-699 bytes, more than the shared-memory slots hold, so
- * the later ones wait for room) with a 100 KB non-blocking one (rendezvous) every 250,
- * all on one tag; the higher rank first sleeps 50 ms, then receives them all and checks
- * that each came whole, in the order sent. tern sends a small message without a request
- * while nothing to that peer waits before it, and through its queue once something does
- * (core_send_now): both must keep the order. */
+/* Message i of an order_unexpected run: len bytes (i * mul + k). */
+static void order_fill(unsigned char *s, int i, int mul, int len)
+{
+    for (int k = 0; k < len; k++)
+        s[k] = (unsigned char)(i * mul + k);
+}
+
+/* Receive message i of such a run on tag (the first after a 50 ms sleep) and check it. */
+static void order_recv(int other, int tag, unsigned char *in, int cap, int i, int mul, int len)
+{
+    if (i == 0) usleep(50000);
+    MPI_Status st;
+    int cnt;
+    OK(MPI_Recv(in, cap, MPI_BYTE, other, tag, MPI_COMM_WORLD, &st));
+    OK(MPI_Get_count(&st, MPI_BYTE, &cnt));
+    CHECKF(cnt == len, "tag %d message %d: %d bytes, expected %d", tag, i, cnt, len);
+    for (int k = 0; k < cnt; k++)
+        CHECKF(in[k] == (unsigned char)(i * mul + k), "tag %d message %d byte %d is %d", tag, i, k,
+               in[k]);
+}
+
+/* Sends into a receiver that is not listening yet, each run on one tag; the higher rank
+ * of a pair first sleeps 50 ms, then receives every message and checks that each came
+ * whole, in the order sent. tern sends an eager message at once (no request for a
+ * blocking one: core_send_now; the request completed at once for a non-blocking one)
+ * while nothing to that peer waits before it, and through its queue once something does:
+ * both must keep the order.
+ *   1. 3000 blocking sends of 0-699 bytes (more than the shared-memory slots hold, so
+ *      the later ones wait for room) with a 100 KB non-blocking one (rendezvous) every 250.
+ *   2. 600 non-blocking 2000-byte sends, more than the sender's cells hold (the later
+ *      ones wait in tern's queue with slots still free), then 50 blocking 8-byte ones,
+ *      which would fit a slot: they must not overtake. */
 static void order_unexpected(void)
 {
     int other = peer(), n = 3000, big = 100000, every = 250;
@@ -324,26 +349,16 @@ static void order_unexpected(void)
     CHECK(buf && in && bigs && q);
     for (int i = 0, b = 0; i < n; i++) {
         int len = i % every == every - 1 ? big : (i * 37) % 700;
-        if (me < other) {
-            /* The big ones are in flight until the end: each has a buffer of its own. */
-            unsigned char *s = len == big ? (bigs[b] = malloc((size_t)big)) : buf;
-            CHECK(s != NULL);
-            for (int k = 0; k < len; k++)
-                s[k] = (unsigned char)(i * 7 + k);
-            if (len == big)
-                OK(MPI_Isend(s, len, MPI_BYTE, other, 97, MPI_COMM_WORLD, &q[b++]));
-            else
-                OK(MPI_Send(s, len, MPI_BYTE, other, 97, MPI_COMM_WORLD));
+        if (me > other) {
+            order_recv(other, 97, in, big, i, 7, len);
+        } else if (len == big) { /* in flight until the end: a buffer of its own */
+            CHECK((bigs[b] = malloc((size_t)big)) != NULL);
+            order_fill(bigs[b], i, 7, len);
+            OK(MPI_Isend(bigs[b], len, MPI_BYTE, other, 97, MPI_COMM_WORLD, &q[b]));
+            b++;
         } else {
-            if (i == 0) usleep(50000);
-            MPI_Status st;
-            OK(MPI_Recv(in, big, MPI_BYTE, other, 97, MPI_COMM_WORLD, &st));
-            int cnt;
-            OK(MPI_Get_count(&st, MPI_BYTE, &cnt));
-            CHECKF(cnt == len, "message %d: %d bytes, expected %d", i, cnt, len);
-            for (int k = 0; k < cnt; k++)
-                CHECKF(in[k] == (unsigned char)(i * 7 + k), "message %d byte %d is %d", i, k,
-                       in[k]);
+            order_fill(buf, i, 7, len);
+            OK(MPI_Send(buf, len, MPI_BYTE, other, 97, MPI_COMM_WORLD));
         }
     }
     if (me < other) OK(MPI_Waitall(nbig, q, MPI_STATUSES_IGNORE));
@@ -351,33 +366,21 @@ static void order_unexpected(void)
         free(bigs[b]);
     free(bigs);
     free(q);
-    /* Then 600 non-blocking 2000-byte sends, more than the sender's cells hold while the
-     * receiver sleeps (the later ones wait in tern's queue with slots still free), and 50
-     * blocking 8-byte ones behind them, which fit a slot: they must not overtake. */
     int nmid = 600, nsmall = 50, mid = 2000;
     unsigned char *mids = malloc((size_t)nmid * (size_t)mid);
     q = malloc((size_t)nmid * sizeof *q);
     CHECK(mids && q);
     for (int i = 0; i < nmid + nsmall; i++) {
         int len = i < nmid ? mid : 8;
-        if (me < other) {
-            unsigned char *s = i < nmid ? mids + (size_t)i * (size_t)mid : buf;
-            for (int k = 0; k < len; k++)
-                s[k] = (unsigned char)(i * 11 + k);
-            if (i < nmid)
-                OK(MPI_Isend(s, len, MPI_BYTE, other, 98, MPI_COMM_WORLD, &q[i]));
-            else
-                OK(MPI_Send(s, len, MPI_BYTE, other, 98, MPI_COMM_WORLD));
+        unsigned char *s = i < nmid ? mids + (size_t)i * (size_t)mid : buf;
+        if (me > other) {
+            order_recv(other, 98, in, big, i, 11, len);
+        } else if (i < nmid) {
+            order_fill(s, i, 11, len);
+            OK(MPI_Isend(s, len, MPI_BYTE, other, 98, MPI_COMM_WORLD, &q[i]));
         } else {
-            if (i == 0) usleep(50000);
-            MPI_Status st;
-            OK(MPI_Recv(in, big, MPI_BYTE, other, 98, MPI_COMM_WORLD, &st));
-            int cnt;
-            OK(MPI_Get_count(&st, MPI_BYTE, &cnt));
-            CHECKF(cnt == len, "message %d of the second run: %d bytes, expected %d", i, cnt, len);
-            for (int k = 0; k < cnt; k++)
-                CHECKF(in[k] == (unsigned char)(i * 11 + k), "message %d byte %d is %d", i, k,
-                       in[k]);
+            order_fill(s, i, 11, len);
+            OK(MPI_Send(s, len, MPI_BYTE, other, 98, MPI_COMM_WORLD));
         }
     }
     if (me < other) OK(MPI_Waitall(nmid, q, MPI_STATUSES_IGNORE));
