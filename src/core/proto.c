@@ -473,7 +473,7 @@ static inline int core_isend_do(const void *buf, const struct core_layout *lay, 
     if (__builtin_expect(lay != NULL, 0)) r->cur = (struct core_cur){0};
     r->sync = (uint8_t)sync;
     /* A message that may go at once completes here (the EAGER frame core_send_push would
-     * send, without its steps): at 8 B about 100 of a send's 430 instructions. */
+     * send, without its steps): at 8 B about 85 of MPI_Isend's 570 instructions. */
     if (!sync && lay == NULL && core_eager_now_ok(p, dest, len)) {
         int rc = core_eager_now(p, dest, buf, len, tag, ctx, r->id);
         if (rc != TERN_ERR_AGAIN) {
