@@ -245,8 +245,13 @@ static int core_init(void)
                      CPU_COUNT(&own) < core_count_cpus();
     }
     core.own_autogroup = core_wait_own_autogroup();
-    UTIL_DEBUG(2, "waits: bound %d, own autogroup %d, oversubscribed %d, kernel waits %d",
-               core.bound, core.own_autogroup, core.oversubscribed, core.kernel_wait);
+    core.smt_shared =
+        core_wait_smt_shared(core.boot.local_size, core_count_cpus(), topo_threads_per_core(NULL));
+    UTIL_DEBUG(2,
+               "waits: bound %d, own autogroup %d, oversubscribed %d, kernel waits %d, smt "
+               "shared %d",
+               core.bound, core.own_autogroup, core.oversubscribed, core.kernel_wait,
+               core.smt_shared);
     rc = core_comm_init_builtin();
     if (rc) goto fail_transports;
     core_step(&step[7]);

@@ -341,6 +341,9 @@ struct core_state {
      * kernel's autogroup sets its CPU share (core_wait_autogroup): a scheduling group of
      * its own (wait.c's loaded tcp spin). */
     int own_autogroup;
+    /* The node's ranks outnumber its cores, so some share a core's hardware threads
+     * (core_wait_smt_shared): waits keep the pause between spin polls. */
+    int smt_shared;
 };
 
 extern struct core_state core;

@@ -232,6 +232,13 @@ void core_wait_yield(struct core_waiter *w, void (*yield_fn)(void))
     if (t1 - t0 >= w->pol.lost_s) core_wait_lost_at = t1;
 }
 
+int core_wait_smt_shared(long local_ranks, long ncpu, long threads_per_core)
+{
+    if (threads_per_core < 2 || ncpu < 1) return 0;
+    long cores = ncpu / threads_per_core;
+    return local_ranks > (cores > 0 ? cores : 1);
+}
+
 void core_wait_begin(struct core_waiter *w, enum core_wait_kind kind)
 {
     /* free_core is settled lazily by the first empty poll (core_wait_next): most waits
@@ -243,6 +250,7 @@ void core_wait_begin(struct core_waiter *w, enum core_wait_kind kind)
      * default) where autogroup applies is a scheduling group of its own, and spinning
      * won. */
     if (!core.bound && !core.own_autogroup) w->pol.spin_loaded_s = 0;
+    if (core.smt_shared) w->pol.tight_polls = 0; /* a sibling thread may be the peer */
     w->polls = 0;
     w->idle_since = 0;
     w->nap_us = 50;

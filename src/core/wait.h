@@ -150,6 +150,12 @@ static inline void core_wait_pause(const struct core_waiter *w)
     if (w->polls > w->pol.tight_polls) util_cpu_relax();
 }
 
+/* Do the ranks of a node share cores' hardware threads: local_ranks on ncpu CPUs of
+ * threads_per_core each, more ranks than cores? Then a spin without a pause takes issue
+ * slots from a sibling thread that may be the peer, and the policy keeps the pause
+ * (core_wait_begin: no tight polls). Pure. */
+int core_wait_smt_shared(long local_ranks, long ncpu, long threads_per_core);
+
 /* A poll made progress: the next empty poll starts spinning again. */
 static inline void core_wait_progressed(struct core_waiter *w)
 {

@@ -572,6 +572,18 @@ int topo_numa_node_of(const char *root, const cpu_set_t *mask)
     return found;
 }
 
+int topo_threads_per_core(const char *root)
+{
+    if (root == NULL)
+        root = util_tun.topo_sysfs && *util_tun.topo_sysfs ? util_tun.topo_sysfs : "/sys";
+    char buf[4096];
+    cpu_set_t sib;
+    if (topo_read(root, buf, sizeof buf, "devices/system/cpu/cpu0/topology/thread_siblings_list") ||
+        topo_cpulist_parse(buf, &sib) != 0 || CPU_COUNT(&sib) < 1)
+        return 1;
+    return CPU_COUNT(&sib);
+}
+
 int topo_my_numa_node(void)
 {
     cpu_set_t mine;

@@ -147,4 +147,8 @@ int topo_numa_node_of(const char *root, const cpu_set_t *mask);
 /* topo_numa_node_of(NULL, this process's affinity mask): the node a bound rank lives on. */
 int topo_my_numa_node(void);
 
+/* Hardware threads per core: those of cpu 0's core under `root` (NULL: TERN_TOPO_SYSFS),
+ * 1 when the tree cannot say. One small file: cheap enough for every rank's start. */
+int topo_threads_per_core(const char *root);
+
 #endif

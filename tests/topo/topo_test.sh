@@ -139,6 +139,30 @@ oversub)
     [ "$(cpus_of 0)" = "$MINE" ] || fail "rank 0 bound by default while oversubscribed"
     ;;
 
+smt)
+    # Ranks that share cores' hardware threads keep the pause between spin polls
+    # (core_wait_smt_shared, read at start from cpu 0's thread_siblings_list): in the
+    # fake tree cpu 0's core has 2 threads, so this machine's 2 CPUs are one core there
+    # and 2 ranks share it; in this machine's own tree its count decides.
+    need_two
+    TERN_TOPO_SYSFS="$TREES/2s2n-smt" TERN_DEBUG=2 "$T" --timeout 30 -n 2 --bind-to none \
+        "$RANK" >"$D/out" 2>"$D/err"
+    rc=$?
+    expect_rc 0 "2 ranks on the fake SMT tree"
+    for r in 0 1; do
+        grep -q "^tern\[$r\]: waits: .*, smt shared 1$" "$D/err" ||
+            fail "rank $r did not find its core shared (fake tree, 2 threads a core)"
+    done
+    threads=$(expand "$(cat /sys/devices/system/cpu/cpu0/topology/thread_siblings_list 2>/dev/null)" | wc -l)
+    want=0
+    [ "$threads" -ge 2 ] && [ 2 -gt $((NMINE / threads)) ] && want=1
+    TERN_DEBUG=2 "$T" --timeout 30 -n 2 --bind-to none "$RANK" >"$D/out" 2>"$D/err"
+    rc=$?
+    expect_rc 0 "2 ranks on this machine"
+    grep -q "^tern\[0\]: waits: .*, smt shared $want$" "$D/err" ||
+        fail "rank 0 should say smt shared $want ($threads threads a core, $NMINE cpus)"
+    ;;
+
 waitcount)
     # The wait policy's "more ranks than cores" (core.c, core_count_cpus): ranks that
     # ternrun bound one to a core see one CPU each, yet are not oversubscribed (the CPUs

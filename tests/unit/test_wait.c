@@ -86,6 +86,15 @@ static void test_policy(void)
     CHECK_EQ(p.tight_polls, 0);
     core_wait_policy_make(&t, CORE_WAIT_MSG, 1, 0, 1, &p);
     CHECK_EQ(p.tight_polls, 0);
+    /* Ranks sharing cores' hardware threads (more ranks than cores): no tight polls
+     * (core_wait_begin). 2 threads a core: 8 CPUs are 4 cores. */
+    CHECK_EQ(core_wait_smt_shared(4, 8, 2), 0);
+    CHECK_EQ(core_wait_smt_shared(5, 8, 2), 1);
+    CHECK_EQ(core_wait_smt_shared(8, 8, 1), 0);
+    CHECK_EQ(core_wait_smt_shared(9, 8, 1), 0); /* oversubscribed: the policy's own rule */
+    CHECK_EQ(core_wait_smt_shared(2, 1, 2), 1);
+    CHECK_EQ(core_wait_smt_shared(1, 1, 2), 0);
+    CHECK_EQ(core_wait_smt_shared(3, 0, 2), 0); /* CPUs unknown */
     /* core_wait_pause: no pause up to tight_polls empty polls, then one per poll. */
     struct core_waiter w = {.pol = {.tight_polls = 2}, .polls = 2};
     core_wait_pause(&w); /* (a pause is not observable; this only runs both branches) */
