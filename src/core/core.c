@@ -241,12 +241,13 @@ static int core_init(void)
     core_bind(&bind_policy);
     {
         cpu_set_t own;
+        int ncpu = core_count_cpus(); /* after binding, as the node's ranks now share them */
         core.bound = !core.oversubscribed && sched_getaffinity(0, sizeof own, &own) == 0 &&
-                     CPU_COUNT(&own) < core_count_cpus();
+                     CPU_COUNT(&own) < ncpu;
+        core.smt_shared =
+            core_wait_smt_shared(core.boot.local_size, ncpu, topo_threads_per_core(NULL));
     }
     core.own_autogroup = core_wait_own_autogroup();
-    core.smt_shared =
-        core_wait_smt_shared(core.boot.local_size, core_count_cpus(), topo_threads_per_core(NULL));
     UTIL_DEBUG(2,
                "waits: bound %d, own autogroup %d, oversubscribed %d, kernel waits %d, smt "
                "shared %d",

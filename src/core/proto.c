@@ -431,29 +431,31 @@ void core_pend_drain(void)
     }
 }
 
-/* May a message of len bytes to dest go at once as one EAGER frame, with none of a
- * request's protocol around it (core_send_now, and core_isend_do's short cut)? Eager, at a
- * size the adaptive rules leave alone (so neither timed nor advised), nothing queued to
- * that peer before it (order), copied by the transport (not sent by reference), no trace
- * being written, and not to myself from a threaded process (that needs a wake-up). */
-static inline int core_eager_now_ok(const struct core_peer *p, int dest, size_t len)
-{
-    return len <= p->eager_max && !core_adapt_size(p, len) && p->pend_head == NULL && !p->failed &&
-           !(len >= CORE_REF_MIN && (p->caps & CORE_CAP_SEND_REF)) && !TRACE_ON() &&
-           !(core_mt && dest == core.rank);
-}
-
-/* The EAGER frame core_send_push would send for such a message: sreq names the request
- * (0: none, so that nothing can cancel or acknowledge it). The transport's answer:
- * 0, TERN_ERR_AGAIN (no room: nothing sent), TERN_ERR_FAULT (sent, unreadable bytes as 0)
- * or another error. */
+/*
+ * Send a message of len bytes to dest at once as the one EAGER frame core_send_push would
+ * send, with none of a request's protocol around it (core_send_now, and core_isend_do's
+ * short cut), when it may: eager, at a size the adaptive rules leave alone (neither timed
+ * nor advised), nothing queued to that peer before it (order), copied by the transport
+ * (not sent by reference), no trace being written, and not to myself from a threaded
+ * process (that needs a wake-up). sreq names the request (0: none, so that nothing can
+ * cancel or acknowledge it). Returns TERN_ERR_AGAIN having done nothing (it may not, or
+ * the transport has no room), else the transport's answer: 0, TERN_ERR_FAULT (sent,
+ * unreadable bytes as 0) or another error; the run of sends is counted as core_isend_do
+ * counts it.
+ */
 static inline int core_eager_now(struct core_peer *p, int dest, const void *buf, size_t len,
                                  int tag, uint16_t ctx, uint32_t sreq)
 {
+    if (len > p->eager_max || core_adapt_size(p, len) || p->pend_head != NULL || p->failed ||
+        (len >= CORE_REF_MIN && (p->caps & CORE_CAP_SEND_REF)) || TRACE_ON() ||
+        (core_mt && dest == core.rank))
+        return TERN_ERR_AGAIN;
     struct core_hdr h = {
         .type = CORE_FRAME_EAGER, .flags = p->adv_out, .ctx = ctx, .tag = tag, .sreq = sreq};
     struct iovec iov[2] = {{&h, sizeof h}, {(void *)buf, len}};
-    return p->tl->send(dest, iov, len ? 2 : 1, sizeof h + len);
+    int rc = p->tl->send(dest, iov, len ? 2 : 1, sizeof h + len);
+    if (rc != TERN_ERR_AGAIN) p->sent_run++;
+    return rc;
 }
 
 /* Start a send of len bytes from buf (lay: from the blocks of a layout, rendezvous only). */
@@ -474,18 +476,16 @@ static inline int core_isend_do(const void *buf, const struct core_layout *lay, 
     r->sync = (uint8_t)sync;
     /* A message that may go at once completes here (the EAGER frame core_send_push would
      * send, without its steps): at 8 B about 85 of MPI_Isend's 570 instructions. */
-    if (!sync && lay == NULL && core_eager_now_ok(p, dest, len)) {
-        int rc = core_eager_now(p, dest, buf, len, tag, ctx, r->id);
-        if (rc != TERN_ERR_AGAIN) {
-            p->sent_run++;
-            if (rc != 0 && rc != TERN_ERR_FAULT) {
-                core_req_free(r);
-                return rc;
-            }
-            core_req_complete(r, rc);
-            *out = r;
-            return 0;
+    int now =
+        !sync && lay == NULL ? core_eager_now(p, dest, buf, len, tag, ctx, r->id) : TERN_ERR_AGAIN;
+    if (now != TERN_ERR_AGAIN) {
+        if (now != 0 && now != TERN_ERR_FAULT) {
+            core_req_free(r);
+            return now;
         }
+        core_req_complete(r, now);
+        *out = r;
+        return 0;
     }
     /* Between adapt_min and adapt_max a message goes as the receiver advises from its
      * timings of both protocols (adapt.h); so does one up to adapt_top (stream_max) in a
@@ -533,11 +533,7 @@ static inline int core_isend_do(const void *buf, const struct core_layout *lay, 
 
 int core_send_now(const void *buf, size_t len, int dest, int tag, uint16_t ctx)
 {
-    struct core_peer *p = &core.peers[dest];
-    if (!core_eager_now_ok(p, dest, len)) return TERN_ERR_AGAIN;
-    int rc = core_eager_now(p, dest, buf, len, tag, ctx, 0);
-    if (rc != TERN_ERR_AGAIN) p->sent_run++;
-    return rc;
+    return core_eager_now(&core.peers[dest], dest, buf, len, tag, ctx, 0);
 }
 
 int core_isend(const void *buf, size_t len, int dest, int tag, uint16_t ctx, int sync,

@@ -88,13 +88,12 @@ static void test_policy(void)
     CHECK_EQ(p.tight_polls, 0);
     /* Ranks sharing cores' hardware threads (more ranks than cores): no tight polls
      * (core_wait_begin). 2 threads a core: 8 CPUs are 4 cores. */
-    CHECK_EQ(core_wait_smt_shared(4, 8, 2), 0);
-    CHECK_EQ(core_wait_smt_shared(5, 8, 2), 1);
-    CHECK_EQ(core_wait_smt_shared(8, 8, 1), 0);
-    CHECK_EQ(core_wait_smt_shared(9, 8, 1), 0); /* oversubscribed: the policy's own rule */
-    CHECK_EQ(core_wait_smt_shared(2, 1, 2), 1);
-    CHECK_EQ(core_wait_smt_shared(1, 1, 2), 0);
-    CHECK_EQ(core_wait_smt_shared(3, 0, 2), 0); /* CPUs unknown */
+    /* {ranks, CPUs, threads a core, shared}; 9 on 8 with 1 thread is oversubscribed (the
+     * policy's own rule), 0 CPUs unknown. */
+    static const long smt[][4] = {{4, 8, 2, 0}, {5, 8, 2, 1}, {8, 8, 1, 0}, {9, 8, 1, 0},
+                                  {2, 1, 2, 1}, {1, 1, 2, 0}, {3, 0, 2, 0}};
+    for (size_t i = 0; i < sizeof smt / sizeof smt[0]; i++)
+        CHECK_EQ(core_wait_smt_shared(smt[i][0], smt[i][1], smt[i][2]), smt[i][3]);
     /* core_wait_pause: no pause up to tight_polls empty polls, then one per poll. */
     struct core_waiter w = {.pol = {.tight_polls = 2}, .polls = 2};
     core_wait_pause(&w); /* (a pause is not observable; this only runs both branches) */
