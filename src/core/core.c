@@ -224,6 +224,8 @@ static int core_init(void)
         if (p->adapt_min >= p->adapt_max) p->adapt_max = 0;
         p->adapt_top = p->adapt_max && p->stream_max > p->adapt_max ? p->stream_max : p->adapt_max;
         p->chunk = lim.max_frame - sizeof(struct core_data);
+        p->big_max = (p->caps & CORE_CAP_GET) ? 0 : (lim.posted_max < room ? lim.posted_max : room);
+        if (p->big_max <= p->eager_max) p->big_max = 0;
     }
     {
         /* 0, or the ranks per core rounded up (the wait policy looks at how many). */

@@ -255,6 +255,12 @@ struct core_peer {
     int recv_both;     /* of those, posted when a rendezvous send to it started: the next
                         * this many rendezvous receives from it overlap my sends */
     size_t chunk;      /* payload bytes per streamed DATA frame */
+    /* With no get() (tcp): payloads above eager_max and up to big_max also go eagerly
+     * while this peer says its receives are posted in time (core_big_*), one at a time:
+     * none while another has gone since the last frame from it (big_unheard). 0: never.
+     * big_posted: large messages from it in a row that found their receive posted. */
+    size_t big_max;
+    uint8_t big_unheard, big_posted;
     /* Payloads in (adapt_min, adapt_max] go eagerly or by rendezvous as this peer, their
      * receiver, advises from its timings (adapt.h), and so do those up to adapt_top (the
      * larger of adapt_max and stream_max) in a one-way stream; both are timed. adapt_max

@@ -99,6 +99,9 @@ struct tl_limits {
                           receiver's timings of both advise (core/adapt.h); 0: always get() */
     size_t nt_max;     /* adaptive payloads up to this may be sent with send_nt() as the
                           receiver's timings advise; 0: never */
+    size_t posted_max; /* no get(): payloads up to this may go eagerly, one at a time, to a
+                          receiver whose receives are posted when they arrive (it says so);
+                          0: eager_max */
     unsigned caps;     /* TL_CAP_* */
 };
 

@@ -1586,6 +1586,7 @@ static void tcp_limits(struct tl_limits *out)
     *out = (struct tl_limits){.max_frame = tcp.max_len,
                               .max_inline = 64,
                               .eager_max = util_tun.tcp_eager_max,
+                              .posted_max = util_tun.tcp_eager_posted_max,
                               .caps = TL_CAP_SEND_REF | TL_CAP_KERNEL_WAIT};
 }
 
