@@ -27,13 +27,13 @@
 #define ROUNDS 3
 #define TAG    11
 
-/* Around 48 KiB (TERN_SHM_COOP_MIN=48k), 64 KiB (the stream-eager limit and the default
- * TERN_SHM_COOP_MIN) and 256 KiB (TERN_SHM_COOP_MIN=256k: two 128 KiB chunks), up to 644 KiB:
- * halves below 256 KiB and 128 KiB chunks from there with the defaults,
- * halves only with 512 KiB chunks, 4 KiB chunks on the TERN_SHM_COOP_CHUNK=4k line. */
-static const size_t sizes[] = {8191,   8195,   12289,  20483,  49149,  49152,  49155,
-                               65535,  65536,  65539,  98309,  131069, 131072, 131075,
-                               196613, 262141, 262144, 262147, 300007, 524291, 659459};
+/* Around 32 KiB (the default TERN_SHM_COOP_MIN and the largest adaptive size), 48 KiB
+ * (TERN_SHM_COOP_MIN=48k), 64 KiB (the stream-eager limit) and 256 KiB (TERN_SHM_COOP_MIN=256k: two
+ * 128 KiB chunks), up to 644 KiB: halves below 256 KiB and 128 KiB chunks from there with the
+ * defaults, halves only with 512 KiB chunks, 4 KiB chunks on the TERN_SHM_COOP_CHUNK=4k line. */
+static const size_t sizes[] = {8191,   8195,   12289,  20483,  32765,  32768,  32771,  49149,
+                               49152,  49155,  65535,  65536,  65539,  98309,  131069, 131072,
+                               131075, 196613, 262141, 262144, 262147, 300007, 524291, 659459};
 #define NSIZES (sizeof sizes / sizeof sizes[0])
 #define MAXSZ  ((size_t)659459)
 #define SLOT   (MAXSZ + MP_GUARD_LEN)
