@@ -37,25 +37,39 @@ static uint64_t seed_of(int round)
     return mp_seed(SIZE, (uint64_t)round, 0xb16, 0);
 }
 
-/* Messages whose receive is posted before they are sent (rank 1 posts, then says so). */
+/* Rank 0: wait for rank 1's "ready", then send message `round` of SIZE and wait for it. */
+static void send_when_ready(int round)
+{
+    tern_status_t st;
+    char c;
+    CHECK_OK(tern_recv(&c, 1, 1, TAG_READY, TERN_COMM_WORLD, &st));
+    mp_fill(sbuf, SIZE, seed_of(round));
+    tern_request_t r;
+    CHECK_OK(tern_isend(sbuf, SIZE, 1, TAG_BIG, TERN_COMM_WORLD, &r));
+    CHECK_OK(tern_wait(&r, &st));
+}
+
+/* Rank 1: post a receive of cap bytes, then say "ready". */
+static void post_then_ready(size_t cap, tern_request_t *r)
+{
+    CHECK_OK(tern_irecv(rbuf, cap, 0, TAG_BIG, TERN_COMM_WORLD, r));
+    char c = 'r';
+    CHECK_OK(tern_send(&c, 1, 0, TAG_READY, TERN_COMM_WORLD));
+}
+
+/* Messages whose receive is posted before they are sent, each acknowledged (a ping-pong). */
 static void posted_in_time(int *round, int n)
 {
     for (int i = 0; i < n; i++, (*round)++) {
         MP_WHERE("message %d posted in time", *round);
         tern_status_t st = mp_status_poison();
+        char c = 'a';
         if (me == 0) {
-            char c;
-            CHECK_OK(tern_recv(&c, 1, 1, TAG_READY, TERN_COMM_WORLD, &st));
-            mp_fill(sbuf, SIZE, seed_of(*round));
-            tern_request_t r;
-            CHECK_OK(tern_isend(sbuf, SIZE, 1, TAG_BIG, TERN_COMM_WORLD, &r));
-            CHECK_OK(tern_wait(&r, &st));
+            send_when_ready(*round);
             CHECK_OK(tern_recv(&c, 1, 1, TAG_ACK, TERN_COMM_WORLD, &st));
         } else {
             tern_request_t r;
-            CHECK_OK(tern_irecv(rbuf, SIZE, 0, TAG_BIG, TERN_COMM_WORLD, &r));
-            char c = 'r';
-            CHECK_OK(tern_send(&c, 1, 0, TAG_READY, TERN_COMM_WORLD));
+            post_then_ready(SIZE, &r);
             CHECK_OK(tern_wait(&r, &st));
             CHECK_STATUS(st, 0, TAG_BIG, SIZE);
             CHECK_PATTERN(rbuf, SIZE, seed_of(*round), "message %d posted in time", *round);
@@ -125,18 +139,11 @@ static void truncated(int *round)
     tern_status_t st = mp_status_poison();
     size_t cap = SIZE / 2;
     if (me == 0) {
-        char c;
-        CHECK_OK(tern_recv(&c, 1, 1, TAG_READY, TERN_COMM_WORLD, &st));
-        mp_fill(sbuf, SIZE, seed_of(*round));
-        tern_request_t r;
-        CHECK_OK(tern_isend(sbuf, SIZE, 1, TAG_BIG, TERN_COMM_WORLD, &r));
-        CHECK_OK(tern_wait(&r, &st));
+        send_when_ready(*round);
     } else {
         mp_guard_set(rbuf, cap);
         tern_request_t r;
-        CHECK_OK(tern_irecv(rbuf, cap, 0, TAG_BIG, TERN_COMM_WORLD, &r));
-        char c = 'r';
-        CHECK_OK(tern_send(&c, 1, 0, TAG_READY, TERN_COMM_WORLD));
+        post_then_ready(cap, &r);
         CHECK_ERR(tern_wait(&r, &st), TERN_ERR_TRUNCATE);
         CHECK_STATUS(st, 0, TAG_BIG, SIZE);
         CHECK_EQ_INT(st.error, TERN_ERR_TRUNCATE);
