@@ -257,10 +257,9 @@ struct core_peer {
     size_t chunk;      /* payload bytes per streamed DATA frame */
     /* With no get() (tcp): payloads above eager_max and up to big_max also go eagerly
      * while this peer says its receives are posted in time (core_big_*), one at a time:
-     * none while another has gone since the last frame from it (big_unheard). 0: never.
-     * big_posted: large messages from it in a row that found their receive posted. */
+     * none while another has gone since the last frame from it (big_unheard, below).
+     * 0: never. */
     size_t big_max;
-    uint8_t big_unheard, big_posted;
     /* Payloads in (adapt_min, adapt_max] go eagerly or by rendezvous as this peer, their
      * receiver, advises from its timings (adapt.h), and so do those up to adapt_top (the
      * larger of adapt_max and stream_max) in a one-way stream; both are timed. adapt_max
@@ -270,8 +269,12 @@ struct core_peer {
     uint8_t adv_heard; /* advice flag bits last heard from this peer */
     uint8_t adv_out;   /* advice flag bits put in the frames to it */
     struct core_adapt_tally adapt_tally[CORE_ADAPT_CLASSES]; /* messages of those sizes sent */
-    uint32_t adapt_copies;   /* my eager copies into its frames, for core_adapt_sampled */
-    uint32_t sent_run;       /* messages sent to it since its last EAGER or RTS came */
+    uint32_t adapt_copies; /* my eager copies into its frames, for core_adapt_sampled */
+    uint32_t sent_run;     /* messages sent to it since its last EAGER or RTS came */
+    /* Beside sent_run, whose line every EAGER frame from the peer writes: a big eager
+     * message went to it since its last frame; large messages from it in a row that
+     * found their receive posted (big_max). */
+    uint8_t big_unheard, big_posted;
     struct core_adapt adapt; /* timings of the copies between us at those sizes */
     /* Rendezvous payloads from this peer above rv_min (0: none) are pulled or streamed as
      * the timings of both say (adapt.h, core_rv_*). */

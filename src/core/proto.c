@@ -473,9 +473,12 @@ static inline int core_eager_now(struct core_peer *p, int dest, const void *buf,
  */
 #define CORE_BIG_RUN 2
 
-static void core_big_arrived(struct core_peer *p, int posted)
+/* A frame of type `type` (EAGER or RTS) for a message of len bytes came from peer p,
+ * `posted`: its receive was waiting. Counts only large ones (an RTS, or eager above
+ * eager_max: small eager frames, the hot path, stop at the first test). */
+static inline void core_big_arrived(struct core_peer *p, uint8_t type, uint64_t len, int posted)
 {
-    if (p->big_max == 0) return;
+    if ((type == CORE_FRAME_EAGER && len <= p->eager_max) || p->big_max == 0) return;
     if (!posted)
         p->big_posted = 0;
     else if (p->big_posted < CORE_BIG_RUN)
@@ -882,9 +885,7 @@ static void core_frame_match(int src, const struct core_hdr *h, const void *payl
     struct core_match *m = core_match_get(h->ctx);
     if (m == NULL) core_fatal("out of memory for a matching queue");
     core_req_t *r = core_match_find_posted(m, src, h->tag);
-    struct core_peer *p = &core.peers[src];
-    if (p->big_max && (h->type != CORE_FRAME_EAGER || len > p->eager_max))
-        core_big_arrived(p, r != NULL);
+    core_big_arrived(&core.peers[src], h->type, len, r != NULL);
     if (r == NULL) {
         core_unexp_add(m, src, h, payload, plen, len, addr);
         return;
@@ -1100,7 +1101,7 @@ int core_frame_place(int src, const void *head, size_t hlen, size_t len, struct 
             *iov = &p->place1;
         }
         core_match_unpost(m, r);
-        if (p->big_max && plen > p->eager_max) core_big_arrived(p, 1);
+        core_big_arrived(p, CORE_FRAME_EAGER, plen, 1);
         r->src = src;
         r->msg_tag = d.h.tag;
         r->bytes = plen;
