@@ -84,6 +84,50 @@ static inline int util_alias_slow(uintptr_t dst, uintptr_t src)
     return ((dst - src) & 4095) - 1 < 31;
 }
 
+/*
+ * util_copy_short - an inline copy of a few bytes (meant for n below a few hundred): 16-byte
+ * vector moves, the last one overlapping, or two overlapping word moves below 16 bytes.
+ * For the pieces of a small frame (a 16-byte header, a payload of tens of bytes), where a
+ * call to memcpy and its size dispatch cost more than the copy itself. dst and src must
+ * not overlap.
+ */
+static inline void util_copy_short(void *dst, const void *src, size_t n)
+{
+    unsigned char *d = dst;
+    const unsigned char *s = src;
+#if defined(__GNUC__)
+    if (n >= 16) {
+        typedef uint64_t util_u64x2c __attribute__((vector_size(16), aligned(1), may_alias));
+        util_u64x2c last = *(const util_u64x2c *)(s + n - 16);
+        for (size_t i = 0; i + 16 < n; i += 16) {
+            *(util_u64x2c *)(d + i) = *(const util_u64x2c *)(s + i);
+            /* An empty asm that may read d: the loop stays a loop (not a call to memcpy). */
+            __asm__("" : : "r"(d + i) : "memory");
+        }
+        *(util_u64x2c *)(d + n - 16) = last;
+        return;
+    }
+#endif
+    if (n >= 8) {
+        uint64_t a, b;
+        memcpy(&a, s, 8);
+        memcpy(&b, s + n - 8, 8);
+        memcpy(d, &a, 8);
+        memcpy(d + n - 8, &b, 8);
+    } else if (n >= 4) {
+        uint32_t a, b;
+        memcpy(&a, s, 4);
+        memcpy(&b, s + n - 4, 4);
+        memcpy(d, &a, 4);
+        memcpy(d + n - 4, &b, 4);
+    } else if (n) {
+        unsigned char a = s[0], b = s[n / 2], c = s[n - 1];
+        d[0] = a;
+        d[n / 2] = b;
+        d[n - 1] = c;
+    }
+}
+
 static inline void util_copy(void *dst, const void *src, size_t n)
 {
 #if defined(__x86_64__) && defined(__GNUC__)

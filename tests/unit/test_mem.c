@@ -4,7 +4,8 @@
  * (1-31) and around it, for lengths on both sides of the switch (1024 B) and of every
  * step of the loop (64, 16, 1 byte tails), with the AVX2 loop from 2 KiB and without it;
  * the AVX2 loop alone at every destination alignment; nothing before or after the
- * destination changes. util_zero clears exactly its bytes.
+ * destination changes; util_copy_short at every length up to 300 and alignment. util_zero
+ * clears exactly its bytes.
  */
 #include <stdint.h>
 #include <string.h>
@@ -72,6 +73,17 @@ int main(void)
         CHECK(memcmp(dst_mem + 3, src_mem + 5, n) == 0);
         CHECK(dst_mem[2] == 0 && dst_mem[3 + n] == 0);
     }
+    /* The inline copy of short pieces (util_copy_short): every length up to 300 (the
+     * word moves below 16 bytes, the overlapping last vector above), every source and
+     * destination alignment within 16 bytes; nothing on either side changes. */
+    for (size_t n = 0; n <= 300; n++)
+        for (size_t da = 0; da < 16; da++)
+            for (size_t sa = 0; sa < 16; sa += 5) {
+                memset(dst_mem, 0, 512);
+                util_copy_short(dst_mem + 64 + da, src_mem + sa, n);
+                CHECK(memcmp(dst_mem + 64 + da, src_mem + sa, n) == 0);
+                CHECK(dst_mem[63 + da] == 0 && dst_mem[64 + da + n] == 0);
+            }
     /* Around the caches (util_copy_nt, streaming stores where the CPU has AVX2): the
      * ordinary head up to the first line boundary, the whole lines, the ordinary tail;
      * every destination offset within a line, lengths from none to several lines. */

@@ -632,14 +632,11 @@ static inline void shm_chan_clear_after(struct shm_chan *c, uint64_t after)
     }
 }
 
-/*
- * Producer: append one frame of `total` bytes gathered from iov; `ctrl` marks a
- * transport control frame. Returns 0, TERN_ERR_AGAIN when the slot ring is full or the
- * pool has no cell for it (nothing written), TERN_ERR_INVAL when the frame exceeds every
- * cell, or TERN_ERR_NOSPACE when the memory to write it to could not be had.
- */
-static inline int shm_chan_push_ctrl(struct shm_chan *c, const struct iovec *iov, int iovcnt,
-                                     size_t total, int ctrl)
+/* shm_chan_push_ctrl's general case: frames over many slots or in cells, and small frames
+ * that wrap the ring or find it full. Kept out of line so the small frames' path saves
+ * few registers. */
+static __attribute__((noinline, unused)) int
+shm_chan_push_slow(struct shm_chan *c, const struct iovec *iov, int iovcnt, size_t total, int ctrl)
 {
     if (!shm_chan_room(c, c->line_pos + 1)) return TERN_ERR_AGAIN;
     uint64_t slot = c->line_pos & (c->nlines - 1);
@@ -716,6 +713,43 @@ static inline int shm_chan_push_ctrl(struct shm_chan *c, const struct iovec *iov
     atomic_store_explicit(&line->seq, (uint32_t)(c->line_pos + 1), memory_order_release);
     c->line_pos += k;
     return 0;
+}
+
+/*
+ * Producer: append one frame of `total` bytes gathered from iov; `ctrl` marks a
+ * transport control frame. Returns 0, TERN_ERR_AGAIN when the slot ring is full or the
+ * pool has no cell for it (nothing written), TERN_ERR_INVAL when the frame exceeds every
+ * cell, or TERN_ERR_NOSPACE when the memory to write it to could not be had.
+ */
+static inline int shm_chan_push_ctrl(struct shm_chan *c, const struct iovec *iov, int iovcnt,
+                                     size_t total, int ctrl)
+{
+    if (__builtin_expect(total < SHM_LINE_ALIGN_MIN && total <= c->lines_max, 1)) {
+        /* A small frame (no alignment offset, fewer slots than a burst counts) that fits
+         * before the ring's end: written here with inline copies (else shm_chan_push_slow). */
+        uint32_t k = shm_lines_for(0, total);
+        uint64_t slot = c->line_pos & (c->nlines - 1), after = c->line_pos + k;
+        if (__builtin_expect(
+                slot + k <= c->nlines && after <= c->lines_ready && shm_chan_room(c, after), 1)) {
+            struct shm_line *line = &c->lines[slot];
+            shm_chan_clear_after(c, after);
+            unsigned char *dst = line->data;
+            for (int i = 0; i < iovcnt; i++) {
+                util_copy_short(dst, iov[i].iov_base, iov[i].iov_len);
+                dst += iov[i].iov_len;
+            }
+            uint32_t flags = ctrl ? SHM_LEN_CTRL : 0;
+            if (k > 1) {
+                c->cont_end = after;
+                flags |= SHM_LEN_LINES;
+            }
+            line->len = (uint32_t)total | flags;
+            atomic_store_explicit(&line->seq, (uint32_t)(c->line_pos + 1), memory_order_release);
+            c->line_pos = after;
+            return 0;
+        }
+    }
+    return shm_chan_push_slow(c, iov, iovcnt, total, ctrl);
 }
 
 /* Producer: the peer answered (sent a frame back): frames over several slots may take
