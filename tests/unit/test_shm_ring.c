@@ -486,14 +486,23 @@ static void test_long_line_frames(void)
     /* From a 64-aligned source, frames of SHM_LINE_ALIGN_MIN bytes or more start where
      * their data lies on a line boundary (shm_line_offset): 56 bytes into the first slot's
      * data of a slot in a line's first half, 24 in its second; the largest has no room for
-     * it. Slots: as shm_lines_for says from that offset (so 272 and 1000 bytes may take a
-     * slot more than from the first byte); a frame in a cell takes one. */
-    const size_t lens[] = {272, lmax, lmax + 1, 1000, SHM_LINE_INLINE + 1, 1000};
-    const int aligned[] = {1, 0, 0, 1, 0, 1};
-    const int incell[] = {0, 0, 1, 0, 0, 0};
-    uint64_t slots[6];
-    size_t offs[6];
-    for (int i = 0; i < 6; i++) {
+     * it; smaller ones (272 bytes, one byte under the rule) start at the first byte.
+     * Slots: as shm_lines_for says from that offset (so SHM_LINE_ALIGN_MIN and 1000 bytes
+     * may take a slot more than from the first byte); a frame in a cell takes one. */
+    const size_t lens[] = {272,
+                           lmax,
+                           lmax + 1,
+                           1000,
+                           SHM_LINE_INLINE + 1,
+                           SHM_LINE_ALIGN_MIN - 1,
+                           1000,
+                           SHM_LINE_ALIGN_MIN};
+    const int aligned[] = {0, 0, 0, 1, 0, 0, 1, 1};
+    const int incell[] = {0, 0, 1, 0, 0, 0, 0, 0};
+    enum { NL = sizeof lens / sizeof lens[0] };
+    uint64_t slots[NL];
+    size_t offs[NL];
+    for (int i = 0; i < NL; i++) {
         uint64_t l0 = g.prod.line_pos;
         size_t at = offsetof(struct shm_line, data) + (size_t)(l0 * SHM_SLOT % 64);
         offs[i] = aligned[i] ? (64 - at) % 64 : 0;

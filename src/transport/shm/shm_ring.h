@@ -95,9 +95,19 @@
  * shm_line_offset. */
 #define SHM_LEN_LINES_OFF_SHIFT 24
 #define SHM_LEN_LINES_LEN       0x00ffffffu
-/* Frames over several slots from this size on start at shm_line_offset (smaller ones at
- * the first byte: the copy is short, and an offset could cost a slot more). */
-#define SHM_LINE_ALIGN_MIN 256
+/*
+ * Frames over several slots from this size on start at shm_line_offset; smaller ones at
+ * the first byte, written by shm_chan_push_ctrl's inline path. An offset costs up to two
+ * slots more (a 257-byte payload: 10-11 slots instead of 9), and below about 480 bytes
+ * that cost more than aligned copies gained. Measured 2026-11-29 (MPI, 2 ranks, quiet,
+ * fast-phase medians of 8-10 launches, us, offset from 256 -> from 496 bytes of frame):
+ * payload 257 B stream 0.141 -> 0.083, ping-pong 0.230 -> 0.162, bidirectional 0.089 ->
+ * 0.068; 320 B 0.121 -> 0.104 / 0.195 -> 0.188 / 0.084 -> 0.076; 400 B stream 0.141 ->
+ * 0.125, ping-pong 0.217 -> 0.190; 456-472 B stream 0.148 -> 0.125; but sizes of whole
+ * half-lines (352, 416 B), which the offset costs no slot, 5-10% slower; 480 B and up
+ * level or better with the offset (ping-pong 480 B 0.184 against 0.194 without).
+ */
+#define SHM_LINE_ALIGN_MIN 496
 /* Up to this many processes on a node, a stream's frames spread over the sender's pool. */
 #define SHM_SPREAD_RANKS 8
 /* "No cell" in a return stack or a consumer's state. */
@@ -152,6 +162,10 @@
  */
 #define SHM_BURST_LINES     2
 #define SHM_BURST_MIN_LINES 18
+/* shm_chan_push_ctrl's inline path (frames below SHM_LINE_ALIGN_MIN) leaves bursts alone. */
+_Static_assert(1 + (SHM_LINE_ALIGN_MIN - 1 - SHM_LINE_INLINE + SHM_SLOT - 1) / SHM_SLOT <
+                   SHM_BURST_MIN_LINES,
+               "frames below SHM_LINE_ALIGN_MIN take fewer slots than a burst counts");
 
 /* Slots a frame of `total` bytes that starts `off` bytes into a slot's data takes. */
 static inline uint32_t shm_lines_for(size_t off, size_t total)
@@ -725,8 +739,9 @@ static inline int shm_chan_push_ctrl(struct shm_chan *c, const struct iovec *iov
                                      size_t total, int ctrl)
 {
     if (__builtin_expect(total < SHM_LINE_ALIGN_MIN && total <= c->lines_max, 1)) {
-        /* A small frame (no alignment offset, fewer slots than a burst counts) that fits
-         * before the ring's end: written here with inline copies (else shm_chan_push_slow). */
+        /* A small frame (no alignment offset, fewer slots than a burst counts: 16 at most)
+         * that fits before the ring's end: written here with inline copies (else
+         * shm_chan_push_slow). */
         uint32_t k = shm_lines_for(0, total);
         uint64_t slot = c->line_pos & (c->nlines - 1), after = c->line_pos + k;
         if (__builtin_expect(
