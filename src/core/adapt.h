@@ -147,7 +147,20 @@ struct core_adapt_tally {
     uint32_t period; /* its length (0: not started, CORE_ADAPT_PERIOD) */
     uint8_t mark;    /* the advice heard when it began */
     uint32_t bursts; /* periods begun (TERN_DEBUG's report) */
+    uint64_t size;   /* the size of the message that began it */
 };
+
+/*
+ * A period that has run CORE_ADAPT_PERIOD messages ends early, and the next is
+ * CORE_ADAPT_PERIOD long again, when a message's size lies more than this factor away from
+ * the one that began it: a class spans a factor of two, and what its first sizes taught
+ * (a 16 KiB ping-pong eager) need not hold at its last (32 KiB by a pull). Without it a
+ * program that moved on within the class, its periods grown to CORE_ADAPT_PERIOD_MAX on
+ * the old size, went on the old way for 4,096 messages (a whole benchmark point: 32765 B
+ * ping-pongs eager at 4.7 us after 16387 B ones, against 3.3 by a pull when launched
+ * alone). A program that mixes such sizes all along explores at the first period's rate.
+ */
+#define CORE_ADAPT_MOVED 1.25
 
 /* The burst of the current period: longer when the advice is new. */
 static inline uint32_t core_adapt_burst(const struct core_adapt_tally *t)
@@ -272,20 +285,24 @@ static inline uint8_t core_adapt_advice(const struct core_adapt *a)
 }
 
 /*
- * The sender's choice for a message of class k: 1 rendezvous, 0 eager. `heard` is the
- * flag bits last heard from the receiver (0: none yet), `fixed` the choice of the fixed
- * eager_max rule, *t the sender's tally of such messages to that peer.
+ * The sender's choice for a message of class k and n bytes: 1 rendezvous, 0 eager. `heard`
+ * is the flag bits last heard from the receiver (0: none yet), `fixed` the choice of the
+ * fixed eager_max rule, *t the sender's tally of such messages to that peer.
  */
-static inline int core_adapt_pick(uint8_t heard, int k, int fixed, struct core_adapt_tally *t)
+static inline int core_adapt_pick(uint8_t heard, int k, int fixed, size_t n,
+                                  struct core_adapt_tally *t)
 {
     int pick = (heard & CORE_FLAG_ADV) ? core_adapt_says_rndv(heard, k) : fixed;
-    if (t->count >= t->period) { /* a period begins (the first one too: both are 0) */
-        if (t->period == 0 || heard != t->mark)
+    int moved = t->count >= CORE_ADAPT_PERIOD && ((double)n > CORE_ADAPT_MOVED * (double)t->size ||
+                                                  CORE_ADAPT_MOVED * (double)n < (double)t->size);
+    if (t->count >= t->period || moved) { /* a period begins (the first one too: both are 0) */
+        if (t->period == 0 || heard != t->mark || moved)
             t->period = CORE_ADAPT_PERIOD;
         else if (t->period < CORE_ADAPT_PERIOD_MAX)
             t->period *= CORE_ADAPT_GROWTH;
         t->mark = heard;
         t->count = 0;
+        t->size = n;
         t->bursts++;
     }
     if (t->count++ < core_adapt_burst(t)) pick = !pick;

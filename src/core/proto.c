@@ -559,7 +559,7 @@ static inline int core_isend_do(const void *buf, const struct core_layout *lay, 
         (len <= p->adapt_max || (len <= p->adapt_top && p->posted_from == 0 && p->sent_run >= 2));
     if (advised) {
         int k = core_adapt_class(len, p->adapt_min);
-        big = core_adapt_pick(p->adv_heard, k, big, &p->adapt_tally[k]);
+        big = core_adapt_pick(p->adv_heard, k, big, len, &p->adapt_tally[k]);
         r->nt = !big && lay == NULL && len <= p->nt_max &&
                 core_adapt_nt(p->adv_heard, &p->adapt_tally[k]);
         p->adapt.sent_mark = p->adapt.received;

@@ -193,7 +193,7 @@ static int count_rndv(uint8_t heard, int k, int fixed, int total)
     struct core_adapt_tally t = {0};
     int rndv = 0;
     for (int i = 0; i < total; i++)
-        rndv += core_adapt_pick(heard, k, fixed, &t);
+        rndv += core_adapt_pick(heard, k, fixed, 1000, &t);
     return rndv;
 }
 
@@ -234,22 +234,58 @@ static void test_pick(void)
     int start = 0, len = 0, n = 4 * CORE_ADAPT_PERIOD_MAX;
     for (int i = 0; i < n; i++) {
         if (burst_at(i)) start = i, len = burst_at(i);
-        CHECK_EQ(core_adapt_pick(never, 0, 0, &t), i - start < len);
+        CHECK_EQ(core_adapt_pick(never, 0, 0, 1000, &t), i - start < len);
         CHECK_EQ(core_adapt_in_burst(&t), i - start < 2 * len);
     }
     CHECK_EQ(t.period, CORE_ADAPT_PERIOD_MAX);
     /* Advice that changed during a period: the next is CORE_ADAPT_PERIOD long again, with
      * the long burst. */
     while (t.count < t.period)
-        core_adapt_pick(never, 0, 0, &t);
+        core_adapt_pick(never, 0, 0, 1000, &t);
     for (int i = 0; i < CORE_ADAPT_BURST; i++)
-        CHECK_EQ(core_adapt_pick(from2, 0, 0, &t), 1);
+        CHECK_EQ(core_adapt_pick(from2, 0, 0, 1000, &t), 1);
     CHECK_EQ(t.period, CORE_ADAPT_PERIOD);
     for (int i = CORE_ADAPT_BURST; i < CORE_ADAPT_PERIOD; i++)
-        CHECK_EQ(core_adapt_pick(from2, 0, 0, &t), 0);
+        CHECK_EQ(core_adapt_pick(from2, 0, 0, 1000, &t), 0);
     /* ...and grows again once that advice holds through one. */
-    CHECK_EQ(core_adapt_pick(from2, 0, 0, &t), 1);
+    CHECK_EQ(core_adapt_pick(from2, 0, 0, 1000, &t), 1);
     CHECK_EQ(t.period, CORE_ADAPT_GROWTH * CORE_ADAPT_PERIOD);
+}
+
+/* A message whose size lies more than CORE_ADAPT_MOVED from the one that began a period
+ * ends it once CORE_ADAPT_PERIOD messages went, and the next is CORE_ADAPT_PERIOD long,
+ * its burst the other way; a size within the factor, or a move before that many messages,
+ * changes nothing; sizes mixed all along begin a period about every CORE_ADAPT_PERIOD
+ * messages (the one that ends it may be the size that began it). */
+static void test_pick_moved(void)
+{
+    uint8_t never = CORE_FLAG_ADV | (CORE_ADAPT_NEVER << CORE_FLAG_ADV_SHIFT);
+    struct core_adapt_tally t = {0};
+    while (t.period < CORE_ADAPT_PERIOD_MAX || t.count < CORE_ADAPT_PERIOD + 10)
+        core_adapt_pick(never, 2, 0, 16387, &t);
+    uint32_t bursts = t.bursts, count = t.count;
+    /* 20000 B: within 1.25x of 16387; the period runs on, eager as advised. */
+    CHECK_EQ(core_adapt_pick(never, 2, 0, 20000, &t), 0);
+    CHECK_EQ(t.bursts, bursts);
+    CHECK_EQ(t.count, count + 1);
+    CHECK_EQ(t.period, CORE_ADAPT_PERIOD_MAX);
+    /* 32765 B: a new period of CORE_ADAPT_PERIOD, its burst by rendezvous. */
+    for (int i = 0; i < CORE_ADAPT_BURST; i++)
+        CHECK_EQ(core_adapt_pick(never, 2, 0, 32765, &t), 1);
+    CHECK_EQ(t.bursts, bursts + 1);
+    CHECK_EQ(t.period, CORE_ADAPT_PERIOD);
+    CHECK_EQ(t.size, 32765);
+    CHECK_EQ(core_adapt_pick(never, 2, 0, 32765, &t), 0);
+    /* Back to 16387 B before CORE_ADAPT_PERIOD messages: the period runs on. */
+    CHECK_EQ(core_adapt_pick(never, 2, 0, 16387, &t), 0);
+    CHECK_EQ(t.bursts, bursts + 1);
+    /* Alternating sizes: one period begins every CORE_ADAPT_PERIOD messages. */
+    struct core_adapt_tally m = {0};
+    int n = 8 * CORE_ADAPT_PERIOD;
+    for (int i = 0; i < n; i++)
+        core_adapt_pick(never, 2, 0, i % 2 ? 32765 : 16387, &m);
+    CHECK(m.bursts >= (uint32_t)(n / (CORE_ADAPT_PERIOD + 1)) &&
+          m.bursts <= (uint32_t)(n / CORE_ADAPT_PERIOD));
 }
 
 /* Drive class c with the true costs pull/stream (ticks per byte) for n messages, each
@@ -390,7 +426,7 @@ static void test_nt(void)
         struct core_adapt_tally t = {0};
         int adv_nt = heard[h] == never_nt;
         for (int i = 0; i < CORE_ADAPT_PERIOD; i++) {
-            core_adapt_pick(heard[h], 0, 0, &t);
+            core_adapt_pick(heard[h], 0, 0, 1000, &t);
             int want = i < CORE_ADAPT_BURST ? (i & 1) : i < 2 * CORE_ADAPT_BURST ? !adv_nt : adv_nt;
             CHECK_EQ(core_adapt_nt(heard[h], &t), want);
         }
@@ -405,6 +441,7 @@ int main(void)
     test_advice();
     test_one_way();
     test_pick();
+    test_pick_moved();
     test_nt();
     test_rv();
     return unit_done("test_adapt");
