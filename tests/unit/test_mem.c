@@ -34,6 +34,16 @@ static void check_copy(size_t src_off, size_t dist, size_t n)
     CHECK_EQ((((uintptr_t)d - (uintptr_t)s) & 4095), dist % 4096);
 }
 
+/* fn copies n bytes from sa bytes into src_mem to 64 + da bytes into dst_mem: exactly
+ * those, and the bytes on either side stay as they were. */
+static void check_at(void (*fn)(void *, const void *, size_t), size_t da, size_t sa, size_t n)
+{
+    memset(dst_mem, 0, 64 + da + n + 1);
+    fn(dst_mem + 64 + da, src_mem + sa, n);
+    CHECK(memcmp(dst_mem + 64 + da, src_mem + sa, n) == 0);
+    CHECK(dst_mem[63 + da] == 0 && dst_mem[64 + da + n] == 0);
+}
+
 int main(void)
 {
     for (size_t i = 0; i < sizeof src_mem; i++)
@@ -60,12 +70,8 @@ int main(void)
     if (util_copy_wide_ok)
         for (size_t n = 64; n < 700; n += (n < 300 ? 1 : 37))
             for (size_t da = 0; da < 33; da++)
-                for (size_t sa = 0; sa < 40; sa += 13) {
-                    memset(dst_mem, 0, 1024);
-                    util_copy_wide(dst_mem + 64 + da, src_mem + sa, n);
-                    CHECK(memcmp(dst_mem + 64 + da, src_mem + sa, n) == 0);
-                    CHECK(dst_mem[63 + da] == 0 && dst_mem[64 + da + n] == 0);
-                }
+                for (size_t sa = 0; sa < 40; sa += 13)
+                    check_at(util_copy_wide, da, sa, n);
     /* The vector loop alone, at odd lengths and alignments. */
     for (size_t n = 0; n < 300; n++) {
         memset(dst_mem, 0, 512);
@@ -78,22 +84,14 @@ int main(void)
      * destination alignment within 16 bytes; nothing on either side changes. */
     for (size_t n = 0; n <= 300; n++)
         for (size_t da = 0; da < 16; da++)
-            for (size_t sa = 0; sa < 16; sa += 5) {
-                memset(dst_mem, 0, 512);
-                util_copy_short(dst_mem + 64 + da, src_mem + sa, n);
-                CHECK(memcmp(dst_mem + 64 + da, src_mem + sa, n) == 0);
-                CHECK(dst_mem[63 + da] == 0 && dst_mem[64 + da + n] == 0);
-            }
+            for (size_t sa = 0; sa < 16; sa += 5)
+                check_at(util_copy_short, da, sa, n);
     /* Around the caches (util_copy_nt, streaming stores where the CPU has AVX2): the
      * ordinary head up to the first line boundary, the whole lines, the ordinary tail;
      * every destination offset within a line, lengths from none to several lines. */
     for (size_t n = 0; n < 600; n += (n < 200 ? 1 : 31))
-        for (size_t da = 0; da < 65; da++) {
-            memset(dst_mem, 0, 1024);
-            util_copy_nt(dst_mem + 64 + da, src_mem + 7, n);
-            CHECK(memcmp(dst_mem + 64 + da, src_mem + 7, n) == 0);
-            CHECK(dst_mem[63 + da] == 0 && dst_mem[64 + da + n] == 0);
-        }
+        for (size_t da = 0; da < 65; da++)
+            check_at(util_copy_nt, da, 7, n);
     unsigned char z[200];
     memset(z, 0xFF, sizeof z);
     util_zero(z + 1, 160);
