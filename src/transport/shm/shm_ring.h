@@ -63,8 +63,9 @@
  * cores slowly (200 ns: the VM's slow phase, or a loaded machine) that was the price of
  * each one; Open MPI's fast box, packing small messages back to back, was 1.4x faster
  * there. Longer frames run on over the next slots as before (a 40-byte frame takes two
- * slots, one line, as it took one 64-byte slot), their payload on the source's line
- * boundaries (shm_line_offset knows which half of a line a frame starts in). Measured
+ * slots, one line, as it took one 64-byte slot), from SHM_LINE_ALIGN_MIN bytes their
+ * payload on the source's line boundaries (shm_line_offset knows which half of a line a
+ * frame starts in). Measured
  * 2026-11-28 (bench/phase_ab.py, MPI, 2 ranks, two quiet runs of 16 launches, medians of
  * the slow-phase launches, us per message, 64-byte -> 32-byte slots): stream 0 B 0.236 /
  * 0.243 -> 0.168 / 0.166, 8 B 0.238 / 0.249 -> 0.173 / 0.175, bidirectional 0 B 0.172 /
