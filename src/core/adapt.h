@@ -151,8 +151,8 @@ struct core_adapt_tally {
 };
 
 /*
- * A period that has run CORE_ADAPT_PERIOD messages ends early, and the next is
- * CORE_ADAPT_PERIOD long again, when a message's size lies more than this factor away from
+ * core_adapt_moved: a period that has run CORE_ADAPT_PERIOD messages ends early, and the
+ * next is CORE_ADAPT_PERIOD long again, when a message's size lies more than 1.25x from
  * the one that began it: a class spans a factor of two, and what its first sizes taught
  * (a 16 KiB ping-pong eager) need not hold at its last (32 KiB by a pull). Without it a
  * program that moved on within the class, its periods grown to CORE_ADAPT_PERIOD_MAX on
@@ -160,7 +160,10 @@ struct core_adapt_tally {
  * ping-pongs eager at 4.7 us after 16387 B ones, against 3.3 by a pull when launched
  * alone). A program that mixes such sizes all along explores at the first period's rate.
  */
-#define CORE_ADAPT_MOVED 1.25
+static inline int core_adapt_moved(uint64_t n, uint64_t size)
+{
+    return n * 4 > size * 5 || size * 4 > n * 5; /* more than 1.25x either way */
+}
 
 /* The burst of the current period: longer when the advice is new. */
 static inline uint32_t core_adapt_burst(const struct core_adapt_tally *t)
@@ -293,8 +296,7 @@ static inline int core_adapt_pick(uint8_t heard, int k, int fixed, size_t n,
                                   struct core_adapt_tally *t)
 {
     int pick = (heard & CORE_FLAG_ADV) ? core_adapt_says_rndv(heard, k) : fixed;
-    int moved = t->count >= CORE_ADAPT_PERIOD && ((double)n > CORE_ADAPT_MOVED * (double)t->size ||
-                                                  CORE_ADAPT_MOVED * (double)n < (double)t->size);
+    int moved = t->count >= CORE_ADAPT_PERIOD && core_adapt_moved(n, t->size);
     if (t->count >= t->period || moved) { /* a period begins (the first one too: both are 0) */
         if (t->period == 0 || heard != t->mark || moved)
             t->period = CORE_ADAPT_PERIOD;

@@ -158,9 +158,6 @@ static void core_adapt_took(int src, int how, double t0, size_t n)
     p->adv_out = core_adapt_advice(&p->adapt);
 }
 
-/* Payloads shorter than this are copied out of a frame inline (util_copy_short). */
-#define CORE_COPY_SHORT 256
-
 /* Copy n bytes out of peer src's frame (with header flags `flags`), timed when the size is
  * an adaptive one (one copy in CORE_ADAPT_SAMPLE of those that came the way I advise, every
  * one that came another way), as a copy out of a frame written around the caches or not. */
@@ -168,10 +165,7 @@ static void core_frame_copy(int src, uint8_t flags, void *dst, const void *paylo
 {
     struct core_peer *p = &core.peers[src];
     if (!core_adapt_size(p, n)) {
-        if (n < CORE_COPY_SHORT)
-            util_copy_short(dst, payload, n);
-        else
-            util_copy(dst, payload, n);
+        util_copy(dst, payload, n);
         return;
     }
     int k = core_adapt_class(n, p->adapt_min);

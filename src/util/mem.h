@@ -44,7 +44,7 @@ static inline void util_zero(void *dst, size_t n)
  * 16-byte frame header in a page-aligned cell is 16 bytes off. Glibc steers clear of
  * short distances on Intel only. util_copy takes a loop of 16-byte vector loads and
  * stores at those distances (within 2x of memcpy at its best, 8-17x faster than memcpy
- * there) and memcpy everywhere else (at 32-63 bytes memcpy is the faster one).
+ * there), util_copy_short below UTIL_COPY_SHORT, and memcpy everywhere else.
  * dst and src must not overlap.
  */
 void util_copy_vec(void *dst, const void *src, size_t n);
@@ -128,8 +128,18 @@ static inline void util_copy_short(void *dst, const void *src, size_t n)
     }
 }
 
+/* util_copy copies pieces shorter than this with util_copy_short: a shm receiver's copy of
+ * a small payload out of its frame, through memcpy's call and size dispatch, was a tenth
+ * of its instructions per message (docs/PERFORMANCE.md, "Small shm frames written
+ * inline"). */
+#define UTIL_COPY_SHORT 256
+
 static inline void util_copy(void *dst, const void *src, size_t n)
 {
+    if (n < UTIL_COPY_SHORT) {
+        util_copy_short(dst, src, n);
+        return;
+    }
 #if defined(__x86_64__) && defined(__GNUC__)
     if (n >= 1024) {
         int alias = util_alias_slow((uintptr_t)dst, (uintptr_t)src);

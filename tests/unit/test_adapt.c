@@ -252,13 +252,15 @@ static void test_pick(void)
     CHECK_EQ(t.period, CORE_ADAPT_GROWTH * CORE_ADAPT_PERIOD);
 }
 
-/* A message whose size lies more than CORE_ADAPT_MOVED from the one that began a period
+/* A message whose size lies more than 1.25x (core_adapt_moved) from the one that began a period
  * ends it once CORE_ADAPT_PERIOD messages went, and the next is CORE_ADAPT_PERIOD long,
  * its burst the other way; a size within the factor, or a move before that many messages,
  * changes nothing; sizes mixed all along begin a period about every CORE_ADAPT_PERIOD
  * messages (the one that ends it may be the size that began it). */
 static void test_pick_moved(void)
 {
+    CHECK(!core_adapt_moved(1250, 1000) && core_adapt_moved(1251, 1000));
+    CHECK(!core_adapt_moved(800, 1000) && core_adapt_moved(799, 1000));
     uint8_t never = CORE_FLAG_ADV | (CORE_ADAPT_NEVER << CORE_FLAG_ADV_SHIFT);
     struct core_adapt_tally t = {0};
     while (t.period < CORE_ADAPT_PERIOD_MAX || t.count < CORE_ADAPT_PERIOD + 10)
